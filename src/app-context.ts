@@ -1,0 +1,15 @@
+import type { Kysely } from 'kysely';
+import type { Config } from './config.js';
+import type { DbHandle } from './db/dialect/types.js';
+import type { Dialect } from './db/dialect/types.js';
+import type { Database } from './db/schema.js';
+import type { CursorCodec } from './shared/cursor.js';
+
+/** What services need from the running app: the database, its dialect helpers, cursors. */
+export interface AppContext {
+  readonly config: Config;
+  readonly handle: DbHandle;
+  readonly db: Kysely<Database>;
+  readonly dialect: Dialect;
+  readonly cursors: CursorCodec;
+}

@@ -1,0 +1,107 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import rateLimit from '@fastify/rate-limit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppContext } from './app-context.js';
+import type { Config } from './config.js';
+import { createDb, type DbHandle } from './db/connect.js';
+import { migrateToLatest } from './db/migrate.js';
+import { API_PREFIX, registerAuth } from './plugins/auth.js';
+import { registerErrorHandler } from './plugins/error-handler.js';
+import { registerIdempotency } from './plugins/idempotency.js';
+import { registerMetrics } from './plugins/metrics.js';
+import { registerOpenApi } from './plugins/openapi.js';
+import { registerProbes } from './plugins/probes.js';
+import { BODY_LIMIT_BYTES, registerCaseInsensitiveQuery, registerJsonBody } from './plugins/request-parsing.js';
+import { storeRoutes } from './modules/stores/routes.js';
+import { ensureBootstrapAdmin } from './modules/tokens/service.js';
+import { CursorCodec } from './shared/cursor.js';
+import { AppError } from './shared/errors.js';
+import { ErrorEnvelope } from './shared/schemas.js';
+import { createValidatorCompiler } from './shared/validation.js';
+
+export interface BuildOptions {
+  /** Log to stdout (the server); tests and benchmarks keep quiet. */
+  logger?: boolean;
+}
+
+/**
+ * The one application: the server, the tests and the benchmarks all build it here, so
+ * what is tested and measured is what runs. Opens and migrates the database first.
+ */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const handle = createDb(config.databaseUrl);
+  try {
+    await migrateToLatest(handle);
+    const generated = await ensureBootstrapAdmin(handle.db, config.adminToken);
+    if (generated !== undefined) config.onGeneratedAdminToken?.(generated);
+    const cursors = new CursorCodec(await cursorSecret(handle));
+    return await assemble(config, handle, cursors, options);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, options: BuildOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ? { level: config.logLevel } : false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
+
+  const ctx: AppContext = { config, handle, db: handle.db, dialect: handle.dialect, cursors };
+  app.decorate('ctx', ctx);
+  app.setValidatorCompiler(createValidatorCompiler());
+  registerErrorHandler(app, handle.dialect);
+  registerJsonBody(app);
+  registerCaseInsensitiveQuery(app);
+  documentErrorResponses(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onClose', async () => handle.close());
+
+  await registerMetrics(app, handle);
+  await registerOpenApi(app);
+  registerAuth(app, handle.db);
+  if (config.rateLimitPerMinute > 0) {
+    await app.register(rateLimit, {
+      global: true,
+      max: config.rateLimitPerMinute,
+      timeWindow: 60_000,
+      // Per token (PRODUCT §4): the auth hook ran first and named the caller.
+      keyGenerator: (request) => (request.principal ? `token:${request.principal.tokenId}` : `ip:${request.ip}`),
+      allowList: (request) => !request.url.startsWith(API_PREFIX) || request.routeOptions.config.access === 'public',
+      errorResponseBuilder: (_request, context) =>
+        new AppError('RATE_LIMITED', `Rate limit of ${context.max} requests per minute exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`),
+    });
+  }
+  registerIdempotency(app, handle.db);
+  registerProbes(app, handle);
+  await app.register(storeRoutes, { prefix: API_PREFIX });
+  return app;
+}
+
+/** Every route documents the error envelope for its 4xx and 5xx answers. */
+function documentErrorResponses(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith(API_PREFIX) || !route.schema) return;
+    const response = (route.schema.response ?? {}) as Record<string, unknown>;
+    route.schema.response = { ...response, '4xx': response['4xx'] ?? ErrorEnvelope, '5xx': response['5xx'] ?? ErrorEnvelope };
+  });
+}
+
+/** Secret that signs scroll cursors; shared through the database by every process. */
+async function cursorSecret(handle: DbHandle): Promise<string> {
+  await handle.db
+    .insertInto('meta')
+    .values({ key: 'cursor_secret', value: randomBytes(32).toString('base64url') })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await handle.db.selectFrom('meta').select('value').where('key', '=', 'cursor_secret').executeTakeFirstOrThrow();
+  return row.value;
+}

@@ -1,0 +1,160 @@
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import type { AppContext } from './app-context.js';
+import { loadConfig } from './config.js';
+import { createDb, type DbHandle } from './db/connect.js';
+import { migrateToLatest } from './db/migrate.js';
+import { parseDateTime } from './domain/datetime.js';
+import { createToken, isRole, listTokenSummaries, revokeToken, TokenNameTakenError } from './modules/tokens/service.js';
+import { seedDemoData } from './seed.js';
+import { CursorCodec } from './shared/cursor.js';
+import { verifyAll } from './verify.js';
+
+/**
+ * `store-ops` (PRODUCT §2): results on stdout, diagnostics on stderr, exit 0 on success,
+ * 1 when the work failed (or verify found violations), 2 for bad arguments.
+ */
+
+class UsageError extends Error {}
+
+const log = (message: string) => process.stderr.write(`${message}\n`);
+const out = (message: string) => process.stdout.write(`${message}\n`);
+
+async function withDatabase<T>(work: (handle: DbHandle) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const handle = createDb(config.databaseUrl);
+  try {
+    await migrateToLatest(handle);
+    return await work(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+function parseRole(value: string) {
+  if (!isRole(value)) throw new InvalidArgumentError('must be one of admin, integration, store, read');
+  return value;
+}
+
+function parseExpiry(value: string) {
+  const at = parseDateTime(value);
+  if (at === undefined) throw new InvalidArgumentError('must be an ISO 8601 date-time with Z or an offset');
+  return at;
+}
+
+function parseStores(value: string) {
+  const stores = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (stores.length === 0) throw new InvalidArgumentError('must list at least one store number');
+  return stores;
+}
+
+export function buildCli(): Command {
+  const program = new Command('store-ops')
+    .description('Store Operations Service command line (uses DATABASE_URL like the server)')
+    .exitOverride()
+    .showHelpAfterError()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations')
+    .action(async () => {
+      const applied = await withDatabase(migrateToLatestNamed);
+      out(applied.length === 0 ? 'database is up to date' : `applied ${applied.join(', ')}`);
+    });
+
+  const token = program.command('token').description('manage API tokens');
+  token
+    .command('create')
+    .description('create a token; prints it alone on the last line (it is shown only now)')
+    .requiredOption('--name <name>', 'unique token name')
+    .requiredOption('--role <role>', 'admin | integration | store | read', parseRole)
+    .option('--stores <list>', 'comma-separated store numbers (store role)', parseStores)
+    .option('--expires <iso>', 'expiry date-time, ISO 8601', parseExpiry)
+    .action(async (options: { name: string; role: ReturnType<typeof parseRole>; stores?: string[]; expires?: number }) => {
+      if (options.role === 'store' && !options.stores) throw new UsageError('a store token needs --stores');
+      if (options.name.trim() === '' || options.name.length > 100) throw new UsageError('--name must be 1 to 100 characters');
+      const value = await withDatabase((handle) =>
+        createToken(handle.db, { name: options.name, role: options.role, stores: options.stores, expiresAt: options.expires, createdBy: 'cli' }),
+      );
+      log(`created token '${options.name}' (${options.role})`);
+      out(value);
+    });
+  token
+    .command('list')
+    .description('list tokens (never their values)')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const tokens = await withDatabase((handle) => listTokenSummaries(handle.db));
+      if (options.json) {
+        out(JSON.stringify(tokens, null, 2));
+        return;
+      }
+      for (const t of tokens) {
+        const state = t.revoked ? `revoked ${t.revoked}` : t.expires ? `expires ${t.expires}` : 'active';
+        out(`${t.name}\t${t.role}\t${t.stores?.join(',') ?? '*'}\t${state}`);
+      }
+    });
+  token
+    .command('revoke')
+    .description('revoke a token by name (takes effect within a second)')
+    .argument('<name>', 'token name')
+    .action(async (name: string) => {
+      const revoked = await withDatabase((handle) => revokeToken(handle.db, name));
+      if (!revoked) throw new Error(`no active token named '${name}'`);
+      out(`revoked ${name}`);
+    });
+
+  program
+    .command('verify')
+    .description('check every stored invariant; exit 1 on any violation')
+    .action(async () => {
+      const violations = await withDatabase(verifyAll);
+      for (const v of violations) out(`VIOLATION ${v.check}: ${v.detail}`);
+      if (violations.length > 0) {
+        log(`${violations.length} violation(s)`);
+        process.exitCode = 1;
+      } else {
+        out('ok: every invariant holds');
+      }
+    });
+
+  program
+    .command('seed')
+    .description('load demo data (idempotent)')
+    .action(async () => {
+      const lines = await withDatabase(async (handle) => {
+        const config = loadConfig();
+        const ctx: AppContext = { config, handle, db: handle.db, dialect: handle.dialect, cursors: new CursorCodec('seed') };
+        return seedDemoData(ctx);
+      });
+      for (const line of lines) out(line);
+    });
+
+  return program;
+}
+
+const migrateToLatestNamed = (handle: DbHandle) => migrateToLatest(handle);
+
+export async function runCli(argv: string[]): Promise<number> {
+  try {
+    await buildCli().parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version exit 0; every other parsing failure is a usage error.
+      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.help' ? 0 : 2;
+    }
+    if (error instanceof UsageError) {
+      log(`error: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof TokenNameTakenError) {
+      log(`error: ${error.message}`);
+      return 1;
+    }
+    log(`error: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+process.exitCode = await runCli(process.argv.slice(2));

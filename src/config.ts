@@ -1,0 +1,54 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/**
+ * The environment the service reads (PRODUCT.md §2). One schema gives defaults,
+ * coercion ("8080" → 8080) and a clear error for a bad value.
+ */
+export const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  DATABASE_URL: Type.String({ minLength: 1, default: 'sqlite:./data/store-ops.sqlite' }),
+  STORE_OPS_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info' },
+  ),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 6000 }),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  /** Bootstrap admin token, taken verbatim; only its hash is stored. */
+  adminToken?: string;
+  logLevel: Static<typeof EnvSchema>['LOG_LEVEL'];
+  /** Requests per token per minute; 0 switches the limit off. */
+  rateLimitPerMinute: number;
+  /** Called once with a generated admin token when the database has none (first start). */
+  onGeneratedAdminToken?: (token: string) => void;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const picked: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    if (env[key] !== undefined && env[key] !== '') picked[key] = env[key];
+  }
+  const withDefaults = Value.Default(EnvSchema, Value.Convert(EnvSchema, picked));
+  if (!Value.Check(EnvSchema, withDefaults)) {
+    const problems = [...Value.Errors(EnvSchema, withDefaults)].map((e) => `${e.path.slice(1)}: ${e.message}`);
+    throw new ConfigError(`Invalid environment: ${problems.join('; ')}`);
+  }
+  const parsed = withDefaults as Static<typeof EnvSchema>;
+  return {
+    port: parsed.PORT,
+    host: parsed.HOST,
+    databaseUrl: parsed.DATABASE_URL,
+    adminToken: parsed.STORE_OPS_ADMIN_TOKEN,
+    logLevel: parsed.LOG_LEVEL,
+    rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
+  };
+}

@@ -1,0 +1,115 @@
+import { sql, type Transaction } from 'kysely';
+import { chunk, type UpsertCounts } from '../shared/bulk.js';
+import type { Dialect } from './dialect/types.js';
+import type { AuditColumns, Database } from './schema.js';
+
+/** Tables whose records are master data upserted by a natural key, with audit columns. */
+export type UpsertTable = {
+  [T in keyof Database]: Database[T] extends AuditColumns ? T : never;
+}[keyof Database];
+
+export interface UpsertSpec {
+  table: UpsertTable;
+  /** Natural-key column (store_number, product_number, …), unique in the table. */
+  keyColumn: string;
+  /** Records with every column but id and the audit columns; each carries content_hash. */
+  records: Array<Record<string, unknown> & { content_hash: string }>;
+  actor: string;
+  now: number;
+  /** Soft-delete live records absent from `records` (PRODUCT §3 flush). */
+  flush: boolean;
+}
+
+export interface UpsertResult extends UpsertCounts {
+  /** Internal id of every record sent, by natural key. */
+  idsByKey: Map<string, number>;
+  /** Natural keys of records created or changed (child tables follow these). */
+  writtenKeys: Set<string>;
+}
+
+interface ExistingRow {
+  id: number;
+  key: string;
+  content_hash: string;
+  deleted_on: number | null;
+}
+
+/**
+ * Bulk upsert by natural key (PRODUCT §3 Upserts). A record whose content hash is
+ * unchanged (and which is live) is not written at all, so an identical re-send leaves
+ * `updated_on` alone; a soft-deleted record sent again is restored. New and changed
+ * records go out as multi-row `insert … on conflict do update` statements.
+ */
+export async function upsertByKey(trx: Transaction<Database>, dialect: Dialect, spec: UpsertSpec): Promise<UpsertResult> {
+  // Loose typing inside: the table is chosen at run time, the callers' records are typed.
+  const db = trx as unknown as Transaction<any>;
+  const keys = spec.records.map((r) => String(r[spec.keyColumn]));
+  const existing = new Map<string, ExistingRow>();
+  for (const keyChunk of chunk(keys, Math.floor(dialect.maxParameters / 2))) {
+    const rows: ExistingRow[] = await db
+      .selectFrom(spec.table)
+      .select(['id', sql.ref<string>(spec.keyColumn).as('key'), 'content_hash', 'deleted_on'])
+      .where(spec.keyColumn, 'in', keyChunk)
+      .execute();
+    for (const row of rows) existing.set(row.key, row);
+  }
+
+  const result: UpsertResult = { created: 0, updated: 0, unchanged: 0, deleted: 0, idsByKey: new Map(), writtenKeys: new Set() };
+  const toWrite: Record<string, unknown>[] = [];
+  for (const record of spec.records) {
+    const key = String(record[spec.keyColumn]);
+    const current = existing.get(key);
+    if (current && current.content_hash === record.content_hash && current.deleted_on === null) {
+      result.unchanged++;
+      result.idsByKey.set(key, current.id);
+      continue;
+    }
+    if (current) result.updated++;
+    else result.created++;
+    result.writtenKeys.add(key);
+    toWrite.push({
+      ...record,
+      created_on: spec.now,
+      updated_on: spec.now,
+      created_by: spec.actor,
+      modified_by: spec.actor,
+      deleted_on: null,
+    });
+  }
+
+  if (toWrite.length > 0) {
+    const columns = Object.keys(toWrite[0]!);
+    const updatable = columns.filter((c) => c !== spec.keyColumn && c !== 'created_on' && c !== 'created_by');
+    for (const rows of chunk(toWrite, Math.max(1, Math.floor(dialect.maxParameters / columns.length)))) {
+      const written: Array<{ id: number; key: string }> = await db
+        .insertInto(spec.table)
+        .values(rows)
+        .onConflict((oc: any) =>
+          oc.column(spec.keyColumn).doUpdateSet(Object.fromEntries(updatable.map((c) => [c, sql.ref(`excluded.${c}`)]))),
+        )
+        .returning(['id', sql.ref<string>(spec.keyColumn).as('key')])
+        .execute();
+      for (const row of written) result.idsByKey.set(row.key, row.id);
+    }
+  }
+
+  if (spec.flush) result.deleted = await softDeleteAbsent(db, spec, new Set(keys));
+  return result;
+}
+
+async function softDeleteAbsent(db: Transaction<any>, spec: UpsertSpec, keep: Set<string>): Promise<number> {
+  const live: Array<{ id: number; key: string }> = await db
+    .selectFrom(spec.table)
+    .select(['id', sql.ref<string>(spec.keyColumn).as('key')])
+    .where('deleted_on', 'is', null)
+    .execute();
+  const absentIds = live.filter((row) => !keep.has(row.key)).map((row) => row.id);
+  for (const ids of chunk(absentIds, 10_000)) {
+    await db
+      .updateTable(spec.table)
+      .set({ deleted_on: spec.now, updated_on: spec.now, modified_by: spec.actor })
+      .where('id', 'in', ids)
+      .execute();
+  }
+  return absentIds.length;
+}

@@ -1,0 +1,12 @@
+import { openPostgres } from './dialect/postgres.js';
+import { openSqlite } from './dialect/sqlite.js';
+import type { DbHandle } from './dialect/types.js';
+
+export type { DbHandle } from './dialect/types.js';
+
+/** Opens the database a DATABASE_URL names (PRODUCT §2 forms). */
+export function createDb(url: string): DbHandle {
+  if (url.startsWith('sqlite:')) return openSqlite(url);
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url);
+  throw new Error(`Unsupported DATABASE_URL (expected sqlite:<path>, sqlite::memory: or postgres://…): ${url}`);
+}

@@ -1,0 +1,68 @@
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type { Database } from '../schema.js';
+import { escapeLike } from './like.js';
+import type { DbErrorKind, DbHandle, Dialect } from './types.js';
+
+// int8 (ids, epoch-millisecond date-times, scaled quantities) as JS numbers: every value
+// the service stores stays below 2^53, and numbers keep mapping code dialect-free.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+const UNAVAILABLE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'EPIPE']);
+
+const postgresDialect: Dialect = {
+  name: 'postgres',
+  containsInsensitive: (column, text) => sql<boolean>`${column} ilike ${`%${escapeLike(text)}%`} escape '\\'`,
+  startsWithInsensitive: (column, text) => sql<boolean>`${column} ilike ${`${escapeLike(text)}%`} escape '\\'`,
+  classifyError(error: unknown): DbErrorKind {
+    const code = (error as { code?: unknown })?.code;
+    if (code === '23505') return 'unique';
+    if (code === '23503') return 'foreign-key';
+    if (code === '40001' || code === '40P01') return 'retryable';
+    if (typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P') || code === '53300')) {
+      return 'unavailable';
+    }
+    if (typeof code === 'string' && UNAVAILABLE_NETWORK_CODES.has(code)) return 'unavailable';
+    const message = error instanceof Error ? error.message : '';
+    if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)) {
+      return 'unavailable';
+    }
+    return 'other';
+  },
+  maxParameters: 60_000,
+};
+
+/**
+ * `postgres://…` or `postgresql://…`. A `schema` query parameter (not a libpq one) puts
+ * every table in that schema: several deployments, or test files, can share a database.
+ */
+export function openPostgres(url: string): DbHandle {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema') ?? undefined;
+  parsed.searchParams.delete('schema');
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(`Invalid schema name in DATABASE_URL: ${schema}`);
+  }
+  const pool = new pg.Pool({
+    connectionString: parsed.toString(),
+    max: 10,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+    options: schema ? `-c search_path=${schema}` : undefined,
+  });
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: postgresDialect,
+    schema,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    async close() {
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { Database } from '../schema.js';
+import { escapeLike } from './like.js';
+import type { DbErrorKind, DbHandle, Dialect } from './types.js';
+
+const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  // SQLite's own lower() folds ASCII only; unicode_lower (registered below) folds all.
+  containsInsensitive: (column, text) =>
+    sql<boolean>`unicode_lower(${column}) like ${`%${escapeLike(text.toLowerCase())}%`} escape '\\'`,
+  startsWithInsensitive: (column, text) =>
+    sql<boolean>`unicode_lower(${column}) like ${`${escapeLike(text.toLowerCase())}%`} escape '\\'`,
+  classifyError(error: unknown): DbErrorKind {
+    const code = (error as { code?: unknown })?.code;
+    if (typeof code === 'string') {
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return 'unique';
+      if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return 'foreign-key';
+      if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'retryable';
+      if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_IOERR') || code === 'SQLITE_NOTADB') {
+        return 'unavailable';
+      }
+    }
+    if (error instanceof TypeError && /database connection is not open/i.test(error.message)) return 'unavailable';
+    return 'other';
+  },
+  maxParameters: 32_000,
+};
+
+/** `sqlite:<path>` (relative or absolute, no `//`) or `sqlite::memory:` (PRODUCT §2). */
+export function openSqlite(url: string): DbHandle {
+  const location = url.slice('sqlite:'.length);
+  const file = location === ':memory:' || location === '' ? ':memory:' : path.resolve(location);
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const database = new SqliteDatabase(file);
+  // WAL: readers never block the writer and every committed write survives a SIGKILL.
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  database.function('unicode_lower', { deterministic: true }, (value: unknown) =>
+    typeof value === 'string' ? value.toLowerCase() : value,
+  );
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return {
+    db,
+    dialect: sqliteDialect,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    async close() {
+      await db.destroy();
+    },
+  };
+}

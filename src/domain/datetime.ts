@@ -1,0 +1,46 @@
+/**
+ * Strict ISO 8601 date-times (PRODUCT §3): a calendar date, a time, and `Z` or an
+ * offset. No zone, week dates, or impossible dates (Feb 30) are refused rather than
+ * guessed. Stored as epoch milliseconds, emitted as `YYYY-MM-DDTHH:mm:ss.sssZ`.
+ */
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?([Zz]|([+-])(\d{2}):?(\d{2}))$/;
+
+export function parseDateTime(text: string): number | undefined {
+  const m = ISO_DATE_TIME.exec(text);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [number, number, number, number, number];
+  const second = m[6] === undefined ? 0 : Number(m[6]);
+  const millis = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day > daysInMonth) return undefined;
+  let offsetMinutes = 0;
+  if (m[9] !== undefined) {
+    const offsetHours = Number(m[10]);
+    const offsetMins = Number(m[11]);
+    if (offsetHours > 23 || offsetMins > 59) return undefined;
+    offsetMinutes = (offsetHours * 60 + offsetMins) * (m[9] === '-' ? -1 : 1);
+  }
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000;
+  return Number.isFinite(utc) ? utc : undefined;
+}
+
+export function isDateTime(text: string): boolean {
+  return parseDateTime(text) !== undefined;
+}
+
+export function formatDateTime(epochMillis: number): string {
+  return new Date(epochMillis).toISOString();
+}
+
+export function formatOptionalDateTime(epochMillis: number | null | undefined): string | undefined {
+  return epochMillis === null || epochMillis === undefined ? undefined : formatDateTime(epochMillis);
+}
+
+/** For values already validated by the schema's date-time format. */
+export function requireDateTime(text: string): number {
+  const parsed = parseDateTime(text);
+  if (parsed === undefined) throw new RangeError(`Not an ISO 8601 date-time: ${text}`);
+  return parsed;
+}

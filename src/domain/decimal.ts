@@ -1,0 +1,47 @@
+/**
+ * Exact decimal codec (PRODUCT §3 "Exact numbers"). Quantities travel as thousandths
+ * and money as ten-thousandths in integers; a JSON number is converted through its
+ * shortest decimal representation, so 0.1 becomes exactly 100 thousandths, and a value
+ * with more decimals than the scale allows is refused instead of rounded.
+ */
+
+export const QUANTITY_DECIMALS = 3;
+export const MONEY_DECIMALS = 4;
+
+/** Number of digits after the decimal point in the shortest representation of `value`. */
+export function decimalPlaces(value: number): number {
+  if (!Number.isFinite(value)) return Number.POSITIVE_INFINITY;
+  const text = Math.abs(value).toString();
+  const exponentAt = text.indexOf('e');
+  const mantissa = exponentAt === -1 ? text : text.slice(0, exponentAt);
+  const exponent = exponentAt === -1 ? 0 : Number(text.slice(exponentAt + 1));
+  const dot = mantissa.indexOf('.');
+  const fractionDigits = dot === -1 ? 0 : mantissa.length - dot - 1;
+  return Math.max(0, fractionDigits - exponent);
+}
+
+/** `value` × 10^decimals as an exact integer; throws when that is not exact or not safe. */
+export function toScaled(value: number, decimals: number): number {
+  if (decimalPlaces(value) > decimals) throw new RangeError(`${value} has more than ${decimals} decimals`);
+  const text = Math.abs(value).toString();
+  const exponentAt = text.indexOf('e');
+  const mantissa = exponentAt === -1 ? text : text.slice(0, exponentAt);
+  const exponent = (exponentAt === -1 ? 0 : Number(text.slice(exponentAt + 1))) + decimals;
+  const [whole, fraction = ''] = mantissa.split('.');
+  const digits = whole + fraction;
+  const shift = exponent - fraction.length;
+  const scaledText = shift >= 0 ? digits + '0'.repeat(shift) : digits.slice(0, digits.length + shift) || '0';
+  const scaled = Number(scaledText) * (value < 0 ? -1 : 1);
+  if (!Number.isSafeInteger(scaled)) throw new RangeError(`${value} is out of range`);
+  return scaled === 0 ? 0 : scaled; // no negative zero
+}
+
+/** Back from an exact integer to the JSON number it stands for. */
+export function fromScaled(scaled: number, decimals: number): number {
+  return scaled / 10 ** decimals;
+}
+
+export const toQuantity = (value: number): number => toScaled(value, QUANTITY_DECIMALS);
+export const fromQuantity = (scaled: number): number => fromScaled(scaled, QUANTITY_DECIMALS);
+export const toMoney = (value: number): number => toScaled(value, MONEY_DECIMALS);
+export const fromMoney = (scaled: number): number => fromScaled(scaled, MONEY_DECIMALS);

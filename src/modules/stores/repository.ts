@@ -1,0 +1,63 @@
+import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import type { Dialect } from '../../db/dialect/types.js';
+import type { Database, StoreTable } from '../../db/schema.js';
+
+export type StoreRow = Selectable<StoreTable>;
+
+export interface StoreFilters {
+  isWarehouse?: boolean;
+  searchText?: string;
+  secondaryKey?: string;
+  /** Store-role tokens see only these (PRODUCT §4); undefined = all. */
+  onlyStoreNumbers?: readonly string[];
+}
+
+function applyFilters<O>(query: SelectQueryBuilder<Database, 'stores', O>, dialect: Dialect, filters: StoreFilters) {
+  let filtered = query.where('deleted_on', 'is', null);
+  if (filters.isWarehouse !== undefined) filtered = filtered.where('is_warehouse', '=', filters.isWarehouse ? 1 : 0);
+  if (filters.secondaryKey !== undefined) filtered = filtered.where('secondary_key', '=', filters.secondaryKey);
+  if (filters.onlyStoreNumbers !== undefined) {
+    const numbers = filters.onlyStoreNumbers;
+    filtered = numbers.length === 0 ? filtered.where((eb) => eb.val(false)) : filtered.where('store_number', 'in', numbers);
+  }
+  if (filters.searchText !== undefined && filters.searchText !== '') {
+    const text = filters.searchText;
+    filtered = filtered.where((eb) =>
+      eb.or([
+        dialect.containsInsensitive(eb.ref('store_number'), text),
+        dialect.containsInsensitive(eb.ref('store_name'), text),
+        dialect.containsInsensitive(eb.ref('city'), text),
+      ]),
+    );
+  }
+  return filtered;
+}
+
+export async function countStores(db: Kysely<Database>, dialect: Dialect, filters: StoreFilters): Promise<number> {
+  const row = await applyFilters(db.selectFrom('stores'), dialect, filters)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function pageOfStores(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  filters: StoreFilters,
+  window: { afterId?: number; offset: number; fetchLimit: number },
+): Promise<StoreRow[]> {
+  let query = applyFilters(db.selectFrom('stores').selectAll(), dialect, filters);
+  if (window.afterId !== undefined) query = query.where('id', '>', window.afterId);
+  else if (window.offset > 0) query = query.offset(window.offset);
+  return query.orderBy('id').limit(window.fetchLimit).execute();
+}
+
+/** Newest updated_on of any store (PRODUCT §3.1 project_last_modified_date). */
+export async function storesLastModified(db: Kysely<Database>): Promise<number | null> {
+  const row = await db.selectFrom('stores').select((eb) => eb.fn.max('updated_on').as('last')).executeTakeFirst();
+  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+}
+
+export function findLiveStore(db: Kysely<Database>, storeNumber: string): Promise<StoreRow | undefined> {
+  return db.selectFrom('stores').selectAll().where('store_number', '=', storeNumber).where('deleted_on', 'is', null).executeTakeFirst();
+}

@@ -1,0 +1,61 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { assertRouteAccess } from '../shared/access.js';
+import { unauthorized } from '../shared/errors.js';
+import { findTokenByHash, type TokenRow } from '../modules/tokens/repository.js';
+import { hashToken, principalFromRow } from '../modules/tokens/service.js';
+
+export const API_PREFIX = '/api/v2/public';
+
+/** PRODUCT §2: a token created, revoked or expired elsewhere takes effect within 1 s. */
+const CACHE_MILLIS = 1000;
+const CACHE_MAX_ENTRIES = 10_000;
+
+/**
+ * `Authorization: Bearer <token>` or `Authorization: <token>` (PRODUCT §4: both forms,
+ * the interface leaves the scheme open); routes marked `apiKey` also take `api_key`.
+ * This is one split on a space, so it is written here rather than pulled in: the
+ * bearer-auth plugins insist on the scheme word, which the interface does not.
+ */
+export function credentialOf(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header === 'string' && header.trim() !== '') {
+    const value = header.trim();
+    const space = value.indexOf(' ');
+    if (space === -1) return value;
+    return value.slice(0, space).toLowerCase() === 'bearer' ? value.slice(space + 1).trim() : value;
+  }
+  const apiKey = request.headers['api_key'] ?? request.headers['api-key'];
+  if (request.routeOptions.config.apiKey && typeof apiKey === 'string' && apiKey !== '') return apiKey;
+  return undefined;
+}
+
+export function registerAuth(app: FastifyInstance, db: Kysely<Database>): void {
+  const cache = new Map<string, { row: TokenRow | undefined; at: number }>();
+
+  async function lookup(tokenHash: string): Promise<TokenRow | undefined> {
+    const now = Date.now();
+    const cached = cache.get(tokenHash);
+    if (cached && now - cached.at < CACHE_MILLIS) return cached.row;
+    const row = await findTokenByHash(db, tokenHash);
+    if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
+    cache.set(tokenHash, { row, at: now });
+    return row;
+  }
+
+  app.addHook('onRequest', async (request) => {
+    if (request.is404 || !request.url.startsWith(API_PREFIX)) return;
+    const rule = request.routeOptions.config.access ?? 'master';
+    if (rule === 'public') return;
+    const credential = credentialOf(request);
+    if (credential === undefined) throw unauthorized('Missing credential: send Authorization: Bearer <token>');
+    const row = await lookup(hashToken(credential));
+    if (!row) throw unauthorized('Unknown token');
+    const authentication = principalFromRow(row, Date.now());
+    if ('failure' in authentication) throw unauthorized(authentication.failure);
+    request.principal = authentication.principal;
+    const storeNumber = (request.params as { store_number?: string } | undefined)?.store_number;
+    assertRouteAccess(authentication.principal, rule, request.method, storeNumber);
+  });
+}

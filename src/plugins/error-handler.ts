@@ -1,0 +1,48 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Dialect } from '../db/dialect/types.js';
+import { AppError, ERROR_STATUS, errorEnvelope, type ErrorCode } from '../shared/errors.js';
+import { toFieldErrors } from '../shared/validation.js';
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = Object.fromEntries(
+  Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]),
+);
+
+/**
+ * The one place a failure becomes a response (PRODUCT §3 error envelope). Client
+ * mistakes keep their status; database trouble becomes 503 or 409; anything else is a
+ * 500 whose body never carries a stack trace or SQL (the log has them).
+ */
+export function registerErrorHandler(app: FastifyInstance, dialect: Dialect): void {
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (error instanceof AppError) {
+      return reply.code(error.statusCode).send(errorEnvelope(error.code, error.message, error.errors));
+    }
+    if (error.validation) {
+      const errors = toFieldErrors(error.validation as never, error.validationContext);
+      const where = error.validationContext === 'body' ? 'request body' : (error.validationContext ?? 'request');
+      return reply.code(400).send(errorEnvelope('VALIDATION_FAILED', `The ${where} is invalid`, errors));
+    }
+    const status = error.statusCode ?? 0;
+    if (status >= 400 && status < 500) {
+      const code = CODE_BY_STATUS[status] ?? 'VALIDATION_FAILED';
+      const message = status === 400 && /JSON/i.test(error.message) ? `Malformed JSON body: ${error.message}` : error.message;
+      return reply.code(status in CODE_BY_STATUS ? status : 400).send(errorEnvelope(code, message));
+    }
+    switch (dialect.classifyError(error)) {
+      case 'unavailable':
+        request.log.error({ err: error }, 'database unavailable');
+        return reply.code(503).send(errorEnvelope('UNAVAILABLE', 'The database is unavailable; try again shortly'));
+      case 'unique':
+        return reply.code(409).send(errorEnvelope('CONFLICT', 'A record with the same key was written at the same time; retry the request'));
+      case 'retryable':
+        return reply.code(503).send(errorEnvelope('UNAVAILABLE', 'The database is busy; retry the request'));
+      default:
+        request.log.error({ err: error }, 'unhandled error');
+        return reply.code(500).send(errorEnvelope('INTERNAL', 'Internal server error'));
+    }
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(errorEnvelope('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`));
+  });
+}

@@ -1,0 +1,26 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { DbHandle } from '../db/dialect/types.js';
+import { isMigrated } from '../db/migrate.js';
+import { errorEnvelope } from '../shared/errors.js';
+import { ErrorEnvelope } from '../shared/schemas.js';
+
+const ProbeStatus = Type.Object({ status: Type.String() });
+
+/** Liveness and readiness (PRODUCT §2); no credential needed. */
+export function registerProbes(app: FastifyInstance, handle: DbHandle): void {
+  let migrated = false;
+  app.get('/healthz', { schema: { hide: true, response: { 200: ProbeStatus } }, config: { access: 'public' } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true, response: { 200: ProbeStatus, 503: ErrorEnvelope } }, config: { access: 'public' } }, async (request, reply) => {
+    try {
+      await handle.ping();
+      // Once migrated, a process stays migrated: later checks only ping.
+      migrated ||= await isMigrated(handle);
+    } catch (error) {
+      request.log.warn({ err: error }, 'readiness check failed');
+      return reply.code(503).send(errorEnvelope('UNAVAILABLE', 'The database is unreachable'));
+    }
+    if (!migrated) return reply.code(503).send(errorEnvelope('UNAVAILABLE', 'The database is not migrated yet'));
+    return { status: 'ready' };
+  });
+}

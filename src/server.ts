@@ -1,0 +1,37 @@
+import closeWithGrace from 'close-with-grace';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { purgeExpiredIdempotencyKeys } from './plugins/idempotency.js';
+
+/** Process entry: `npm start`. Logs go to stdout (PRODUCT §2 run contract). */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  config.onGeneratedAdminToken = (token) => {
+    // Printed once, on the first start of an empty database; only the hash is stored.
+    process.stdout.write(
+      `\nNo API token existed, so an admin token was generated. It is shown only now:\n\n  ${token}\n\n` +
+        `Use it as: Authorization: Bearer <token>\n\n`,
+    );
+  };
+  const app = await buildApp(config, { logger: true });
+  const purge = setInterval(() => {
+    purgeExpiredIdempotencyKeys(app.ctx.db).catch((error) => app.log.warn({ err: error }, 'idempotency purge failed'));
+  }, 60 * 60 * 1000);
+  purge.unref();
+
+  // SIGTERM/SIGINT: stop accepting, finish in-flight requests, exit within 5 s.
+  closeWithGrace({ delay: 4500 }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error');
+    else app.log.info({ signal }, 'shutting down');
+    clearInterval(purge);
+    await app.close();
+  });
+
+  await app.listen({ port: config.port, host: config.host });
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+  else process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

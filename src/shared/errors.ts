@@ -1,0 +1,54 @@
+import type { FieldError } from './validation.js';
+
+/** Machine codes of the error envelope and their HTTP status (PRODUCT §3). */
+export const ERROR_STATUS = {
+  VALIDATION_FAILED: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** A failure the client should see as it is: status, code, sentence and field paths. */
+export class AppError extends Error {
+  readonly statusCode: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors: FieldError[] = [],
+  ) {
+    super(message);
+    this.statusCode = ERROR_STATUS[code];
+  }
+}
+
+export const validationFailed = (message: string, errors: FieldError[] = []) =>
+  new AppError('VALIDATION_FAILED', message, errors);
+export const notFound = (message: string) => new AppError('NOT_FOUND', message);
+export const conflict = (message: string, errors: FieldError[] = []) => new AppError('CONFLICT', message, errors);
+export const unprocessable = (message: string, errors: FieldError[] = []) =>
+  new AppError('UNPROCESSABLE', message, errors);
+export const forbidden = (message: string) => new AppError('FORBIDDEN', message);
+export const unauthorized = (message: string) => new AppError('UNAUTHORIZED', message);
+
+/** At most this many field errors go into one envelope; the message says how many more. */
+export const MAX_LISTED_ERRORS = 200;
+
+export function errorEnvelope(code: ErrorCode, message: string, errors: FieldError[] = []) {
+  const listed = errors.slice(0, MAX_LISTED_ERRORS);
+  const more = errors.length - listed.length;
+  return {
+    success: false as const,
+    message: more > 0 ? `${message} (${more} more errors not listed)` : message,
+    code,
+    errors: listed,
+  };
+}

@@ -1,0 +1,101 @@
+import { Type, type Static, type TSchema, type ObjectOptions, type TProperties, type StringOptions } from '@sinclair/typebox';
+import { MONEY_DECIMALS, QUANTITY_DECIMALS } from '../domain/decimal.js';
+
+/**
+ * Building blocks every route schema is made of. Each states its limits, so hostile
+ * input (over-long strings, unsafe integers, non-finite numbers, huge arrays) fails
+ * validation with a 400 and the published limit shows in the OpenAPI document.
+ */
+
+export const MAX_BULK_ITEMS = 10_000;
+export const DEFAULT_MAX_STRING = 255;
+
+/** Largest magnitude of a quantity or amount: scaled, it still fits a safe integer. */
+const MAX_DECIMAL_MAGNITUDE = 999_999_999_999;
+
+export const Str = (maxLength = DEFAULT_MAX_STRING, options: StringOptions = {}) =>
+  Type.String({ maxLength, ...options });
+
+export const Int = (options: { minimum?: number; maximum?: number; description?: string; default?: number } = {}) =>
+  Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, ...options });
+
+/** A quantity, exact to 3 decimals (PRODUCT §3). */
+export const Quantity = (options: { minimum?: number; description?: string } = {}) =>
+  Type.Number({ minimum: -MAX_DECIMAL_MAGNITUDE, maximum: MAX_DECIMAL_MAGNITUDE, maxDecimals: QUANTITY_DECIMALS, ...options });
+
+/** An amount of money, exact to 4 decimals (PRODUCT §3). */
+export const Money = (options: { minimum?: number; description?: string } = {}) =>
+  Type.Number({ minimum: -MAX_DECIMAL_MAGNITUDE, maximum: MAX_DECIMAL_MAGNITUDE, maxDecimals: MONEY_DECIMALS, ...options });
+
+/** A plain finite number with a stated range (e.g. weights, multipliers). */
+export const Num = (options: { minimum?: number; maximum?: number; description?: string } = {}) =>
+  Type.Number({ minimum: -MAX_DECIMAL_MAGNITUDE, maximum: MAX_DECIMAL_MAGNITUDE, ...options });
+
+export const DateTime = (options: StringOptions = {}) =>
+  Type.String({ format: 'date-time', maxLength: 40, ...options });
+
+/** Stock pool numbers 1 to 10 (interface §1). */
+export const PoolNumber = (options: { description?: string; default?: number } = {}) =>
+  Type.Integer({ minimum: 1, maximum: 10, ...options });
+
+/** A bulk array: at most 10,000 items per request (PRODUCT §3 Limits). */
+export const BulkArray = <T extends TSchema>(item: T, options: { minItems?: number; description?: string } = {}) =>
+  Type.Array(item, { maxItems: MAX_BULK_ITEMS, ...options });
+
+/** A small nested array inside one record. */
+export const SmallArray = <T extends TSchema>(item: T, maxItems = 100) => Type.Array(item, { maxItems });
+
+export const Obj = <T extends TProperties>(properties: T, options: ObjectOptions = {}) => Type.Object(properties, options);
+
+export const Ack = Type.Object(
+  {
+    success: Type.Boolean(),
+    data: Type.Optional(Type.String()),
+    message: Type.Optional(Type.String()),
+  },
+  { $id: undefined, description: 'Ack envelope (interface §1.2)' },
+);
+export type AckType = Static<typeof Ack>;
+
+export const ErrorEnvelope = Type.Object(
+  {
+    success: Type.Literal(false),
+    message: Type.String(),
+    code: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+  },
+  { description: 'Error envelope (PRODUCT §3), Ack-compatible' },
+);
+export type ErrorEnvelopeType = Static<typeof ErrorEnvelope>;
+
+/** `flush=true` replaces the whole set (PRODUCT §3). */
+export const FlushQuery = Type.Object({
+  flush: Type.Optional(Type.Boolean({ description: 'true: records absent from the request are soft-deleted' })),
+});
+
+export const PageQueryProperties = {
+  page_size: Type.Optional(Int({ description: 'Items per page; default 100, clamped to 1..1000' })),
+  page_start: Type.Optional(Int({ description: '1-based page number; default 1' })),
+  scroll_id: Type.Optional(Str(512, { description: 'Opaque cursor from a previous page; continues after it' })),
+};
+
+/** PagedResponse of X (interface §1.1, PRODUCT §3.1). */
+export const PagedResponse = <T extends TSchema>(item: T) =>
+  Type.Object({
+    page_size: Type.Integer(),
+    page_start: Type.Integer(),
+    total_count: Type.Integer(),
+    list: Type.Array(item),
+    list_body: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    list_filters: Type.Record(Type.String(), Type.Array(Type.String())),
+    next_page: Type.Union([Type.Integer(), Type.Null()]),
+    previous_page: Type.Union([Type.Integer(), Type.Null()]),
+    project_last_modified_date: Type.Union([Type.String(), Type.Null()]),
+    scroll_id: Type.Union([Type.String(), Type.Null()]),
+    server_time: Type.String(),
+    sort_column: Type.String(),
+    sort_order: Type.String(),
+    task_last_modified_date: Type.Union([Type.String(), Type.Null()]),
+  });
+
+export const StoreNumberParams = Type.Object({ store_number: Str(64) });

@@ -1,0 +1,22 @@
+import 'fastify';
+import type { AccessRule, Principal } from '../shared/access.js';
+import type { AppContext } from '../app-context.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+  interface FastifyRequest {
+    /** The authenticated caller; set for every /api/v2/public route. */
+    principal?: Principal;
+    /** SHA-256 of the raw JSON body, kept only when an Idempotency-Key came with it. */
+    rawBodyHash?: string;
+    idempotency?: { scope: string; key: string };
+  }
+  interface FastifyContextConfig {
+    /** How the route is guarded (shared/access.ts); defaults to `master`. */
+    access?: AccessRule;
+    /** The route also takes the credential in an `api_key` header (interface §5). */
+    apiKey?: boolean;
+  }
+}

@@ -1,0 +1,72 @@
+import type { DbHandle } from './db/dialect/types.js';
+import { isMigrated } from './db/migrate.js';
+import { isRole } from './modules/tokens/service.js';
+
+/** One broken invariant, said so an operator can find the record. */
+export interface Violation {
+  check: string;
+  detail: string;
+}
+
+export interface VerifyCheck {
+  name: string;
+  run(handle: DbHandle): Promise<Violation[]>;
+}
+
+const parsesAsJsonArray = (text: string | null) => {
+  if (text === null) return true;
+  try {
+    return Array.isArray(JSON.parse(text));
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Every invariant the stored data must hold (`store-ops verify`, exit 1 on any
+ * violation). Later resources add their checks here (the stock ledger's is the big one).
+ */
+export const VERIFY_CHECKS: VerifyCheck[] = [
+  {
+    name: 'migrations',
+    async run(handle) {
+      return (await isMigrated(handle)) ? [] : [{ check: 'migrations', detail: 'the database is not migrated to this version' }];
+    },
+  },
+  {
+    name: 'tokens',
+    async run(handle) {
+      const rows = await handle.db.selectFrom('api_tokens').select(['name', 'role', 'stores', 'token_hash']).execute();
+      const violations: Violation[] = [];
+      for (const row of rows) {
+        if (!isRole(row.role)) violations.push({ check: 'tokens', detail: `token '${row.name}' has unknown role '${row.role}'` });
+        if (!parsesAsJsonArray(row.stores)) violations.push({ check: 'tokens', detail: `token '${row.name}' has a malformed store list` });
+        if (!/^[0-9a-f]{64}$/.test(row.token_hash)) violations.push({ check: 'tokens', detail: `token '${row.name}' has no SHA-256 hash` });
+      }
+      return violations;
+    },
+  },
+  {
+    name: 'stores',
+    async run(handle) {
+      const rows = await handle.db
+        .selectFrom('stores')
+        .select(['store_number', 'created_on', 'updated_on', 'stock_pool_names', 'free_fields', 'opening_hours', 'ordering_schema', 'store_printers'])
+        .execute();
+      const violations: Violation[] = [];
+      for (const row of rows) {
+        if (row.updated_on < row.created_on) violations.push({ check: 'stores', detail: `store '${row.store_number}' was updated before it was created` });
+        for (const column of ['stock_pool_names', 'free_fields', 'opening_hours', 'ordering_schema', 'store_printers'] as const) {
+          if (!parsesAsJsonArray(row[column])) violations.push({ check: 'stores', detail: `store '${row.store_number}' has malformed ${column}` });
+        }
+      }
+      return violations;
+    },
+  },
+];
+
+export async function verifyAll(handle: DbHandle): Promise<Violation[]> {
+  const violations: Violation[] = [];
+  for (const check of VERIFY_CHECKS) violations.push(...(await check.run(handle)));
+  return violations;
+}
