@@ -14,6 +14,11 @@ import { registerOpenApi } from './plugins/openapi.js';
 import { registerProbes } from './plugins/probes.js';
 import { BODY_LIMIT_BYTES, registerCaseInsensitiveQuery, registerJsonBody } from './plugins/request-parsing.js';
 import { storeRoutes } from './modules/stores/routes.js';
+import { productRoutes } from './modules/products/routes.js';
+import { priceRoutes } from './modules/products/prices/routes.js';
+import { discountRoutes } from './modules/products/discounts/routes.js';
+import { categoryRoutes } from './modules/categories/routes.js';
+import { reasonCodeRoutes } from './modules/reason-codes/routes.js';
 import { ensureBootstrapAdmin } from './modules/tokens/service.js';
 import { CursorCodec } from './shared/cursor.js';
 import { AppError } from './shared/errors.js';
@@ -83,6 +88,11 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   registerIdempotency(app, handle.db);
   registerProbes(app, handle);
   await app.register(storeRoutes, { prefix: API_PREFIX });
+  await app.register(productRoutes, { prefix: API_PREFIX });
+  await app.register(priceRoutes, { prefix: API_PREFIX });
+  await app.register(discountRoutes, { prefix: API_PREFIX });
+  await app.register(categoryRoutes, { prefix: API_PREFIX });
+  await app.register(reasonCodeRoutes, { prefix: API_PREFIX });
   return app;
 }
 

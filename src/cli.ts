@@ -19,11 +19,11 @@ class UsageError extends Error {}
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const out = (message: string) => process.stdout.write(`${message}\n`);
 
-async function withDatabase<T>(work: (handle: DbHandle) => Promise<T>): Promise<T> {
+async function withDatabase<T>(work: (handle: DbHandle) => Promise<T>, migrateFirst = true): Promise<T> {
   const config = loadConfig();
   const handle = createDb(config.databaseUrl);
   try {
-    await migrateToLatest(handle);
+    if (migrateFirst) await migrateToLatest(handle);
     return await work(handle);
   } finally {
     await handle.close();
@@ -58,7 +58,8 @@ export function buildCli(): Command {
     .command('migrate')
     .description('apply pending database migrations')
     .action(async () => {
-      const applied = await withDatabase(migrateToLatestNamed);
+      // Not migrated beforehand, so the migrations this run applies are the ones it reports.
+      const applied = await withDatabase(migrateToLatestNamed, false);
       out(applied.length === 0 ? 'database is up to date' : `applied ${applied.join(', ')}`);
     });
 
@@ -141,8 +142,8 @@ export async function runCli(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Help and version exit 0; every other parsing failure is a usage error.
-      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.help' ? 0 : 2;
+      // Help asked for exits 0; every other parsing failure (no command included) is a usage error.
+      return error.exitCode === 0 ? 0 : 2;
     }
     if (error instanceof UsageError) {
       log(`error: ${error.message}`);

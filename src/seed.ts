@@ -1,6 +1,10 @@
 import type { AppContext } from './app-context.js';
 import { importStores } from './modules/stores/service.js';
 import type { StoreInput } from './modules/stores/schema.js';
+import { importCategories } from './modules/categories/service.js';
+import type { CategoryInput } from './modules/categories/schema.js';
+import { importReasonCodes } from './modules/reason-codes/service.js';
+import { REASON_CODE_TYPES, type ReasonCodeInput } from './modules/reason-codes/schema.js';
 
 const OPENING_HOURS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].map((day, index) => ({
   sort_order: index + 1,
@@ -43,7 +47,53 @@ DEMO_STORES.push({
   country_code: 'NL',
 });
 
+/** Demo category tree: two roots, children listed before their parents on purpose (any order works). */
+export const DEMO_CATEGORIES: CategoryInput[] = [
+  { category_code: 'DAIRY', category_name: 'Dairy', parent_category_code: 'FOOD', is_adjust_min_max: true, is_markdown: true, markdown_percentages: '25,50', expiration_offset: 2 },
+  { category_code: 'BAKERY', category_name: 'Bakery', parent_category_code: 'FOOD', is_adjust_min_max: true, is_markdown: true, markdown_percentages: '30,50,70', expiration_offset: 1 },
+  { category_code: 'CHEESE', category_name: 'Cheese', friendly_category_name: 'Cheese counter', parent_category_code: 'DAIRY', is_adjust_min_max: true, is_markdown: true, markdown_percentages: '35', expiration_offset: 5 },
+  { category_code: 'FOOD', category_name: 'Food', is_adjust_min_max: true, is_markdown: false, receipt_offset: 1 },
+  { category_code: 'HOUSEHOLD', category_name: 'Household', parent_category_code: 'NONFOOD', is_adjust_min_max: false, is_markdown: false },
+  { category_code: 'NONFOOD', category_name: 'Non-food', is_adjust_min_max: false, is_markdown: false, receipt_offset: 2 },
+];
+
+const reasonCode = (reason_code: number, description: string, type: number, flags: Partial<ReasonCodeInput> = {}): ReasonCodeInput => ({
+  reason_code,
+  reason_code_description: description,
+  reason_code_type: type,
+  default_review_status: 0,
+  is_comment_mandatory: false,
+  is_gain: false,
+  is_image_mandatory: false,
+  is_loss: false,
+  is_order_number_mandatory: false,
+  is_picking_list: false,
+  is_sales_order_discount: false,
+  is_store: true,
+  ...flags,
+});
+
+/** Demo reason codes: at least one of every reason_code_type 1–9 (interface §2.6). */
+export const DEMO_REASON_CODES: ReasonCodeInput[] = [
+  reasonCode(101, 'Damaged', REASON_CODE_TYPES.loss, { is_loss: true, is_image_mandatory: true, function_key: 'F1' }),
+  reasonCode(102, 'Expired', REASON_CODE_TYPES.loss, { is_loss: true, function_key: 'F2' }),
+  reasonCode(103, 'Theft', REASON_CODE_TYPES.loss, { is_loss: true, is_comment_mandatory: true, default_review_status: 1, code_description: 'Needs a manager review' }),
+  reasonCode(201, 'Delivery rejected: damaged', REASON_CODE_TYPES.rejection, { is_store: false }),
+  reasonCode(301, 'Move to backroom', REASON_CODE_TYPES.movement),
+  reasonCode(401, 'Damaged packaging discount', REASON_CODE_TYPES.salesOrderDiscount, { is_sales_order_discount: true, is_order_number_mandatory: true }),
+  reasonCode(501, 'Chilled', REASON_CODE_TYPES.locationTags),
+  reasonCode(601, 'Cycle count', REASON_CODE_TYPES.count),
+  reasonCode(701, 'Found in store', REASON_CODE_TYPES.gainLoss, { is_gain: true }),
+  reasonCode(702, 'Stock correction', REASON_CODE_TYPES.gainLoss, { is_rollback_allowed: true }),
+  reasonCode(801, 'Click and collect', REASON_CODE_TYPES.salesOrderType, { is_picking_list: true }),
+  reasonCode(901, 'Regular delivery', REASON_CODE_TYPES.deliveryOrderType, { is_store: false }),
+];
+
 /** `store-ops seed`: demo data through the same services the API uses; re-running changes nothing. */
 export async function seedDemoData(ctx: AppContext): Promise<string[]> {
-  return [`stores: ${await importStores(ctx, { stores: DEMO_STORES }, false, 'seed')}`];
+  return [
+    `stores: ${await importStores(ctx, { stores: DEMO_STORES }, false, 'seed')}`,
+    `categories: ${await importCategories(ctx, { categories: DEMO_CATEGORIES }, false, 'seed')}`,
+    `reason codes: ${await importReasonCodes(ctx, { reason_codes: DEMO_REASON_CODES }, false, 'seed')}`,
+  ];
 }

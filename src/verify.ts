@@ -1,6 +1,8 @@
 import type { DbHandle } from './db/dialect/types.js';
 import { isMigrated } from './db/migrate.js';
 import { isRole } from './modules/tokens/service.js';
+import { hierarchyProblems } from './modules/categories/hierarchy.js';
+import { allLiveParents } from './modules/categories/repository.js';
 
 /** One broken invariant, said so an operator can find the record. */
 export interface Violation {
@@ -59,6 +61,37 @@ export const VERIFY_CHECKS: VerifyCheck[] = [
         for (const column of ['stock_pool_names', 'free_fields', 'opening_hours', 'ordering_schema', 'store_printers'] as const) {
           if (!parsesAsJsonArray(row[column])) violations.push({ check: 'stores', detail: `store '${row.store_number}' has malformed ${column}` });
         }
+      }
+      return violations;
+    },
+  },
+  {
+    name: 'categories',
+    async run(handle) {
+      // Live categories form a forest: every parent is the root '0' or a live category, no cycles.
+      const parents = await allLiveParents(handle.db);
+      return hierarchyProblems([...parents.keys()], (code) => parents.get(code)).map((problem) => ({
+        check: 'categories',
+        detail:
+          problem.kind === 'cycle'
+            ? `categories form a cycle of parents: ${problem.cycle.join(' → ')}`
+            : `live category '${problem.code}' has parent '${problem.parent}', which is missing or soft-deleted`,
+      }));
+    },
+  },
+  {
+    name: 'reason codes',
+    async run(handle) {
+      const rows = await handle.db
+        .selectFrom('reason_codes')
+        .select(['reason_code', 'reason_code_type', 'default_review_status', 'is_gain', 'is_loss'])
+        .execute();
+      const violations: Violation[] = [];
+      for (const row of rows) {
+        const said = (what: string) => violations.push({ check: 'reason codes', detail: `reason code ${row.reason_code} ${what}` });
+        if (!(row.reason_code_type >= 1 && row.reason_code_type <= 9)) said(`has reason_code_type ${row.reason_code_type} (1–9 expected)`);
+        if (row.default_review_status !== 0 && row.default_review_status !== 1) said(`has default_review_status ${row.default_review_status} (0 or 1 expected)`);
+        if (row.is_gain === 1 && row.is_loss === 1) said('is both a gain and a loss code');
       }
       return violations;
     },

@@ -17,6 +17,8 @@ export function tempDir(label: string): { dir: string; remove: () => void } {
 
 export interface BenchApp {
   app: FastifyInstance;
+  /** The SQLite file the app writes. */
+  file: string;
   /** app.inject with the admin token; `body` is sent as given (pre-serialised JSON text). */
   inject(method: InjectOptions['method'], url: string, body?: string): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
@@ -40,6 +42,7 @@ export async function startBenchApp(dir: string, name: string): Promise<BenchApp
   await app.ready();
   return {
     app,
+    file,
     inject: (method, url, body) =>
       app.inject({
         method,

@@ -51,7 +51,8 @@ export async function upsertByKey(trx: Transaction<Database>, dialect: Dialect, 
       .select(['id', sql.ref<string>(spec.keyColumn).as('key'), 'content_hash', 'deleted_on'])
       .where(spec.keyColumn, 'in', keyChunk)
       .execute();
-    for (const row of rows) existing.set(row.key, row);
+    // String(): a numeric key column (reason_code) reads back as a number; keys compare as text.
+    for (const row of rows) existing.set(String(row.key), row);
   }
 
   const result: UpsertResult = { created: 0, updated: 0, unchanged: 0, deleted: 0, idsByKey: new Map(), writtenKeys: new Set() };
@@ -89,7 +90,7 @@ export async function upsertByKey(trx: Transaction<Database>, dialect: Dialect, 
         )
         .returning(['id', sql.ref<string>(spec.keyColumn).as('key')])
         .execute();
-      for (const row of written) result.idsByKey.set(row.key, row.id);
+      for (const row of written) result.idsByKey.set(String(row.key), row.id);
     }
   }
 
@@ -103,7 +104,7 @@ async function softDeleteAbsent(db: Transaction<any>, spec: UpsertSpec, keep: Se
     .select(['id', sql.ref<string>(spec.keyColumn).as('key')])
     .where('deleted_on', 'is', null)
     .execute();
-  const absentIds = live.filter((row) => !keep.has(row.key)).map((row) => row.id);
+  const absentIds = live.filter((row) => !keep.has(String(row.key))).map((row) => row.id);
   for (const ids of chunk(absentIds, 10_000)) {
     await db
       .updateTable(spec.table)

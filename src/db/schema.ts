@@ -94,9 +94,340 @@ export interface StoreTable extends AuditColumns {
   store_printers: string;
 }
 
+export interface CategoryTable extends AuditColumns {
+  id: Generated<number>;
+  category_code: string;
+  category_name: string;
+  friendly_category_name: string | null;
+  /** '0' for a root category (interface §4.10). */
+  parent_category_code: string;
+  is_adjust_min_max: Bool;
+  is_markdown: Bool;
+  /** Comma-separated percentages, kept exactly as sent. */
+  markdown_percentages: string | null;
+  expiration_offset: number | null;
+  receipt_offset: number | null;
+}
+
+export interface ReasonCodeTable extends AuditColumns {
+  id: Generated<number>;
+  reason_code: number;
+  reason_code_description: string;
+  code_description: string | null;
+  /** 1–9 (interface §2.6). */
+  reason_code_type: number;
+  /** 0 none needed, 1 entries start pending review (PRODUCT §5). */
+  default_review_status: number;
+  is_comment_mandatory: Bool;
+  is_gain: Bool;
+  is_image_mandatory: Bool;
+  is_loss: Bool;
+  is_order_number_mandatory: Bool;
+  is_picking_list: Bool;
+  is_rollback_allowed: Bool;
+  is_sales_order_discount: Bool;
+  is_store: Bool;
+  function_key: string | null;
+  store_type: string | null;
+}
+
+export interface ProductTable extends AuditColumns {
+  id: Generated<number>;
+  product_number: string;
+  product_name: string;
+  /** Thousandths. */
+  carrier_item_quantity: number;
+  is_counted: Bool;
+  price_compare_multiplier: number;
+  average_weight: number | null;
+  allow_decimal: Bool | null;
+  is_active: Bool | null;
+  is_adr: Bool | null;
+  is_edit_min_max: Bool | null;
+  is_edit_replenishment: Bool | null;
+  is_expiration: Bool | null;
+  is_markdown_allowed: Bool | null;
+  is_order_manually: Bool | null;
+  is_ordering: Bool | null;
+  is_promotion: Bool | null;
+  is_reset_store_stock: Bool | null;
+  is_set: Bool | null;
+  is_stock: Bool | null;
+  is_store_product: Bool | null;
+  is_template: Bool | null;
+  is_theft: Bool | null;
+  expiration_min_range: number | null;
+  general_ledger_account_number: number | null;
+  /** Thousandths. */
+  ioq: number | null;
+  moq: number | null;
+  purchase_unit_quantity: number | null;
+  smallest_quantity: number | null;
+  /** Ten-thousandths. */
+  price: number | null;
+  promotion_price: number | null;
+  purchase_price: number | null;
+  /** Master price before its last change (PRODUCT §6 old_price); not part of content_hash. */
+  old_price: number | null;
+  product_description: string | null;
+  barcode: string | null;
+  base_unit_name: string | null;
+  brand_code: string | null;
+  brand_description: string | null;
+  category_code: string | null;
+  color: string | null;
+  color_code: string | null;
+  country_code: string | null;
+  default_location_tag: string | null;
+  deprecation_date: string | null;
+  image_url: string | null;
+  ledger_dimension_value: string | null;
+  margin_category: string | null;
+  price_compare_unit: string | null;
+  price_lines: string | null;
+  product_details: string | null;
+  product_reference_number: string | null;
+  product_status: string | null;
+  product_type: string | null;
+  product_url: string | null;
+  promotion_text: string | null;
+  promotion_week: string | null;
+  purchase_unit_barcode: string | null;
+  purchase_unit_name: string | null;
+  purchase_unit_product_number: string | null;
+  purchbook_free_txt: string | null;
+  referral_product_number: string | null;
+  size: string | null;
+  size_code: string | null;
+  smallest_product_number: string | null;
+  store_number: string | null;
+  supplier_name: string | null;
+  supplier_number: string | null;
+  supplier_product_number: string | null;
+  variant_code: string | null;
+  variant_family: string | null;
+  volume: string | null;
+  /** JSON arrays (read back whole). */
+  attention_code: string;
+  countries_allowed: string;
+  countries_not_allowed: string;
+  promo_stores_allowed: string;
+  promo_stores_not_allowed: string;
+  stores_allowed: string;
+  stores_not_allowed: string;
+  barcodes_array: string;
+  free_fields: string;
+  set_products: string;
+  shelf_labels: string;
+  units: string;
+}
+
+/** Barcode → product look-up; `unit_quantity` (thousandths) is what one scan counts. */
+export interface ProductBarcodeTable {
+  barcode: string;
+  product_id: number;
+  kind: 'product' | 'array' | 'unit';
+  unit_quantity: number;
+}
+
+export interface ProductPriceTable extends AuditColumns {
+  id: Generated<number>;
+  price_id: string;
+  product_id: number;
+  /** Ten-thousandths. */
+  price: number;
+  price_type: number;
+  valid_from: number;
+  valid_to: number;
+  country_code: string | null;
+  price_group: string | null;
+  price_unit: string | null;
+  store_number: string | null;
+  /** Thousandths. */
+  price_quantity: number | null;
+}
+
+export interface ProductDiscountTable extends AuditColumns {
+  id: Generated<number>;
+  /** Natural key: JSON [discount_id or "", product_number, line_number or 0]. */
+  discount_key: string;
+  discount_id: string | null;
+  product_id: number;
+  line_number: number | null;
+  /** Discounted unit price, ten-thousandths. */
+  price: number;
+  discount_type: number | null;
+  discount_description: string | null;
+  discount_group: string | null;
+  valid_from: number | null;
+  valid_to: number | null;
+}
+
+/** A shelf or storage location of a store (PRODUCT §5 Locations). */
+export interface LocationTable extends AuditColumns {
+  id: Generated<number>;
+  store_id: number;
+  store_number: string;
+  location_code: string;
+  location_order: number;
+  default_stock_pool: number | null;
+  /** JSON array of the tags as sent (location_tags indexes them). */
+  tags: string;
+}
+
+export interface LocationTagTable {
+  location_id: number;
+  store_id: number;
+  tag: string;
+}
+
+/** A product as kept in one store (interface §4.4), plus stock bookkeeping times. */
+export interface StoreProductTable extends AuditColumns {
+  id: Generated<number>;
+  store_id: number;
+  store_number: string;
+  product_id: number;
+  product_number: string;
+  min: number | null;
+  max: number | null;
+  original_min: number | null;
+  original_max: number | null;
+  order_level: number | null;
+  adjusted_order_level: number | null;
+  forecast: number | null;
+  demand_until_delivery: number | null;
+  adjustment_level_decrease: number | null;
+  adjustment_level_increase: number | null;
+  price: number | null;
+  discount_price: number | null;
+  expiry_at: number | null;
+  validate_expiry_at: number | null;
+  next_delivery_at: number | null;
+  next_ordering_at: number | null;
+  last_counted_at: number | null;
+  last_loss_at: number | null;
+  last_receipt_at: number | null;
+  last_minmax_at: number | null;
+  last_expiry_at: number | null;
+  /** When any balance of this store product last changed (last_stock_modified_datetime). */
+  stock_modified_at: number | null;
+  counting_assignment_code: string | null;
+  default_salesorder_type: string | null;
+  group_code: string | null;
+  replenishment_action: string | null;
+  promotion_week: string | null;
+  last_counted_by: string | null;
+  last_loss_by: string | null;
+  last_receipt_by: string | null;
+  last_minmax_by: string | null;
+  last_expiry_by: string | null;
+  is_promotion: Bool | null;
+  is_replenishment: Bool | null;
+  attention_codes: string | null;
+  average_keys: string | null;
+  average_array: string | null;
+  forecast_keys: string | null;
+  forecast_array: string | null;
+  history_keys: string | null;
+  history_array: string | null;
+  delivery_datetimes: string | null;
+  ordering_datetimes: string | null;
+}
+
+/** A store product log entry as sent and listed (interface §2.8). */
+export interface StockLogTable {
+  id: Generated<number>;
+  store_id: number;
+  store_number: string;
+  product_id: number;
+  product_number: string;
+  location_id: number | null;
+  location_code: string | null;
+  reason_code: number | null;
+  reason_code_description: string | null;
+  modification_at: number;
+  is_count: Bool;
+  is_from_receipt: Bool;
+  /** As sent, signed by the reason code (thousandths); for counts the counted total. */
+  quantity: number;
+  /** JSON array of ten per-pool quantities as sent and signed (thousandths). */
+  pool_quantities: string;
+  counted_quantity: number | null;
+  /** 0 none needed, 1 pending, 2 approved, 3 rejected (PRODUCT §5 Review). */
+  review_status: number;
+  /** purged_to_most_likely: the entry's deltas are in the balances. */
+  is_applied: Bool;
+  reference_id: number | null;
+  customer_order_number: string | null;
+  customer_order_line_number: number | null;
+  customer_order_shipment_number: string | null;
+  customer_order_shipment_line_number: number | null;
+  app_user_name: string | null;
+  reference: string | null;
+  source: string | null;
+  remarks: string | null;
+  exception_image: string | null;
+  orderno: string | null;
+  barcode: string | null;
+  scanned_at: number | null;
+  order_after_at: number | null;
+  price: number | null;
+  purchase_price: number | null;
+  purchase_unit_quantity: number | null;
+  created_on: number;
+  updated_on: number;
+  created_by: string;
+  modified_by: string;
+}
+
+/** One applied delta of a log entry to one balance. */
+export interface StockLedgerTable {
+  id: Generated<number>;
+  log_id: number;
+  store_id: number;
+  product_id: number;
+  /** 0 = no location. */
+  location_id: number;
+  pool: number;
+  /** '' = not bound to a customer order. */
+  order_key: string;
+  at: number;
+  delta: number;
+  is_count: Bool;
+  counted: number | null;
+  expected: number | null;
+}
+
+/** Projection of the ledger: one row per balance key (PRODUCT §5). */
+export interface StockBalanceTable {
+  id: Generated<number>;
+  store_id: number;
+  store_number: string;
+  product_id: number;
+  location_id: number;
+  pool: number;
+  order_key: string;
+  quantity: number;
+  last_at: number | null;
+  last_count_at: number | null;
+  updated_on: number;
+}
+
 export interface Database {
   meta: MetaTable;
   api_tokens: ApiTokenTable;
   idempotency_keys: IdempotencyKeyTable;
   stores: StoreTable;
+  categories: CategoryTable;
+  reason_codes: ReasonCodeTable;
+  products: ProductTable;
+  product_barcodes: ProductBarcodeTable;
+  product_prices: ProductPriceTable;
+  product_discounts: ProductDiscountTable;
+  locations: LocationTable;
+  location_tags: LocationTagTable;
+  store_products: StoreProductTable;
+  stock_logs: StockLogTable;
+  stock_ledger: StockLedgerTable;
+  stock_balances: StockBalanceTable;
 }

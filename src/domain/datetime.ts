@@ -13,8 +13,7 @@ export function parseDateTime(text: string): number | undefined {
   const second = m[6] === undefined ? 0 : Number(m[6]);
   const millis = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day > daysInMonth) return undefined;
+  if (day > daysInMonth(year, month)) return undefined;
   let offsetMinutes = 0;
   if (m[9] !== undefined) {
     const offsetHours = Number(m[10]);
@@ -22,8 +21,18 @@ export function parseDateTime(text: string): number | undefined {
     if (offsetHours > 23 || offsetMins > 59) return undefined;
     offsetMinutes = (offsetHours * 60 + offsetMins) * (m[9] === '-' ? -1 : 1);
   }
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000;
+  // Date.UTC reads years 0–99 as 1900–1999; setUTCFullYear takes the year as written.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, millis);
+  const utc = date.getTime() - offsetMinutes * 60_000;
   return Number.isFinite(utc) ? utc : undefined;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return leap ? 29 : 28;
 }
 
 export function isDateTime(text: string): boolean {

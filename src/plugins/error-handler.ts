@@ -7,6 +7,11 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = Object.fromEntries(
   Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]),
 );
 
+/** Kysely's answer on every dialect once the pool is gone (shutdown, lost database). */
+function isClosedDatabase(error: Error): boolean {
+  return error.message === 'driver has already been destroyed';
+}
+
 /**
  * The one place a failure becomes a response (PRODUCT §3 error envelope). Client
  * mistakes keep their status; database trouble becomes 503 or 409; anything else is a
@@ -28,7 +33,7 @@ export function registerErrorHandler(app: FastifyInstance, dialect: Dialect): vo
       const message = status === 400 && /JSON/i.test(error.message) ? `Malformed JSON body: ${error.message}` : error.message;
       return reply.code(status in CODE_BY_STATUS ? status : 400).send(errorEnvelope(code, message));
     }
-    switch (dialect.classifyError(error)) {
+    switch (isClosedDatabase(error) ? 'unavailable' : dialect.classifyError(error)) {
       case 'unavailable':
         request.log.error({ err: error }, 'database unavailable');
         return reply.code(503).send(errorEnvelope('UNAVAILABLE', 'The database is unavailable; try again shortly'));

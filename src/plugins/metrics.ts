@@ -32,7 +32,7 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
   ] as const) {
     new promClient.Gauge({ name, help, registers: [registry], collect() { this.set(pick(handle.poolStats())); } });
   }
-  app.get('/metrics', { schema: { hide: true }, config: { access: 'public' } }, async (_request, reply) => {
+  app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics', security: [], produces: ['text/plain'] }, config: { access: 'public' } }, async (_request, reply) => {
     reply.type(registry.contentType);
     return registry.metrics();
   });

@@ -10,8 +10,8 @@ const ProbeStatus = Type.Object({ status: Type.String() });
 /** Liveness and readiness (PRODUCT §2); no credential needed. */
 export function registerProbes(app: FastifyInstance, handle: DbHandle): void {
   let migrated = false;
-  app.get('/healthz', { schema: { hide: true, response: { 200: ProbeStatus } }, config: { access: 'public' } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true, response: { 200: ProbeStatus, 503: ErrorEnvelope } }, config: { access: 'public' } }, async (request, reply) => {
+  app.get('/healthz', { schema: { tags: ['operations'], summary: 'Liveness', security: [], response: { 200: ProbeStatus } }, config: { access: 'public' } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { tags: ['operations'], summary: 'Readiness: database reachable and migrated', security: [], response: { 200: ProbeStatus, 503: ErrorEnvelope } }, config: { access: 'public' } }, async (request, reply) => {
     try {
       await handle.ping();
       // Once migrated, a process stays migrated: later checks only ping.

@@ -10,7 +10,8 @@ export const BODY_LIMIT_BYTES = 32 * 1024 * 1024;
  * where it is still at hand, so a replay is matched on exactly the bytes sent.
  */
 export function registerJsonBody(app: FastifyInstance): void {
-  const defaultParser = app.getDefaultJsonParser('error', 'remove');
+  // `__proto__` and `constructor.prototype` keys are dropped, like any unknown field (PRODUCT §3).
+  const defaultParser = app.getDefaultJsonParser('remove', 'remove');
   // JSON only: any other body type is a 415 (PRODUCT §3), including Fastify's text/plain default.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {

@@ -10,8 +10,13 @@ import { MONEY_DECIMALS, QUANTITY_DECIMALS } from '../domain/decimal.js';
 export const MAX_BULK_ITEMS = 10_000;
 export const DEFAULT_MAX_STRING = 255;
 
-/** Largest magnitude of a quantity or amount: scaled, it still fits a safe integer. */
+/**
+ * Largest magnitude of a quantity: at most 15 significant digits with its decimals, the
+ * most a JSON number carries exactly, and scaled it still fits a safe integer.
+ */
 const MAX_DECIMAL_MAGNITUDE = 999_999_999_999;
+/** Money has one decimal more, so one integer digit less (15 significant digits). */
+const MAX_MONEY_MAGNITUDE = 99_999_999_999;
 
 export const Str = (maxLength = DEFAULT_MAX_STRING, options: StringOptions = {}) =>
   Type.String({ maxLength, ...options });
@@ -25,7 +30,7 @@ export const Quantity = (options: { minimum?: number; description?: string } = {
 
 /** An amount of money, exact to 4 decimals (PRODUCT §3). */
 export const Money = (options: { minimum?: number; description?: string } = {}) =>
-  Type.Number({ minimum: -MAX_DECIMAL_MAGNITUDE, maximum: MAX_DECIMAL_MAGNITUDE, maxDecimals: MONEY_DECIMALS, ...options });
+  Type.Number({ minimum: -MAX_MONEY_MAGNITUDE, maximum: MAX_MONEY_MAGNITUDE, maxDecimals: MONEY_DECIMALS, ...options });
 
 /** A plain finite number with a stated range (e.g. weights, multipliers). */
 export const Num = (options: { minimum?: number; maximum?: number; description?: string } = {}) =>

@@ -29,6 +29,7 @@ const postgresDialect: Dialect = {
     }
     return 'other';
   },
+  lockForUpdate: (query) => query.forUpdate(),
   maxParameters: 60_000,
 };
 

@@ -26,6 +26,7 @@ const sqliteDialect: Dialect = {
     if (error instanceof TypeError && /database connection is not open/i.test(error.message)) return 'unavailable';
     return 'other';
   },
+  lockForUpdate: (query) => query,
   maxParameters: 32_000,
 };
 

@@ -17,6 +17,11 @@ export interface Dialect {
   /** Case-insensitive literal prefix match. */
   startsWithInsensitive(column: Expression<string | null>, text: string): RawBuilder<SqlBool>;
   classifyError(error: unknown): DbErrorKind;
+  /**
+   * Row locks for read-modify-write inside a transaction: `FOR UPDATE` on PostgreSQL; on
+   * SQLite a no-op, since a write transaction already holds the database's only write lock.
+   */
+  lockForUpdate<Q extends { forUpdate(): Q }>(query: Q): Q;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
 }

@@ -1,5 +1,8 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as foundation from './2026-11-22T0001_foundation.js';
+import * as categoriesReasonCodes from './2026-11-22T0002_categories_reason_codes.js';
+import * as products from './2026-11-22T0003_products.js';
+import * as stock from './2026-11-22T0004_stock.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -7,6 +10,9 @@ import * as foundation from './2026-11-22T0001_foundation.js';
  */
 const migrations: Record<string, Migration> = {
   '2026-11-22T0001_foundation': foundation,
+  '2026-11-22T0002_categories_reason_codes': categoriesReasonCodes,
+  '2026-11-22T0003_products': products,
+  '2026-11-22T0004_stock': stock,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,36 @@
+import { sql } from 'kysely';
+import { API, expectStatus, startBenchApp, tempDir } from './lib/app.js';
+import { storeInputs } from './lib/data.js';
+import * as repo from '../src/modules/stores/repository.js';
+import { toStore } from '../src/modules/stores/mapping.js';
+import { StoresPage } from '../src/modules/stores/schema.js';
+const temp = tempDir('probe');
+const bench = await startBenchApp(temp.dir, 'app');
+expectStatus(await bench.inject('POST', `${API}/stores`, JSON.stringify({ stores: storeInputs(1000) })), 200, 'seed');
+const { db, dialect } = bench.app.ctx;
+const N = 300;
+async function t(label: string, f: () => unknown) {
+  for (let i = 0; i < 20; i++) await f();
+  const s = performance.now();
+  for (let i = 0; i < N; i++) await f();
+  console.log(label.padEnd(40), ((performance.now() - s) / N).toFixed(3), 'ms');
+}
+const window = { offset: 0, fetchLimit: 101 };
+await t('countStores', () => repo.countStores(db, dialect, {}));
+await t('pageOfStores (101 rows)', () => repo.pageOfStores(db, dialect, {}, window));
+await t('storesLastModified', () => repo.storesLastModified(db));
+await t('raw count(*) via kysely sql', () => sql`select count(*) from stores`.execute(db));
+await t('raw select 1', () => sql`select 1`.execute(db));
+const rows = await repo.pageOfStores(db, dialect, {}, window);
+await t('toStore × 101', () => rows.map(toStore));
+const page = await bench.inject('GET', `${API}/stores?page_size=100`);
+const body = page.json();
+console.log('body bytes', page.rawPayload.length, 'string length', page.body.length);
+await t('JSON.stringify(body)', () => JSON.stringify(body));
+await t('Buffer.from(JSON.stringify(body))', () => Buffer.from(JSON.stringify(body)));
+const { default: build } = await import('fast-json-stringify');
+const ser = build(StoresPage as any);
+await t('fast-json-stringify(StoresPage)', () => ser(body));
+await t('Buffer.byteLength(fjs)', () => Buffer.byteLength(ser(body)));
+await t('app.inject GET page (full app)', () => bench.inject('GET', `${API}/stores?page_size=100`));
+await bench.close(); temp.remove(); process.exit(0);

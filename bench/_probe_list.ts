@@ -1,0 +1,10 @@
+import { API, expectStatus, startBenchApp, tempDir, AUTHORIZATION } from './lib/app.js';
+import { storeInputs } from './lib/data.js';
+import { fireLoad, listenLocal } from './lib/http.js';
+const temp = tempDir('probe');
+const bench = await startBenchApp(temp.dir, 'app');
+expectStatus(await bench.inject('POST', `${API}/stores`, JSON.stringify({ stores: storeInputs(1000) })), 200, 'seed');
+const url = `${await listenLocal(bench.app)}${API}/stores?page_size=100`;
+const r = await fireLoad({ url, headers: { authorization: AUTHORIZATION }, connections: 10, durationSeconds: 8 });
+console.log(r);
+await bench.close(); temp.remove(); process.exit(0);

@@ -1,0 +1,58 @@
+import { API, AUTHORIZATION, expectStatus, startBenchApp, tempDir } from '../lib/app.js';
+import { storeInputs } from '../lib/data.js';
+import { bareJsonServer, fireLoad, listenLocal } from '../lib/http.js';
+import type { Scenario } from '../lib/scenario.js';
+
+const STORES = 1_000;
+const PATH = `${API}/stores`;
+const QUERY = '?page_size=100';
+const CONNECTIONS = 10;
+const WARMUP_SECONDS = 2;
+const RUN_SECONDS = 4;
+
+/** Issue 3 (a): reading a page of stores should cost at most twice serving its bytes. */
+export const storesList: Scenario = {
+  name: 'stores.list.page100',
+  description: `GET ${PATH}${QUERY} over HTTP (autocannon, ${CONNECTIONS} connections, ${RUN_SECONDS} s per run) on ${STORES} seeded stores, against a bare Fastify route serving the same response bytes`,
+  unit: 'req/s',
+  valueLabel: 'app',
+  baselineLabel: 'bare fastify, same bytes',
+  target: { ratio: 0.5, comparison: '>=', description: 'app throughput ≥ 0.5 × a bare Fastify route serving the same JSON bytes' },
+
+  async prepare() {
+    const temp = tempDir('stores-list');
+    const bench = await startBenchApp(temp.dir, 'app');
+    const seeded = await bench.inject('POST', PATH, JSON.stringify({ stores: storeInputs(STORES) }));
+    expectStatus(seeded, 200, `seeding ${STORES} stores`);
+    const page = expectStatus(await bench.inject('GET', `${PATH}${QUERY}`), 200, 'reading the page once');
+    if ((page.json() as { list: unknown[] }).list.length !== 100) throw new Error('the seeded page does not hold 100 stores');
+    const bytes = page.rawPayload;
+
+    const appUrl = `${await listenLocal(bench.app)}${PATH}${QUERY}`;
+    const bare = await bareJsonServer(PATH, bytes);
+    const bareUrl = `${bare.url}${PATH}${QUERY}`;
+    const headers = { authorization: AUTHORIZATION };
+    const load = (url: string, seconds: number) => fireLoad({ url, headers, connections: CONNECTIONS, durationSeconds: seconds });
+
+    await load(appUrl, WARMUP_SECONDS);
+    await load(bareUrl, WARMUP_SECONDS);
+    return {
+      async measure(run) {
+        // Alternate who goes first, so a drift in machine speed favours neither side.
+        if (run % 2 === 0) {
+          const app = await load(appUrl, RUN_SECONDS);
+          const baseline = await load(bareUrl, RUN_SECONDS);
+          return { value: app.requestsPerSecond, baseline: baseline.requestsPerSecond };
+        }
+        const baseline = await load(bareUrl, RUN_SECONDS);
+        const app = await load(appUrl, RUN_SECONDS);
+        return { value: app.requestsPerSecond, baseline: baseline.requestsPerSecond };
+      },
+      async close() {
+        await bare.close();
+        await bench.close();
+        temp.remove();
+      },
+    };
+  },
+};

@@ -1,0 +1,33 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Ack } from '../../shared/schemas.js';
+import { importCategories, listCategories } from './service.js';
+import { CategoriesBody, CategoriesImportQuery, CategoriesPage, CategoriesQuery } from './schema.js';
+
+export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/categories',
+    {
+      schema: { tags: ['categories'], summary: 'List categories (interface §4.10)', querystring: CategoriesQuery, response: { 200: CategoriesPage } },
+      config: { access: 'master' },
+    },
+    (request) => listCategories(app.ctx, request.query),
+  );
+
+  app.post(
+    '/categories',
+    {
+      schema: {
+        tags: ['categories'],
+        summary: 'Create or update categories in bulk, by category_code (interface §4.10)',
+        querystring: CategoriesImportQuery,
+        body: CategoriesBody,
+        response: { 200: Ack },
+      },
+      config: { access: 'master' },
+    },
+    async (request) => ({
+      success: true,
+      message: await importCategories(app.ctx, request.body, request.query.flush === true, request.principal!.name),
+    }),
+  );
+};

@@ -1,0 +1,208 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, ProductBarcodeTable } from '../../db/schema.js';
+import { chunk } from '../../shared/bulk.js';
+import type { BarcodeKind } from './barcodes.js';
+import type { ProductRow } from './mapping.js';
+
+export type { ProductRow } from './mapping.js';
+
+/** Keys per `in (…)` list: well below the parameter limit of either database. */
+const KEYS_PER_QUERY = 10_000;
+
+type Db = Kysely<Database>;
+
+/** What a POST /products needs to know of a product it may overwrite. */
+export interface StoredProductState {
+  id: number;
+  product_number: string;
+  content_hash: string;
+  deleted_on: number | null;
+  price: number | null;
+  old_price: number | null;
+}
+
+export async function storedStates(db: Db, numbers: readonly string[]): Promise<Map<string, StoredProductState>> {
+  const states = new Map<string, StoredProductState>();
+  for (const numberChunk of chunk(numbers, KEYS_PER_QUERY)) {
+    const rows = await db
+      .selectFrom('products')
+      .select(['id', 'product_number', 'content_hash', 'deleted_on', 'price', 'old_price'])
+      .where('product_number', 'in', numberChunk)
+      .execute();
+    for (const row of rows) states.set(row.product_number, row);
+  }
+  return states;
+}
+
+export interface BarcodeOwner {
+  barcode: string;
+  product_id: number;
+  product_number: string;
+  deleted_on: number | null;
+}
+
+/** Current owner of each of `barcodes` that has one, live or soft-deleted. */
+export async function barcodeOwners(db: Db, barcodes: readonly string[]): Promise<BarcodeOwner[]> {
+  const owners: BarcodeOwner[] = [];
+  for (const barcodeChunk of chunk(barcodes, KEYS_PER_QUERY)) {
+    const rows = await db
+      .selectFrom('product_barcodes as b')
+      .innerJoin('products as p', 'p.id', 'b.product_id')
+      .select(['b.barcode', 'b.product_id', 'p.product_number', 'p.deleted_on'])
+      .where('b.barcode', 'in', barcodeChunk)
+      .execute();
+    owners.push(...rows);
+  }
+  return owners;
+}
+
+/**
+ * Replaces the barcode rows of the written products with `rows`. A barcode still held by
+ * a soft-deleted product (or a product of this request that gave it up) moves over.
+ */
+export async function replaceBarcodes(
+  trx: Transaction<Database>,
+  productIds: readonly number[],
+  rows: readonly ProductBarcodeTable[],
+  rowsPerInsert: number,
+): Promise<void> {
+  for (const ids of chunk(productIds, KEYS_PER_QUERY)) {
+    await trx.deleteFrom('product_barcodes').where('product_id', 'in', ids).execute();
+  }
+  for (const barcodes of chunk(rows.map((row) => row.barcode), KEYS_PER_QUERY)) {
+    await trx.deleteFrom('product_barcodes').where('barcode', 'in', barcodes).execute();
+  }
+  for (const batch of chunk(rows, rowsPerInsert)) {
+    await trx.insertInto('product_barcodes').values(batch).execute();
+  }
+}
+
+/** Soft-deletes the live products among `numbers`; returns the numbers it deleted. */
+export async function softDeleteProducts(trx: Transaction<Database>, numbers: readonly string[], now: number, actor: string): Promise<string[]> {
+  const deleted: string[] = [];
+  for (const numberChunk of chunk(numbers, KEYS_PER_QUERY)) {
+    const rows = await trx
+      .updateTable('products')
+      .set({ deleted_on: now, updated_on: now, modified_by: actor })
+      .where('product_number', 'in', numberChunk)
+      .where('deleted_on', 'is', null)
+      .returning('product_number')
+      .execute();
+    deleted.push(...rows.map((row) => row.product_number));
+  }
+  return deleted;
+}
+
+/**
+ * Locks the live products among `numbers` for a read-modify-write (a no-op update takes
+ * the row locks on PostgreSQL and the write lock on SQLite, with no dialect branch),
+ * then returns them whole.
+ */
+export async function lockLiveProducts(trx: Transaction<Database>, numbers: readonly string[]): Promise<Map<string, ProductRow>> {
+  const locked = new Map<string, ProductRow>();
+  for (const numberChunk of chunk(numbers, KEYS_PER_QUERY)) {
+    const rows = await trx
+      .updateTable('products')
+      .set((eb) => ({ id: eb.ref('id') }))
+      .where('product_number', 'in', numberChunk)
+      .where('deleted_on', 'is', null)
+      .returningAll()
+      .execute();
+    for (const row of rows) locked.set(row.product_number, row);
+  }
+  return locked;
+}
+
+export interface ProductFilters {
+  productNumbers?: readonly string[];
+}
+
+function live(db: Db, filters: ProductFilters) {
+  let query = db.selectFrom('products').where('deleted_on', 'is', null);
+  if (filters.productNumbers !== undefined) query = query.where('product_number', 'in', filters.productNumbers);
+  return query;
+}
+
+export async function countProducts(db: Db, filters: ProductFilters): Promise<number> {
+  const row = await live(db, filters)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function pageOfProducts(db: Db, filters: ProductFilters, window: { offset: number; limit: number }): Promise<ProductRow[]> {
+  let query = live(db, filters).selectAll().orderBy('id').limit(window.limit);
+  if (window.offset > 0) query = query.offset(window.offset);
+  return query.execute();
+}
+
+/** A live product a barcode resolves to (PRODUCT §5: product barcode, barcodes_array, unit barcodes). */
+export interface BarcodeMatch {
+  barcode: string;
+  productId: number;
+  productNumber: string;
+  kind: BarcodeKind;
+  /** Items one scan counts, in thousandths (1000 for product and barcodes_array barcodes). */
+  unitQuantityMilli: number;
+}
+
+/** For later resources (stock by barcode, external counting lines): barcode → live product. */
+export async function findProductsByBarcodes(db: Db, barcodes: readonly string[]): Promise<Map<string, BarcodeMatch>> {
+  const matches = new Map<string, BarcodeMatch>();
+  for (const barcodeChunk of chunk([...new Set(barcodes)], KEYS_PER_QUERY)) {
+    const rows = await db
+      .selectFrom('product_barcodes as b')
+      .innerJoin('products as p', 'p.id', 'b.product_id')
+      .select(['b.barcode', 'b.product_id', 'b.kind', 'b.unit_quantity', 'p.product_number'])
+      .where('b.barcode', 'in', barcodeChunk)
+      .where('p.deleted_on', 'is', null)
+      .execute();
+    for (const row of rows) {
+      matches.set(row.barcode, {
+        barcode: row.barcode,
+        productId: row.product_id,
+        productNumber: row.product_number,
+        kind: row.kind,
+        unitQuantityMilli: row.unit_quantity,
+      });
+    }
+  }
+  return matches;
+}
+
+/** For later resources: product_number → live product row; unknown and deleted numbers are absent. */
+export async function findProductsByNumbers(db: Db, numbers: readonly string[]): Promise<Map<string, ProductRow>> {
+  const found = new Map<string, ProductRow>();
+  for (const numberChunk of chunk([...new Set(numbers)], KEYS_PER_QUERY)) {
+    const rows = await db.selectFrom('products').selectAll().where('product_number', 'in', numberChunk).where('deleted_on', 'is', null).execute();
+    for (const row of rows) found.set(row.product_number, row);
+  }
+  return found;
+}
+
+/** product_number → id of the live products among `numbers` (reference checks of prices, discounts). */
+export async function liveProductIds(db: Db, numbers: readonly string[]): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  for (const numberChunk of chunk([...new Set(numbers)], KEYS_PER_QUERY)) {
+    const rows = await db
+      .selectFrom('products')
+      .select(['id', 'product_number'])
+      .where('product_number', 'in', numberChunk)
+      .where('deleted_on', 'is', null)
+      .execute();
+    for (const row of rows) ids.set(row.product_number, row.id);
+  }
+  return ids;
+}
+
+/** Writes new content hashes after an in-place change (attributes, free fields). */
+export async function writeHashes(trx: Transaction<Database>, hashes: ReadonlyArray<{ id: number; hash: string }>): Promise<void> {
+  for (const batch of chunk(hashes, 1000)) {
+    const cases = sql.join(batch.map(({ id, hash }) => sql`when ${id} then ${hash}`), sql` `);
+    await trx
+      .updateTable('products')
+      .set({ content_hash: sql<string>`case id ${cases} else content_hash end` })
+      .where('id', 'in', batch.map((entry) => entry.id))
+      .execute();
+  }
+}

@@ -1,0 +1,145 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../app-context.js';
+import { upsertByKey } from '../../db/bulk-upsert.js';
+import type { Database, ProductBarcodeTable } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import { nextOldPrice } from '../../domain/pricing.js';
+import { describeCounts, duplicateKeyErrors } from '../../shared/bulk.js';
+import { notFound, unprocessable, validationFailed } from '../../shared/errors.js';
+import { resolvePage } from '../../shared/paging.js';
+import type { FieldError } from '../../shared/validation.js';
+import { barcodeClaims, crossProductBarcodeErrors, type BarcodeClaim } from './barcodes.js';
+import { productHash, toProductItem, toProductRecord, type ProductRecord } from './mapping.js';
+import { pricingOf } from './prices/effective.js';
+import * as products from './repository.js';
+import type { DeleteProductsBody, ProductInput, ProductsBody, ProductsEnvelope, ProductsQuery } from './schema.js';
+
+interface PlannedProduct {
+  index: number;
+  input: ProductInput;
+  record: ProductRecord & { content_hash: string };
+  claims: BarcodeClaim[];
+}
+
+/** Everything checkable from the request alone (PRODUCT §3: 400 with every path). */
+function planImport(body: ProductsBody): { planned: PlannedProduct[]; deletions: string[] } {
+  const errors: FieldError[] = duplicateKeyErrors(body.products, (p) => p.product_number, 'products', 'product_number');
+  const planned: PlannedProduct[] = [];
+  const deletions: string[] = [];
+  body.products.forEach((input, index) => {
+    if (input.is_deleted === true) {
+      deletions.push(input.product_number);
+      return;
+    }
+    const { claims, errors: claimErrors } = barcodeClaims(input, index);
+    errors.push(...claimErrors);
+    const record = toProductRecord(input);
+    planned.push({ index, input, record: { ...record, content_hash: productHash(record) }, claims });
+  });
+  errors.push(...crossProductBarcodeErrors(planned.map((p) => p.claims)));
+  if (errors.length > 0) throw validationFailed('The products are invalid', errors);
+  return { planned, deletions };
+}
+
+/**
+ * A barcode held by a live product outside this request stays where it is: 422 naming
+ * the line, the barcode and its owner. An integrator moves a barcode by sending both
+ * products in one request; a soft-deleted owner gives it up.
+ */
+async function assertBarcodesFree(trx: Transaction<Database>, toWrite: readonly PlannedProduct[], requestNumbers: ReadonlySet<string>) {
+  const claims = toWrite.flatMap((p) => p.claims.map((claim) => ({ claim, productNumber: p.input.product_number })));
+  if (claims.length === 0) return;
+  const owners = new Map((await products.barcodeOwners(trx, claims.map((c) => c.claim.barcode))).map((o) => [o.barcode, o]));
+  const errors: FieldError[] = [];
+  for (const { claim, productNumber } of claims) {
+    const owner = owners.get(claim.barcode);
+    if (!owner || owner.product_number === productNumber || owner.deleted_on !== null || requestNumbers.has(owner.product_number)) continue;
+    errors.push({ path: claim.path, message: `barcode '${claim.barcode}' belongs to product '${owner.product_number}'` });
+  }
+  if (errors.length > 0) throw unprocessable('Some barcodes belong to other products', errors);
+}
+
+/**
+ * POST /products (interface §4.9): bulk upsert by product_number, atomic. Only products
+ * whose content changed (or that come back from a soft delete) get their barcode rows
+ * rewritten, so an identical re-send does little more than read. A changed master
+ * price moves the previous one into old_price (PRODUCT §6).
+ */
+export async function importProducts(ctx: AppContext, body: ProductsBody, flush: boolean, actor: string): Promise<string> {
+  const { planned, deletions } = planImport(body);
+  const requestNumbers = new Set(body.products.map((p) => p.product_number));
+  const now = Date.now();
+
+  const counts = await inTransaction(ctx.handle, async (trx) => {
+    const deleted = deletions.length === 0 ? [] : await products.softDeleteProducts(trx, deletions, now, actor);
+    const stored = await products.storedStates(trx, planned.map((p) => p.input.product_number));
+    const toWrite = planned.filter((p) => {
+      const current = stored.get(p.input.product_number);
+      return current === undefined || current.deleted_on !== null || current.content_hash !== p.record.content_hash;
+    });
+    await assertBarcodesFree(trx, toWrite, requestNumbers);
+
+    const records = planned.map((p) => {
+      const current = stored.get(p.input.product_number);
+      const oldPrice = current === undefined ? null : nextOldPrice(current.price, current.old_price, p.record.price ?? null);
+      return { ...p.record, old_price: oldPrice };
+    });
+    const result = await upsertByKey(trx, ctx.dialect, { table: 'products', keyColumn: 'product_number', records, actor, now, flush });
+
+    const barcodeRows: ProductBarcodeTable[] = toWrite.flatMap((p) => {
+      const productId = result.idsByKey.get(p.input.product_number)!;
+      return p.claims.map((claim) => ({ barcode: claim.barcode, product_id: productId, kind: claim.kind, unit_quantity: claim.unitQuantityMilli }));
+    });
+    const writtenIds = toWrite.map((p) => result.idsByKey.get(p.input.product_number)!);
+    await products.replaceBarcodes(trx, writtenIds, barcodeRows, Math.floor(ctx.dialect.maxParameters / 4));
+    return { ...result, deleted: result.deleted + deleted.length };
+  });
+  return describeCounts(counts);
+}
+
+/** GET /products (interface §4.9, §2.12): one query for the page, one each for its prices and discounts. */
+export async function listProducts(ctx: AppContext, query: ProductsQuery): Promise<ProductsEnvelope> {
+  // Paging clamps as PRODUCT §3.1; this envelope has no scroll_id, so offset paging only.
+  const window = resolvePage({ page_size: query.page_size, page_start: query.page_start }, 'products', {}, ctx.cursors);
+  const filters: products.ProductFilters = { productNumbers: query.product_number };
+  const store = query.store_number === undefined ? undefined : await findPricingStore(ctx, query.store_number);
+  const [rows, total] = await Promise.all([
+    products.pageOfProducts(ctx.db, filters, { offset: window.offset, limit: window.pageSize }),
+    products.countProducts(ctx.db, filters),
+  ]);
+  const pricing = await pricingOf(ctx.db, rows, store, Date.now());
+  return {
+    page_number: window.pageStart,
+    page_size: window.pageSize,
+    total_record_count: total,
+    records: rows.map((row) => toProductItem(row, pricing.get(row.id)!)),
+  };
+}
+
+async function findPricingStore(ctx: AppContext, storeNumber: string) {
+  const store = await ctx.db
+    .selectFrom('stores')
+    .select(['store_number', 'country_code', 'price_line_id'])
+    .where('store_number', '=', storeNumber)
+    .where('deleted_on', 'is', null)
+    .executeTakeFirst();
+  if (!store) throw notFound(`Store '${storeNumber}' does not exist`);
+  return store;
+}
+
+const MAX_LISTED_UNKNOWN = 50;
+
+/**
+ * DELETE /products: soft delete only — stock, logs and orders may refer to a product
+ * (PRODUCT §3). Unknown or already deleted numbers are reported, not a failure.
+ */
+export async function deleteProducts(ctx: AppContext, body: DeleteProductsBody, actor: string): Promise<string> {
+  const numbers = [...new Set(body.product_number)];
+  const deleted = await inTransaction(ctx.handle, (trx) => products.softDeleteProducts(trx, numbers, Date.now(), actor));
+  const deletedSet = new Set(deleted);
+  const unknown = numbers.filter((n) => !deletedSet.has(n));
+  if (unknown.length === 0) return `deleted ${deleted.length}`;
+  const listed = unknown.slice(0, MAX_LISTED_UNKNOWN).join(', ');
+  const more = unknown.length > MAX_LISTED_UNKNOWN ? ` and ${unknown.length - MAX_LISTED_UNKNOWN} more` : '';
+  return `deleted ${deleted.length}; unknown: ${listed}${more}`;
+}

@@ -1,0 +1,231 @@
+import { sql, type Insertable, type Transaction } from 'kysely';
+import type { Dialect } from '../../db/dialect/types.js';
+import type { Database, StockLedgerTable } from '../../db/schema.js';
+import { planEntry, type TimelineView } from '../../domain/ledger.js';
+import { chunk } from '../../shared/bulk.js';
+
+/**
+ * The posting engine: the only code that changes stock (PRODUCT §5 "Ledger first").
+ * Each posting appends a stock_ledger row and moves its balance in the same transaction;
+ * a late entry re-bases the next count of its balance (domain/ledger.ts). Balances are
+ * locked (PostgreSQL row locks, in id order) before they are read, so concurrent writers
+ * on the same balance queue instead of losing updates.
+ */
+
+/** Identifies one balance: (store, product, location or 0, pool, customer order or ''). */
+export interface BalanceKey {
+  storeId: number;
+  productId: number;
+  locationId: number;
+  pool: number;
+  orderKey: string;
+}
+
+export interface Posting extends BalanceKey {
+  logId: number;
+  /** Epoch ms of the entry (its modification_datetime). */
+  at: number;
+  /** Signed delta, or for counts the counted level (thousandths). */
+  quantityMilli: number;
+  isCount: boolean;
+}
+
+export interface PostingResult {
+  logId: number;
+  deltaMilli: number;
+  expectedMilli?: number;
+}
+
+interface BalanceState {
+  id: number;
+  key: BalanceKey;
+  storeNumber: string;
+  quantity: number;
+  lastAt: number | null;
+  lastCountAt: number | null;
+  touched: boolean;
+}
+
+const keyOf = (k: BalanceKey) => `${k.storeId}|${k.productId}|${k.locationId}|${k.pool}|${k.orderKey}`;
+
+export async function applyPostings(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  postings: readonly Posting[],
+  storeNumbers: ReadonlyMap<number, string>,
+  now: number,
+): Promise<PostingResult[]> {
+  if (postings.length === 0) return [];
+  const balances = await lockBalances(trx, dialect, postings, storeNumbers, now);
+  const pendingLedger: Array<Insertable<StockLedgerTable>> = [];
+  const flushLedger = async () => {
+    for (const rows of chunk(pendingLedger.splice(0), Math.floor(dialect.maxParameters / 11))) {
+      await trx.insertInto('stock_ledger').values(rows).execute();
+    }
+  };
+
+  const results: PostingResult[] = [];
+  for (const posting of postings) {
+    const balance = balances.get(keyOf(posting))!;
+    const late = balance.lastAt !== null && posting.at < balance.lastAt;
+    let view: TimelineView = { levelAtMilli: balance.quantity };
+    if (late) {
+      // Rare: the entry happened before entries already recorded. Ask the ledger itself.
+      await flushLedger();
+      view = await timelineView(trx, posting, balance.lastCountAt !== null && posting.at < balance.lastCountAt);
+    }
+    const planned = planEntry(view, posting);
+    if (planned.rebase) {
+      await trx
+        .updateTable('stock_ledger')
+        .set({ delta: planned.rebase.deltaMilli, expected: planned.rebase.expectedMilli })
+        .where('id', '=', planned.rebase.entryId)
+        .execute();
+    }
+    pendingLedger.push({
+      log_id: posting.logId,
+      store_id: posting.storeId,
+      product_id: posting.productId,
+      location_id: posting.locationId,
+      pool: posting.pool,
+      order_key: posting.orderKey,
+      at: posting.at,
+      delta: planned.deltaMilli,
+      is_count: posting.isCount ? 1 : 0,
+      counted: posting.isCount ? posting.quantityMilli : null,
+      expected: planned.expectedMilli ?? null,
+    });
+    // A re-based count absorbs the new entry's effect: the balance moves by the new delta
+    // plus the count's change, which cancel out.
+    balance.quantity += planned.rebase ? 0 : planned.deltaMilli;
+    balance.lastAt = balance.lastAt === null ? posting.at : Math.max(balance.lastAt, posting.at);
+    if (posting.isCount) balance.lastCountAt = balance.lastCountAt === null ? posting.at : Math.max(balance.lastCountAt, posting.at);
+    balance.touched = true;
+    results.push({ logId: posting.logId, deltaMilli: planned.deltaMilli, expectedMilli: planned.expectedMilli });
+  }
+  await flushLedger();
+  await writeBalances(trx, dialect, [...balances.values()].filter((b) => b.touched), now);
+  return results;
+}
+
+/** Creates missing balances, then locks and reads every balance the postings touch. */
+async function lockBalances(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  postings: readonly Posting[],
+  storeNumbers: ReadonlyMap<number, string>,
+  now: number,
+): Promise<Map<string, BalanceState>> {
+  const distinct = new Map<string, BalanceKey>();
+  for (const p of postings) distinct.set(keyOf(p), p);
+  const missing = [...distinct.values()].map((k) => ({
+    store_id: k.storeId,
+    store_number: storeNumbers.get(k.storeId) ?? '',
+    product_id: k.productId,
+    location_id: k.locationId,
+    pool: k.pool,
+    order_key: k.orderKey,
+    quantity: 0,
+    last_at: null,
+    last_count_at: null,
+    updated_on: now,
+  }));
+  for (const rows of chunk(missing, Math.floor(dialect.maxParameters / 10))) {
+    await trx
+      .insertInto('stock_balances')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['store_id', 'product_id', 'location_id', 'pool', 'order_key']).doNothing())
+      .execute();
+  }
+  const storeIds = [...new Set(postings.map((p) => p.storeId))];
+  const productIds = [...new Set(postings.map((p) => p.productId))];
+  const balances = new Map<string, BalanceState>();
+  for (const productChunk of chunk(productIds, Math.floor(dialect.maxParameters / 2))) {
+    const rows = await dialect
+      .lockForUpdate(
+        trx
+          .selectFrom('stock_balances')
+          .select(['id', 'store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at'])
+          .where('store_id', 'in', storeIds)
+          .where('product_id', 'in', productChunk)
+          .orderBy('id'),
+      )
+      .execute();
+    for (const row of rows) {
+      const key = keyOf({ storeId: row.store_id, productId: row.product_id, locationId: row.location_id, pool: row.pool, orderKey: row.order_key });
+      if (distinct.has(key)) {
+        balances.set(key, {
+          id: row.id,
+          key: distinct.get(key)!,
+          storeNumber: row.store_number,
+          quantity: Number(row.quantity),
+          lastAt: row.last_at,
+          lastCountAt: row.last_count_at,
+          touched: false,
+        });
+      }
+    }
+  }
+  return balances;
+}
+
+/** What the ledger says around a late entry's moment: the level then, and the next count. */
+async function timelineView(trx: Transaction<Database>, posting: Posting, mayHaveLaterCount: boolean): Promise<TimelineView> {
+  const sameBalance = trx
+    .selectFrom('stock_ledger')
+    .where('store_id', '=', posting.storeId)
+    .where('product_id', '=', posting.productId)
+    .where('location_id', '=', posting.locationId)
+    .where('pool', '=', posting.pool)
+    .where('order_key', '=', posting.orderKey);
+  // Every recorded entry has a smaller id than the new one, so "at or before" is at <= moment.
+  const level = await sameBalance
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('delta'), sql<number>`0`).as('level'))
+    .where('at', '<=', posting.at)
+    .executeTakeFirstOrThrow();
+  const view: TimelineView = { levelAtMilli: Number(level.level) };
+  if (mayHaveLaterCount) {
+    const next = await sameBalance
+      .select(['id', 'counted', 'expected'])
+      .where('is_count', '=', 1)
+      .where('at', '>', posting.at)
+      .orderBy('at')
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
+    if (next) view.nextCount = { id: next.id, countedMilli: Number(next.counted), expectedMilli: Number(next.expected) };
+  }
+  return view;
+}
+
+async function writeBalances(trx: Transaction<Database>, dialect: Dialect, touched: BalanceState[], now: number): Promise<void> {
+  // Absolute values, written as one multi-row upsert on the primary key: the rows are
+  // locked by this transaction, so nobody else moved them in between.
+  const rows = touched.map((b) => ({
+    id: b.id,
+    store_id: b.key.storeId,
+    store_number: b.storeNumber,
+    product_id: b.key.productId,
+    location_id: b.key.locationId,
+    pool: b.key.pool,
+    order_key: b.key.orderKey,
+    quantity: b.quantity,
+    last_at: b.lastAt,
+    last_count_at: b.lastCountAt,
+    updated_on: now,
+  }));
+  for (const part of chunk(rows, Math.floor(dialect.maxParameters / 11))) {
+    await trx
+      .insertInto('stock_balances')
+      .values(part)
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet((eb) => ({
+          quantity: eb.ref('excluded.quantity'),
+          last_at: eb.ref('excluded.last_at'),
+          last_count_at: eb.ref('excluded.last_count_at'),
+          updated_on: eb.ref('excluded.updated_on'),
+        })),
+      )
+      .execute();
+  }
+}

@@ -1,0 +1,122 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  decimalPlaces,
+  fromMoney,
+  fromQuantity,
+  fromScaled,
+  toMoney,
+  toQuantity,
+  toScaled,
+} from '../../src/domain/decimal.js';
+
+/** 15 significant digits: the most a JSON number (an IEEE double) carries exactly. */
+const MAX_EXACT_DIGITS = 999_999_999_999_999;
+const scaleArb = fc.integer({ min: 0, max: 4 });
+
+describe('decimalPlaces (PRODUCT §3 exact numbers)', () => {
+  it('counts the digits after the point of the shortest representation', () => {
+    expect(decimalPlaces(0)).toBe(0);
+    expect(decimalPlaces(-0)).toBe(0);
+    expect(decimalPlaces(42)).toBe(0);
+    expect(decimalPlaces(0.1)).toBe(1);
+    expect(decimalPlaces(-2.125)).toBe(3);
+    expect(decimalPlaces(123.4567)).toBe(4);
+  });
+
+  it('reads exponent forms', () => {
+    expect(decimalPlaces(1e-7)).toBe(7);
+    expect(decimalPlaces(1.5e-7)).toBe(8);
+    expect(decimalPlaces(-2.25e-7)).toBe(9);
+    expect(decimalPlaces(1e21)).toBe(0);
+    expect(decimalPlaces(1.5e21)).toBe(0);
+    expect(decimalPlaces(5e-324)).toBe(324);
+  });
+
+  it('calls non-finite numbers infinitely precise, so every scale refuses them', () => {
+    expect(decimalPlaces(Number.NaN)).toBe(Number.POSITIVE_INFINITY);
+    expect(decimalPlaces(Number.POSITIVE_INFINITY)).toBe(Number.POSITIVE_INFINITY);
+    expect(decimalPlaces(Number.NEGATIVE_INFINITY)).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('toScaled / fromScaled', () => {
+  it('converts through the decimal text, never binary float arithmetic', () => {
+    expect(toQuantity(0.1)).toBe(100);
+    expect(toQuantity(0.1) + toQuantity(0.2)).toBe(toQuantity(0.3));
+    expect(toQuantity(1.005)).toBe(1005);
+    expect(toMoney(19.99)).toBe(199_900);
+    expect(toMoney(-0.0001)).toBe(-1);
+    expect(toScaled(1e-7, 7)).toBe(1);
+    expect(toScaled(1.5e-7, 8)).toBe(15);
+    expect(toScaled(1e15, 0)).toBe(1e15);
+    expect(fromQuantity(1005)).toBe(1.005);
+    expect(fromMoney(199_900)).toBe(19.99);
+  });
+
+  it('never yields negative zero', () => {
+    expect(Object.is(toScaled(-0, 3), 0)).toBe(true);
+  });
+
+  it('refuses more decimals than the scale instead of rounding', () => {
+    expect(() => toQuantity(0.0001)).toThrow(RangeError);
+    expect(() => toQuantity(1.0005)).toThrow(RangeError);
+    expect(() => toMoney(0.00001)).toThrow(RangeError);
+    expect(() => toScaled(1.5e-7, 7)).toThrow(RangeError);
+    expect(() => toScaled(1e-7, 6)).toThrow(RangeError);
+  });
+
+  it('refuses values whose scaled integer is not safe, and non-finite ones', () => {
+    expect(() => toScaled(1e21, 3)).toThrow(RangeError);
+    expect(() => toQuantity(2 ** 53)).toThrow(RangeError);
+    expect(() => toQuantity(Number.POSITIVE_INFINITY)).toThrow(RangeError);
+    expect(() => toMoney(Number.NaN)).toThrow(RangeError);
+  });
+
+  it('round-trips every value with at most n decimals (15 significant digits)', () => {
+    fc.assert(
+      fc.property(scaleArb, fc.integer({ min: -MAX_EXACT_DIGITS, max: MAX_EXACT_DIGITS }), (n, scaled) => {
+        const value = scaled / 10 ** n;
+        expect(decimalPlaces(value)).toBeLessThanOrEqual(n);
+        expect(toScaled(value, n)).toBe(scaled === 0 ? 0 : scaled);
+        expect(fromScaled(toScaled(value, n), n)).toBe(value === 0 ? 0 : value);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('refuses every value with exactly one decimal more than allowed', () => {
+    fc.assert(
+      fc.property(
+        scaleArb,
+        fc.integer({ min: -MAX_EXACT_DIGITS, max: MAX_EXACT_DIGITS }).filter((k) => k % 10 !== 0),
+        (n, digits) => {
+          const value = digits / 10 ** (n + 1);
+          expect(decimalPlaces(value)).toBe(n + 1);
+          expect(() => toScaled(value, n)).toThrow(RangeError);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('for any double: either an exact, safe, reversible integer or a RangeError', () => {
+    fc.assert(
+      fc.property(scaleArb, fc.double(), (n, value) => {
+        let scaled: number;
+        try {
+          scaled = toScaled(value, n);
+        } catch (error) {
+          expect(error).toBeInstanceOf(RangeError);
+          const tooPrecise = !Number.isFinite(value) || decimalPlaces(value) > n;
+          expect(tooPrecise || Math.abs(value) * 10 ** n > 2 ** 52).toBe(true);
+          return;
+        }
+        expect(Number.isSafeInteger(scaled)).toBe(true);
+        expect(decimalPlaces(value)).toBeLessThanOrEqual(n);
+        expect(fromScaled(scaled, n)).toBe(value === 0 ? 0 : value);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
