@@ -12,13 +12,16 @@ import { registerIdempotency } from './plugins/idempotency.js';
 import { registerMetrics } from './plugins/metrics.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerProbes } from './plugins/probes.js';
-import { BODY_LIMIT_BYTES, registerCaseInsensitiveQuery, registerJsonBody } from './plugins/request-parsing.js';
+import { BODY_LIMIT_BYTES, registerCaseInsensitiveQuery, registerJsonBody, registerNulGuard } from './plugins/request-parsing.js';
+import { stockLogRoutes } from './modules/stock-logs/routes.js';
 import { storeRoutes } from './modules/stores/routes.js';
 import { productRoutes } from './modules/products/routes.js';
 import { priceRoutes } from './modules/products/prices/routes.js';
 import { discountRoutes } from './modules/products/discounts/routes.js';
 import { categoryRoutes } from './modules/categories/routes.js';
 import { reasonCodeRoutes } from './modules/reason-codes/routes.js';
+import { locationRoutes } from './modules/locations/routes.js';
+import { storeProductRoutes } from './modules/store-products/routes.js';
 import { ensureBootstrapAdmin } from './modules/tokens/service.js';
 import { CursorCodec } from './shared/cursor.js';
 import { AppError } from './shared/errors.js';
@@ -64,6 +67,7 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   registerErrorHandler(app, handle.dialect);
   registerJsonBody(app);
   registerCaseInsensitiveQuery(app);
+  registerNulGuard(app);
   documentErrorResponses(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -93,6 +97,9 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   await app.register(discountRoutes, { prefix: API_PREFIX });
   await app.register(categoryRoutes, { prefix: API_PREFIX });
   await app.register(reasonCodeRoutes, { prefix: API_PREFIX });
+  await app.register(locationRoutes, { prefix: API_PREFIX });
+  await app.register(storeProductRoutes, { prefix: API_PREFIX });
+  await app.register(stockLogRoutes, { prefix: API_PREFIX });
   return app;
 }
 

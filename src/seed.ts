@@ -5,6 +5,7 @@ import { importCategories } from './modules/categories/service.js';
 import type { CategoryInput } from './modules/categories/schema.js';
 import { importReasonCodes } from './modules/reason-codes/service.js';
 import { REASON_CODE_TYPES, type ReasonCodeInput } from './modules/reason-codes/schema.js';
+import { seedProducts } from './modules/products/demo.js';
 
 const OPENING_HOURS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].map((day, index) => ({
   sort_order: index + 1,
@@ -95,5 +96,6 @@ export async function seedDemoData(ctx: AppContext): Promise<string[]> {
     `stores: ${await importStores(ctx, { stores: DEMO_STORES }, false, 'seed')}`,
     `categories: ${await importCategories(ctx, { categories: DEMO_CATEGORIES }, false, 'seed')}`,
     `reason codes: ${await importReasonCodes(ctx, { reason_codes: DEMO_REASON_CODES }, false, 'seed')}`,
+    ...(await seedProducts(ctx)),
   ];
 }

@@ -3,6 +3,8 @@ import { isMigrated } from './db/migrate.js';
 import { isRole } from './modules/tokens/service.js';
 import { hierarchyProblems } from './modules/categories/hierarchy.js';
 import { allLiveParents } from './modules/categories/repository.js';
+import { PRODUCT_CHECKS } from './modules/products/verify-checks.js';
+import { ledgerViolations } from './modules/stock-logs/invariants.js';
 
 /** One broken invariant, said so an operator can find the record. */
 export interface Violation {
@@ -29,6 +31,7 @@ const parsesAsJsonArray = (text: string | null) => {
  * violation). Later resources add their checks here (the stock ledger's is the big one).
  */
 export const VERIFY_CHECKS: VerifyCheck[] = [
+  { name: 'stock ledger', run: ledgerViolations },
   {
     name: 'migrations',
     async run(handle) {
@@ -96,6 +99,7 @@ export const VERIFY_CHECKS: VerifyCheck[] = [
       return violations;
     },
   },
+  ...PRODUCT_CHECKS,
 ];
 
 export async function verifyAll(handle: DbHandle): Promise<Violation[]> {

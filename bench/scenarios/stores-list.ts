@@ -1,6 +1,7 @@
 import { API, AUTHORIZATION, expectStatus, startBenchApp, tempDir } from '../lib/app.js';
 import { storeInputs } from '../lib/data.js';
 import { bareJsonServer, fireLoad, listenLocal } from '../lib/http.js';
+import { profileOnce } from '../lib/profile.js';
 import type { Scenario } from '../lib/scenario.js';
 
 const STORES = 1_000;
@@ -9,10 +10,11 @@ const QUERY = '?page_size=100';
 const CONNECTIONS = 10;
 const WARMUP_SECONDS = 2;
 const RUN_SECONDS = 4;
+const NAME = 'stores.list.page100';
 
 /** Issue 3 (a): reading a page of stores should cost at most twice serving its bytes. */
 export const storesList: Scenario = {
-  name: 'stores.list.page100',
+  name: NAME,
   description: `GET ${PATH}${QUERY} over HTTP (autocannon, ${CONNECTIONS} connections, ${RUN_SECONDS} s per run) on ${STORES} seeded stores, against a bare Fastify route serving the same response bytes`,
   unit: 'req/s',
   valueLabel: 'app',
@@ -33,6 +35,7 @@ export const storesList: Scenario = {
     const bareUrl = `${bare.url}${PATH}${QUERY}`;
     const headers = { authorization: AUTHORIZATION };
     const load = (url: string, seconds: number) => fireLoad({ url, headers, connections: CONNECTIONS, durationSeconds: seconds });
+    const loadApp = () => profileOnce(NAME, () => load(appUrl, RUN_SECONDS));
 
     await load(appUrl, WARMUP_SECONDS);
     await load(bareUrl, WARMUP_SECONDS);
@@ -40,12 +43,12 @@ export const storesList: Scenario = {
       async measure(run) {
         // Alternate who goes first, so a drift in machine speed favours neither side.
         if (run % 2 === 0) {
-          const app = await load(appUrl, RUN_SECONDS);
+          const app = await loadApp();
           const baseline = await load(bareUrl, RUN_SECONDS);
           return { value: app.requestsPerSecond, baseline: baseline.requestsPerSecond };
         }
         const baseline = await load(bareUrl, RUN_SECONDS);
-        const app = await load(appUrl, RUN_SECONDS);
+        const app = await loadApp();
         return { value: app.requestsPerSecond, baseline: baseline.requestsPerSecond };
       },
       async close() {

@@ -22,6 +22,9 @@ interface Profile {
   endTime: number;
 }
 
+const PROJECT = `${process.cwd()}/`;
+
+/** Package name, node: module or project-relative file of a frame. */
 function where(url: string): string {
   if (url === '') return '(native/V8)';
   const modules = url.lastIndexOf('node_modules/');
@@ -30,8 +33,8 @@ function where(url: string): string {
     return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
   if (url.startsWith('node:')) return url;
-  const project = url.indexOf('/work/main/');
-  return project === -1 ? url : url.slice(project + '/work/main/'.length);
+  const project = url.indexOf(PROJECT);
+  return project === -1 ? url : url.slice(project + PROJECT.length);
 }
 
 function main(): void {

@@ -10,8 +10,13 @@ export type UpsertTable = {
 
 export interface UpsertSpec {
   table: UpsertTable;
-  /** Natural-key column (store_number, product_number, …), unique in the table. */
+  /** Natural-key column (store_number, product_number, …), unique in the table (or within `scope`). */
   keyColumn: string;
+  /**
+   * Owner the key is unique within (locations: location_code per store_id): existing rows,
+   * the conflict target and a flush are limited to it. Records carry the scope column.
+   */
+  scope?: { column: string; value: number | string };
   /** Records with every column but id and the audit columns; each carries content_hash. */
   records: Array<Record<string, unknown> & { content_hash: string }>;
   actor: string;
@@ -50,6 +55,7 @@ export async function upsertByKey(trx: Transaction<Database>, dialect: Dialect, 
       .selectFrom(spec.table)
       .select(['id', sql.ref<string>(spec.keyColumn).as('key'), 'content_hash', 'deleted_on'])
       .where(spec.keyColumn, 'in', keyChunk)
+      .$if(spec.scope !== undefined, (q: any) => q.where(spec.scope!.column, '=', spec.scope!.value))
       .execute();
     // String(): a numeric key column (reason_code) reads back as a number; keys compare as text.
     for (const row of rows) existing.set(String(row.key), row);
@@ -80,13 +86,14 @@ export async function upsertByKey(trx: Transaction<Database>, dialect: Dialect, 
 
   if (toWrite.length > 0) {
     const columns = Object.keys(toWrite[0]!);
-    const updatable = columns.filter((c) => c !== spec.keyColumn && c !== 'created_on' && c !== 'created_by');
+    const conflictColumns = spec.scope ? [spec.scope.column, spec.keyColumn] : [spec.keyColumn];
+    const updatable = columns.filter((c) => !conflictColumns.includes(c) && c !== 'created_on' && c !== 'created_by');
     for (const rows of chunk(toWrite, Math.max(1, Math.floor(dialect.maxParameters / columns.length)))) {
       const written: Array<{ id: number; key: string }> = await db
         .insertInto(spec.table)
         .values(rows)
         .onConflict((oc: any) =>
-          oc.column(spec.keyColumn).doUpdateSet(Object.fromEntries(updatable.map((c) => [c, sql.ref(`excluded.${c}`)]))),
+          oc.columns(conflictColumns).doUpdateSet(Object.fromEntries(updatable.map((c) => [c, sql.ref(`excluded.${c}`)]))),
         )
         .returning(['id', sql.ref<string>(spec.keyColumn).as('key')])
         .execute();
@@ -103,6 +110,7 @@ async function softDeleteAbsent(db: Transaction<any>, spec: UpsertSpec, keep: Se
     .selectFrom(spec.table)
     .select(['id', sql.ref<string>(spec.keyColumn).as('key')])
     .where('deleted_on', 'is', null)
+    .$if(spec.scope !== undefined, (q: any) => q.where(spec.scope!.column, '=', spec.scope!.value))
     .execute();
   const absentIds = live.filter((row) => !keep.has(String(row.key))).map((row) => row.id);
   for (const ids of chunk(absentIds, 10_000)) {

@@ -33,7 +33,13 @@ export interface PoolSplitInput {
   locationDefaultPool?: number;
 }
 
-export type PoolSplit = { ok: true; deltas: Array<{ pool: PoolNumber; deltaMilli: number }> } | { ok: false; reason: string };
+/** A quantity booked into one pool: a signed delta, or for a count the counted level. */
+export interface PoolPart {
+  pool: PoolNumber;
+  quantityMilli: number;
+}
+
+export type PoolSplit = { ok: true; parts: PoolPart[] } | { ok: false; reason: string };
 
 /**
  * Which pools an entry books into (PRODUCT §5): with any `stock_pool_N` given they are the
@@ -42,23 +48,21 @@ export type PoolSplit = { ok: true; deltas: Array<{ pool: PoolNumber; deltaMilli
  */
 export function splitIntoPools(input: PoolSplitInput): PoolSplit {
   const given = (input.poolDeltasMilli ?? [])
-    .map((deltaMilli, index) => ({ pool: (index + 1) as PoolNumber, deltaMilli }))
-    .filter((p): p is { pool: PoolNumber; deltaMilli: number } => p.deltaMilli !== undefined);
+    .map((quantityMilli, index) => ({ pool: (index + 1) as PoolNumber, quantityMilli }))
+    .filter((p): p is PoolPart => p.quantityMilli !== undefined);
   if (given.length === 0) {
     const pool = (input.poolLocation ?? input.locationDefaultPool ?? 1) as PoolNumber;
-    return { ok: true, deltas: [{ pool, deltaMilli: input.quantityMilli }] };
+    return { ok: true, parts: [{ pool, quantityMilli: input.quantityMilli }] };
   }
-  const total = given.reduce((sum, p) => sum + p.deltaMilli, 0);
+  const total = given.reduce((sum, p) => sum + p.quantityMilli, 0);
   if (total !== input.quantityMilli) {
     return { ok: false, reason: `stock_pool_N add up to ${total / 1000}, not to quantity ${input.quantityMilli / 1000}` };
   }
-  return { ok: true, deltas: given.filter((p) => p.deltaMilli !== 0) };
+  // Zero parts stay: for a count, "pool 2 holds 0" is a fact worth booking.
+  return { ok: true, parts: given };
 }
 
 /** Applies the reason sign pool by pool (a loss split over pools subtracts from each). */
-export function signPoolDeltas(
-  deltas: ReadonlyArray<{ pool: PoolNumber; deltaMilli: number }>,
-  reason: ReasonCodeSign | undefined,
-): Array<{ pool: PoolNumber; deltaMilli: number }> {
-  return deltas.map((d) => ({ pool: d.pool, deltaMilli: applyReasonSign(d.deltaMilli, reason) }));
+export function signPoolParts(parts: readonly PoolPart[], reason: ReasonCodeSign | undefined): PoolPart[] {
+  return parts.map((p) => ({ pool: p.pool, quantityMilli: applyReasonSign(p.quantityMilli, reason) }));
 }

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { MAX_LISTED_ERRORS, validationFailed } from '../shared/errors.js';
+import type { FieldError } from '../shared/validation.js';
 
 /** PRODUCT §3 Limits: 32 MiB per body (413 beyond). */
 export const BODY_LIMIT_BYTES = 32 * 1024 * 1024;
@@ -18,7 +20,58 @@ export function registerJsonBody(app: FastifyInstance): void {
     if (request.headers['idempotency-key'] !== undefined) {
       request.rawBodyHash = createHash('sha256').update(body as string).digest('hex');
     }
-    defaultParser(request, body as string, done);
+    const text = body as string;
+    if (!text.includes('\\u0000') || !NUL_ESCAPE.test(text)) return defaultParser(request, text, done);
+    defaultParser(request, text, (error, parsed) => {
+      const nulErrors = error ? [] : nulCharacterErrors(parsed, undefined);
+      if (error || nulErrors.length === 0) return done(error, parsed);
+      done(validationFailed(NUL_SENTENCE, nulErrors), undefined);
+    });
+  });
+}
+
+/**
+ * U+0000 is refused in every string (PRODUCT §3 hostile input): PostgreSQL text cannot
+ * hold it (a 500) and SQLite reads it as the end of a LIKE pattern (a search matching
+ * everything), so it is a 400 on both. In JSON text it can only arrive as `\u0000`.
+ */
+const NUL_ESCAPE = /(?<!\\)(?:\\\\)*\\u0000/;
+const NUL_SENTENCE = 'Strings must not contain the NUL character (\\u0000)';
+
+/** Every string (or key) holding U+0000, by path; iterative, so deep nesting is no risk. */
+function nulCharacterErrors(root: unknown, prefix: string | undefined): FieldError[] {
+  type Node = { value: unknown; parent?: Node; key?: string | number };
+  const pathOf = (node: Node): string => {
+    const keys: Array<string | number> = [];
+    for (let at: Node | undefined = node; at?.key !== undefined; at = at.parent) keys.push(at.key);
+    return keys.reverse().reduce<string>((path, key) => (typeof key === 'number' ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`), prefix ?? '') || 'body';
+  };
+  const errors: FieldError[] = [];
+  const stack: Node[] = [{ value: root }];
+  while (stack.length > 0 && errors.length < MAX_LISTED_ERRORS) {
+    const node = stack.pop()!;
+    const { value } = node;
+    if (typeof value === 'string') {
+      if (value.includes('\0')) errors.push({ path: pathOf(node), message: 'must not contain the NUL character' });
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], parent: node, key: i });
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i]!;
+        if (key.includes('\0')) errors.push({ path: pathOf(node), message: 'must not contain a key with the NUL character' });
+        else stack.push({ value: item, parent: node, key });
+      }
+    }
+  }
+  return errors;
+}
+
+/** The same rule for query strings and path parameters. */
+export function registerNulGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request: FastifyRequest) => {
+    const errors = [...nulCharacterErrors(request.query, 'query'), ...nulCharacterErrors(request.params, 'params')];
+    if (errors.length > 0) throw validationFailed(NUL_SENTENCE, errors);
   });
 }
 

@@ -17,10 +17,11 @@ export interface Principal {
  * How a route is guarded:
  * - `master`: master data; every role reads, admin and integration write;
  * - `store`: a `{store_number}` path; a store token only for its stores;
- * - `store-write`: cross-store writes whose items name their store (checked by the service);
+ * - `cross-store`: lists across stores (filtered to a store token's stores) and writes whose
+ *   items name their store (checked by the service);
  * - `admin`: token management.
  */
-export type AccessRule = 'public' | 'master' | 'store' | 'store-write' | 'admin';
+export type AccessRule = 'public' | 'master' | 'store' | 'cross-store' | 'admin';
 
 export function isReadMethod(method: string): boolean {
   return method === 'GET' || method === 'HEAD';

@@ -6,6 +6,8 @@ export interface CursorPosition {
   afterId: number;
   /** Page number the next page carries. */
   page: number;
+  /** Page size of the page that issued the cursor: the next page keeps it unless told otherwise. */
+  pageSize: number;
   /** Fingerprint of the resource and filters the cursor was made for. */
   scope: string;
 }
@@ -19,7 +21,7 @@ export class CursorCodec {
   constructor(private readonly secret: string) {}
 
   encode(position: CursorPosition): string {
-    const body = Buffer.from(JSON.stringify([position.afterId, position.page, position.scope])).toString('base64url');
+    const body = Buffer.from(JSON.stringify([position.afterId, position.page, position.scope, position.pageSize])).toString('base64url');
     return `${body}.${this.sign(body)}`;
   }
 
@@ -38,10 +40,12 @@ export class CursorCodec {
     } catch {
       throw invalid();
     }
-    if (!Array.isArray(parsed) || parsed.length !== 3) throw invalid();
-    const [afterId, page, scope] = parsed as [unknown, unknown, unknown];
-    if (!Number.isSafeInteger(afterId) || !Number.isSafeInteger(page) || scope !== expectedScope) throw invalid();
-    return { afterId: afterId as number, page: page as number, scope };
+    if (!Array.isArray(parsed) || parsed.length !== 4) throw invalid();
+    const [afterId, page, scope, pageSize] = parsed as [unknown, unknown, unknown, unknown];
+    if (!Number.isSafeInteger(afterId) || !Number.isSafeInteger(page) || !Number.isSafeInteger(pageSize) || scope !== expectedScope) {
+      throw invalid();
+    }
+    return { afterId: afterId as number, page: page as number, pageSize: pageSize as number, scope };
   }
 
   private sign(body: string): string {

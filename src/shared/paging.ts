@@ -36,17 +36,21 @@ export function listFilters(filters: Record<string, unknown>): ListFilters {
   return echoed;
 }
 
+const clampPageSize = (size: number) => Math.min(MAX_PAGE_SIZE, Math.max(1, size));
+
 /**
  * Resolves paging parameters: defaults, clamps (page_size 1..1000, page_start ≥ 1) and
  * the scroll cursor, which wins over page_start and is bound to the resource and filters.
+ * A request with only `scroll_id` keeps the page size the cursor was issued with.
  */
 export function resolvePage(query: PageQuery, resource: string, filters: ListFilters, cursors: CursorCodec): PageWindow {
-  const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, query.page_size ?? DEFAULT_PAGE_SIZE));
-  const scope = createHash('sha1').update(resource).update(JSON.stringify(filters)).update(String(pageSize)).digest('base64url').slice(0, 16);
+  const scope = createHash('sha1').update(resource).update(JSON.stringify(filters)).digest('base64url').slice(0, 16);
   if (query.scroll_id) {
     const position = cursors.decode(query.scroll_id, scope);
+    const pageSize = clampPageSize(query.page_size ?? position.pageSize);
     return { pageSize, pageStart: position.page, afterId: position.afterId, offset: 0, fetchLimit: pageSize + 1, scope };
   }
+  const pageSize = clampPageSize(query.page_size ?? DEFAULT_PAGE_SIZE);
   const pageStart = Math.max(1, query.page_start ?? 1);
   return { pageSize, pageStart, offset: (pageStart - 1) * pageSize, fetchLimit: pageSize + 1, scope };
 }
@@ -96,7 +100,7 @@ export function pagedResponse<Row, Item>(args: {
     project_last_modified_date: formatOptionalDateTime(args.lastModified) ?? null,
     scroll_id:
       hasMore && last !== undefined
-        ? args.cursors.encode({ afterId: args.idOf(last), page: window.pageStart + 1, scope: window.scope })
+        ? args.cursors.encode({ afterId: args.idOf(last), page: window.pageStart + 1, pageSize: window.pageSize, scope: window.scope })
         : null,
     server_time: formatDateTime(Date.now()),
     sort_column: 'id',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyReasonSign, signPoolDeltas, splitIntoPools } from '../../src/domain/stock-rules.js';
+import { applyReasonSign, signPoolParts, splitIntoPools } from '../../src/domain/stock-rules.js';
 
 describe('reason-code sign (PRODUCT §5)', () => {
   it('loss subtracts |q|, gain adds |q|, others keep the sign', () => {
@@ -18,16 +18,16 @@ describe('reason-code sign (PRODUCT §5)', () => {
 
 describe('pool resolution (PRODUCT §5)', () => {
   it('pool_location, then the location default, then pool 1', () => {
-    expect(splitIntoPools({ quantityMilli: 2000, poolLocation: 3, locationDefaultPool: 5 })).toEqual({ ok: true, deltas: [{ pool: 3, deltaMilli: 2000 }] });
-    expect(splitIntoPools({ quantityMilli: 2000, locationDefaultPool: 5 })).toEqual({ ok: true, deltas: [{ pool: 5, deltaMilli: 2000 }] });
-    expect(splitIntoPools({ quantityMilli: 2000 })).toEqual({ ok: true, deltas: [{ pool: 1, deltaMilli: 2000 }] });
+    expect(splitIntoPools({ quantityMilli: 2000, poolLocation: 3, locationDefaultPool: 5 })).toEqual({ ok: true, parts: [{ pool: 3, quantityMilli: 2000 }] });
+    expect(splitIntoPools({ quantityMilli: 2000, locationDefaultPool: 5 })).toEqual({ ok: true, parts: [{ pool: 5, quantityMilli: 2000 }] });
+    expect(splitIntoPools({ quantityMilli: 2000 })).toEqual({ ok: true, parts: [{ pool: 1, quantityMilli: 2000 }] });
   });
 
   it('stock_pool_N are per-pool deltas that must add up to quantity', () => {
     const deltas = [undefined, 1500, undefined, 500];
     expect(splitIntoPools({ quantityMilli: 2000, poolDeltasMilli: deltas })).toEqual({
       ok: true,
-      deltas: [{ pool: 2, deltaMilli: 1500 }, { pool: 4, deltaMilli: 500 }],
+      parts: [{ pool: 2, quantityMilli: 1500 }, { pool: 4, quantityMilli: 500 }],
     });
     const wrong = splitIntoPools({ quantityMilli: 3000, poolDeltasMilli: deltas });
     expect(wrong.ok).toBe(false);
@@ -39,15 +39,22 @@ describe('pool resolution (PRODUCT §5)', () => {
         const total = pools.reduce<number>((s, p) => s + (p ?? 0), 0);
         const split = splitIntoPools({ quantityMilli: total, poolDeltasMilli: pools });
         expect(split.ok).toBe(true);
-        if (split.ok) expect(split.deltas.reduce((s, d) => s + d.deltaMilli, 0)).toBe(total);
+        if (split.ok) expect(split.parts.reduce((s, d) => s + d.quantityMilli, 0)).toBe(total);
       }),
     );
   });
 
+  it('zero parts are kept (a count of 0 in a pool is a fact)', () => {
+    expect(splitIntoPools({ quantityMilli: 0, poolDeltasMilli: [0, undefined, 0] })).toEqual({
+      ok: true,
+      parts: [{ pool: 1, quantityMilli: 0 }, { pool: 3, quantityMilli: 0 }],
+    });
+  });
+
   it('a loss split over pools subtracts from each', () => {
-    expect(signPoolDeltas([{ pool: 1, deltaMilli: 3000 }, { pool: 2, deltaMilli: -2000 }], { isLoss: true, isGain: false })).toEqual([
-      { pool: 1, deltaMilli: -3000 },
-      { pool: 2, deltaMilli: -2000 },
+    expect(signPoolParts([{ pool: 1, quantityMilli: 3000 }, { pool: 2, quantityMilli: -2000 }], { isLoss: true, isGain: false })).toEqual([
+      { pool: 1, quantityMilli: -3000 },
+      { pool: 2, quantityMilli: -2000 },
     ]);
   });
 });

@@ -50,3 +50,38 @@ export async function restartableDatabaseUrl(dialect: { name: string; freshDatab
   const { join } = await import('node:path');
   return `sqlite:${join(mkdtempSync(join(tmpdir(), 'store-ops-test-')), 'db.sqlite')}`;
 }
+
+/** Every field §4.9 requires of a product. */
+export function productInput(productNumber: string, overrides: Record<string, unknown> = {}) {
+  return {
+    product_number: productNumber,
+    product_name: `Product ${productNumber}`,
+    carrier_item_quantity: 1,
+    is_counted: true,
+    price_compare_multiplier: 1,
+    ...overrides,
+  };
+}
+
+/** A price record of §4.9 valid from 2020 to 2100 unless overridden. */
+export function priceInput(priceId: string, productNumber: string, price: number, overrides: Record<string, unknown> = {}) {
+  return {
+    price_id: priceId,
+    product_number: productNumber,
+    price,
+    price_type: 1,
+    valid_from: '2020-01-01T00:00:00Z',
+    valid_to: '2100-01-01T00:00:00Z',
+    ...overrides,
+  };
+}
+
+/** A discount line of §4.9 (not a delete) for a product. */
+export function discountInput(productNumber: string, price: number, overrides: Record<string, unknown> = {}) {
+  return { is_delete: false, product_number: productNumber, price, ...overrides };
+}
+
+/** A location of PRODUCT §5 (Locations) with no tags or default pool unless overridden. */
+export function locationInput(locationCode: string, overrides: Record<string, unknown> = {}) {
+  return { location_code: locationCode, ...overrides };
+}

@@ -135,7 +135,7 @@ for (const dialect of DIALECTS) {
       });
 
       it('unicode strings are stored and read back unchanged', async () => {
-        const name = 'Café ☕ 東京 Zürich 😀 \u0000-free';
+        const name = 'Café ☕ 東京 Zürich 😀 עברית \u00e9\t"quoted"';
         const emojiNumber = '😀'.repeat(64);
         const response = await t.post(`${API}/stores`, {
           stores: [storeInput('Ü-1', { store_name: name, city: 'Überlingen' }), storeInput(emojiNumber)],
@@ -146,6 +146,40 @@ for (const dialect of DIALECTS) {
         expect(found.list[0]).toMatchObject({ store_number: 'Ü-1', store_name: name, city: 'Überlingen' });
         expect((await t.get(`${API}/stores?search_text=${encodeURIComponent(emojiNumber)}`)).json().list[0].store_number).toBe(emojiNumber);
         expect((await t.post(`${API}/stores`, { stores: [storeInput('😀'.repeat(65))] })).statusCode).toBe(400);
+      });
+
+      it('the NUL character is a 400 in bodies and queries (PostgreSQL text cannot hold it)', async () => {
+        const store = JSON.stringify(storeInput('N1')).slice(0, -1);
+        const response = await t.request({
+          method: 'POST',
+          url: `${API}/stores`,
+          payload: `{"stores": [${store}, "city": "Zw\\u0000olle", "free_fields": [{"sort_order": 1, "value": "\\u0000"}]}]}`,
+          headers: json,
+        });
+        expect(response.statusCode, response.body).toBe(400);
+        expect(response.json()).toMatchObject({
+          code: 'VALIDATION_FAILED',
+          errors: [
+            { path: 'stores[0].city', message: expect.any(String) },
+            { path: 'stores[0].free_fields[0].value', message: expect.any(String) },
+          ],
+        });
+        expect((await t.get(`${API}/stores?search_text=N1`)).json().total_count).toBe(0);
+
+        const query = await t.get(`${API}/stores?search_text=a%00b`);
+        expect(query.statusCode).toBe(400);
+        expect(query.json().errors).toEqual([{ path: 'query.search_text', message: expect.any(String) }]);
+        expect((await t.get(`${API}/stores?search_text=%00`)).statusCode).toBe(400);
+
+        // An escaped backslash followed by the text "u0000" is no NUL character.
+        const literal = await t.request({
+          method: 'POST',
+          url: `${API}/stores`,
+          payload: `{"stores": [${store}, "store_gln": "G\\\\u0000"}]}`,
+          headers: json,
+        });
+        expect(literal.statusCode, literal.body).toBe(200);
+        expect((await t.get(`${API}/stores?search_text=N1`)).json().list[0].store_gln).toBe('G\\u0000');
       });
 
       it('SQL-like search text is data, not SQL', async () => {
@@ -165,7 +199,8 @@ for (const dialect of DIALECTS) {
         expect(await search('0%')).toEqual(['C1']);
         expect(await search('_')).toEqual(['C2']);
         expect(await search('a_b')).toEqual(['C2']);
-        expect(await search('%Fresh')).toEqual(['C1']);
+        expect(await search('% fresh')).toEqual(['C1']);
+        expect(await search('%fresh')).toEqual([]);
         expect(await search('\\')).toEqual(['C4']);
         expect(await search('k\\s')).toEqual(['C4']);
       });

@@ -1,6 +1,5 @@
 import { toQuantity } from '../../domain/decimal.js';
 import type { FieldError } from '../../shared/validation.js';
-import { arrayBarcodes } from './mapping.js';
 import type { ProductInput } from './schema.js';
 
 export type BarcodeKind = 'product' | 'array' | 'unit';

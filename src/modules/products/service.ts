@@ -66,7 +66,9 @@ async function assertBarcodesFree(trx: Transaction<Database>, toWrite: readonly 
  * price moves the previous one into old_price (PRODUCT §6).
  */
 export async function importProducts(ctx: AppContext, body: ProductsBody, flush: boolean, actor: string): Promise<string> {
+  let __t = performance.now(); const lap = (l: string) => { const n = performance.now(); console.log(l, Math.round(n - __t)); __t = n; };
   const { planned, deletions } = planImport(body);
+  lap('plan');
   const requestNumbers = new Set(body.products.map((p) => p.product_number));
   const now = Date.now();
 
@@ -77,7 +79,8 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
       const current = stored.get(p.input.product_number);
       return current === undefined || current.deleted_on !== null || current.content_hash !== p.record.content_hash;
     });
-    await assertBarcodesFree(trx, toWrite, requestNumbers);
+    lap('stored'); await assertBarcodesFree(trx, toWrite, requestNumbers);
+    lap('owners');
 
     const records = planned.map((p) => {
       const current = stored.get(p.input.product_number);
@@ -85,6 +88,7 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
       return { ...p.record, old_price: oldPrice };
     });
     const result = await upsertByKey(trx, ctx.dialect, { table: 'products', keyColumn: 'product_number', records, actor, now, flush });
+    lap('upsert');
 
     const barcodeRows: ProductBarcodeTable[] = toWrite.flatMap((p) => {
       const productId = result.idsByKey.get(p.input.product_number)!;
@@ -92,6 +96,7 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
     });
     const writtenIds = toWrite.map((p) => result.idsByKey.get(p.input.product_number)!);
     await products.replaceBarcodes(trx, writtenIds, barcodeRows, Math.floor(ctx.dialect.maxParameters / 4));
+    lap('barcodes');
     return { ...result, deleted: result.deleted + deleted.length };
   });
   return describeCounts(counts);

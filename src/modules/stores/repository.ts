@@ -18,7 +18,8 @@ function applyFilters<O>(query: SelectQueryBuilder<Database, 'stores', O>, diale
   if (filters.secondaryKey !== undefined) filtered = filtered.where('secondary_key', '=', filters.secondaryKey);
   if (filters.onlyStoreNumbers !== undefined) {
     const numbers = filters.onlyStoreNumbers;
-    filtered = numbers.length === 0 ? filtered.where((eb) => eb.val(false)) : filtered.where('store_number', 'in', numbers);
+    // A literal, not a bound false: better-sqlite3 cannot bind booleans.
+    filtered = numbers.length === 0 ? filtered.where((eb) => eb.lit(false)) : filtered.where('store_number', 'in', numbers);
   }
   if (filters.searchText !== undefined && filters.searchText !== '') {
     const text = filters.searchText;

@@ -1,0 +1,237 @@
+import type { Insertable, Transaction } from 'kysely';
+import type { Dialect } from '../../db/dialect/types.js';
+import type { Database, StockLogTable } from '../../db/schema.js';
+import { POOL_COUNT, type PoolPart } from '../../domain/stock-rules.js';
+import { chunk } from '../../shared/bulk.js';
+import { ensureStoreProducts } from '../store-products/repository.js';
+import { applyPostings, type Posting } from './ledger.js';
+
+/**
+ * Booking: turns resolved entry drafts into stock_logs rows and, unless they wait for
+ * review, ledger postings — in the caller's transaction. Every stock change of the
+ * service (log entries, counts, movements, receipts, picking, resets) books through here.
+ */
+
+export interface BookingStore {
+  id: number;
+  store_number: string;
+}
+
+export interface BookingProduct {
+  id: number;
+  product_number: string;
+  barcode: string | null;
+  price: number | null;
+  purchase_price: number | null;
+  purchase_unit_quantity: number | null;
+}
+
+export interface EntryDraft {
+  product: BookingProduct;
+  location?: { id: number; location_code: string };
+  reason?: { reason_code: number; reason_code_description: string; is_loss: 0 | 1 };
+  /** Epoch ms the change happened. */
+  at: number;
+  isCount: boolean;
+  /** Signed delta, or for counts the counted level, per pool (thousandths). */
+  poolParts: readonly PoolPart[];
+  /** Entries waiting for review are stored and listed, not applied (PRODUCT §5). */
+  pending: boolean;
+  isFromReceipt?: boolean;
+  customerOrderNumber?: string;
+  customerOrderLineNumber?: number;
+  customerOrderShipmentNumber?: string;
+  customerOrderShipmentLineNumber?: number;
+  appUserName?: string;
+  reference?: string;
+  referenceId?: number;
+  source?: string;
+  remarks?: string;
+  exceptionImage?: string;
+  orderno?: string;
+  scannedAt?: number;
+  orderAfterAt?: number;
+}
+
+const LOG_COLUMN_COUNT = 37;
+
+/** The pool parts as stored: ten slots, null where the entry does not touch the pool. */
+export function poolQuantitiesJson(parts: readonly PoolPart[]): string {
+  const pools = new Array<number | null>(POOL_COUNT).fill(null);
+  for (const part of parts) pools[part.pool - 1] = (pools[part.pool - 1] ?? 0) + part.quantityMilli;
+  return JSON.stringify(pools);
+}
+
+export function poolPartsFromJson(json: string): PoolPart[] {
+  return (JSON.parse(json) as Array<number | null>).flatMap((quantityMilli, index) =>
+    quantityMilli === null ? [] : [{ pool: (index + 1) as PoolPart['pool'], quantityMilli }],
+  );
+}
+
+function logRow(store: BookingStore, draft: EntryDraft, actor: string, now: number): Insertable<StockLogTable> {
+  const total = draft.poolParts.reduce((sum, p) => sum + p.quantityMilli, 0);
+  return {
+    store_id: store.id,
+    store_number: store.store_number,
+    product_id: draft.product.id,
+    product_number: draft.product.product_number,
+    location_id: draft.location?.id ?? null,
+    location_code: draft.location?.location_code ?? null,
+    reason_code: draft.reason?.reason_code ?? null,
+    reason_code_description: draft.reason?.reason_code_description ?? null,
+    modification_at: draft.at,
+    is_count: draft.isCount ? 1 : 0,
+    is_from_receipt: draft.isFromReceipt ? 1 : 0,
+    quantity: total,
+    pool_quantities: poolQuantitiesJson(draft.poolParts),
+    counted_quantity: draft.isCount ? total : null,
+    review_status: draft.pending ? 1 : 0,
+    is_applied: draft.pending ? 0 : 1,
+    reference_id: draft.referenceId ?? null,
+    customer_order_number: draft.customerOrderNumber ?? null,
+    customer_order_line_number: draft.customerOrderLineNumber ?? null,
+    customer_order_shipment_number: draft.customerOrderShipmentNumber ?? null,
+    customer_order_shipment_line_number: draft.customerOrderShipmentLineNumber ?? null,
+    app_user_name: draft.appUserName ?? null,
+    reference: draft.reference ?? null,
+    source: draft.source ?? null,
+    remarks: draft.remarks ?? null,
+    exception_image: draft.exceptionImage ?? null,
+    orderno: draft.orderno ?? null,
+    barcode: draft.product.barcode,
+    scanned_at: draft.scannedAt ?? null,
+    order_after_at: draft.orderAfterAt ?? null,
+    price: draft.product.price,
+    purchase_price: draft.product.purchase_price,
+    purchase_unit_quantity: draft.product.purchase_unit_quantity,
+    created_on: now,
+    updated_on: now,
+    created_by: actor,
+    modified_by: actor,
+  };
+}
+
+/** Where an entry books: enough to derive its ledger postings. */
+export interface PostingOrigin {
+  logId: number;
+  storeId: number;
+  productId: number;
+  locationId: number | null;
+  customerOrderNumber: string | null;
+  at: number;
+  isCount: boolean;
+}
+
+/** The ledger postings of an entry, one per pool part (also when a pending entry is approved). */
+export function postingsOf(origin: PostingOrigin, parts: EntryDraft['poolParts']): Posting[] {
+  return parts.map((part) => ({
+    logId: origin.logId,
+    storeId: origin.storeId,
+    productId: origin.productId,
+    locationId: origin.locationId ?? 0,
+    pool: part.pool,
+    orderKey: origin.customerOrderNumber ?? '',
+    at: origin.at,
+    quantityMilli: part.quantityMilli,
+    isCount: origin.isCount,
+  }));
+}
+
+/** Books drafts in order; returns the new log ids in the same order. */
+export async function bookEntries(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  store: BookingStore,
+  drafts: readonly EntryDraft[],
+  actor: string,
+  now: number,
+): Promise<number[]> {
+  if (drafts.length === 0) return [];
+  const products = new Map(drafts.map((d) => [d.product.id, d.product]));
+  await ensureStoreProducts(trx, store, [...products.values()], now, actor);
+
+  const rows = drafts.map((draft) => logRow(store, draft, actor, now));
+  const ids: number[] = [];
+  for (const part of chunk(rows, Math.floor(dialect.maxParameters / LOG_COLUMN_COUNT))) {
+    const inserted = await trx.insertInto('stock_logs').values(part).returning('id').execute();
+    // Ids grow in VALUES order on both databases; sorting guards against any return order.
+    ids.push(...inserted.map((r) => r.id).sort((a, b) => a - b));
+  }
+
+  const postings: Posting[] = [];
+  drafts.forEach((draft, index) => {
+    if (draft.pending) return;
+    const origin: PostingOrigin = {
+      logId: ids[index]!,
+      storeId: store.id,
+      productId: draft.product.id,
+      locationId: draft.location?.id ?? null,
+      customerOrderNumber: draft.customerOrderNumber ?? null,
+      at: draft.at,
+      isCount: draft.isCount,
+    };
+    postings.push(...postingsOf(origin, draft.poolParts));
+  });
+  await applyPostings(trx, dialect, postings, new Map([[store.id, store.store_number]]), now);
+  await markStoreProducts(trx, store.id, drafts.filter((d) => !d.pending).map(touchOf), actor, now);
+  return ids;
+}
+
+/** What applying an entry means for its store product's bookkeeping. */
+export interface StockTouch {
+  productId: number;
+  at: number;
+  isCount: boolean;
+  isLoss: boolean;
+  isFromReceipt: boolean;
+  appUserName?: string;
+}
+
+export const touchOf = (draft: EntryDraft): StockTouch => ({
+  productId: draft.product.id,
+  at: draft.at,
+  isCount: draft.isCount,
+  isLoss: draft.reason?.is_loss === 1,
+  isFromReceipt: draft.isFromReceipt === true,
+  appUserName: draft.appUserName,
+});
+
+/**
+ * Keeps the store products' stock bookkeeping (§2.5): when stock last changed (server
+ * time, for last_stock_modified_datetime) and the latest count, loss and receipt with who
+ * did it. Updates are grouped by (moment, user) so a bulk count is a handful of statements.
+ */
+export async function markStoreProducts(trx: Transaction<Database>, storeId: number, applied: readonly StockTouch[], actor: string, now: number): Promise<void> {
+  if (applied.length === 0) return;
+  const productIds = [...new Set(applied.map((t) => t.productId))];
+  for (const ids of chunk(productIds, 10_000)) {
+    await trx.updateTable('store_products').set({ stock_modified_at: now }).where('store_id', '=', storeId).where('product_id', 'in', ids).execute();
+  }
+  const kinds = [
+    { at: 'last_counted_at', by: 'last_counted_by', applies: (t: StockTouch) => t.isCount },
+    { at: 'last_loss_at', by: 'last_loss_by', applies: (t: StockTouch) => t.isLoss },
+    { at: 'last_receipt_at', by: 'last_receipt_by', applies: (t: StockTouch) => t.isFromReceipt },
+  ] as const;
+  for (const kind of kinds) {
+    const groups = new Map<string, { at: number; by: string; productIds: Set<number> }>();
+    for (const touch of applied) {
+      if (!kind.applies(touch)) continue;
+      const by = touch.appUserName ?? actor;
+      const key = `${touch.at}|${by}`;
+      const group = groups.get(key) ?? { at: touch.at, by, productIds: new Set<number>() };
+      group.productIds.add(touch.productId);
+      groups.set(key, group);
+    }
+    for (const group of groups.values()) {
+      for (const ids of chunk([...group.productIds], 10_000)) {
+        await trx
+          .updateTable('store_products')
+          .set({ [kind.at]: group.at, [kind.by]: group.by })
+          .where('store_id', '=', storeId)
+          .where('product_id', 'in', ids)
+          .where((eb) => eb.or([eb(kind.at, 'is', null), eb(kind.at, '<=', group.at)]))
+          .execute();
+      }
+    }
+  }
+}

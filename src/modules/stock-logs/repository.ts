@@ -1,0 +1,150 @@
+import type { Kysely, Selectable, SelectQueryBuilder, Transaction } from 'kysely';
+import type { Database, StockLogTable } from '../../db/schema.js';
+import { chunk } from '../../shared/bulk.js';
+
+export type StockLogRow = Selectable<StockLogTable>;
+type Db = Kysely<Database> | Transaction<Database>;
+
+const KEYS_PER_QUERY = 10_000;
+
+export interface LocationRef {
+  id: number;
+  location_code: string;
+  default_stock_pool: number | null;
+}
+
+/** Live locations of a store among `codes`, by code. */
+export async function findLocationsByCodes(db: Db, storeId: number, codes: readonly string[]): Promise<Map<string, LocationRef>> {
+  const found = new Map<string, LocationRef>();
+  for (const codeChunk of chunk([...new Set(codes)], KEYS_PER_QUERY)) {
+    const rows = await db
+      .selectFrom('locations')
+      .select(['id', 'location_code', 'default_stock_pool'])
+      .where('store_id', '=', storeId)
+      .where('location_code', 'in', codeChunk)
+      .where('deleted_on', 'is', null)
+      .execute();
+    for (const row of rows) found.set(row.location_code, row);
+  }
+  return found;
+}
+
+export interface StockLogFilters {
+  productNumber?: string;
+  customerOrderNumber?: string;
+  reference?: string;
+  storeNumber?: string;
+  updatedFrom?: number;
+  updatedTo?: number;
+  fromId?: number;
+  toId?: number;
+  reasonCode?: number;
+  referenceId?: number;
+  reviewStatus?: number;
+  isApplied?: boolean;
+  reviewed?: boolean;
+  /** Store-role tokens see only these stores (PRODUCT §4). */
+  onlyStoreNumbers?: readonly string[];
+}
+
+function applyFilters<O>(query: SelectQueryBuilder<Database, 'stock_logs', O>, f: StockLogFilters) {
+  let q = query;
+  if (f.productNumber !== undefined) q = q.where('product_number', '=', f.productNumber);
+  if (f.customerOrderNumber !== undefined) q = q.where('customer_order_number', '=', f.customerOrderNumber);
+  if (f.reference !== undefined) q = q.where('reference', '=', f.reference);
+  if (f.storeNumber !== undefined) q = q.where('store_number', '=', f.storeNumber);
+  if (f.updatedFrom !== undefined) q = q.where('updated_on', '>=', f.updatedFrom);
+  if (f.updatedTo !== undefined) q = q.where('updated_on', '<=', f.updatedTo);
+  if (f.fromId !== undefined) q = q.where('id', '>=', f.fromId);
+  if (f.toId !== undefined) q = q.where('id', '<=', f.toId);
+  if (f.reasonCode !== undefined) q = q.where('reason_code', '=', f.reasonCode);
+  if (f.referenceId !== undefined) q = q.where('reference_id', '=', f.referenceId);
+  if (f.reviewStatus !== undefined) q = q.where('review_status', '=', f.reviewStatus);
+  if (f.isApplied !== undefined) q = q.where('is_applied', '=', f.isApplied ? 1 : 0);
+  if (f.reviewed !== undefined) q = q.where('review_status', f.reviewed ? 'in' : 'not in', [2, 3]);
+  if (f.onlyStoreNumbers !== undefined) {
+    const numbers = f.onlyStoreNumbers;
+    q = numbers.length === 0 ? q.where((eb) => eb.val(false)) : q.where('store_number', 'in', numbers);
+  }
+  return q;
+}
+
+export async function countStockLogs(db: Db, filters: StockLogFilters): Promise<number> {
+  const row = await applyFilters(db.selectFrom('stock_logs'), filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function pageOfStockLogs(db: Db, filters: StockLogFilters, window: { afterId?: number; offset: number; fetchLimit: number }): Promise<StockLogRow[]> {
+  let query = applyFilters(db.selectFrom('stock_logs').selectAll(), filters);
+  if (window.afterId !== undefined) query = query.where('id', '>', window.afterId);
+  else if (window.offset > 0) query = query.offset(window.offset);
+  return query.orderBy('id').limit(window.fetchLimit).execute();
+}
+
+export async function stockLogsLastModified(db: Db): Promise<number | null> {
+  const row = await db.selectFrom('stock_logs').select((eb) => eb.fn.max('updated_on').as('last')).executeTakeFirst();
+  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+}
+
+export interface AppliedPart {
+  log_id: number;
+  pool: number;
+  delta: number;
+  expected: number | null;
+}
+
+/** The applied ledger rows of the given log entries. */
+export async function appliedParts(db: Db, logIds: readonly number[]): Promise<Map<number, AppliedPart[]>> {
+  const parts = new Map<number, AppliedPart[]>();
+  for (const ids of chunk(logIds, KEYS_PER_QUERY)) {
+    const rows = await db.selectFrom('stock_ledger').select(['log_id', 'pool', 'delta', 'expected']).where('log_id', 'in', ids).execute();
+    for (const row of rows) {
+      const list = parts.get(row.log_id) ?? [];
+      list.push({ log_id: row.log_id, pool: row.pool, delta: Number(row.delta), expected: row.expected === null ? null : Number(row.expected) });
+      parts.set(row.log_id, list);
+    }
+  }
+  return parts;
+}
+
+/** Extra read facts of the page: the stores' cost centres and the locations' first tag. */
+export async function listContext(db: Db, rows: readonly StockLogRow[]): Promise<{ costCenters: Map<number, string | null>; locationTags: Map<number, string[]> }> {
+  const storeIds = [...new Set(rows.map((r) => r.store_id))];
+  const locationIds = [...new Set(rows.map((r) => r.location_id).filter((id): id is number => id !== null))];
+  const costCenters = new Map<number, string | null>();
+  const locationTags = new Map<number, string[]>();
+  if (storeIds.length > 0) {
+    for (const row of await db.selectFrom('stores').select(['id', 'cost_center']).where('id', 'in', storeIds).execute()) costCenters.set(row.id, row.cost_center);
+  }
+  if (locationIds.length > 0) {
+    for (const row of await db.selectFrom('locations').select(['id', 'tags']).where('id', 'in', locationIds).execute()) {
+      locationTags.set(row.id, JSON.parse(row.tags) as string[]);
+    }
+  }
+  return { costCenters, locationTags };
+}
+
+/** Entries of a store by id, locked for review. */
+export async function lockStoreLogs(
+  trx: Transaction<Database>,
+  lock: <Q extends { forUpdate(): Q }>(q: Q) => Q,
+  storeId: number,
+  ids: readonly number[],
+): Promise<Map<number, StockLogRow>> {
+  const found = new Map<number, StockLogRow>();
+  for (const idChunk of chunk([...ids].sort((a, b) => a - b), KEYS_PER_QUERY)) {
+    const rows = await lock(trx.selectFrom('stock_logs').selectAll().where('store_id', '=', storeId).where('id', 'in', idChunk).orderBy('id')).execute();
+    for (const row of rows) found.set(row.id, row);
+  }
+  return found;
+}
+
+export async function setReviewOutcome(trx: Transaction<Database>, ids: readonly number[], approved: boolean, actor: string, now: number): Promise<void> {
+  for (const idChunk of chunk(ids, KEYS_PER_QUERY)) {
+    await trx
+      .updateTable('stock_logs')
+      .set({ review_status: approved ? 2 : 3, is_applied: approved ? 1 : 0, updated_on: now, modified_by: actor })
+      .where('id', 'in', idChunk)
+      .execute();
+  }
+}

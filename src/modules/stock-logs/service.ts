@@ -1,0 +1,233 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../app-context.js';
+import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import { requireDateTime } from '../../domain/datetime.js';
+import { toQuantity } from '../../domain/decimal.js';
+import { POOLS, signPoolParts, splitIntoPools } from '../../domain/stock-rules.js';
+import { visibleStores, type Principal } from '../../shared/access.js';
+import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
+import { listFilters, pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import type { FieldError } from '../../shared/validation.js';
+import { findProductsByNumbers } from '../products/repository.js';
+import { findReasonCodes } from '../reason-codes/repository.js';
+import { findLiveStore } from '../stores/repository.js';
+import { bookEntries, markStoreProducts, poolPartsFromJson, postingsOf, type EntryDraft } from './book.js';
+import { applyPostings } from './ledger.js';
+import { toStockLog } from './mapping.js';
+import * as logs from './repository.js';
+import type { ReviewBody, StockLog, StockLogInput, StockLogsBody, StockLogsPostQuery, StockLogsQuery } from './schema.js';
+
+const path = (index: number, field: string) => `storeproductlog[${index}].${field}`;
+
+interface CheckedLine {
+  input: StockLogInput;
+  at: number;
+  quantityMilli: number;
+  /** stock_pool_1..10 as sent (thousandths), undefined where not sent. */
+  poolQuantitiesMilli: Array<number | undefined>;
+}
+
+/** Rules the request alone can break (PRODUCT §3: 400 naming the fields). */
+function checkLines(lines: readonly StockLogInput[], isCount: boolean): CheckedLine[] {
+  const errors: FieldError[] = [];
+  const checked = lines.map((input, index) => {
+    if (input.product_number === undefined || input.product_number === '') {
+      errors.push({ path: path(index, 'product_number'), message: 'is required: the entry must name its product' });
+    }
+    const quantityMilli = toQuantity(input.quantity);
+    if (isCount && quantityMilli < 0) errors.push({ path: path(index, 'quantity'), message: 'a counted level cannot be negative' });
+    const poolQuantitiesMilli = POOLS.map((n) => {
+      const value = (input as unknown as Record<string, number | undefined>)[`stock_pool_${n}`];
+      return value === undefined ? undefined : toQuantity(value);
+    });
+    poolQuantitiesMilli.forEach((q, i) => {
+      if (isCount && q !== undefined && q < 0) errors.push({ path: path(index, `stock_pool_${i + 1}`), message: 'a counted level cannot be negative' });
+    });
+    const split = splitIntoPools({ quantityMilli, poolDeltasMilli: poolQuantitiesMilli });
+    if (!split.ok) errors.push({ path: path(index, 'quantity'), message: split.reason });
+    return { input, at: requireDateTime(input.modification_datetime), quantityMilli, poolQuantitiesMilli };
+  });
+  if (errors.length > 0) throw validationFailed('Some stock log entries are invalid', errors);
+  return checked;
+}
+
+/** Resolves products, reason codes and locations of the lines (422 naming each unknown one). */
+async function draftEntries(
+  trx: Transaction<Database>,
+  storeId: number,
+  lines: readonly CheckedLine[],
+  query: StockLogsPostQuery,
+): Promise<EntryDraft[]> {
+  const isCount = query.is_counted_quantity === true;
+  const products = await findProductsByNumbers(trx, lines.map((l) => l.input.product_number!));
+  const reasons = await findReasonCodes(trx, lines.flatMap((l) => (l.input.reason_code === undefined ? [] : [l.input.reason_code])));
+  const locations = await logs.findLocationsByCodes(trx, storeId, lines.flatMap((l) => (l.input.location_code ? [l.input.location_code] : [])));
+  const errors: FieldError[] = [];
+  const drafts = lines.map(({ input, at, quantityMilli, poolQuantitiesMilli }, index): EntryDraft | undefined => {
+    const product = products.get(input.product_number!);
+    const reason = input.reason_code === undefined ? undefined : reasons.get(input.reason_code);
+    const location = input.location_code ? locations.get(input.location_code) : undefined;
+    if (!product) errors.push({ path: path(index, 'product_number'), message: `unknown product '${input.product_number}'` });
+    if (input.reason_code !== undefined && !reason) errors.push({ path: path(index, 'reason_code'), message: `unknown reason code ${input.reason_code}` });
+    if (input.location_code && !location) errors.push({ path: path(index, 'location_code'), message: `unknown location '${input.location_code}' in this store` });
+    if (!product || (input.reason_code !== undefined && !reason) || (input.location_code && !location)) return undefined;
+    const split = splitIntoPools({
+      quantityMilli,
+      poolLocation: input.pool_location,
+      locationDefaultPool: location?.default_stock_pool ?? undefined,
+      poolDeltasMilli: poolQuantitiesMilli,
+    });
+    const unsigned = split.ok ? split.parts : []; // checkLines refused the splits that do not add up
+    // A count is a level, not a movement: reason-code signs apply to deltas only, and a
+    // zero delta books nothing while a zero count is a fact.
+    const signed = isCount
+      ? unsigned
+      : signPoolParts(unsigned, reason ? { isLoss: reason.is_loss === 1, isGain: reason.is_gain === 1 } : undefined).filter((p) => p.quantityMilli !== 0);
+    return {
+      product,
+      location,
+      reason,
+      at,
+      isCount,
+      poolParts: signed,
+      pending: reason?.default_review_status === 1,
+      isFromReceipt: query.is_from_receipt === true,
+      customerOrderNumber: input.customer_order_number || undefined,
+      customerOrderLineNumber: input.customer_order_line_number,
+      appUserName: input.app_user_name ?? query.appUserName,
+      reference: input.reference,
+      source: input.source,
+      remarks: input.loss_comment,
+      exceptionImage: input.loss_image,
+      orderno: input.loss_order_number,
+      scannedAt: input.scanned_datetime ? requireDateTime(input.scanned_datetime) : undefined,
+      orderAfterAt: input.order_after_date ? requireDateTime(input.order_after_date) : undefined,
+    };
+  });
+  if (errors.length > 0) throw unprocessable('Some stock log entries refer to unknown data', errors);
+  return drafts as EntryDraft[];
+}
+
+/** POST /stores/{s}/products/stock/storeproductlogs (interface §4.8, PRODUCT §5): atomic. */
+export async function postStockLogs(
+  ctx: AppContext,
+  storeNumber: string,
+  body: StockLogsBody,
+  query: StockLogsPostQuery,
+  actor: string,
+): Promise<{ ids: number[]; message: string }> {
+  const lines = checkLines(body.storeproductlog, query.is_counted_quantity === true);
+  const store = await findLiveStore(ctx.db, storeNumber);
+  if (!store) throw notFound(`Unknown store '${storeNumber}'`);
+  return inTransaction(ctx.handle, async (trx) => {
+    const drafts = await draftEntries(trx, store.id, lines, query);
+    const ids = await bookEntries(trx, ctx.dialect, store, drafts, actor, Date.now());
+    const pending = drafts.filter((d) => d.pending).length;
+    return { ids, message: `created ${ids.length}: applied ${ids.length - pending}, pending review ${pending}` };
+  });
+}
+
+/** POST …/storeproductlogs/review (PRODUCT §5 Review): approve applies, reject never does. */
+export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body: ReviewBody, actor: string): Promise<string> {
+  const store = await findLiveStore(ctx.db, storeNumber);
+  if (!store) throw notFound(`Unknown store '${storeNumber}'`);
+  const ids = [...new Set(body.ids)];
+  return inTransaction(ctx.handle, async (trx) => {
+    const now = Date.now();
+    const found = await logs.lockStoreLogs(trx, (q) => ctx.dialect.lockForUpdate(q), store.id, ids);
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length > 0) throw notFound(`No stock log entries ${missing.join(', ')} in store '${storeNumber}'`);
+    const notPending = ids.filter((id) => found.get(id)!.review_status !== 1);
+    if (notPending.length > 0) {
+      throw conflict(`Stock log entries ${notPending.join(', ')} are not pending review (already reviewed or never needed it)`);
+    }
+    await logs.setReviewOutcome(trx, ids, body.approve, actor, now);
+    if (body.approve) {
+      const rows = ids.map((id) => found.get(id)!);
+      const postings = rows.flatMap((row) =>
+        postingsOf(
+          {
+            logId: row.id,
+            storeId: row.store_id,
+            productId: row.product_id,
+            locationId: row.location_id,
+            customerOrderNumber: row.customer_order_number,
+            at: row.modification_at,
+            isCount: row.is_count === 1,
+          },
+          poolPartsFromJson(row.pool_quantities),
+        ),
+      );
+      await applyPostings(trx, ctx.dialect, postings, new Map([[store.id, store.store_number]]), now);
+      const reasons = await findReasonCodes(trx, rows.flatMap((row) => (row.reason_code === null ? [] : [row.reason_code])));
+      const touches = rows.map((row) => ({
+        productId: row.product_id,
+        at: row.modification_at,
+        isCount: row.is_count === 1,
+        isLoss: row.reason_code !== null && reasons.get(row.reason_code)?.is_loss === 1,
+        isFromReceipt: row.is_from_receipt === 1,
+        appUserName: row.app_user_name ?? undefined,
+      }));
+      await markStoreProducts(trx, store.id, touches, actor, now);
+    }
+    return `${body.approve ? 'approved' : 'rejected'} ${ids.length}`;
+  });
+}
+
+/** GET /products/stock/storeproductlogs (interface §4.8). */
+export async function listStockLogs(ctx: AppContext, query: StockLogsQuery, principal: Principal): Promise<PagedResult<StockLog>> {
+  const filters = listFilters({
+    article_number: query.article_number,
+    customer_order_number: query.customer_order_number,
+    reference: query.reference,
+    store_number: query.store_number,
+    last_modified_date: query.last_modified_date,
+    to_modified_date: query.to_modified_date,
+    from_id: query.from_id,
+    to_id: query.to_id,
+    reason_code: query.reason_code,
+    reference_id: query.reference_id,
+    review_status: query.review_status,
+    is_historic: query.is_historic,
+    is_reviewed: query.is_reviewed,
+  });
+  const window = resolvePage(query, 'stock_logs', filters, ctx.cursors);
+  const logFilters: logs.StockLogFilters = {
+    productNumber: query.article_number,
+    customerOrderNumber: query.customer_order_number,
+    reference: query.reference,
+    storeNumber: query.store_number,
+    updatedFrom: query.last_modified_date ? requireDateTime(query.last_modified_date) : undefined,
+    updatedTo: query.to_modified_date ? requireDateTime(query.to_modified_date) : undefined,
+    fromId: query.from_id,
+    toId: query.to_id,
+    reasonCode: query.reason_code,
+    referenceId: query.reference_id,
+    reviewStatus: query.review_status,
+    isApplied: query.is_historic,
+    reviewed: query.is_reviewed,
+    onlyStoreNumbers: visibleStores(principal) ?? undefined,
+  };
+  const [rows, totalCount, lastModified] = await Promise.all([
+    logs.pageOfStockLogs(ctx.db, logFilters, window),
+    logs.countStockLogs(ctx.db, logFilters),
+    logs.stockLogsLastModified(ctx.db),
+  ]);
+  const pageRows = rows.slice(0, window.pageSize);
+  const [parts, context] = await Promise.all([logs.appliedParts(ctx.db, pageRows.map((r) => r.id)), logs.listContext(ctx.db, pageRows)]);
+  return pagedResponse({
+    window,
+    rows,
+    idOf: (row) => row.id,
+    toItem: (row) =>
+      toStockLog(row, parts.get(row.id), {
+        costCenter: context.costCenters.get(row.store_id),
+        locationTags: row.location_id === null ? undefined : context.locationTags.get(row.location_id),
+      }),
+    totalCount,
+    filters,
+    lastModified,
+    cursors: ctx.cursors,
+  });
+}

@@ -1,0 +1,122 @@
+import { sql, type Insertable, type Transaction } from 'kysely';
+import type { Dialect } from '../../db/dialect/types.js';
+import type { Database, StoreProductTable } from '../../db/schema.js';
+import { chunk } from '../../shared/bulk.js';
+import { emptyProperties, propertiesHash, type StoreProductRow } from './mapping.js';
+
+/** Keys per `in (…)` list: well below the parameter limit of either database. */
+const KEYS_PER_QUERY = 10_000;
+/**
+ * Bound parameters per insert where no dialect is at hand (ensureStoreProducts keeps the
+ * signature the ledger calls): below both databases' limits (dialect maxParameters).
+ */
+const PARAMETERS_PER_STATEMENT = 30_000;
+
+type Trx = Transaction<Database>;
+
+export interface StoreRef {
+  id: number;
+  store_number: string;
+}
+
+/**
+ * The stored store products of `productIds` in one store, by product id, locked for the
+ * merge that follows (a concurrent PUT of the same product waits instead of losing a field).
+ */
+export async function lockStoreProducts(
+  trx: Trx,
+  dialect: Dialect,
+  storeId: number,
+  productIds: readonly number[],
+): Promise<Map<number, StoreProductRow>> {
+  const rows = new Map<number, StoreProductRow>();
+  for (const ids of chunk([...productIds].sort((a, b) => a - b), KEYS_PER_QUERY)) {
+    const query = trx.selectFrom('store_products').selectAll().where('store_id', '=', storeId).where('product_id', 'in', ids).orderBy('id');
+    for (const row of await dialect.lockForUpdate(query).execute()) rows.set(Number(row.product_id), row);
+  }
+  return rows;
+}
+
+async function idsOf(trx: Trx, storeId: number, productIds: readonly number[]): Promise<Map<number, number>> {
+  const ids = new Map<number, number>();
+  for (const idChunk of chunk(productIds, KEYS_PER_QUERY)) {
+    const rows = await trx
+      .selectFrom('store_products')
+      .select(['id', 'product_id'])
+      .where('store_id', '=', storeId)
+      .where('product_id', 'in', idChunk)
+      .execute();
+    for (const row of rows) ids.set(Number(row.product_id), Number(row.id));
+  }
+  return ids;
+}
+
+/** A new store product with every property null (PRODUCT §5: created by the first stock change). */
+function emptyRow(store: StoreRef, product: { id: number; product_number: string }, now: number, actor: string): Insertable<StoreProductTable> {
+  const properties = emptyProperties();
+  return {
+    store_id: store.id,
+    store_number: store.store_number,
+    product_id: product.id,
+    product_number: product.product_number,
+    ...properties,
+    created_on: now,
+    updated_on: now,
+    created_by: actor,
+    modified_by: actor,
+    deleted_on: null,
+    content_hash: propertiesHash(properties),
+  };
+}
+
+/**
+ * The store product of each product in `store`, creating the missing ones with every
+ * property null (PRODUCT §5 "Store products exist once created … by the first stock change").
+ * Their content hash is that of an empty input, so a later POST of just the product number
+ * is 'unchanged'. Safe under concurrent callers: a row another transaction created first
+ * is taken as it is. Returns product id → store product id.
+ */
+export async function ensureStoreProducts(
+  trx: Trx,
+  store: StoreRef,
+  products: ReadonlyArray<{ id: number; product_number: string }>,
+  now: number,
+  actor: string,
+): Promise<Map<number, number>> {
+  const distinct = new Map(products.map((p) => [p.id, p]));
+  const ids = await idsOf(trx, store.id, [...distinct.keys()]);
+  const missing = [...distinct.values()].filter((p) => !ids.has(p.id));
+  if (missing.length === 0) return ids;
+  const rows = missing.map((p) => emptyRow(store, p, now, actor));
+  for (const batch of chunk(rows, Math.max(1, Math.floor(PARAMETERS_PER_STATEMENT / Object.keys(rows[0]!).length)))) {
+    await trx
+      .insertInto('store_products')
+      .values(batch)
+      .onConflict((oc) => oc.columns(['store_id', 'product_id']).doNothing())
+      .execute();
+  }
+  const created = await idsOf(trx, store.id, missing.map((p) => p.id));
+  for (const [productId, id] of created) ids.set(productId, id);
+  return ids;
+}
+
+/**
+ * Inserts new and rewrites changed store products (full rows, already merged), one
+ * multi-row `insert … on conflict (store_id, product_id) do update` per batch. The
+ * bookkeeping the ledger fills (last_counted_at…, stock_modified_at) is not in `rows`
+ * and so never overwritten.
+ */
+export async function writeStoreProducts(trx: Trx, dialect: Dialect, rows: ReadonlyArray<Insertable<StoreProductTable>>): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]!);
+  const updatable = columns.filter((c) => !['store_id', 'product_id', 'created_on', 'created_by'].includes(c));
+  for (const batch of chunk(rows, Math.max(1, Math.floor(dialect.maxParameters / columns.length)))) {
+    await trx
+      .insertInto('store_products')
+      .values(batch as Array<Insertable<StoreProductTable>>)
+      .onConflict((oc) =>
+        oc.columns(['store_id', 'product_id']).doUpdateSet(Object.fromEntries(updatable.map((c) => [c, sql.ref(`excluded.${c}`)])) as never),
+      )
+      .execute();
+  }
+}

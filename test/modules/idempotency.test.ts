@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API, buildTestApp, type TestApp } from '../helpers/build.js';
+import { DIALECTS } from '../helpers/dialects.js';
+import { restartableDatabaseUrl, storeInput } from '../helpers/factories.js';
+
+type StoreRead = { store_number: string; city?: string };
+
+for (const dialect of DIALECTS) {
+  describe(`Idempotency-Key (PRODUCT §3, ${dialect.name})`, () => {
+    let t: TestApp;
+    let keyCounter = 0;
+    const freshKey = () => `key-${dialect.name}-${++keyCounter}-${Date.now()}`;
+    const postWithKey = (body: unknown, key: string, token?: string) =>
+      t.request({ method: 'POST', url: `${API}/stores`, payload: body as object, headers: { 'idempotency-key': key }, token });
+    const storeRow = (storeNumber: string) =>
+      t.app.ctx.db.selectFrom('stores').selectAll().where('store_number', '=', storeNumber).executeTakeFirstOrThrow();
+    const readStore = async (storeNumber: string): Promise<StoreRead | undefined> =>
+      (await t.get(`${API}/stores?search_text=${storeNumber}`)).json().list.find((s: StoreRead) => s.store_number === storeNumber);
+
+    beforeAll(async () => {
+      t = await buildTestApp(dialect);
+    });
+    afterAll(async () => {
+      await t.close();
+      await dialect.cleanup();
+    });
+
+    it('same key and body: the first response is replayed and nothing is applied again', async () => {
+      const key = freshKey();
+      const body = { stores: [storeInput('I1', { city: 'Amsterdam' }), storeInput('I2')] };
+      const first = await postWithKey(body, key);
+      expect(first.statusCode).toBe(200);
+      expect(first.json().message).toBe('created 2, updated 0, unchanged 0, deleted 0');
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      const before = await storeRow('I1');
+
+      // Changed in between without a key: a replay must not put the old city back.
+      expect((await t.post(`${API}/stores`, { stores: [storeInput('I1', { city: 'Rotterdam' })] })).json().message).toBe(
+        'created 0, updated 1, unchanged 0, deleted 0',
+      );
+      const changed = await storeRow('I1');
+
+      const replay = await postWithKey(body, key);
+      expect(replay.statusCode).toBe(first.statusCode);
+      expect(replay.body).toBe(first.body);
+      expect(replay.headers['content-type']).toBe(first.headers['content-type']);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect((await readStore('I1'))?.city).toBe('Rotterdam');
+      expect((await storeRow('I1')).updated_on).toBe(changed.updated_on);
+      expect(changed.updated_on).toBeGreaterThanOrEqual(before.updated_on);
+      expect((await t.get(`${API}/stores?search_text=I`)).json().total_count).toBe(2);
+    });
+
+    it('the same body in other whitespace is another request: the key says 409', async () => {
+      const key = freshKey();
+      const body = { stores: [storeInput('I3')] };
+      expect((await postWithKey(body, key)).statusCode).toBe(200);
+      const reformatted = await t.request({
+        method: 'POST',
+        url: `${API}/stores`,
+        payload: JSON.stringify(body, null, 2),
+        headers: { 'idempotency-key': key, 'content-type': 'application/json' },
+      });
+      expect(reformatted.statusCode).toBe(409);
+    });
+
+    it('same key with a different body is 409 CONFLICT, and the first response stays replayable', async () => {
+      const key = freshKey();
+      const body = { stores: [storeInput('I4')] };
+      const first = await postWithKey(body, key);
+      expect(first.statusCode).toBe(200);
+      const other = await postWithKey({ stores: [storeInput('I5')] }, key);
+      expect(other.statusCode).toBe(409);
+      expect(other.json()).toMatchObject({ success: false, code: 'CONFLICT' });
+      expect(await readStore('I5')).toBeUndefined();
+      const replay = await postWithKey(body, key);
+      expect(replay.body).toBe(first.body);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+    });
+
+    it('keys of different tokens are independent', async () => {
+      const key = freshKey();
+      const body = { stores: [storeInput('I6')] };
+      expect((await postWithKey(body, key)).json().message).toBe('created 1, updated 0, unchanged 0, deleted 0');
+      const integration = await t.token('integration');
+      const second = await postWithKey(body, key, integration);
+      expect(second.statusCode).toBe(200);
+      expect(second.headers['idempotent-replayed']).toBeUndefined();
+      expect(second.json().message).toBe('created 0, updated 0, unchanged 1, deleted 0');
+      const otherBody = await postWithKey({ stores: [storeInput('I7')] }, freshKey(), integration);
+      expect(otherBody.statusCode).toBe(200);
+    });
+
+    it('a request refused by validation does not use up its key', async () => {
+      const key = freshKey();
+      expect((await postWithKey({ stores: [{ store_number: 'I8' }] }, key)).statusCode).toBe(400);
+      const valid = await postWithKey({ stores: [storeInput('I8')] }, key);
+      expect(valid.statusCode).toBe(200);
+      expect(valid.json().message).toBe('created 1, updated 0, unchanged 0, deleted 0');
+    });
+
+    it('a key over 255 characters, or an empty one, is a 400', async () => {
+      const body = { stores: [storeInput('I9')] };
+      const long = await postWithKey(body, 'k'.repeat(256));
+      expect(long.statusCode).toBe(400);
+      expect(long.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ path: 'headers.idempotency-key' }] });
+      expect(await readStore('I9')).toBeUndefined();
+      expect((await postWithKey(body, '')).statusCode).toBe(400);
+      expect((await postWithKey(body, 'k'.repeat(255))).statusCode).toBe(200);
+    });
+
+    it('a key survives a restart on the same database', async () => {
+      const databaseUrl = await restartableDatabaseUrl(dialect);
+      const body = { stores: [storeInput('R1')] };
+      const key = freshKey();
+      const firstApp = await buildTestApp(dialect, { databaseUrl });
+      let first;
+      try {
+        first = await firstApp.request({ method: 'POST', url: `${API}/stores`, payload: body, headers: { 'idempotency-key': key } });
+        expect(first.json().message).toBe('created 1, updated 0, unchanged 0, deleted 0');
+      } finally {
+        await firstApp.close();
+      }
+      const secondApp = await buildTestApp(dialect, { databaseUrl });
+      try {
+        const replay = await secondApp.request({ method: 'POST', url: `${API}/stores`, payload: body, headers: { 'idempotency-key': key } });
+        expect(replay.headers['idempotent-replayed']).toBe('true');
+        expect(replay.body).toBe(first.body);
+        const conflict = await secondApp.request({
+          method: 'POST',
+          url: `${API}/stores`,
+          payload: { stores: [storeInput('R2')] },
+          headers: { 'idempotency-key': key },
+        });
+        expect(conflict.statusCode).toBe(409);
+      } finally {
+        await secondApp.close();
+      }
+    });
+  });
+}
