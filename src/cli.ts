@@ -1,13 +1,8 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { AppContext } from './app-context.js';
-import { loadConfig } from './config.js';
-import { createDb, type DbHandle } from './db/connect.js';
-import { migrateToLatest } from './db/migrate.js';
+import type { DbHandle } from './db/connect.js';
 import { parseDateTime } from './domain/datetime.js';
 import { createToken, isRole, listTokenSummaries, revokeToken, TokenNameTakenError } from './modules/tokens/service.js';
-import { seedDemoData } from './seed.js';
-import { CursorCodec } from './shared/cursor.js';
-import { verifyAll } from './verify.js';
 
 /**
  * `store-ops` (PRODUCT §2): results on stdout, diagnostics on stderr, exit 0 on success,
@@ -19,9 +14,15 @@ class UsageError extends Error {}
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const out = (message: string) => process.stdout.write(`${message}\n`);
 
+// The database, config and command modules are imported when a command runs: a usage
+// error or --help answers at once instead of first loading every driver and module.
 async function withDatabase<T>(work: (handle: DbHandle) => Promise<T>, migrateFirst = true): Promise<T> {
-  const config = loadConfig();
-  const handle = createDb(config.databaseUrl);
+  const [{ loadConfig }, { createDb }, { migrateToLatest }] = await Promise.all([
+    import('./config.js'),
+    import('./db/connect.js'),
+    import('./db/migrate.js'),
+  ]);
+  const handle = createDb(loadConfig().databaseUrl);
   try {
     if (migrateFirst) await migrateToLatest(handle);
     return await work(handle);
@@ -109,6 +110,7 @@ export function buildCli(): Command {
     .command('verify')
     .description('check every stored invariant; exit 1 on any violation')
     .action(async () => {
+      const { verifyAll } = await import('./verify.js');
       const violations = await withDatabase(verifyAll);
       for (const v of violations) out(`VIOLATION ${v.check}: ${v.detail}`);
       if (violations.length > 0) {
@@ -123,6 +125,11 @@ export function buildCli(): Command {
     .command('seed')
     .description('load demo data (idempotent)')
     .action(async () => {
+      const [{ loadConfig }, { seedDemoData }, { CursorCodec }] = await Promise.all([
+        import('./config.js'),
+        import('./seed.js'),
+        import('./shared/cursor.js'),
+      ]);
       const lines = await withDatabase(async (handle) => {
         const config = loadConfig();
         const ctx: AppContext = { config, handle, db: handle.db, dialect: handle.dialect, cursors: new CursorCodec('seed') };
@@ -134,7 +141,7 @@ export function buildCli(): Command {
   return program;
 }
 
-const migrateToLatestNamed = (handle: DbHandle) => migrateToLatest(handle);
+const migrateToLatestNamed = async (handle: DbHandle) => (await import('./db/migrate.js')).migrateToLatest(handle);
 
 export async function runCli(argv: string[]): Promise<number> {
   try {

@@ -6,6 +6,8 @@ import type { CategoryInput } from './modules/categories/schema.js';
 import { importReasonCodes } from './modules/reason-codes/service.js';
 import { REASON_CODE_TYPES, type ReasonCodeInput } from './modules/reason-codes/schema.js';
 import { seedProducts } from './modules/products/demo.js';
+import { seedLocations } from './modules/locations/demo.js';
+import { seedStoreProducts } from './modules/store-products/demo.js';
 
 const OPENING_HOURS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].map((day, index) => ({
   sort_order: index + 1,
@@ -97,5 +99,7 @@ export async function seedDemoData(ctx: AppContext): Promise<string[]> {
     `categories: ${await importCategories(ctx, { categories: DEMO_CATEGORIES }, false, 'seed')}`,
     `reason codes: ${await importReasonCodes(ctx, { reason_codes: DEMO_REASON_CODES }, false, 'seed')}`,
     ...(await seedProducts(ctx)),
+    ...(await seedLocations(ctx, DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number))),
+    ...(await seedStoreProducts(ctx, DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number))),
   ];
 }

@@ -5,6 +5,8 @@ import { hierarchyProblems } from './modules/categories/hierarchy.js';
 import { allLiveParents } from './modules/categories/repository.js';
 import { PRODUCT_CHECKS } from './modules/products/verify-checks.js';
 import { ledgerViolations } from './modules/stock-logs/invariants.js';
+import { LOCATION_CHECKS } from './modules/locations/verify-checks.js';
+import { STORE_PRODUCT_CHECKS } from './modules/store-products/verify-checks.js';
 
 /** One broken invariant, said so an operator can find the record. */
 export interface Violation {
@@ -100,6 +102,8 @@ export const VERIFY_CHECKS: VerifyCheck[] = [
     },
   },
   ...PRODUCT_CHECKS,
+  ...LOCATION_CHECKS,
+  ...STORE_PRODUCT_CHECKS,
 ];
 
 export async function verifyAll(handle: DbHandle): Promise<Violation[]> {

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
+import { freePort } from './helpers/server-process.js';
 
 /**
  * The run contract of PRODUCT §2 (`npm start`, readiness, SIGTERM) on a real process.
@@ -22,17 +22,6 @@ interface Server {
   exited: Promise<number | null>;
 }
 
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /**
  * `npm start` in its own process group, so the whole tree can be signalled; whatever
@@ -86,8 +75,8 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: n
   return condition();
 }
 
-describe.concurrent('npm start (PRODUCT §2 run contract, SQLite)', () => {
-  it('serves, answers /readyz, and on SIGTERM exits with every child within 5 s', async () => {
+describe.concurrent('npm start (PRODUCT §2 run contract, SQLite)', { timeout: 90_000 }, () => {
+  it('serves, answers /readyz, and on SIGTERM exits with every child within 5 s', async ({ expect }) => {
     const token = 'process-test-admin-token';
     await withServer({ STORE_OPS_ADMIN_TOKEN: token }, async (server) => {
       await waitUntilReady(server);
@@ -112,7 +101,7 @@ describe.concurrent('npm start (PRODUCT §2 run contract, SQLite)', () => {
     });
   });
 
-  it('without STORE_OPS_ADMIN_TOKEN prints a generated sot_ token once, and it authenticates', async () => {
+  it('without STORE_OPS_ADMIN_TOKEN prints a generated sot_ token once, and it authenticates', async ({ expect }) => {
     await withServer({ STORE_OPS_ADMIN_TOKEN: undefined }, async (server) => {
       await waitUntilReady(server);
       const token = /\b(sot_[A-Za-z0-9_-]{43,})\b/.exec(server.stdout())?.[1];

@@ -257,7 +257,7 @@ export const productsList: Scenario = {
     const numbers = Array.from({ length: LIST_NUMBERS }, (_, i) => inputs[i * 487]!.product_number as string);
     const prices = numbers.flatMap((number, i) => [
       { price_id: `CH-${number}`, product_number: number, price: 9.99, price_type: 1, valid_from: '2020-01-01T00:00:00Z', valid_to: '2100-01-01T00:00:00Z' },
-      { price_id: `NL-${number}`, product_number: number, price: 8.99 + i / 100, price_type: 1, country_code: 'NL', valid_from: '2024-01-01T00:00:00Z', valid_to: '2100-01-01T00:00:00Z' },
+      { price_id: `NL-${number}`, product_number: number, price: (899 + i) / 100, price_type: 1, country_code: 'NL', valid_from: '2024-01-01T00:00:00Z', valid_to: '2100-01-01T00:00:00Z' },
     ]);
     expectStatus(await bench.inject('POST', `${PATH}/prices`, JSON.stringify({ prices })), 200, 'seeding prices');
     const discounts = numbers.map((number) => ({ is_delete: false, discount_id: `D-${number}`, product_number: number, price: 7.49 }));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/db/transaction.js';
 import { ensureStoreProducts } from '../../src/modules/store-products/repository.js';
+import { STORE_PRODUCT_CHECKS } from '../../src/modules/store-products/verify-checks.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { productInput, storeInput } from '../helpers/factories.js';
@@ -248,6 +249,23 @@ for (const dialect of DIALECTS) {
       const res = await t.post(url('SP1'), { products: [{ product_number: 'E3', min: 4 }] });
       expect(res.json().message).toBe('created 0, updated 1, unchanged 0, deleted 0');
       expect(await stored('E3')).toMatchObject({ min: 4000, original_min: 4000, created_by: 'ledger' });
+    });
+
+    it('verify: every stored store product hashes to its content with aligned keyed arrays; drift is reported', async () => {
+      const { handle, db } = t.app.ctx;
+      expect(await STORE_PRODUCT_CHECKS[0]!.run(handle)).toEqual([]);
+      const row = (await stored('A3'))!;
+      await db.updateTable('store_products').set({ average_array: '[1,2]' }).where('id', '=', row.id).execute();
+      try {
+        const details = (await STORE_PRODUCT_CHECKS[0]!.run(handle)).map((v) => v.detail);
+        expect(details).toEqual([
+          "store product 'A3' of store 'SP1' has a content hash that does not match its properties",
+          "store product 'A3' of store 'SP1' has 2 average_array for 1 average_keys",
+        ]);
+      } finally {
+        await db.updateTable('store_products').set({ average_array: row.average_array }).where('id', '=', row.id).execute();
+      }
+      expect(await STORE_PRODUCT_CHECKS[0]!.run(handle)).toEqual([]);
     });
 
     it('a bulk request of many products commits whole', async () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
 import type { Database } from '../schema.js';
 import { escapeLike } from './like.js';
 import type { DbErrorKind, DbHandle, Dialect } from './types.js';
@@ -30,6 +30,26 @@ const sqliteDialect: Dialect = {
   maxParameters: 32_000,
 };
 
+/**
+ * Transactions start with BEGIN IMMEDIATE: they take the write lock up front, so a
+ * second process waits (busy_timeout) instead of failing when a deferred transaction
+ * tries to upgrade from reading to writing — the upgrade SQLITE_BUSY cannot be waited out.
+ */
+class ImmediateTransactionDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly options: SqliteDialectConfig) {
+    super(options);
+  }
+  override createDriver(): Driver {
+    return new ImmediateTransactionDriver(this.options);
+  }
+}
+
 /** `sqlite:<path>` (relative or absolute, no `//`) or `sqlite::memory:` (PRODUCT §2). */
 export function openSqlite(url: string): DbHandle {
   const location = url.slice('sqlite:'.length);
@@ -44,7 +64,7 @@ export function openSqlite(url: string): DbHandle {
   database.function('unicode_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
   return {
     db,
     dialect: sqliteDialect,

@@ -3,6 +3,7 @@ import * as foundation from './2026-11-22T0001_foundation.js';
 import * as categoriesReasonCodes from './2026-11-22T0002_categories_reason_codes.js';
 import * as products from './2026-11-22T0003_products.js';
 import * as stock from './2026-11-22T0004_stock.js';
+import * as stockReadIndexes from './2026-11-22T0006_stock_read_indexes.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22T0002_categories_reason_codes': categoriesReasonCodes,
   '2026-11-22T0003_products': products,
   '2026-11-22T0004_stock': stock,
+  '2026-11-22T0006_stock_read_indexes': stockReadIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -57,22 +57,21 @@ export async function barcodeOwners(db: Db, barcodes: readonly string[]): Promis
 }
 
 /**
- * Replaces the barcode rows of the written products with `rows`. A barcode still held by
- * a soft-deleted product (or a product of this request that gave it up) moves over.
+ * Replaces the barcode rows of the written products (`productIds`: those that may hold
+ * rows already) with `rows`. `barcodes` still held by another product — a soft-deleted
+ * one, or one of this request that gave them up — move over.
  */
 export async function replaceBarcodes(
   trx: Transaction<Database>,
-  productIds: readonly number[],
-  rows: readonly ProductBarcodeTable[],
-  rowsPerInsert: number,
+  change: { productIds: readonly number[]; barcodes: readonly string[]; rows: readonly ProductBarcodeTable[]; rowsPerInsert: number },
 ): Promise<void> {
-  for (const ids of chunk(productIds, KEYS_PER_QUERY)) {
+  for (const ids of chunk(change.productIds, KEYS_PER_QUERY)) {
     await trx.deleteFrom('product_barcodes').where('product_id', 'in', ids).execute();
   }
-  for (const barcodes of chunk(rows.map((row) => row.barcode), KEYS_PER_QUERY)) {
+  for (const barcodes of chunk(change.barcodes, KEYS_PER_QUERY)) {
     await trx.deleteFrom('product_barcodes').where('barcode', 'in', barcodes).execute();
   }
-  for (const batch of chunk(rows, rowsPerInsert)) {
+  for (const batch of chunk(change.rows, change.rowsPerInsert)) {
     await trx.insertInto('product_barcodes').values(batch).execute();
   }
 }

@@ -44,11 +44,16 @@ function planImport(body: ProductsBody): { planned: PlannedProduct[]; deletions:
 /**
  * A barcode held by a live product outside this request stays where it is: 422 naming
  * the line, the barcode and its owner. An integrator moves a barcode by sending both
- * products in one request; a soft-deleted owner gives it up.
+ * products in one request; a soft-deleted owner gives it up. Returns the current owner
+ * of every claimed barcode that has one.
  */
-async function assertBarcodesFree(trx: Transaction<Database>, toWrite: readonly PlannedProduct[], requestNumbers: ReadonlySet<string>) {
+async function assertBarcodesFree(
+  trx: Transaction<Database>,
+  toWrite: readonly PlannedProduct[],
+  requestNumbers: ReadonlySet<string>,
+): Promise<Map<string, products.BarcodeOwner>> {
   const claims = toWrite.flatMap((p) => p.claims.map((claim) => ({ claim, productNumber: p.input.product_number })));
-  if (claims.length === 0) return;
+  if (claims.length === 0) return new Map();
   const owners = new Map((await products.barcodeOwners(trx, claims.map((c) => c.claim.barcode))).map((o) => [o.barcode, o]));
   const errors: FieldError[] = [];
   for (const { claim, productNumber } of claims) {
@@ -57,6 +62,7 @@ async function assertBarcodesFree(trx: Transaction<Database>, toWrite: readonly 
     errors.push({ path: claim.path, message: `barcode '${claim.barcode}' belongs to product '${owner.product_number}'` });
   }
   if (errors.length > 0) throw unprocessable('Some barcodes belong to other products', errors);
+  return owners;
 }
 
 /**
@@ -66,9 +72,7 @@ async function assertBarcodesFree(trx: Transaction<Database>, toWrite: readonly 
  * price moves the previous one into old_price (PRODUCT §6).
  */
 export async function importProducts(ctx: AppContext, body: ProductsBody, flush: boolean, actor: string): Promise<string> {
-  let __t = performance.now(); const lap = (l: string) => { const n = performance.now(); console.log(l, Math.round(n - __t)); __t = n; };
   const { planned, deletions } = planImport(body);
-  lap('plan');
   const requestNumbers = new Set(body.products.map((p) => p.product_number));
   const now = Date.now();
 
@@ -79,8 +83,7 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
       const current = stored.get(p.input.product_number);
       return current === undefined || current.deleted_on !== null || current.content_hash !== p.record.content_hash;
     });
-    lap('stored'); await assertBarcodesFree(trx, toWrite, requestNumbers);
-    lap('owners');
+    const owners = await assertBarcodesFree(trx, toWrite, requestNumbers);
 
     const records = planned.map((p) => {
       const current = stored.get(p.input.product_number);
@@ -88,15 +91,23 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
       return { ...p.record, old_price: oldPrice };
     });
     const result = await upsertByKey(trx, ctx.dialect, { table: 'products', keyColumn: 'product_number', records, actor, now, flush });
-    lap('upsert');
 
     const barcodeRows: ProductBarcodeTable[] = toWrite.flatMap((p) => {
       const productId = result.idsByKey.get(p.input.product_number)!;
       return p.claims.map((claim) => ({ barcode: claim.barcode, product_id: productId, kind: claim.kind, unit_quantity: claim.unitQuantityMilli }));
     });
-    const writtenIds = toWrite.map((p) => result.idsByKey.get(p.input.product_number)!);
-    await products.replaceBarcodes(trx, writtenIds, barcodeRows, Math.floor(ctx.dialect.maxParameters / 4));
-    lap('barcodes');
+    // Only products that existed can hold rows; only barcodes with another owner need freeing.
+    const previousIds = new Set(toWrite.flatMap((p) => stored.get(p.input.product_number)?.id ?? []));
+    const movedBarcodes = barcodeRows.filter((row) => {
+      const owner = owners.get(row.barcode);
+      return owner !== undefined && !previousIds.has(owner.product_id);
+    });
+    await products.replaceBarcodes(trx, {
+      productIds: [...previousIds],
+      barcodes: movedBarcodes.map((row) => row.barcode),
+      rows: barcodeRows,
+      rowsPerInsert: Math.floor(ctx.dialect.maxParameters / 4),
+    });
     return { ...result, deleted: result.deleted + deleted.length };
   });
   return describeCounts(counts);

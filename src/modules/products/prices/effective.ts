@@ -69,6 +69,24 @@ export async function pricingOf(
   return pricing;
 }
 
+/**
+ * Effective price (a valid price record of the most specific scope, else the master
+ * price; PRODUCT §6) of each product in its own store, for pairs spanning many stores
+ * (the stock reads of §2.5): one price query for the whole batch. In the order of `pairs`.
+ */
+export async function effectivePricesInStores(
+  db: Kysely<Database>,
+  pairs: ReadonlyArray<{ product: PricedProduct; store: PricingStore }>,
+  now: number,
+): Promise<Array<number | null>> {
+  if (pairs.length === 0) return [];
+  const prices = await pricesValidAt(db, [...new Set(pairs.map((pair) => pair.product.id))], now);
+  const pricesByProduct = groupBy(prices.map((row) => ({ productId: row.product_id, candidate: toCandidate(row) })));
+  return pairs.map(({ product, store }) =>
+    resolvedPrice(effectivePrice(pricesByProduct.get(product.id) ?? [], priceContext(product, store), now), product.price),
+  );
+}
+
 function groupBy<T>(entries: ReadonlyArray<{ productId: number; candidate: T }>): Map<number, T[]> {
   const groups = new Map<number, T[]>();
   for (const { productId, candidate } of entries) {

@@ -1,0 +1,237 @@
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../../db/dialect/types.js';
+import type { Database } from '../../db/schema.js';
+import { chunk } from '../../shared/bulk.js';
+import type { BalanceLine, LocationInfo } from './mapping.js';
+
+/**
+ * Stock reads (interface §2.5, §4.4). Stock levels come only from stock_balances, the
+ * projection of the ledger (PRODUCT §5). Indexes relied on: store_products (store_id, id)
+ * for the keyset page and the count of a store, stores.store_number, products and
+ * stock_balances by their keys (store_id, product_id, …) and (product_id, store_id),
+ * product_barcodes.barcode.
+ */
+
+type Db = Kysely<Database>;
+
+/** Keys per `in (…)` list: well below the parameter limit of either database. */
+const KEYS_PER_QUERY = 10_000;
+
+// ---------------------------------------------------------------- store product list
+
+export interface StockListFilters {
+  /** Only these stores (a store_number filter or a store token, resolved); undefined = every live store. */
+  storeIds?: readonly number[];
+  /** article_no and product_number: each given one must match. */
+  productNumbers: readonly string[];
+  barcode?: string;
+  categoryCode?: string;
+  parentCategoryCode?: string;
+  modifiedSince?: number;
+  stockModifiedSince?: number;
+  searchText?: string;
+  fromId?: number;
+  toId?: number;
+}
+
+/** Ids of the live stores among `numbers`. */
+export async function liveStoreIds(db: Db, numbers: readonly string[]): Promise<number[]> {
+  if (numbers.length === 0) return [];
+  const rows = await db.selectFrom('stores').select('id').where('store_number', 'in', [...new Set(numbers)]).where('deleted_on', 'is', null).execute();
+  return rows.map((row) => row.id);
+}
+
+/** Live store products of live products in live stores, with every filter of §4.4 applied. */
+function filtered(db: Db, dialect: Dialect, f: StockListFilters) {
+  let query = db
+    .selectFrom('store_products as sp')
+    .innerJoin('products as p', 'p.id', 'sp.product_id')
+    .innerJoin('stores as s', 's.id', 'sp.store_id')
+    .where('sp.deleted_on', 'is', null)
+    .where('p.deleted_on', 'is', null)
+    .where('s.deleted_on', 'is', null);
+  if (f.storeIds !== undefined) {
+    const ids = f.storeIds;
+    // A literal, not a bound false: better-sqlite3 cannot bind booleans.
+    query = ids.length === 0 ? query.where((eb) => eb.lit(false)) : query.where('sp.store_id', 'in', ids);
+  }
+  for (const number of f.productNumbers) query = query.where('p.product_number', '=', number);
+  if (f.barcode !== undefined) {
+    const barcode = f.barcode;
+    query = query.where('p.id', 'in', (eb) => eb.selectFrom('product_barcodes').select('product_id').where('barcode', '=', barcode));
+  }
+  if (f.categoryCode !== undefined) query = query.where('p.category_code', '=', f.categoryCode);
+  if (f.parentCategoryCode !== undefined) {
+    const parent = f.parentCategoryCode;
+    query = query.where('p.category_code', 'in', (eb) =>
+      eb.selectFrom('categories').select('category_code').where('parent_category_code', '=', parent).where('deleted_on', 'is', null),
+    );
+  }
+  if (f.modifiedSince !== undefined) query = query.where('sp.updated_on', '>=', f.modifiedSince);
+  if (f.stockModifiedSince !== undefined) query = query.where('sp.stock_modified_at', '>=', f.stockModifiedSince);
+  if (f.fromId !== undefined) query = query.where('sp.id', '>=', f.fromId);
+  if (f.toId !== undefined) query = query.where('sp.id', '<=', f.toId);
+  const text = f.searchText;
+  if (text !== undefined && text !== '') {
+    query = query.where((eb) =>
+      eb.or([
+        dialect.containsInsensitive(eb.ref('p.product_number'), text),
+        dialect.containsInsensitive(eb.ref('p.product_name'), text),
+        dialect.containsInsensitive(eb.ref('p.product_description'), text),
+        eb.exists(
+          eb
+            .selectFrom('product_barcodes as b')
+            .select(sql.lit(1).as('one'))
+            .whereRef('b.product_id', '=', 'p.id')
+            .where((inner) => dialect.containsInsensitive(inner.ref('b.barcode'), text)),
+        ),
+      ]),
+    );
+  }
+  return query;
+}
+
+export async function countStockList(db: Db, dialect: Dialect, filters: StockListFilters): Promise<number> {
+  const row = await filtered(db, dialect, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** One page in id order (keyset after `afterId`, else offset), with what the item shows of product, store and category. */
+export function pageOfStockList(
+  db: Db,
+  dialect: Dialect,
+  filters: StockListFilters,
+  window: { afterId?: number; offset: number; fetchLimit: number },
+) {
+  let query = filtered(db, dialect, filters)
+    .leftJoin('categories as c', (join) => join.onRef('c.category_code', '=', 'p.category_code').on('c.deleted_on', 'is', null))
+    .select([
+      'sp.id', 'sp.store_id', 'sp.store_number', 'sp.product_id', 'sp.product_number', 'sp.min', 'sp.max', 'sp.original_min',
+      'sp.original_max', 'sp.order_level', 'sp.adjusted_order_level', 'sp.forecast', 'sp.demand_until_delivery', 'sp.price',
+      'sp.validate_expiry_at', 'sp.next_delivery_at', 'sp.next_ordering_at', 'sp.last_counted_at', 'sp.last_expiry_at',
+      'sp.last_expiry_by', 'sp.last_loss_by', 'sp.last_minmax_by', 'sp.last_receipt_by', 'sp.stock_modified_at', 'sp.group_code',
+      'sp.promotion_week', 'sp.is_replenishment', 'sp.attention_codes', 'sp.average_array', 'sp.forecast_array', 'sp.history_array',
+      'sp.delivery_datetimes', 'sp.ordering_datetimes',
+      'p.product_name', 'p.barcode', 'p.barcodes_array', 'p.category_code', 'p.is_stock', 'p.price as master_price',
+      'p.country_code as product_country_code', 'p.purchase_unit_quantity', 'p.purchase_unit_name', 'p.smallest_quantity',
+      'p.smallest_product_number', 'p.attention_code', 'p.referral_product_number', 'p.promotion_week as product_promotion_week',
+      's.country_code as store_country_code', 's.price_line_id', 's.stock_pool_names',
+      'c.category_name',
+    ]);
+  if (window.afterId !== undefined) query = query.where('sp.id', '>', window.afterId);
+  else if (window.offset > 0) query = query.offset(window.offset);
+  return query.orderBy('sp.id').limit(window.fetchLimit).execute();
+}
+
+export type StockListRow = Awaited<ReturnType<typeof pageOfStockList>>[number];
+
+/** Newest updated_on of any store product (PRODUCT §3.1 project_last_modified_date). */
+export async function storeProductsLastModified(db: Db): Promise<number | null> {
+  const row = await db.selectFrom('store_products').select((eb) => eb.fn.max('updated_on').as('last')).executeTakeFirst();
+  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+}
+
+const LOCATION_COLUMNS = ['l.location_code', 'l.location_order', 'l.default_stock_pool', 'l.tags'] as const;
+
+/**
+ * Every balance of the given store products in one query (no per-row look-ups), keyed by
+ * store product id; with `withLocations` each carries its location (left join: location 0
+ * is stock booked without a location).
+ */
+export async function balancesOfStoreProducts(
+  db: Db,
+  storeProductIds: readonly number[],
+  options: { excludeOrderBound: boolean; withLocations: boolean },
+): Promise<Map<number, BalanceLine[]>> {
+  const byStoreProduct = new Map<number, BalanceLine[]>();
+  for (const ids of chunk(storeProductIds, KEYS_PER_QUERY)) {
+    let query = db
+      .selectFrom('store_products as sp')
+      .innerJoin('stock_balances as b', (join) => join.onRef('b.store_id', '=', 'sp.store_id').onRef('b.product_id', '=', 'sp.product_id'))
+      .leftJoin('locations as l', 'l.id', 'b.location_id')
+      .select(['sp.id as store_product_id', 'b.location_id', 'b.pool', 'b.quantity'])
+      .where('sp.id', 'in', ids);
+    if (options.excludeOrderBound) query = query.where('b.order_key', '=', '');
+    const rows = await (options.withLocations ? query.select(LOCATION_COLUMNS) : query).execute();
+    for (const row of rows) {
+      const line = toBalanceLine(row);
+      const lines = byStoreProduct.get(row.store_product_id);
+      if (lines) lines.push(line);
+      else byStoreProduct.set(row.store_product_id, [line]);
+    }
+  }
+  return byStoreProduct;
+}
+
+type BalanceSelection = { location_id: number; pool: number; quantity: number } & Partial<Record<'location_code' | 'tags', string | null>> &
+  Partial<Record<'location_order' | 'default_stock_pool', number | null>>;
+
+function toBalanceLine(row: BalanceSelection): BalanceLine {
+  const location: LocationInfo | undefined =
+    row.location_code === undefined || row.location_code === null
+      ? undefined
+      : { location_code: row.location_code, location_order: Number(row.location_order ?? 0), default_stock_pool: row.default_stock_pool ?? null, tags: row.tags ?? '[]' };
+  return { location_id: Number(row.location_id), pool: row.pool, quantity: Number(row.quantity), location };
+}
+
+// ---------------------------------------------------------------- one product
+
+/** The balances of one product in one store; `withLocations` adds each line's location. */
+export async function balancesOfProduct(
+  db: Db,
+  storeId: number,
+  productId: number,
+  options: { excludeOrderBound: boolean; withLocations: boolean },
+): Promise<BalanceLine[]> {
+  let query = db
+    .selectFrom('stock_balances as b')
+    .leftJoin('locations as l', 'l.id', 'b.location_id')
+    .select(['b.location_id', 'b.pool', 'b.quantity'])
+    .where('b.store_id', '=', storeId)
+    .where('b.product_id', '=', productId);
+  if (options.excludeOrderBound) query = query.where('b.order_key', '=', '');
+  const rows = await (options.withLocations ? query.select(LOCATION_COLUMNS) : query).execute();
+  return rows.map(toBalanceLine);
+}
+
+/** The delivery and ordering schedule of one store product, if it exists. */
+export function storeProductSchedule(db: Db, storeId: number, productId: number) {
+  return db
+    .selectFrom('store_products')
+    .select(['next_delivery_at', 'next_ordering_at', 'delivery_datetimes', 'ordering_datetimes'])
+    .where('store_id', '=', storeId)
+    .where('product_id', '=', productId)
+    .where('deleted_on', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Surrounding stock (PRODUCT §5): every other active live store of `areaId` and every
+ * active live warehouse, each with its balances of the product (left join: a store
+ * without stock still comes back, with null balance columns). Stores first, then
+ * warehouses, each by store_number.
+ */
+export function surroundingBalances(
+  db: Db,
+  asking: { id: number; area_id: string | null },
+  productId: number,
+  excludeOrderBound: boolean,
+) {
+  const areaId = asking.area_id;
+  return db
+    .selectFrom('stores as s')
+    .leftJoin('stock_balances as b', (join) => {
+      const onProduct = join.onRef('b.store_id', '=', 's.id').on('b.product_id', '=', productId);
+      return excludeOrderBound ? onProduct.on('b.order_key', '=', '') : onProduct;
+    })
+    .select(['s.id', 's.store_number', 's.store_name', 's.area_id', 's.area_description', 's.is_warehouse', 'b.pool', 'b.quantity'])
+    .where('s.deleted_on', 'is', null)
+    .where('s.is_active', '=', 1)
+    .where('s.id', '<>', asking.id)
+    .where((eb) => (areaId === null ? eb('s.is_warehouse', '=', 1) : eb.or([eb('s.is_warehouse', '=', 1), eb('s.area_id', '=', areaId)])))
+    .orderBy('s.is_warehouse')
+    .orderBy('s.store_number')
+    .execute();
+}
+
+export type SurroundingRow = Awaited<ReturnType<typeof surroundingBalances>>[number];
