@@ -23,6 +23,8 @@ const PREPARE_TIMEOUT_MS = 120_000;
 const RUN_TIMEOUT_MS = 90_000;
 const RESULTS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 
+class UsageError extends Error {}
+
 function parseArgs(argv: string[]): { filters: string[]; runs: number; list: boolean; profile: boolean } {
   const filters: string[] = [];
   let runs = MIN_RUNS;
@@ -32,10 +34,10 @@ function parseArgs(argv: string[]): { filters: string[]; runs: number; list: boo
     if (arg === '--list') list = true;
     else if (arg === '--profile') profile = true;
     else if (arg.startsWith('--runs=')) runs = Number(arg.slice('--runs='.length));
-    else if (arg.startsWith('-')) throw new Error(`unknown option ${arg} (known: --runs=N, --list, --profile)`);
+    else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (known: --runs=N, --list, --profile)`);
     else filters.push(arg.toLowerCase());
   }
-  if (!Number.isInteger(runs) || runs < MIN_RUNS) throw new Error(`--runs must be an integer ≥ ${MIN_RUNS} (each figure is a median)`);
+  if (!Number.isInteger(runs) || runs < MIN_RUNS) throw new UsageError(`--runs must be an integer ≥ ${MIN_RUNS} (each figure is a median)`);
   return { filters, runs, list, profile };
 }
 
@@ -100,7 +102,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error);
+    console.error(error instanceof UsageError ? error.message : error);
     process.exit(1);
   },
 );

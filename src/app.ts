@@ -22,6 +22,7 @@ import { categoryRoutes } from './modules/categories/routes.js';
 import { reasonCodeRoutes } from './modules/reason-codes/routes.js';
 import { locationRoutes } from './modules/locations/routes.js';
 import { storeProductRoutes } from './modules/store-products/routes.js';
+import { storeStockRoutes } from './modules/store-stock/routes.js';
 import { ensureBootstrapAdmin } from './modules/tokens/service.js';
 import { CursorCodec } from './shared/cursor.js';
 import { AppError } from './shared/errors.js';
@@ -100,6 +101,7 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   await app.register(locationRoutes, { prefix: API_PREFIX });
   await app.register(storeProductRoutes, { prefix: API_PREFIX });
   await app.register(stockLogRoutes, { prefix: API_PREFIX });
+  await app.register(storeStockRoutes, { prefix: API_PREFIX });
   return app;
 }
 

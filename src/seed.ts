@@ -5,9 +5,10 @@ import { importCategories } from './modules/categories/service.js';
 import type { CategoryInput } from './modules/categories/schema.js';
 import { importReasonCodes } from './modules/reason-codes/service.js';
 import { REASON_CODE_TYPES, type ReasonCodeInput } from './modules/reason-codes/schema.js';
-import { seedProducts } from './modules/products/demo.js';
+import { DEMO_PRODUCTS, seedProducts } from './modules/products/demo.js';
 import { seedLocations } from './modules/locations/demo.js';
 import { seedStoreProducts } from './modules/store-products/demo.js';
+import { seedStockHistory } from './modules/stock-logs/demo.js';
 
 const OPENING_HOURS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].map((day, index) => ({
   sort_order: index + 1,
@@ -101,5 +102,10 @@ export async function seedDemoData(ctx: AppContext): Promise<string[]> {
     ...(await seedProducts(ctx)),
     ...(await seedLocations(ctx, DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number))),
     ...(await seedStoreProducts(ctx, DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number))),
+    ...(await seedStockHistory(
+      ctx,
+      DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number),
+      DEMO_PRODUCTS.slice(0, 12).map((p) => p.product_number),
+    )),
   ];
 }

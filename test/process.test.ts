@@ -22,7 +22,6 @@ interface Server {
   exited: Promise<number | null>;
 }
 
-
 /**
  * `npm start` in its own process group, so the whole tree can be signalled; whatever
  * `use` leaves running is killed afterwards, pass or fail.

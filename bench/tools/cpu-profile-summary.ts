@@ -37,6 +37,19 @@ function where(url: string): string {
   return project === -1 ? url : url.slice(project + PROJECT.length);
 }
 
+/**
+ * Frames without a URL are V8 builtins, native addon calls (better-sqlite3's `all`/`run`,
+ * `writev`) and code compiled at run time (`anonymousN`: fast-json-stringify serialisers,
+ * ajv validators); they are named rather than lumped together.
+ */
+function placeOf(node: ProfileNode): string {
+  const { functionName, url } = node.callFrame;
+  if (url !== '') return where(url);
+  if (functionName.startsWith('(')) return functionName;
+  if (/^anonymous\d*$/.test(functionName)) return '(generated code: serialisers, validators)';
+  return `(native) ${functionName || '(anonymous)'}`;
+}
+
 function main(): void {
   const [file, ...options] = process.argv.slice(2);
   if (!file) throw new Error('usage: cpu-profile-summary.ts <file.cpuprofile> [--top=N]');
@@ -56,7 +69,7 @@ function main(): void {
   const inclusive = new Map<string, number>();
   for (const [id, micros] of selfMicros) {
     const node = byId.get(id)!;
-    const place = node.callFrame.functionName === '(garbage collector)' ? '(garbage collector)' : where(node.callFrame.url);
+    const place = placeOf(node);
     selfByPlace.set(place, (selfByPlace.get(place) ?? 0) + micros);
     selfByFunction.set(label(node), (selfByFunction.get(label(node)) ?? 0) + micros);
     // Inclusive: credit every distinct frame on the stack once.

@@ -1,6 +1,6 @@
-import { sql, type Expression, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import type { Database, LocationTagTable } from '../../db/schema.js';
+import type { Database, LocationTagTable, ProductTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import type { LocatedBalance, LocationProductRow, LocationRow, OrderDetails } from './mapping.js';
 import { orderDetailsKey } from './mapping.js';
@@ -200,14 +200,14 @@ function selectedLocations(db: Db, selection: LocationSelection) {
  * substring of the description. Barcodes are all the product answers to (product_barcodes).
  */
 function productSearch(dialect: Dialect, text: string, advance: boolean) {
-  return (eb: any): Expression<SqlBool> => {
+  return (eb: ExpressionBuilder<Database & { p: ProductTable }, 'p'>): Expression<SqlBool> => {
     const barcodeMatches = (match: (column: Expression<string | null>) => Expression<SqlBool>) =>
       eb.exists(
         eb
           .selectFrom('product_barcodes as pb')
           .select(sql.lit(1).as('one'))
           .whereRef('pb.product_id', '=', 'p.id')
-          .where((inner: any) => match(inner.ref('pb.barcode'))),
+          .where((inner) => match(inner.ref('pb.barcode'))),
       );
     if (!advance) {
       return eb.or([

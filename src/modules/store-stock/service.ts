@@ -1,0 +1,182 @@
+import type { AppContext } from '../../app-context.js';
+import { requireDateTime } from '../../domain/datetime.js';
+import { visibleStores, type Principal } from '../../shared/access.js';
+import { notFound } from '../../shared/errors.js';
+import { listFilters, pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import { effectivePricesInStores } from '../products/prices/effective.js';
+import { findProductsByBarcodes, findProductsByNumbers } from '../products/repository.js';
+import { findLiveStore, type StoreRow } from '../stores/repository.js';
+import { parsePoolNames, summarise, toSingleProductStock, toStoreProductStock, toSurroundingStock, type StockListRow } from './mapping.js';
+import * as stock from './repository.js';
+import type {
+  SingleProductStockQuery,
+  SingleProductStockResponse,
+  StoreProductStock,
+  StoreProductStockQuery,
+  SurroundingStock,
+  SurroundingStockQuery,
+} from './schema.js';
+
+/**
+ * Stores the list covers: a store_number filter and a store token's stores (PRODUCT §4:
+ * cross-store lists are filtered to them), resolved to ids so the page and the count run
+ * on the (store_id, id) index; undefined = every live store.
+ */
+async function storeScope(ctx: AppContext, storeNumber: string | undefined, principal: Principal): Promise<number[] | undefined> {
+  const visible = visibleStores(principal);
+  if (storeNumber === undefined && visible === null) return undefined;
+  const wanted = storeNumber === undefined ? visible! : visible === null || visible.includes(storeNumber) ? [storeNumber] : [];
+  return stock.liveStoreIds(ctx.db, wanted);
+}
+
+/**
+ * PRODUCT §6 "price in stock reads": the store product's own price, else the effective
+ * price in its store (price records by scope, else the master price). The effective
+ * prices of the page come from one batched query.
+ */
+async function stockReadPrices(ctx: AppContext, rows: readonly StockListRow[], now: number): Promise<Map<number, number | null>> {
+  const prices = new Map<number, number | null>();
+  const unpriced = rows.filter((row) => row.price === null);
+  for (const row of rows) if (row.price !== null) prices.set(row.id, row.price);
+  const effective = await effectivePricesInStores(
+    ctx.db,
+    unpriced.map((row) => ({
+      product: { id: row.product_id, country_code: row.product_country_code, price: row.master_price },
+      store: { store_number: row.store_number, country_code: row.store_country_code, price_line_id: row.price_line_id },
+    })),
+    now,
+  );
+  unpriced.forEach((row, index) => prices.set(row.id, effective[index] ?? null));
+  return prices;
+}
+
+/**
+ * GET /storeproducts/stock (interface §4.4): one keyset query for the page, then one
+ * batched query each for its balances (with locations) and its prices — never one per
+ * row — so page 500 by scroll_id costs what page 1 does.
+ */
+export async function listStoreProductStock(
+  ctx: AppContext,
+  query: StoreProductStockQuery,
+  principal: Principal,
+): Promise<PagedResult<StoreProductStock>> {
+  const excludeOrderBound = query.exclude_customer_order_stock === true;
+  const includeLocations = query.include_locations === true;
+  const filters = listFilters({
+    article_no: query.article_no,
+    barcode: query.barcode,
+    category_code: query.category_code,
+    parent_category_code: query.parent_category_code,
+    last_modified_date: query.last_modified_date,
+    last_stock_modified_datetime: query.last_stock_modified_datetime,
+    product_number: query.product_number,
+    search_text: query.search_text,
+    store_number: query.store_number,
+    from_id: query.from_id,
+    to_id: query.to_id,
+    exclude_customer_order_stock: query.exclude_customer_order_stock,
+    include_locations: query.include_locations,
+  });
+  const window = resolvePage(query, 'storeproducts/stock', filters, ctx.cursors);
+  const listFiltersOfQuery: stock.StockListFilters = {
+    storeIds: await storeScope(ctx, query.store_number, principal),
+    productNumbers: [query.article_no, query.product_number].filter((n): n is string => n !== undefined),
+    barcode: query.barcode,
+    categoryCode: query.category_code,
+    parentCategoryCode: query.parent_category_code,
+    modifiedSince: query.last_modified_date === undefined ? undefined : requireDateTime(query.last_modified_date),
+    stockModifiedSince: query.last_stock_modified_datetime === undefined ? undefined : requireDateTime(query.last_stock_modified_datetime),
+    searchText: query.search_text,
+    fromId: query.from_id,
+    toId: query.to_id,
+  };
+  const [rows, totalCount, lastModified] = await Promise.all([
+    stock.pageOfStockList(ctx.db, ctx.dialect, listFiltersOfQuery, window),
+    stock.countStockList(ctx.db, ctx.dialect, listFiltersOfQuery),
+    stock.storeProductsLastModified(ctx.db),
+  ]);
+  const pageRows = rows.slice(0, window.pageSize);
+  const [balances, prices] = await Promise.all([
+    stock.balancesOfStoreProducts(
+      ctx.db,
+      pageRows.map((row) => row.id),
+      { excludeOrderBound, withLocations: includeLocations },
+    ),
+    stockReadPrices(ctx, pageRows, Date.now()),
+  ]);
+  return pagedResponse({
+    window,
+    rows,
+    idOf: (row) => row.id,
+    toItem: (row) => toStoreProductStock(row, summarise(balances.get(row.id) ?? []), prices.get(row.id) ?? null, includeLocations),
+    totalCount,
+    filters,
+    lastModified,
+    cursors: ctx.cursors,
+  });
+}
+
+async function liveStore(ctx: AppContext, storeNumber: string): Promise<StoreRow> {
+  const store = await findLiveStore(ctx.db, storeNumber);
+  if (!store) throw notFound(`Store '${storeNumber}' does not exist`);
+  return store;
+}
+
+/** The path's product by number or by any barcode (PRODUCT §5); a product number wins over a barcode. */
+async function productOfPath(ctx: AppContext, ref: string): Promise<{ id: number; product_number: string }> {
+  const [byNumber, byBarcode] = await Promise.all([findProductsByNumbers(ctx.db, [ref]), findProductsByBarcodes(ctx.db, [ref])]);
+  const product = byNumber.get(ref);
+  if (product) return { id: product.id, product_number: product.product_number };
+  const match = byBarcode.get(ref);
+  if (match) return { id: match.productId, product_number: match.productNumber };
+  throw notFound(`No product has the number or barcode '${ref}'`);
+}
+
+/**
+ * GET /stores/{s}/products/{p}/stock (interface §4.4). A product without any stock in the
+ * store still answers one entry with most_likely_stock 0: the app asked about a known
+ * product, and "0 in stock" is the answer it shows.
+ */
+export async function productStock(
+  ctx: AppContext,
+  storeNumber: string,
+  productRef: string,
+  query: SingleProductStockQuery,
+): Promise<SingleProductStockResponse> {
+  const includeLocations = query.include_locations === true;
+  const [store, product] = await Promise.all([liveStore(ctx, storeNumber), productOfPath(ctx, productRef)]);
+  const [balances, schedule] = await Promise.all([
+    stock.balancesOfProduct(ctx.db, store.id, product.id, {
+      excludeOrderBound: query.exclude_customer_order_stock === true,
+      withLocations: includeLocations,
+    }),
+    stock.storeProductSchedule(ctx.db, store.id, product.id),
+  ]);
+  const entry = toSingleProductStock({
+    storeNumber: store.store_number,
+    productNumber: product.product_number,
+    summary: summarise(balances),
+    schedule,
+    storePoolNames: parsePoolNames(store.stock_pool_names),
+    includeLocations,
+    includeZeroLines: query.include_zero_lines === true,
+  });
+  return { products: [entry] };
+}
+
+/**
+ * GET /stores/{s}/storeproducts/{p}/surrounding (interface §4.4, PRODUCT §5): the other
+ * active stores of the asking store's area and every active warehouse, each with its
+ * stock of the product — zero included, so the app can say "0 in store X" — stores
+ * first, warehouses last, each by store_number.
+ */
+export async function surroundingStock(
+  ctx: AppContext,
+  storeNumber: string,
+  productRef: string,
+  query: SurroundingStockQuery,
+): Promise<SurroundingStock[]> {
+  const [store, product] = await Promise.all([liveStore(ctx, storeNumber), productOfPath(ctx, productRef)]);
+  const rows = await stock.surroundingBalances(ctx.db, store, product.id, query.exclude_customer_order_stock === true);
+  return toSurroundingStock(rows);
+}
