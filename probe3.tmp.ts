@@ -19,4 +19,5 @@ for (let round = 0; round < 7; round++) {
   console.log(`app ${app.toFixed(3)} ms bare ${b.toFixed(3)} ms  throughput ratio ${(b / app).toFixed(3)}`);
 }
 console.log('median ratio', ratios.sort()[3]!.toFixed(3), 'bytes', bytes.length);
+console.log((globalThis as any).__laps);
 await bench.close(); await bare.close(); temp.remove();

@@ -150,6 +150,22 @@ const joined = (text: string) => {
   return values.length === 0 ? undefined : values.join(',');
 };
 
+/** The columns ProductItem is made of: a read selects these, not the whole row (fewer values to materialise). */
+export const PRODUCT_READ_COLUMNS = [
+  'id', 'product_number', 'product_name', 'barcode', 'carrier_item_quantity', 'price_compare_multiplier', 'is_counted',
+  'allow_decimal', 'is_active', 'is_edit_min_max', 'is_edit_replenishment', 'is_expiration', 'is_order_manually', 'is_promotion',
+  'is_set', 'is_stock', 'is_store_product', 'is_template', 'is_reset_store_stock', 'attention_code', 'barcodes_array',
+  'base_unit_name', 'brand_code', 'brand_description', 'category_code', 'color', 'color_code', 'country_code',
+  'deprecation_date', 'general_ledger_account_number', 'image_url', 'margin_category', 'price_compare_unit', 'price_lines',
+  'product_details', 'product_type', 'product_url', 'promotion_text', 'promotion_week', 'purchase_unit_barcode',
+  'purchase_unit_name', 'purchase_unit_product_number', 'referral_product_number', 'size', 'size_code',
+  'smallest_product_number', 'supplier_number', 'supplier_name', 'supplier_product_number', 'variant_code', 'variant_family',
+  'volume', 'average_weight', 'expiration_min_range', 'moq', 'old_price', 'price', 'promotion_price', 'purchase_price',
+  'purchase_unit_quantity', 'smallest_quantity', 'countries_allowed', 'countries_not_allowed', 'promo_stores_allowed',
+  'promo_stores_not_allowed', 'stores_allowed', 'stores_not_allowed', 'free_fields', 'set_products', 'units',
+] as const satisfies ReadonlyArray<keyof ProductRow>;
+export type ProductReadRow = Pick<ProductRow, (typeof PRODUCT_READ_COLUMNS)[number]>;
+
 /** Prices of the read that depend on price records and discounts, in ten-thousandths. */
 export interface ProductPricing {
   /** Effective price (a valid price record, else the master price); null when neither exists. */
@@ -158,7 +174,7 @@ export interface ProductPricing {
 }
 
 /** Row → ProductItem (interface §2.12) with the PRODUCT §6 read mappings. */
-export function toProductItem(row: ProductRow, pricing: ProductPricing): ProductItem {
+export function toProductItem(row: ProductReadRow, pricing: ProductPricing): ProductItem {
   const arrayCodes = strings(row.barcodes_array);
   const money = (value: number | null) => (value === null ? undefined : fromMoney(value));
   const quantity = (value: number | null) => (value === null ? undefined : fromQuantity(value));

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, ProductBarcodeTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import type { BarcodeKind } from './barcodes.js';
-import type { ProductRow } from './mapping.js';
+import { PRODUCT_READ_COLUMNS, type ProductReadRow, type ProductRow } from './mapping.js';
 
 export type { ProductRow } from './mapping.js';
 
@@ -129,8 +129,8 @@ export async function countProducts(db: Db, filters: ProductFilters): Promise<nu
   return Number(row.n);
 }
 
-export function pageOfProducts(db: Db, filters: ProductFilters, window: { offset: number; limit: number }): Promise<ProductRow[]> {
-  let query = live(db, filters).selectAll().orderBy('id').limit(window.limit);
+export function pageOfProducts(db: Db, filters: ProductFilters, window: { offset: number; limit: number }): Promise<ProductReadRow[]> {
+  let query = live(db, filters).select(PRODUCT_READ_COLUMNS).orderBy('id').limit(window.limit);
   if (window.offset > 0) query = query.offset(window.offset);
   return query.execute();
 }

@@ -119,10 +119,10 @@ export async function listProducts(ctx: AppContext, query: ProductsQuery): Promi
   const window = resolvePage({ page_size: query.page_size, page_start: query.page_start }, 'products', {}, ctx.cursors);
   const filters: products.ProductFilters = { productNumbers: query.product_number };
   const store = query.store_number === undefined ? undefined : await findPricingStore(ctx, query.store_number);
-  const [rows, total] = await Promise.all([
-    products.pageOfProducts(ctx.db, filters, { offset: window.offset, limit: window.pageSize }),
-    products.countProducts(ctx.db, filters),
-  ]);
+  const rows = await products.pageOfProducts(ctx.db, filters, { offset: window.offset, limit: window.pageSize });
+  // A short, non-empty page (or a short first page) is the last one: it tells the total without counting.
+  const lastPage = rows.length < window.pageSize && (rows.length > 0 || window.offset === 0);
+  const total = lastPage ? window.offset + rows.length : await products.countProducts(ctx.db, filters);
   const pricing = await pricingOf(ctx.db, rows, store, Date.now());
   return {
     page_number: window.pageStart,

@@ -43,13 +43,17 @@ export async function deleteMatchingDiscounts(trx: Transaction<Database>, match:
 }
 
 /** Live discounts of these products that have not ended by `now` (the domain decides validity). */
-export async function discountsNotEndedAt(db: Kysely<Database>, productIds: readonly number[], now: number): Promise<DiscountRow[]> {
-  const rows: DiscountRow[] = [];
+export async function discountsNotEndedAt(
+  db: Kysely<Database>,
+  productIds: readonly number[],
+  now: number,
+): Promise<Array<Pick<DiscountRow, 'product_id' | 'price' | 'valid_from' | 'valid_to'>>> {
+  const rows: Array<Pick<DiscountRow, 'product_id' | 'price' | 'valid_from' | 'valid_to'>> = [];
   for (const ids of chunk(productIds, KEYS_PER_QUERY)) {
     rows.push(
       ...(await db
         .selectFrom('product_discounts')
-        .selectAll()
+        .select(['product_id', 'price', 'valid_from', 'valid_to'])
         .where('product_id', 'in', ids)
         .where('deleted_on', 'is', null)
         .where((eb) => eb.or([eb('valid_to', 'is', null), eb('valid_to', '>', now)]))

@@ -3,7 +3,7 @@ import type { Database } from '../../../db/schema.js';
 import { effectivePrice, resolvedPrice, specialPrice, type PriceCandidate, type PriceContext } from '../../../domain/pricing.js';
 import { discountsNotEndedAt } from '../discounts/repository.js';
 import type { ProductPricing } from '../mapping.js';
-import { pricesValidAt, type PriceRow } from './repository.js';
+import { pricesValidAt, type PriceCandidateRow } from './repository.js';
 
 /** The store a price is asked for: its number, country and price line (PRODUCT §6 scopes). */
 export interface PricingStore {
@@ -19,7 +19,7 @@ export interface PricedProduct {
   price: number | null;
 }
 
-const toCandidate = (row: PriceRow): PriceCandidate => ({
+const toCandidate = (row: PriceCandidateRow): PriceCandidate => ({
   id: row.id,
   priceMoney: row.price,
   validFrom: row.valid_from,

@@ -4,6 +4,10 @@ import { chunk } from '../../../shared/bulk.js';
 
 export type PriceRow = Selectable<ProductPriceTable>;
 
+/** What the effective-price rule reads of a price record. */
+export const PRICE_CANDIDATE_COLUMNS = ['id', 'product_id', 'price', 'valid_from', 'valid_to', 'store_number', 'price_group', 'country_code'] as const;
+export type PriceCandidateRow = Pick<PriceRow, (typeof PRICE_CANDIDATE_COLUMNS)[number]>;
+
 const KEYS_PER_QUERY = 10_000;
 
 /** The live stores among `numbers` (a store-scoped price must name a known store). */
@@ -17,13 +21,13 @@ export async function liveStoreNumbers(db: Kysely<Database>, numbers: readonly s
 }
 
 /** Price records of these products whose validity window contains `now`, in one query per chunk. */
-export async function pricesValidAt(db: Kysely<Database>, productIds: readonly number[], now: number): Promise<PriceRow[]> {
-  const rows: PriceRow[] = [];
+export async function pricesValidAt(db: Kysely<Database>, productIds: readonly number[], now: number): Promise<PriceCandidateRow[]> {
+  const rows: PriceCandidateRow[] = [];
   for (const ids of chunk(productIds, KEYS_PER_QUERY)) {
     rows.push(
       ...(await db
         .selectFrom('product_prices')
-        .selectAll()
+        .select(PRICE_CANDIDATE_COLUMNS)
         .where('product_id', 'in', ids)
         .where('deleted_on', 'is', null)
         .where('valid_from', '<=', now)
