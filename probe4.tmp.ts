@@ -25,5 +25,5 @@ for (let i = 0; i < profile.samples.length; i++) {
   const seen = new Set<string>();
   for (let id: number | undefined = profile.samples[i]; id !== undefined; id = parent.get(id)) { const k = name(byId.get(id)); if (!seen.has(k)) { seen.add(k); incl.set(k, (incl.get(k) ?? 0) + dt); } }
 }
-for (const [k, v] of [...incl].sort((a, b) => b[1] - a[1]).slice(0, 60)) console.log((v / total * 100).toFixed(1) + '%', k);
+for (const [k, v] of [...incl].sort((a, b) => b[1] - a[1]).slice(0, 70)) console.log((v / total * 100).toFixed(1) + '%', k);
 await bench.close(); temp.remove();

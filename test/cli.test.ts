@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, it } from 'vitest';
@@ -9,8 +10,8 @@ import { restartableDatabaseUrl } from './helpers/factories.js';
 /**
  * `store-ops` as an operator runs it (PRODUCT §2): a child process on DATABASE_URL,
  * results on stdout, diagnostics on stderr, exit 0 / 1 (failed) / 2 (bad arguments).
- * The tests are independent (one database each) and run concurrently: each call is a
- * whole Node process.
+ * The tests are independent (one database each), so those of one dialect run side by
+ * side: each call is a whole Node process.
  */
 
 const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -21,7 +22,25 @@ interface CliResult {
   stderr: string;
 }
 
-function storeOps(args: string[], databaseUrl: string): Promise<CliResult> {
+/**
+ * At most one CLI process per CPU at a time: a Node start is CPU-bound, and a starved
+ * machine turns into connection timeouts in the tests running beside these.
+ */
+const slots = { free: Math.max(1, availableParallelism()), waiting: [] as Array<() => void> };
+
+async function storeOps(args: string[], databaseUrl: string): Promise<CliResult> {
+  if (slots.free > 0) slots.free--;
+  else await new Promise<void>((resolveSlot) => slots.waiting.push(resolveSlot));
+  try {
+    return await runStoreOps(args, databaseUrl);
+  } finally {
+    const next = slots.waiting.shift();
+    if (next) next();
+    else slots.free++;
+  }
+}
+
+function runStoreOps(args: string[], databaseUrl: string): Promise<CliResult> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(process.execPath, ['bin/store-ops.js', ...args], {
       cwd: REPO_ROOT,
@@ -39,93 +58,98 @@ function storeOps(args: string[], databaseUrl: string): Promise<CliResult> {
 
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');
 
-// Each call starts Node and tsx; a loaded machine makes them slow, so allow for it.
-describe.concurrent('store-ops CLI (PRODUCT §2)', { timeout: 120_000 }, () => {
+// Each call starts Node and tsx; a loaded machine makes every call slow, hence the
+// generous timeout.
+describe('store-ops CLI (PRODUCT §2)', { timeout: 120_000 }, () => {
   afterAll(async () => {
     for (const dialect of DIALECTS) await dialect.cleanup();
   });
 
-  // A usage error never opens the database, so this one runs on SQLite only.
-  it('bad arguments exit 2 with a message on stderr', async ({ expect }) => {
-    const databaseUrl = await restartableDatabaseUrl(DIALECTS[0]!);
-    const cases: Array<[string[], RegExp]> = [
-      [['token', 'create', '--name', 'x', '--role', 'superuser'], /role/],
-      [['frobnicate'], /unknown command/],
-      [['token', 'create', '--role', 'admin'], /--name/],
-      [['token', 'create', '--name', 'x', '--role', 'read', '--expires', 'next tuesday'], /expires/],
-      [['token', 'create', '--name', 'x', '--role', 'store'], /--stores/],
-      [[], /Usage/],
-    ];
-    const results = await Promise.all(cases.map(([args]) => storeOps(args, databaseUrl)));
-    results.forEach((result, index) => {
-      const [args, message] = cases[index]!;
-      expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr, args.join(' ')).toMatch(message);
-      expect(result.stdout, args.join(' ')).not.toMatch(/sot_/);
-    });
-  });
-
   for (const dialect of DIALECTS) {
-    it(`migrate, seed twice, verify (${dialect.name})`, async ({ expect }) => {
-      const databaseUrl = await restartableDatabaseUrl(dialect);
-      const migrated = await storeOps(['migrate'], databaseUrl);
-      expect(migrated.code, migrated.stderr).toBe(0);
-      expect(migrated.stdout).toMatch(/^applied 2026-11-22T0001_foundation\b/);
-      const again = await storeOps(['migrate'], databaseUrl);
-      expect(again.code, again.stderr).toBe(0);
-      expect(again.stdout.trim()).toBe('database is up to date');
-
-      const seeded = await storeOps(['seed'], databaseUrl);
-      expect(seeded.code, seeded.stderr).toBe(0);
-      expect(lines(seeded.stdout)).toContain('stores: created 6, updated 0, unchanged 0, deleted 0');
-      const reseeded = await storeOps(['seed'], databaseUrl);
-      expect(reseeded.code, reseeded.stderr).toBe(0);
-      expect(lines(reseeded.stdout)).toContain('stores: created 0, updated 0, unchanged 6, deleted 0');
-
-      const clean = await storeOps(['verify'], databaseUrl);
-      expect(clean.code, clean.stdout + clean.stderr).toBe(0);
-      expect(lines(clean.stdout)).toEqual(['ok: every invariant holds']);
-      const t = await buildTestApp(dialect, { databaseUrl });
-      try {
-        await t.app.ctx.db.updateTable('api_tokens').set({ role: 'superuser' }).where('name', '=', 'admin').execute();
-      } finally {
-        await t.close();
+    describe(dialect.name, () => {
+      if (dialect.name === 'sqlite') {
+        // A usage error never opens the database, so this one runs on SQLite only.
+        it.concurrent('bad arguments exit 2 with a message on stderr', async ({ expect }) => {
+          const databaseUrl = await restartableDatabaseUrl(DIALECTS[0]!);
+          const cases: Array<[string[], RegExp]> = [
+            [['token', 'create', '--name', 'x', '--role', 'superuser'], /role/],
+            [['frobnicate'], /unknown command/],
+            [['token', 'create', '--role', 'admin'], /--name/],
+            [['token', 'create', '--name', 'x', '--role', 'read', '--expires', 'next tuesday'], /expires/],
+            [['token', 'create', '--name', 'x', '--role', 'store'], /--stores/],
+            [[], /Usage/],
+          ];
+          const results = await Promise.all(cases.map(([args]) => storeOps(args, databaseUrl)));
+          results.forEach((result, index) => {
+            const [args, message] = cases[index]!;
+            expect(result.code, args.join(' ')).toBe(2);
+            expect(result.stderr, args.join(' ')).toMatch(message);
+            expect(result.stdout, args.join(' ')).not.toMatch(/sot_/);
+          });
+        });
       }
-      const broken = await storeOps(['verify'], databaseUrl);
-      expect(broken.code).toBe(1);
-      expect(broken.stdout).toMatch(/^VIOLATION tokens: token 'admin' has unknown role 'superuser'$/m);
-    });
 
-    it(`token create, list and revoke work against a running server (${dialect.name})`, async ({ expect }) => {
-      const databaseUrl = await restartableDatabaseUrl(dialect);
-      const t = await buildTestApp(dialect, { databaseUrl });
-      try {
-        const created = await storeOps(['token', 'create', '--name', 'erp', '--role', 'integration'], databaseUrl);
-        expect(created.code, created.stderr).toBe(0);
-        const token = lines(created.stdout).at(-1)!;
-        expect(token).toMatch(/^sot_[A-Za-z0-9_-]{43,}$/);
-        expect(created.stderr).toContain('erp');
-        const stores = { stores: [{ store_number: 'C1', store_name: 'CLI', is_active: true, is_active_data_exchange: true, is_warehouse: false }] };
-        expect((await t.post(`${API}/stores`, stores, token)).statusCode).toBe(200);
+      it.concurrent(`migrate, seed twice, verify (${dialect.name})`, async ({ expect }) => {
+        const databaseUrl = await restartableDatabaseUrl(dialect);
+        const migrated = await storeOps(['migrate'], databaseUrl);
+        expect(migrated.code, migrated.stderr).toBe(0);
+        expect(migrated.stdout).toMatch(/^applied 2026-11-22T0001_foundation\b/);
+        const again = await storeOps(['migrate'], databaseUrl);
+        expect(again.code, again.stderr).toBe(0);
+        expect(again.stdout.trim()).toBe('database is up to date');
 
-        const listed = await storeOps(['token', 'list'], databaseUrl);
-        expect(listed.code, listed.stderr).toBe(0);
-        expect(lines(listed.stdout)).toEqual(expect.arrayContaining(['admin\tadmin\t*\tactive', 'erp\tintegration\t*\tactive']));
-        expect(listed.stdout).not.toContain(token);
+        const seeded = await storeOps(['seed'], databaseUrl);
+        expect(seeded.code, seeded.stderr).toBe(0);
+        expect(lines(seeded.stdout)).toContain('stores: created 6, updated 0, unchanged 0, deleted 0');
+        const reseeded = await storeOps(['seed'], databaseUrl);
+        expect(reseeded.code, reseeded.stderr).toBe(0);
+        expect(lines(reseeded.stdout)).toContain('stores: created 0, updated 0, unchanged 6, deleted 0');
 
-        const revoked = await storeOps(['token', 'revoke', 'erp'], databaseUrl);
-        expect(revoked.code, revoked.stderr).toBe(0);
-        expect(revoked.stdout.trim()).toBe('revoked erp');
-        // PRODUCT §2: the running server sees it within a second.
-        await new Promise((r) => setTimeout(r, 1100));
-        expect((await t.get(`${API}/stores`, token)).statusCode).toBe(401);
+        const clean = await storeOps(['verify'], databaseUrl);
+        expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+        expect(lines(clean.stdout)).toEqual(['ok: every invariant holds']);
+        const t = await buildTestApp(dialect, { databaseUrl });
+        try {
+          await t.app.ctx.db.updateTable('api_tokens').set({ role: 'superuser' }).where('name', '=', 'admin').execute();
+        } finally {
+          await t.close();
+        }
+        const broken = await storeOps(['verify'], databaseUrl);
+        expect(broken.code).toBe(1);
+        expect(broken.stdout).toMatch(/^VIOLATION tokens: token 'admin' has unknown role 'superuser'$/m);
+      });
 
-        const again = await storeOps(['token', 'revoke', 'erp'], databaseUrl);
-        expect(again.code).toBe(1);
-        expect(again.stderr).toMatch(/no active token named 'erp'/);
-      } finally {
-        await t.close();
-      }
+      it.concurrent(`token create, list and revoke work against a running server (${dialect.name})`, async ({ expect }) => {
+        const databaseUrl = await restartableDatabaseUrl(dialect);
+        const t = await buildTestApp(dialect, { databaseUrl });
+        try {
+          const created = await storeOps(['token', 'create', '--name', 'erp', '--role', 'integration'], databaseUrl);
+          expect(created.code, created.stderr).toBe(0);
+          const token = lines(created.stdout).at(-1)!;
+          expect(token).toMatch(/^sot_[A-Za-z0-9_-]{43,}$/);
+          expect(created.stderr).toContain('erp');
+          const stores = { stores: [{ store_number: 'C1', store_name: 'CLI', is_active: true, is_active_data_exchange: true, is_warehouse: false }] };
+          expect((await t.post(`${API}/stores`, stores, token)).statusCode).toBe(200);
+
+          const listed = await storeOps(['token', 'list'], databaseUrl);
+          expect(listed.code, listed.stderr).toBe(0);
+          expect(lines(listed.stdout)).toEqual(expect.arrayContaining(['admin\tadmin\t*\tactive', 'erp\tintegration\t*\tactive']));
+          expect(listed.stdout).not.toContain(token);
+
+          const revoked = await storeOps(['token', 'revoke', 'erp'], databaseUrl);
+          expect(revoked.code, revoked.stderr).toBe(0);
+          expect(revoked.stdout.trim()).toBe('revoked erp');
+          // PRODUCT §2: the running server sees it within a second.
+          await new Promise((r) => setTimeout(r, 1100));
+          expect((await t.get(`${API}/stores`, token)).statusCode).toBe(401);
+
+          const again = await storeOps(['token', 'revoke', 'erp'], databaseUrl);
+          expect(again.code).toBe(1);
+          expect(again.stderr).toMatch(/no active token named 'erp'/);
+        } finally {
+          await t.close();
+        }
+      });
     });
   }
 });

@@ -103,8 +103,8 @@ const MONEY_COLUMNS = ['price', 'promotion_price', 'purchase_price'];
 
 /**
  * The baseline's own input → rows conversion, the least a raw importer must do: flags to
- * 0/1, scaled integers, nested arrays to JSON text, a content hash, audit columns, and
- * one look-up row per barcode.
+ * 0/1, scaled integers, nested arrays to JSON text, a content hash, a read document,
+ * audit columns, and one look-up row per barcode.
  */
 function toRawRows(input: Input, columns: string[], now: number): { product: Record<string, unknown>; barcodes: Array<[string, string, number]> } {
   const product: Record<string, unknown> = {};
@@ -122,6 +122,8 @@ function toRawRows(input: Input, columns: string[], now: number): { product: Rec
   product.units = JSON.stringify((input.units ?? []).map((u: Input) => [u.unit_barcode, u.unit_name, Math.round(u.unit_quantity * 1000)]));
   product.old_price = null;
   product.content_hash = createHash('sha1').update(JSON.stringify(product)).digest('base64url');
+  // The app stores its read shape with the row; the cheapest equivalent is the input itself.
+  product.read_document = JSON.stringify(input);
   product.created_on = now;
   product.updated_on = now;
   product.created_by = 'bench';

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { API, expectStatus, startBenchApp, tempDir, type BenchApp } from '../lib/app.js';
 import { storeInputs } from '../lib/data.js';
 import { columnsOf, openRawSqlite, tableDdl } from '../lib/raw-sqlite.js';
 import { profileOnce } from '../lib/profile.js';
+import { Resources } from '../lib/resources.js';
 import type { Scenario } from '../lib/scenario.js';
 import { timed } from '../lib/stats.js';
 
@@ -96,6 +98,7 @@ function rawImport(dir: string, name: string, ddl: string[], inputs: Input[]): n
     return ms;
   } finally {
     database.close();
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${database.name}${suffix}`, { force: true });
   }
 }
 
@@ -110,40 +113,39 @@ export const storesImport: Scenario = {
   baselineLabel: 'raw better-sqlite3',
   target: { ratio: 3, comparison: '<=', description: `app import time ≤ 3 × raw prepared-statement inserts of the same ${IMPORT_STORES} rows` },
 
-  async prepare() {
-    const temp = tempDir('stores-import');
-    const { inputs, body } = importBody();
-    const probe = await startBenchApp(temp.dir, 'ddl');
-    const ddl = tableDdl(probe.file, 'stores');
-    await probe.close();
+  prepare: () =>
+    new Resources().preparing(async (resources) => {
+      const temp = resources.add(tempDir('stores-import'), (t) => t.remove());
+      const { inputs, body } = importBody();
+      const probe = await startBenchApp(temp.dir, 'ddl');
+      const ddl = tableDdl(probe.file, 'stores');
+      await probe.close();
 
-    const appSide = async (name: string) => {
-      const bench = await startBenchApp(temp.dir, name);
-      try {
-        const work = () => timedImport(bench, body, `created ${IMPORT_STORES}, updated 0, unchanged 0, deleted 0`);
-        return name === 'app-warmup' ? await work() : await profileOnce(NAME, work);
-      } finally {
-        await bench.close();
-      }
-    };
-    const rawSide = (name: string) => rawImport(temp.dir, name, ddl, inputs);
-    // One untimed round first, so the first measured run does not pay for JIT warm-up.
-    rawSide('raw-warmup');
-    await appSide('app-warmup');
-
-    return {
-      async measure(run) {
-        // Alternate who goes first, so a drift in machine speed favours neither side.
-        if (run % 2 === 0) {
-          const value = await appSide(`app-${run}`);
-          return { value, baseline: rawSide(`raw-${run}`) };
+      const appSide = async (name: string) => {
+        const bench = await startBenchApp(temp.dir, name);
+        try {
+          const work = () => timedImport(bench, body, `created ${IMPORT_STORES}, updated 0, unchanged 0, deleted 0`);
+          return name === 'app-warmup' ? await work() : await profileOnce(NAME, work);
+        } finally {
+          await bench.close();
         }
-        const baseline = rawSide(`raw-${run}`);
-        return { value: await appSide(`app-${run}`), baseline };
-      },
-      async close() {
-        temp.remove();
-      },
-    };
-  },
+      };
+      const rawSide = (name: string) => rawImport(temp.dir, name, ddl, inputs);
+      // One untimed round first, so the first measured run does not pay for JIT warm-up.
+      rawSide('raw-warmup');
+      await appSide('app-warmup');
+
+      return {
+        async measure(run) {
+          // Alternate who goes first, so a drift in machine speed favours neither side.
+          if (run % 2 === 0) {
+            const value = await appSide(`app-${run}`);
+            return { value, baseline: rawSide(`raw-${run}`) };
+          }
+          const baseline = rawSide(`raw-${run}`);
+          return { value: await appSide(`app-${run}`), baseline };
+        },
+        close: () => resources.release(),
+      };
+    }),
 };

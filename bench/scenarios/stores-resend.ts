@@ -1,5 +1,6 @@
 import { startBenchApp, tempDir } from '../lib/app.js';
 import { profileOnce } from '../lib/profile.js';
+import { Resources } from '../lib/resources.js';
 import type { Sample, Scenario } from '../lib/scenario.js';
 import { IMPORT_STORES, importBody, timedImport } from './stores-import.js';
 
@@ -16,26 +17,25 @@ export const storesResend: Scenario = {
   baselineLabel: 'first import',
   target: { ratio: 0.5, comparison: '<=', description: 'identical re-send ≤ 0.5 × the first import' },
 
-  async prepare() {
-    const temp = tempDir('stores-resend');
-    const { body } = importBody();
-    const importTwice = async (name: string, profile: boolean): Promise<Sample> => {
-      const bench = await startBenchApp(temp.dir, name);
-      try {
-        const first = await timedImport(bench, body, CREATED);
-        const resend = () => timedImport(bench, body, UNCHANGED);
-        return { value: profile ? await profileOnce(NAME, resend) : await resend(), baseline: first };
-      } finally {
-        await bench.close();
-      }
-    };
-    // One untimed round first, so the first measured run does not pay for JIT warm-up.
-    await importTwice('warmup', false);
-    return {
-      measure: (run) => importTwice(`app-${run}`, true),
-      async close() {
-        temp.remove();
-      },
-    };
-  },
+  prepare: () =>
+    new Resources().preparing(async (resources) => {
+      const temp = resources.add(tempDir('stores-resend'), (t) => t.remove());
+      const { body } = importBody();
+      const importTwice = async (name: string, profile: boolean): Promise<Sample> => {
+        const bench = await startBenchApp(temp.dir, name);
+        try {
+          const first = await timedImport(bench, body, CREATED);
+          const resend = () => timedImport(bench, body, UNCHANGED);
+          return { value: profile ? await profileOnce(NAME, resend) : await resend(), baseline: first };
+        } finally {
+          await bench.close();
+        }
+      };
+      // One untimed round first, so the first measured run does not pay for JIT warm-up.
+      await importTwice('warmup', false);
+      return {
+        measure: (run) => importTwice(`app-${run}`, true),
+        close: () => resources.release(),
+      };
+    }),
 };

@@ -169,6 +169,8 @@ export interface ProductTable extends AuditColumns {
   purchase_price: number | null;
   /** Master price before its last change (PRODUCT §6 old_price); not part of content_hash. */
   old_price: number | null;
+  /** JSON of the ProductItem fields derived from this row alone (not prices); not part of content_hash. */
+  read_document: string;
   product_description: string | null;
   barcode: string | null;
   base_unit_name: string | null;

@@ -37,7 +37,7 @@ for (const dialect of DIALECTS) {
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
     });
 
-    it('verify finds a stale content hash, an unresolved barcode and an empty price window', async () => {
+    it('verify finds a stale hash and read document, an unresolved barcode and an empty price window', async () => {
       const db = t.app.ctx.db;
       await db.updateTable('products').set({ color: 'edited behind the service' }).where('product_number', '=', '100001').execute();
       await db.deleteFrom('product_barcodes').where('barcode', '=', DEMO_PRODUCTS[1]!.barcode!).execute();
@@ -45,6 +45,7 @@ for (const dialect of DIALECTS) {
       const details = (await verifyAll(t.app.ctx.handle)).filter((v) => v.check.startsWith('product')).map((v) => v.detail);
       expect(details).toEqual([
         "product '100001' has a content_hash that does not match its content",
+        "product '100001' has a read_document that does not match its content",
         `barcode '${DEMO_PRODUCTS[1]!.barcode}' of product '100002' does not resolve to it`,
         expect.stringContaining("price 'DEMO-CHAIN-100001'"),
       ]);

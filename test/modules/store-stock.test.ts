@@ -86,7 +86,7 @@ for (const dialect of DIALECTS) {
       );
       ok(
         await t.post(`${API}/products/prices`, {
-          prices: [priceInput('PR1', 'P1', 1.79, { store_number: 'S1' }), priceInput('PR3', 'P3', 9.5, { price_group: '7' })],
+          prices: [priceInput('PR1', 'P1', 1.79, { store_number: 'S1' }), priceInput('PR2', 'P2', 1.05), priceInput('PR3', 'P3', 9.5, { price_group: '7' })],
         }),
       );
       ok(await t.post(`${API}/reasoncodes`, { reason_codes: [reasonCodeInput(10, { is_loss: true })] }));
@@ -207,7 +207,7 @@ for (const dialect of DIALECTS) {
         expect(itemOf(items, 'S1', 'P2')).toMatchObject({
           is_replenishment: true,
           most_likely_quantity: 0,
-          price: 2.5, // the store product's own price
+          price: 2.5, // the store product's own price beats the chain price record (1.05)
           min: 2,
           max: 10,
           order_level: 3,
@@ -382,6 +382,7 @@ for (const dialect of DIALECTS) {
         expect((await t.get(SINGLE('S1', 'P1'), token)).statusCode).toBe(200);
         expect((await t.get(SINGLE('S2', 'P1'), token)).statusCode).toBe(403);
         expect((await t.get(`${SINGLE('S1', 'P1')}?include_zero_lines=sometimes`)).statusCode).toBe(400);
+        expect((await t.get(SINGLE('S1', 'x'.repeat(65)))).statusCode).toBe(400);
       });
     });
 

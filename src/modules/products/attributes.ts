@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.js';
 import { inTransaction } from '../../db/transaction.js';
 import { validationFailed } from '../../shared/errors.js';
-import { productHash } from './mapping.js';
+import { productHash, readDocument } from './mapping.js';
 import * as products from './repository.js';
 import { STRING_ATTRIBUTES, type ReplaceAttributeBody, type StringAttribute } from './schema.js';
 
@@ -11,7 +11,8 @@ const isReplaceable = (name: string): name is StringAttribute => Object.hasOwn(S
  * PUT /products/attributes (interface §4.9): replaces old_value by new_value in one
  * plain string attribute across every live product holding exactly old_value. Keys
  * (product_number), barcodes, prices and structured fields are not replaceable: they
- * carry references and rules a blind replace would break.
+ * carry references and rules a blind replace would break. The content hash and the read
+ * document follow the new value, so a later identical import is still recognised.
  */
 export async function replaceAttribute(ctx: AppContext, body: ReplaceAttributeBody, actor: string): Promise<string> {
   const { attribute, old_value: oldValue, new_value: newValue } = body;
@@ -34,7 +35,7 @@ export async function replaceAttribute(ctx: AppContext, body: ReplaceAttributeBo
       .where('deleted_on', 'is', null)
       .returningAll()
       .execute();
-    await products.writeHashes(trx, changed.map((row) => ({ id: row.id, hash: productHash(row) })));
+    await products.writeDerived(trx, changed.map((row) => ({ id: row.id, contentHash: productHash(row), readDocument: readDocument(row) })));
     return `changed ${changed.length} products`;
   });
 }

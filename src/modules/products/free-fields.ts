@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.js';
 import { inTransaction } from '../../db/transaction.js';
 import { unprocessable } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
-import { parseFreeFields, productHash, sortFreeFields } from './mapping.js';
+import { parseFreeFields, productHash, readDocument, sortFreeFields } from './mapping.js';
 import * as products from './repository.js';
 import type { FreeFieldsBody } from './schema.js';
 
@@ -51,7 +51,7 @@ export async function importFreeFields(ctx: AppContext, body: FreeFieldsBody, ac
       const updated = { ...row, free_fields: freeFields };
       await trx
         .updateTable('products')
-        .set({ free_fields: freeFields, content_hash: productHash(updated), updated_on: now, modified_by: actor })
+        .set({ free_fields: freeFields, content_hash: productHash(updated), read_document: readDocument(updated), updated_on: now, modified_by: actor })
         .where('id', '=', row.id)
         .execute();
       changed++;

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Bool, ProductTable } from '../../db/schema.js';
 import { fromMoney, fromQuantity, toMoney, toQuantity } from '../../domain/decimal.js';
 import { contentHash } from '../../shared/bulk.js';
@@ -8,8 +8,8 @@ export type ProductRow = Selectable<ProductTable>;
 
 /** Columns written from input; content_hash covers exactly these, in this order. */
 export type ProductRecord = Omit<
-  Insertable<ProductTable>,
-  'id' | 'created_on' | 'updated_on' | 'created_by' | 'modified_by' | 'deleted_on' | 'content_hash' | 'old_price'
+  ProductRow,
+  'id' | 'created_on' | 'updated_on' | 'created_by' | 'modified_by' | 'deleted_on' | 'content_hash' | 'old_price' | 'read_document'
 >;
 
 type FreeFieldTriple = [sortOrder: number, key: string | null, value: string | null];
@@ -150,22 +150,6 @@ const joined = (text: string) => {
   return values.length === 0 ? undefined : values.join(',');
 };
 
-/** The columns ProductItem is made of: a read selects these, not the whole row (fewer values to materialise). */
-export const PRODUCT_READ_COLUMNS = [
-  'id', 'product_number', 'product_name', 'barcode', 'carrier_item_quantity', 'price_compare_multiplier', 'is_counted',
-  'allow_decimal', 'is_active', 'is_edit_min_max', 'is_edit_replenishment', 'is_expiration', 'is_order_manually', 'is_promotion',
-  'is_set', 'is_stock', 'is_store_product', 'is_template', 'is_reset_store_stock', 'attention_code', 'barcodes_array',
-  'base_unit_name', 'brand_code', 'brand_description', 'category_code', 'color', 'color_code', 'country_code',
-  'deprecation_date', 'general_ledger_account_number', 'image_url', 'margin_category', 'price_compare_unit', 'price_lines',
-  'product_details', 'product_type', 'product_url', 'promotion_text', 'promotion_week', 'purchase_unit_barcode',
-  'purchase_unit_name', 'purchase_unit_product_number', 'referral_product_number', 'size', 'size_code',
-  'smallest_product_number', 'supplier_number', 'supplier_name', 'supplier_product_number', 'variant_code', 'variant_family',
-  'volume', 'average_weight', 'expiration_min_range', 'moq', 'old_price', 'price', 'promotion_price', 'purchase_price',
-  'purchase_unit_quantity', 'smallest_quantity', 'countries_allowed', 'countries_not_allowed', 'promo_stores_allowed',
-  'promo_stores_not_allowed', 'stores_allowed', 'stores_not_allowed', 'free_fields', 'set_products', 'units',
-] as const satisfies ReadonlyArray<keyof ProductRow>;
-export type ProductReadRow = Pick<ProductRow, (typeof PRODUCT_READ_COLUMNS)[number]>;
-
 /** Prices of the read that depend on price records and discounts, in ten-thousandths. */
 export interface ProductPricing {
   /** Effective price (a valid price record, else the master price); null when neither exists. */
@@ -173,12 +157,19 @@ export interface ProductPricing {
   specialPriceMoney?: number;
 }
 
-/** Row → ProductItem (interface §2.12) with the PRODUCT §6 read mappings. */
-export function toProductItem(row: ProductReadRow, pricing: ProductPricing): ProductItem {
+/** The ProductItem fields that depend on the product row alone (all but the prices). */
+type StaticItem = Omit<ProductItem, 'price' | 'old_price' | 'special_price'>;
+
+/**
+ * Columns → the static part of ProductItem (interface §2.12) with the PRODUCT §6 read
+ * mappings, as JSON: stored with the row (read_document) so a read parses one text
+ * column instead of selecting seventy. Every writer of product columns rewrites it.
+ */
+export function readDocument(row: ProductRecord): string {
   const arrayCodes = strings(row.barcodes_array);
-  const money = (value: number | null) => (value === null ? undefined : fromMoney(value));
   const quantity = (value: number | null) => (value === null ? undefined : fromQuantity(value));
-  return {
+  const money = (value: number | null) => (value === null ? undefined : fromMoney(value));
+  const item: StaticItem = {
     // Required on read, optional on input: fall back to the first barcodes_array barcode, else "".
     barcode: row.barcode ?? arrayCodes[0] ?? '',
     product_name: row.product_name,
@@ -237,13 +228,10 @@ export function toProductItem(row: ProductReadRow, pricing: ProductPricing): Pro
     average_weight: orUndefined(row.average_weight),
     expiration_min_range: orUndefined(row.expiration_min_range),
     moq: quantity(row.moq),
-    old_price: money(row.old_price),
-    price: money(pricing.priceMoney),
     promotion_price: money(row.promotion_price),
     purchase_price: money(row.purchase_price),
     purchase_unit_quantity: quantity(row.purchase_unit_quantity),
     smallest_quantity: quantity(row.smallest_quantity),
-    special_price: pricing.specialPriceMoney === undefined ? undefined : fromMoney(pricing.specialPriceMoney),
     countries_allowed: optionalList(row.countries_allowed),
     countries_not_allowed: optionalList(row.countries_not_allowed),
     promo_stores_allowed: optionalList(row.promo_stores_allowed),
@@ -261,4 +249,18 @@ export function toProductItem(row: ProductReadRow, pricing: ProductPricing): Pro
       unit_name,
     })),
   };
+  return JSON.stringify(item);
+}
+
+/** What a read selects: the stored document and the columns prices are resolved from. */
+export const PRODUCT_READ_COLUMNS = ['id', 'country_code', 'price', 'old_price', 'read_document'] as const satisfies ReadonlyArray<keyof ProductRow>;
+export type ProductReadRow = Pick<ProductRow, (typeof PRODUCT_READ_COLUMNS)[number]>;
+
+/** Row → ProductItem: the stored document plus the prices of the moment (PRODUCT §6). */
+export function toProductItem(row: ProductReadRow, pricing: ProductPricing): ProductItem {
+  const item = JSON.parse(row.read_document) as ProductItem;
+  if (pricing.priceMoney !== null) item.price = fromMoney(pricing.priceMoney);
+  if (row.old_price !== null) item.old_price = fromMoney(row.old_price);
+  if (pricing.specialPriceMoney !== undefined) item.special_price = fromMoney(pricing.specialPriceMoney);
+  return item;
 }

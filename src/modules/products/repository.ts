@@ -194,14 +194,24 @@ export async function liveProductIds(db: Db, numbers: readonly string[]): Promis
   return ids;
 }
 
-/** Writes new content hashes after an in-place change (attributes, free fields). */
-export async function writeHashes(trx: Transaction<Database>, hashes: ReadonlyArray<{ id: number; hash: string }>): Promise<void> {
-  for (const batch of chunk(hashes, 1000)) {
-    const cases = sql.join(batch.map(({ id, hash }) => sql`when ${id} then ${hash}`), sql` `);
+/** After an in-place change (attributes): the derived columns of each changed product. */
+export interface DerivedColumns {
+  id: number;
+  contentHash: string;
+  readDocument: string;
+}
+
+export async function writeDerived(trx: Transaction<Database>, changes: readonly DerivedColumns[]): Promise<void> {
+  for (const batch of chunk(changes, 1000)) {
+    const hashes = sql.join(batch.map((c) => sql`when ${c.id} then ${c.contentHash}`), sql` `);
+    const documents = sql.join(batch.map((c) => sql`when ${c.id} then ${c.readDocument}`), sql` `);
     await trx
       .updateTable('products')
-      .set({ content_hash: sql<string>`case id ${cases} else content_hash end` })
-      .where('id', 'in', batch.map((entry) => entry.id))
+      .set({
+        content_hash: sql<string>`case id ${hashes} else content_hash end`,
+        read_document: sql<string>`case id ${documents} else read_document end`,
+      })
+      .where('id', 'in', batch.map((c) => c.id))
       .execute();
   }
 }

@@ -9,7 +9,7 @@ import { notFound, unprocessable, validationFailed } from '../../shared/errors.j
 import { resolvePage } from '../../shared/paging.js';
 import type { FieldError } from '../../shared/validation.js';
 import { barcodeClaims, crossProductBarcodeErrors, type BarcodeClaim } from './barcodes.js';
-import { productHash, toProductItem, toProductRecord, type ProductRecord } from './mapping.js';
+import { productHash, readDocument, toProductItem, toProductRecord, type ProductRecord } from './mapping.js';
 import { pricingOf } from './prices/effective.js';
 import * as products from './repository.js';
 import type { DeleteProductsBody, ProductInput, ProductsBody, ProductsEnvelope, ProductsQuery } from './schema.js';
@@ -85,10 +85,14 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
     });
     const owners = await assertBarcodesFree(trx, toWrite, requestNumbers);
 
+    // Derived columns only for the products that will be written; upsertByKey skips the
+    // unchanged ones before looking at any column but the key and content_hash.
+    const writing = new Set(toWrite);
     const records = planned.map((p) => {
+      if (!writing.has(p)) return p.record;
       const current = stored.get(p.input.product_number);
-      const oldPrice = current === undefined ? null : nextOldPrice(current.price, current.old_price, p.record.price ?? null);
-      return { ...p.record, old_price: oldPrice };
+      const oldPrice = current === undefined ? null : nextOldPrice(current.price, current.old_price, p.record.price);
+      return { ...p.record, old_price: oldPrice, read_document: readDocument(p.record) };
     });
     const result = await upsertByKey(trx, ctx.dialect, { table: 'products', keyColumn: 'product_number', records, actor, now, flush });
 

@@ -1,6 +1,6 @@
 import type { DbHandle } from '../../db/dialect/types.js';
 import type { VerifyCheck, Violation } from '../../verify.js';
-import { parseUnits, productHash, type ProductRow } from './mapping.js';
+import { parseUnits, productHash, readDocument, type ProductRow } from './mapping.js';
 
 const BATCH = 5000;
 
@@ -30,8 +30,8 @@ function jsonArray(text: string): unknown[] | undefined {
 }
 
 /**
- * Product invariants: the content hash matches the stored content (so an identical
- * re-send is still recognised after attribute and free-field edits); every barcode a
+ * Product invariants: the content hash and the read document match the stored content
+ * (so an identical re-send is still recognised and reads show what is stored); every barcode a
  * live product carries resolves to it and to no other live product; every look-up row
  * points at a product; price windows are not empty.
  */
@@ -52,6 +52,7 @@ export const PRODUCT_CHECKS: VerifyCheck[] = [
         for (const column of broken) said(`product '${row.product_number}' has malformed ${column}`);
         if (broken.length > 0) continue;
         if (row.content_hash !== productHash(row)) said(`product '${row.product_number}' has a content_hash that does not match its content`);
+        if (row.read_document !== readDocument(row)) said(`product '${row.product_number}' has a read_document that does not match its content`);
         if (row.deleted_on !== null) continue;
         const barcodes = new Set<string>([
           ...(row.barcode === null ? [] : [row.barcode]),

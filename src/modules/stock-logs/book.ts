@@ -35,6 +35,8 @@ export interface EntryDraft {
   isCount: boolean;
   /** Signed delta, or for counts the counted level, per pool (thousandths). */
   poolParts: readonly PoolPart[];
+  /** Refuse when this entry leaves its balance below zero (InsufficientStockError). */
+  guard?: { lineIndex: number };
   /** Entries waiting for review are stored and listed, not applied (PRODUCT §5). */
   pending: boolean;
   isFromReceipt?: boolean;
@@ -120,6 +122,7 @@ export interface PostingOrigin {
   customerOrderNumber: string | null;
   at: number;
   isCount: boolean;
+  guard?: { lineIndex: number };
 }
 
 /** The ledger postings of an entry, one per pool part (also when a pending entry is approved). */
@@ -134,6 +137,7 @@ export function postingsOf(origin: PostingOrigin, parts: EntryDraft['poolParts']
     at: origin.at,
     quantityMilli: part.quantityMilli,
     isCount: origin.isCount,
+    guard: origin.guard,
   }));
 }
 
@@ -169,6 +173,7 @@ export async function bookEntries(
       customerOrderNumber: draft.customerOrderNumber ?? null,
       at: draft.at,
       isCount: draft.isCount,
+      guard: draft.guard,
     };
     postings.push(...postingsOf(origin, draft.poolParts));
   });

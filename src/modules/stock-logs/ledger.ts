@@ -28,6 +28,22 @@ export interface Posting extends BalanceKey {
   /** Signed delta, or for counts the counted level (thousandths). */
   quantityMilli: number;
   isCount: boolean;
+  /**
+   * Refuse the posting when it leaves its balance below zero (a movement's source without
+   * allow_overage). Checked under the balance lock, so concurrent moves cannot together
+   * overdraw it.
+   */
+  guard?: { lineIndex: number };
+}
+
+/** A guarded posting would take its balance below zero. */
+export class InsufficientStockError extends Error {
+  constructor(
+    readonly lineIndex: number,
+    readonly availableMilli: number,
+  ) {
+    super(`line ${lineIndex} would take its source below zero`);
+  }
 }
 
 export interface PostingResult {
@@ -98,6 +114,9 @@ export async function applyPostings(
     // A re-based count absorbs the new entry's effect: the balance moves by the new delta
     // plus the count's change, which cancel out.
     balance.quantity += planned.rebase ? 0 : planned.deltaMilli;
+    if (posting.guard && balance.quantity < 0) {
+      throw new InsufficientStockError(posting.guard.lineIndex, balance.quantity - planned.deltaMilli);
+    }
     balance.lastAt = balance.lastAt === null ? posting.at : Math.max(balance.lastAt, posting.at);
     if (posting.isCount) balance.lastCountAt = balance.lastCountAt === null ? posting.at : Math.max(balance.lastCountAt, posting.at);
     balance.touched = true;

@@ -6,10 +6,11 @@ import type { BalanceLine, LocationInfo } from './mapping.js';
 
 /**
  * Stock reads (interface §2.5, §4.4). Stock levels come only from stock_balances, the
- * projection of the ledger (PRODUCT §5). Indexes relied on: store_products (store_id, id)
- * for the keyset page and the count of a store, stores.store_number, products and
- * stock_balances by their keys (store_id, product_id, …) and (product_id, store_id),
- * product_barcodes.barcode.
+ * projection of the ledger (PRODUCT §5). Indexes relied on: store_products
+ * (store_id, id, product_id, deleted_on) for the keyset page and the count of a store,
+ * products_deleted (partial) for the hidden products, stores.store_number,
+ * products.product_number, product_barcodes.barcode, and stock_balances by its key
+ * (store_id, product_id, …) and by (product_id, store_id) for surrounding stock.
  */
 
 type Db = Kysely<Database>;
@@ -41,20 +42,16 @@ export async function liveStoreIds(db: Db, numbers: readonly string[]): Promise<
   return rows.map((row) => row.id);
 }
 
-/** Live store products of live products in live stores, with every filter of §4.4 applied. */
-function filtered(db: Db, dialect: Dialect, f: StockListFilters) {
-  let query = db
-    .selectFrom('store_products as sp')
-    .innerJoin('products as p', 'p.id', 'sp.product_id')
-    .innerJoin('stores as s', 's.id', 'sp.store_id')
-    .where('sp.deleted_on', 'is', null)
-    .where('p.deleted_on', 'is', null)
-    .where('s.deleted_on', 'is', null);
-  if (f.storeIds !== undefined) {
-    const ids = f.storeIds;
-    // A literal, not a bound false: better-sqlite3 cannot bind booleans.
-    query = ids.length === 0 ? query.where((eb) => eb.lit(false)) : query.where('sp.store_id', 'in', ids);
-  }
+const hasProductFilter = (f: StockListFilters) =>
+  f.productNumbers.length > 0 ||
+  f.barcode !== undefined ||
+  f.categoryCode !== undefined ||
+  f.parentCategoryCode !== undefined ||
+  (f.searchText !== undefined && f.searchText !== '');
+
+/** The live products the product filters of §4.4 let through (a semi-join, so the count needs no join). */
+function matchingProducts(db: Db, dialect: Dialect, f: StockListFilters) {
+  let query = db.selectFrom('products as p').select('p.id').where('p.deleted_on', 'is', null);
   for (const number of f.productNumbers) query = query.where('p.product_number', '=', number);
   if (f.barcode !== undefined) {
     const barcode = f.barcode;
@@ -67,10 +64,6 @@ function filtered(db: Db, dialect: Dialect, f: StockListFilters) {
       eb.selectFrom('categories').select('category_code').where('parent_category_code', '=', parent).where('deleted_on', 'is', null),
     );
   }
-  if (f.modifiedSince !== undefined) query = query.where('sp.updated_on', '>=', f.modifiedSince);
-  if (f.stockModifiedSince !== undefined) query = query.where('sp.stock_modified_at', '>=', f.stockModifiedSince);
-  if (f.fromId !== undefined) query = query.where('sp.id', '>=', f.fromId);
-  if (f.toId !== undefined) query = query.where('sp.id', '<=', f.toId);
   const text = f.searchText;
   if (text !== undefined && text !== '') {
     query = query.where((eb) =>
@@ -91,6 +84,31 @@ function filtered(db: Db, dialect: Dialect, f: StockListFilters) {
   return query;
 }
 
+/**
+ * Live store products of live products in live stores, with every filter of §4.4. No
+ * join: stores and products enter as semi-joins, so the count reads the
+ * (store_id, id, product_id, deleted_on) index alone; soft-deleted products and stores
+ * (hidden from reads) are the few rows of the partial index and the stores table.
+ */
+function filtered(db: Db, dialect: Dialect, f: StockListFilters) {
+  let query = db.selectFrom('store_products as sp').where('sp.deleted_on', 'is', null);
+  if (f.storeIds !== undefined) {
+    const ids = f.storeIds;
+    // A literal, not a bound false: better-sqlite3 cannot bind booleans.
+    query = ids.length === 0 ? query.where((eb) => eb.lit(false)) : query.where('sp.store_id', 'in', ids);
+  } else {
+    query = query.where('sp.store_id', 'not in', (eb) => eb.selectFrom('stores').select('id').where('deleted_on', 'is not', null));
+  }
+  query = hasProductFilter(f)
+    ? query.where('sp.product_id', 'in', matchingProducts(db, dialect, f))
+    : query.where('sp.product_id', 'not in', (eb) => eb.selectFrom('products').select('id').where('deleted_on', 'is not', null));
+  if (f.modifiedSince !== undefined) query = query.where('sp.updated_on', '>=', f.modifiedSince);
+  if (f.stockModifiedSince !== undefined) query = query.where('sp.stock_modified_at', '>=', f.stockModifiedSince);
+  if (f.fromId !== undefined) query = query.where('sp.id', '>=', f.fromId);
+  if (f.toId !== undefined) query = query.where('sp.id', '<=', f.toId);
+  return query;
+}
+
 export async function countStockList(db: Db, dialect: Dialect, filters: StockListFilters): Promise<number> {
   const row = await filtered(db, dialect, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
@@ -104,6 +122,8 @@ export function pageOfStockList(
   window: { afterId?: number; offset: number; fetchLimit: number },
 ) {
   let query = filtered(db, dialect, filters)
+    .innerJoin('products as p', 'p.id', 'sp.product_id')
+    .innerJoin('stores as s', 's.id', 'sp.store_id')
     .leftJoin('categories as c', (join) => join.onRef('c.category_code', '=', 'p.category_code').on('c.deleted_on', 'is', null))
     .select([
       'sp.id', 'sp.store_id', 'sp.store_number', 'sp.product_id', 'sp.product_number', 'sp.min', 'sp.max', 'sp.original_min',
@@ -176,6 +196,63 @@ function toBalanceLine(row: BalanceSelection): BalanceLine {
 
 // ---------------------------------------------------------------- one product
 
+/** The live store of the path, with what the stock reads need of it. */
+export function storeForStock(db: Db, storeNumber: string) {
+  return db
+    .selectFrom('stores')
+    .select(['id', 'store_number', 'stock_pool_names', 'area_id'])
+    .where('store_number', '=', storeNumber)
+    .where('deleted_on', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * The store and the product a path names, with the store product's schedule, in one
+ * statement (the hot path of the single-product read): the product by its number, else
+ * by any barcode (product_barcodes holds the product barcode, barcodes_array and unit
+ * barcodes, PRODUCT §5); a number wins over a barcode. Undefined when either is unknown.
+ */
+export async function stockSubject(db: Db, storeNumber: string, productRef: string) {
+  const candidates = db
+    .selectFrom('products')
+    .select(['id', 'product_number', sql<number>`0`.as('by_barcode')])
+    .where('product_number', '=', productRef)
+    .where('deleted_on', 'is', null)
+    .unionAll(
+      db
+        .selectFrom('product_barcodes as b')
+        .innerJoin('products as pb', 'pb.id', 'b.product_id')
+        .select(['pb.id', 'pb.product_number', sql<number>`1`.as('by_barcode')])
+        .where('b.barcode', '=', productRef)
+        .where('pb.deleted_on', 'is', null),
+    );
+  const rows = await db
+    .selectFrom('stores as s')
+    .innerJoin(candidates.as('p'), (join) => join.onTrue())
+    .leftJoin('store_products as sp', (join) =>
+      join.onRef('sp.store_id', '=', 's.id').onRef('sp.product_id', '=', 'p.id').on('sp.deleted_on', 'is', null),
+    )
+    .select([
+      's.id as store_id', 's.store_number', 's.stock_pool_names', 's.area_id', 'p.id as product_id', 'p.product_number', 'p.by_barcode',
+      'sp.next_delivery_at', 'sp.next_ordering_at', 'sp.delivery_datetimes', 'sp.ordering_datetimes',
+    ])
+    .where('s.store_number', '=', storeNumber)
+    .where('s.deleted_on', 'is', null)
+    .execute();
+  const row = rows.find((r) => Number(r.by_barcode) === 0) ?? rows[0];
+  if (row === undefined) return undefined;
+  return {
+    store: { id: Number(row.store_id), store_number: row.store_number, stock_pool_names: row.stock_pool_names, area_id: row.area_id },
+    product: { id: Number(row.product_id), product_number: row.product_number },
+    schedule: {
+      next_delivery_at: row.next_delivery_at,
+      next_ordering_at: row.next_ordering_at,
+      delivery_datetimes: row.delivery_datetimes,
+      ordering_datetimes: row.ordering_datetimes,
+    },
+  };
+}
+
 /** The balances of one product in one store; `withLocations` adds each line's location. */
 export async function balancesOfProduct(
   db: Db,
@@ -192,17 +269,6 @@ export async function balancesOfProduct(
   if (options.excludeOrderBound) query = query.where('b.order_key', '=', '');
   const rows = await (options.withLocations ? query.select(LOCATION_COLUMNS) : query).execute();
   return rows.map(toBalanceLine);
-}
-
-/** The delivery and ordering schedule of one store product, if it exists. */
-export function storeProductSchedule(db: Db, storeId: number, productId: number) {
-  return db
-    .selectFrom('store_products')
-    .select(['next_delivery_at', 'next_ordering_at', 'delivery_datetimes', 'ordering_datetimes'])
-    .where('store_id', '=', storeId)
-    .where('product_id', '=', productId)
-    .where('deleted_on', 'is', null)
-    .executeTakeFirst();
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Type, type Static, type TNumber, type TOptional } from '@sinclair/typebox';
 import { POOLS } from '../../domain/stock-rules.js';
 import { DateTime, Int, PageQueryProperties, PagedResponse, Str } from '../../shared/schemas.js';
+import { BARCODE_MAX, PRODUCT_NUMBER_MAX } from '../products/schema.js';
 
 type PoolFields<P extends string> = Record<`${P}${(typeof POOLS)[number]}`, TOptional<TNumber>>;
 
@@ -81,13 +82,13 @@ const excludeOrderStock = Type.Optional(
 const includeLocations = Type.Optional(Type.Boolean({ description: 'true adds store_locations: the stock per location' }));
 
 export const StoreProductStockQuery = Type.Object({
-  article_no: Type.Optional(Str(64, { description: 'Product number (same as product_number)' })),
-  barcode: Type.Optional(Str(128, { description: 'Any barcode of the product: its own, barcodes_array or a unit barcode' })),
+  article_no: Type.Optional(Str(PRODUCT_NUMBER_MAX, { description: 'Product number (same as product_number)' })),
+  barcode: Type.Optional(Str(BARCODE_MAX, { description: 'Any barcode of the product: its own, barcodes_array or a unit barcode' })),
   category_code: Type.Optional(Str(64)),
   parent_category_code: Type.Optional(Str(64, { description: 'Products whose category has this parent' })),
   last_modified_date: Type.Optional(DateTime({ description: 'Store products whose properties changed at or after this' })),
   last_stock_modified_datetime: Type.Optional(DateTime({ description: 'Store products whose stock changed at or after this' })),
-  product_number: Type.Optional(Str(64)),
+  product_number: Type.Optional(Str(PRODUCT_NUMBER_MAX)),
   search_text: Type.Optional(
     Str(200, { description: 'Case-insensitive literal substring of the product number, name, description or any barcode' }),
   ),
@@ -104,7 +105,7 @@ export const StoreProductStockPage = PagedResponse(StoreProductStock);
 
 export const ProductStockParams = Type.Object({
   store_number: Str(64),
-  product_number: Str(128, { description: 'A product number or any barcode of the product' }),
+  product_number: Str(Math.max(PRODUCT_NUMBER_MAX, BARCODE_MAX), { description: 'A product number or any barcode of the product' }),
 });
 export type ProductStockParams = Static<typeof ProductStockParams>;
 

@@ -4,8 +4,6 @@ import { visibleStores, type Principal } from '../../shared/access.js';
 import { notFound } from '../../shared/errors.js';
 import { listFilters, pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import { effectivePricesInStores } from '../products/prices/effective.js';
-import { findProductsByBarcodes, findProductsByNumbers } from '../products/repository.js';
-import { findLiveStore, type StoreRow } from '../stores/repository.js';
 import { parsePoolNames, summarise, toSingleProductStock, toStoreProductStock, toSurroundingStock, type StockListRow } from './mapping.js';
 import * as stock from './repository.js';
 import type {
@@ -116,20 +114,12 @@ export async function listStoreProductStock(
   });
 }
 
-async function liveStore(ctx: AppContext, storeNumber: string): Promise<StoreRow> {
-  const store = await findLiveStore(ctx.db, storeNumber);
-  if (!store) throw notFound(`Store '${storeNumber}' does not exist`);
-  return store;
-}
-
-/** The path's product by number or by any barcode (PRODUCT §5); a product number wins over a barcode. */
-async function productOfPath(ctx: AppContext, ref: string): Promise<{ id: number; product_number: string }> {
-  const [byNumber, byBarcode] = await Promise.all([findProductsByNumbers(ctx.db, [ref]), findProductsByBarcodes(ctx.db, [ref])]);
-  const product = byNumber.get(ref);
-  if (product) return { id: product.id, product_number: product.product_number };
-  const match = byBarcode.get(ref);
-  if (match) return { id: match.productId, product_number: match.productNumber };
-  throw notFound(`No product has the number or barcode '${ref}'`);
+/** Store and product of a stock path, or the 404 that names which one is unknown. */
+async function subjectOfPath(ctx: AppContext, storeNumber: string, productRef: string) {
+  const subject = await stock.stockSubject(ctx.db, storeNumber, productRef);
+  if (subject) return subject;
+  if (!(await stock.storeForStock(ctx.db, storeNumber))) throw notFound(`Store '${storeNumber}' does not exist`);
+  throw notFound(`No product has the number or barcode '${productRef}'`);
 }
 
 /**
@@ -144,14 +134,11 @@ export async function productStock(
   query: SingleProductStockQuery,
 ): Promise<SingleProductStockResponse> {
   const includeLocations = query.include_locations === true;
-  const [store, product] = await Promise.all([liveStore(ctx, storeNumber), productOfPath(ctx, productRef)]);
-  const [balances, schedule] = await Promise.all([
-    stock.balancesOfProduct(ctx.db, store.id, product.id, {
-      excludeOrderBound: query.exclude_customer_order_stock === true,
-      withLocations: includeLocations,
-    }),
-    stock.storeProductSchedule(ctx.db, store.id, product.id),
-  ]);
+  const { store, product, schedule } = await subjectOfPath(ctx, storeNumber, productRef);
+  const balances = await stock.balancesOfProduct(ctx.db, store.id, product.id, {
+    excludeOrderBound: query.exclude_customer_order_stock === true,
+    withLocations: includeLocations,
+  });
   const entry = toSingleProductStock({
     storeNumber: store.store_number,
     productNumber: product.product_number,
@@ -176,7 +163,7 @@ export async function surroundingStock(
   productRef: string,
   query: SurroundingStockQuery,
 ): Promise<SurroundingStock[]> {
-  const [store, product] = await Promise.all([liveStore(ctx, storeNumber), productOfPath(ctx, productRef)]);
+  const { store, product } = await subjectOfPath(ctx, storeNumber, productRef);
   const rows = await stock.surroundingBalances(ctx.db, store, product.id, query.exclude_customer_order_stock === true);
   return toSurroundingStock(rows);
 }
