@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderTable, summarise, writeResults, type FailedScenario, type ScenarioResult } from './lib/report.js';
 import { enableProfiling, isProfiling, writtenProfiles } from './lib/profile.js';
-import type { Sample, Scenario } from './lib/scenario.js';
+import { resultSpecs, type ResultSpec, type Sample, type Scenario } from './lib/scenario.js';
 import { significant, withTimeout } from './lib/stats.js';
 import { storesImport } from './scenarios/stores-import.js';
 import { storesList } from './scenarios/stores-list.js';
@@ -41,17 +41,29 @@ function parseArgs(argv: string[]): { filters: string[]; runs: number; list: boo
   return { filters, runs, list, profile };
 }
 
-async function runScenario(scenario: Scenario, runs: number): Promise<Sample[]> {
+function describeRun(spec: ResultSpec, sample: Sample): string {
+  const extra = Object.entries(sample.extra ?? {}).map(([key, value]) => `, ${key} ${significant(value)}`).join('');
+  return (
+    `${spec.valueLabel} ${significant(sample.value)} ${spec.unit}, ${spec.baselineLabel} ${significant(sample.baseline)} ${spec.unit}, ` +
+    `ratio ${significant(sample.value / sample.baseline, 3)}${extra}`
+  );
+}
+
+/** Runs a scenario; returns the samples of its own result and of each companion, by name. */
+async function runScenario(scenario: Scenario, runs: number): Promise<Map<string, Sample[]>> {
+  const specs = resultSpecs(scenario);
+  const samples = new Map<string, Sample[]>(specs.map((spec) => [spec.name, []]));
   const session = await withTimeout(scenario.prepare(), PREPARE_TIMEOUT_MS, `${scenario.name} prepare`);
   try {
-    const samples: Sample[] = [];
     for (let run = 0; run < runs; run++) {
       const sample = await withTimeout(session.measure(run), RUN_TIMEOUT_MS, `${scenario.name} run ${run + 1}`);
-      samples.push(sample);
-      console.error(
-        `  run ${run + 1}/${runs}: ${scenario.valueLabel} ${significant(sample.value)} ${scenario.unit}, ` +
-          `${scenario.baselineLabel} ${significant(sample.baseline)} ${scenario.unit}, ratio ${significant(sample.value / sample.baseline, 3)}`,
-      );
+      for (const spec of specs) {
+        const own = spec === scenario ? sample : sample.companions?.[spec.name];
+        if (own === undefined) throw new Error(`run ${run + 1} of ${scenario.name} brought no sample for ${spec.name}`);
+        samples.get(spec.name)!.push(own);
+        const prefix = spec === scenario ? `  run ${run + 1}/${runs}: ` : `           ${spec.name}: `;
+        console.error(`${prefix}${describeRun(spec, own)}`);
+      }
     }
     return samples;
   } finally {
@@ -61,13 +73,15 @@ async function runScenario(scenario: Scenario, runs: number): Promise<Sample[]> 
 
 async function main(): Promise<number> {
   const { filters, runs, list, profile } = parseArgs(process.argv.slice(2));
-  const selected = SCENARIOS.filter((s) => filters.length === 0 || filters.some((f) => s.name.toLowerCase().includes(f)));
+  // A scenario runs when a filter matches its name or a companion's: they share the runs.
+  const matches = (name: string) => filters.length === 0 || filters.some((f) => name.toLowerCase().includes(f));
+  const selected = SCENARIOS.filter((s) => resultSpecs(s).some((spec) => matches(spec.name)));
   if (list) {
-    for (const s of SCENARIOS) console.log(`${s.name}\n  ${s.description}\n  target: ${s.target.description}`);
+    for (const spec of SCENARIOS.flatMap(resultSpecs)) console.log(`${spec.name}\n  ${spec.description}\n  target: ${spec.target.description}`);
     return 0;
   }
   if (selected.length === 0) {
-    console.error(`no scenario matches ${filters.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+    console.error(`no scenario matches ${filters.join(', ')}; known: ${SCENARIOS.flatMap(resultSpecs).map((s) => s.name).join(', ')}`);
     return 1;
   }
 
@@ -75,18 +89,23 @@ async function main(): Promise<number> {
 
   const results: ScenarioResult[] = [];
   const failures: FailedScenario[] = [];
+  const suiteStart = Date.now();
   for (const scenario of selected) {
     console.error(`${scenario.name}: ${scenario.description}`);
+    const start = Date.now();
     try {
-      results.push(summarise(scenario, await runScenario(scenario, runs)));
+      const samples = await runScenario(scenario, runs);
+      for (const spec of resultSpecs(scenario)) results.push(summarise(spec, samples.get(spec.name)!));
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       console.error(`  ERROR ${message}`);
-      failures.push({ name: scenario.name, error: message });
+      for (const spec of resultSpecs(scenario)) failures.push({ name: spec.name, error: message });
     }
+    console.error(`  (${Math.round((Date.now() - start) / 1000)} s)`);
   }
 
-  console.log(`\nStore Operations Service benchmarks — node ${process.version}, sqlite, ${runs} runs each\n`);
+  const minutes = ((Date.now() - suiteStart) / 60_000).toFixed(1);
+  console.log(`\nStore Operations Service benchmarks — node ${process.version}, sqlite, ${runs} runs each, ${minutes} min\n`);
   console.log(renderTable(results, failures, runs));
   if (isProfiling()) {
     // A profiled run is slowed down by the profiler: its figures are not results.

@@ -21,6 +21,9 @@ export interface BenchApp {
   file: string;
   /** app.inject with the admin token; `body` is sent as given (pre-serialised JSON text). */
   inject(method: InjectOptions['method'], url: string, body?: string): Promise<LightMyRequestResponse>;
+  /** Closes the app (the WAL is checkpointed into the file) and keeps the file. */
+  stop(): Promise<void>;
+  /** Closes the app if still open and removes its file. */
   close(): Promise<void>;
 }
 
@@ -40,6 +43,8 @@ export async function startBenchApp(dir: string, name: string): Promise<BenchApp
   };
   const app = await buildApp(config);
   await app.ready();
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= app.close());
   return {
     app,
     file,
@@ -50,8 +55,9 @@ export async function startBenchApp(dir: string, name: string): Promise<BenchApp
         headers: { authorization: AUTHORIZATION, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         payload: body,
       }),
+    stop,
     async close() {
-      await app.close();
+      await stop();
       for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
     },
   };

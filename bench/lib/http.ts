@@ -1,6 +1,10 @@
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
+import { AUTHORIZATION, type BenchApp } from './app.js';
+import { profileOnce } from './profile.js';
+import type { Resources } from './resources.js';
+import type { Session } from './scenario.js';
 
 /** Listens on 127.0.0.1, port chosen by the system; returns the base URL. */
 export async function listenLocal(app: FastifyInstance): Promise<string> {
@@ -60,5 +64,44 @@ export async function fireLoad(options: LoadOptions): Promise<LoadResult> {
     requests: result.requests.total,
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
+  };
+}
+
+/** Autocannon settings of the throughput scenarios (both sides alike). */
+export const LOAD_CONNECTIONS = 10;
+export const LOAD_WARMUP_SECONDS = 1;
+export const LOAD_RUN_SECONDS = 2;
+
+/**
+ * The session of a throughput scenario: the app (already seeded) listening on a local
+ * port against a bare Fastify route serving `bytes` at the same path, each loaded with
+ * autocannon for LOAD_RUN_SECONDS per run, back to back, alternating who goes first.
+ * One short untimed load of each side first (JIT, connection set-up).
+ */
+export async function compareThroughput(
+  resources: Resources,
+  options: { name: string; bench: BenchApp; path: string; query: string; bytes: Buffer },
+): Promise<Session> {
+  const appUrl = `${await listenLocal(options.bench.app)}${options.path}${options.query}`;
+  const bare = resources.add(await bareJsonServer(options.path, options.bytes), (b) => b.close());
+  const bareUrl = `${bare.url}${options.path}${options.query}`;
+  const headers = { authorization: AUTHORIZATION };
+  const load = (url: string, seconds: number) => fireLoad({ url, headers, connections: LOAD_CONNECTIONS, durationSeconds: seconds });
+  const loadApp = () => profileOnce(options.name, () => load(appUrl, LOAD_RUN_SECONDS));
+
+  await load(appUrl, LOAD_WARMUP_SECONDS);
+  await load(bareUrl, LOAD_WARMUP_SECONDS);
+  return {
+    async measure(run) {
+      let baseline = run % 2 === 1 ? await load(bareUrl, LOAD_RUN_SECONDS) : undefined;
+      const app = await loadApp();
+      baseline ??= await load(bareUrl, LOAD_RUN_SECONDS);
+      return {
+        value: app.requestsPerSecond,
+        baseline: baseline.requestsPerSecond,
+        extra: { 'app p50 ms': app.latencyP50Ms, 'bare p50 ms': baseline.latencyP50Ms },
+      };
+    },
+    close: () => resources.release(),
   };
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { meetsTarget, type Sample, type Scenario, type Target } from './scenario.js';
+import { meetsTarget, type ResultSpec, type Sample, type Target } from './scenario.js';
 import { median, significant } from './stats.js';
 
 export interface ScenarioResult {
@@ -17,7 +17,9 @@ export interface ScenarioResult {
   /** Median of the per-run ratios value / baseline (each run pairs app and baseline in time). */
   ratio: number;
   met: boolean;
-  samples: Array<Sample & { ratio: number }>;
+  /** Medians over the runs of the figures each run reported besides value and baseline. */
+  extra?: Record<string, number>;
+  samples: Array<{ value: number; baseline: number; ratio: number; extra?: Record<string, number> }>;
 }
 
 export interface FailedScenario {
@@ -25,9 +27,26 @@ export interface FailedScenario {
   error: string;
 }
 
-export function summarise(scenario: Scenario, samples: Sample[]): ScenarioResult {
-  const paired = samples.map((s) => ({ value: significant(s.value), baseline: significant(s.baseline), ratio: significant(s.value / s.baseline) }));
+function roundedExtra(extra: Record<string, number> | undefined): Record<string, number> | undefined {
+  return extra === undefined ? undefined : Object.fromEntries(Object.entries(extra).map(([key, value]) => [key, significant(value)]));
+}
+
+/** Medians of the extra figures every sample reported. */
+function extraMedians(samples: Sample[]): Record<string, number> | undefined {
+  const keys = Object.keys(samples[0]?.extra ?? {});
+  if (keys.length === 0) return undefined;
+  return Object.fromEntries(keys.map((key) => [key, significant(median(samples.map((s) => s.extra?.[key] ?? Number.NaN)))]));
+}
+
+export function summarise(scenario: ResultSpec, samples: Sample[]): ScenarioResult {
+  const paired = samples.map((s) => ({
+    value: significant(s.value),
+    baseline: significant(s.baseline),
+    ratio: significant(s.value / s.baseline),
+    ...(s.extra === undefined ? {} : { extra: roundedExtra(s.extra) }),
+  }));
   const ratio = median(samples.map((s) => s.value / s.baseline));
+  const extra = extraMedians(samples);
   return {
     name: scenario.name,
     description: scenario.description,
@@ -39,6 +58,7 @@ export function summarise(scenario: Scenario, samples: Sample[]): ScenarioResult
     baseline: significant(median(samples.map((s) => s.baseline))),
     ratio: significant(ratio, 3),
     met: meetsTarget(ratio, scenario.target),
+    ...(extra === undefined ? {} : { extra }),
     samples: paired,
   };
 }
@@ -46,6 +66,11 @@ export function summarise(scenario: Scenario, samples: Sample[]): ScenarioResult
 function formatNumber(value: number): string {
   if (Math.abs(value) >= 100) return Math.round(value).toLocaleString('en-US');
   return value.toPrecision(3);
+}
+
+function extraNote(extra: Record<string, number> | undefined): string {
+  if (extra === undefined) return '';
+  return ` (medians: ${Object.entries(extra).map(([key, value]) => `${key} ${formatNumber(value)}`).join(', ')})`;
 }
 
 /** The report table: one line per scenario, MISSED in capitals where a target is not met. */
@@ -65,7 +90,7 @@ export function renderTable(results: ScenarioResult[], failures: FailedScenario[
   const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
   const notes = [
     `ratio = median over ${runs} runs of (app / baseline), each run measuring both back to back.`,
-    ...results.map((r) => `${r.name}: ${r.target.description}`),
+    ...results.map((r) => `${r.name}: ${r.target.description}${extraNote(r.extra)}`),
     ...failures.map((f) => `${f.name}: ERROR ${f.error}`),
   ];
   return [line(header), rule, ...rows.map(line), '', ...notes].join('\n');

@@ -15,6 +15,13 @@ export interface Target {
 export interface Sample {
   value: number;
   baseline: number;
+  /**
+   * Further figures of this run worth reading but not judged (e.g. `{ 'app entries/s': 2100 }`);
+   * the report gives the median of each over the runs.
+   */
+  extra?: Record<string, number>;
+  /** Samples of the scenario's companion results taken in this same run, by companion name. */
+  companions?: Record<string, Sample>;
 }
 
 /** A prepared scenario: data seeded, servers listening; `measure` is called once per run. */
@@ -23,7 +30,8 @@ export interface Session {
   close(): Promise<void>;
 }
 
-export interface Scenario {
+/** What one line of the report judges. */
+export interface ResultSpec {
   /** Dotted, filterable name: `npm run bench -- stores` runs every name containing "stores". */
   name: string;
   /** What is measured, in a sentence (README and results file). */
@@ -34,10 +42,24 @@ export interface Scenario {
   valueLabel: string;
   baselineLabel: string;
   target: Target;
+}
+
+export interface Scenario extends ResultSpec {
+  /**
+   * Further results measured in the same runs, each judged on its own line — e.g. an
+   * import's identical re-send, which needs the first import of the same run anyway.
+   * Every sample must then carry `companions[name]` for each of them.
+   */
+  companions?: ResultSpec[];
   /** Seeds data, starts servers. Not timed. */
   prepare(): Promise<Session>;
 }
 
 export function meetsTarget(ratio: number, target: Target): boolean {
   return target.comparison === '<=' ? ratio <= target.ratio : ratio >= target.ratio;
+}
+
+/** The scenario's own result and its companions, in report order. */
+export function resultSpecs(scenario: Scenario): ResultSpec[] {
+  return [scenario, ...(scenario.companions ?? [])];
 }

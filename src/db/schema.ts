@@ -415,8 +415,18 @@ export interface StockBalanceTable {
   updated_on: number;
 }
 
+/** Version per master-data resource, bumped by triggers; plus the last bulk import's fingerprint. */
+export interface ResourceVersionTable {
+  resource: string;
+  version: number;
+  import_hash: string | null;
+  import_version: number | null;
+  import_count: number | null;
+}
+
 export interface Database {
   meta: MetaTable;
+  resource_versions: ResourceVersionTable;
   api_tokens: ApiTokenTable;
   idempotency_keys: IdempotencyKeyTable;
   stores: StoreTable;

@@ -20,7 +20,7 @@ export interface ReasonCodeSign {
 export function applyReasonSign(quantityMilli: number, reason: ReasonCodeSign | undefined): number {
   if (!reason || reason.isLoss === reason.isGain) return quantityMilli;
   const magnitude = Math.abs(quantityMilli);
-  return reason.isLoss ? -magnitude : magnitude;
+  return reason.isLoss && magnitude !== 0 ? -magnitude : magnitude; // never -0
 }
 
 export interface PoolSplitInput {

@@ -8,8 +8,9 @@ export const BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /**
  * JSON bodies go through Fastify's own parser (prototype-poisoning safe, malformed →
- * 400); when an Idempotency-Key comes with the request, the raw text is hashed here,
- * where it is still at hand, so a replay is matched on exactly the bytes sent.
+ * 400); for bulk imports and requests with an Idempotency-Key the raw text is hashed
+ * here, where it is still at hand, so replays and identical imports are matched on
+ * exactly the bytes sent.
  */
 export function registerJsonBody(app: FastifyInstance): void {
   // `__proto__` and `constructor.prototype` keys are dropped, like any unknown field (PRODUCT §3).
@@ -17,7 +18,7 @@ export function registerJsonBody(app: FastifyInstance): void {
   // JSON only: any other body type is a 415 (PRODUCT §3), including Fastify's text/plain default.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
-    if (request.headers['idempotency-key'] !== undefined) {
+    if (request.headers['idempotency-key'] !== undefined || request.routeOptions.config.bulkImport) {
       request.rawBodyHash = createHash('sha256').update(body as string).digest('hex');
     }
     const text = body as string;
@@ -44,7 +45,10 @@ function nulCharacterErrors(root: unknown, prefix: string | undefined): FieldErr
   const pathOf = (node: Node): string => {
     const keys: Array<string | number> = [];
     for (let at: Node | undefined = node; at?.key !== undefined; at = at.parent) keys.push(at.key);
-    return keys.reverse().reduce<string>((path, key) => (typeof key === 'number' ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`), prefix ?? '') || 'body';
+    const path = keys
+      .reverse()
+      .reduce<string>((at, key) => (typeof key === 'number' ? `${at}[${key}]` : at === '' ? key : `${at}.${key}`), prefix ?? '');
+    return path || 'body';
   };
   const errors: FieldError[] = [];
   const stack: Node[] = [{ value: root }];

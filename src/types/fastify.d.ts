@@ -9,7 +9,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated caller; set for every /api/v2/public route. */
     principal?: Principal;
-    /** SHA-256 of the raw JSON body, kept only when an Idempotency-Key came with it. */
+    /** SHA-256 of the raw JSON body, kept for bulk imports and requests with an Idempotency-Key. */
     rawBodyHash?: string;
     idempotency?: { scope: string; key: string };
   }
@@ -18,5 +18,7 @@ declare module 'fastify' {
     access?: AccessRule;
     /** The route also takes the credential in an `api_key` header (interface §5). */
     apiKey?: boolean;
+    /** A bulk import: its raw body is hashed for the identical-import shortcut (db/versions.ts). */
+    bulkImport?: boolean;
   }
 }

@@ -45,11 +45,15 @@ export function reasonCodeInput(reasonCode: number, overrides: Record<string, un
  */
 export async function restartableDatabaseUrl(dialect: { name: string; freshDatabaseUrl(): Promise<string> }): Promise<string> {
   if (dialect.name !== 'sqlite') return dialect.freshDatabaseUrl();
-  const { mkdtempSync } = await import('node:fs');
+  const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  return `sqlite:${join(mkdtempSync(join(tmpdir(), 'store-ops-test-')), 'db.sqlite')}`;
+  const dir = mkdtempSync(join(tmpdir(), 'store-ops-test-'));
+  if (temporaryDirs.size === 0) process.once('exit', () => temporaryDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  temporaryDirs.add(dir);
+  return `sqlite:${join(dir, 'db.sqlite')}`;
 }
+const temporaryDirs = new Set<string>();
 
 /** Every field §4.9 requires of a product. */
 export function productInput(productNumber: string, overrides: Record<string, unknown> = {}) {

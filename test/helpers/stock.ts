@@ -1,33 +1,14 @@
 import type { Kysely } from 'kysely';
+import type { AppContext } from '../../src/app-context.js';
 import type { Database } from '../../src/db/schema.js';
+import { importProducts } from '../../src/modules/products/service.js';
+import { productInput } from './factories.js';
 
-const JSON_COLUMNS = [
-  'attention_code', 'countries_allowed', 'countries_not_allowed', 'promo_stores_allowed', 'promo_stores_not_allowed',
-  'stores_allowed', 'stores_not_allowed', 'barcodes_array', 'free_fields', 'set_products', 'shelf_labels', 'units',
-];
-
-/** A product row straight in the table, for engine-level tests that need only its id. */
-export async function insertBareProduct(db: Kysely<Database>, productNumber: string): Promise<number> {
-  const now = Date.now();
-  const row = await (db as Kysely<any>)
-    .insertInto('products')
-    .values({
-      product_number: productNumber,
-      product_name: productNumber,
-      carrier_item_quantity: 1000,
-      is_counted: 1,
-      price_compare_multiplier: 1,
-      ...Object.fromEntries(JSON_COLUMNS.map((c) => [c, '[]'])),
-      created_on: now,
-      updated_on: now,
-      created_by: 'test',
-      modified_by: 'test',
-      deleted_on: null,
-      content_hash: '',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+/** A product through the products service, for engine-level tests that need only its id. */
+export async function insertBareProduct(ctx: AppContext, productNumber: string): Promise<number> {
+  await importProducts(ctx, { products: [productInput(productNumber)] } as never, false, 'test');
+  const row = await ctx.db.selectFrom('products').select('id').where('product_number', '=', productNumber).executeTakeFirstOrThrow();
+  return row.id;
 }
 
 /** A bare stock_logs row to hang ledger postings on. */

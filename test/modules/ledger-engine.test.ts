@@ -46,7 +46,7 @@ for (const dialect of DIALECTS) {
     it('property: in any arrival order and batching, each balance equals its ledger and the timestamp-order replay', async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(opArb, { maxLength: 16 }), fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 16, maxLength: 16 }), async (ops, batchSizes) => {
-          const productId = await insertBareProduct(t.app.ctx.db, `P${++productCounter}`);
+          const productId = await insertBareProduct(t.app.ctx, `P${++productCounter}`);
           const arrivals = ops.map((op, index) => ({ ...op, id: index + 1 }));
           for (let i = 0, b = 0; i < arrivals.length; b++) {
             const size = batchSizes[b % batchSizes.length]!;

@@ -173,6 +173,22 @@ for (const dialect of DIALECTS) {
         expect((await product('S1')).special_price).toBe(1.99);
       });
 
+      it('keys a discount by (discount_id, product_number, line_number); a delete matches every part it gives', async () => {
+        const created = await postDiscounts([
+          discountInput('E1', 2.1, { discount_id: 'CAMPAIGN', line_number: 1 }),
+          discountInput('E2', 2.2, { discount_id: 'CAMPAIGN', line_number: 2 }),
+          discountInput('E2', 2.0, { discount_id: 'CAMPAIGN', line_number: 3 }),
+        ]);
+        expect(created.json().message).toBe('created 3, updated 0, unchanged 0, deleted 0');
+        expect((await product('E2')).special_price).toBe(2);
+        const oneLine = await postDiscounts([{ is_delete: true, discount_id: 'CAMPAIGN', product_number: 'E2', line_number: 3 }]);
+        expect(oneLine.json().message).toBe('created 0, updated 0, unchanged 0, deleted 1');
+        expect((await product('E2')).special_price).toBe(2.2);
+        const campaign = await postDiscounts([{ is_delete: true, discount_id: 'CAMPAIGN' }]);
+        expect(campaign.json().message).toBe('created 0, updated 0, unchanged 0, deleted 2');
+        expect((await product('E1')).special_price).toBeUndefined();
+      });
+
       it('refuses a non-boolean header', async () => {
         const response = await postDiscounts([], { is_flush: 'maybe' });
         expect(response.statusCode).toBe(400);

@@ -50,6 +50,33 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * Kysely's SQLite driver prepares every statement afresh (~100 µs for a wide select);
+ * the service runs the same few hundred statements over and over, so prepared statements
+ * are kept in a small LRU keyed by their SQL text. SQLite re-prepares a cached statement
+ * by itself when the schema changes.
+ */
+function withStatementCache(database: SqliteDatabase.Database, capacity = 1000) {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    prepare(sqlText: string) {
+      let statement = cache.get(sqlText);
+      if (statement) {
+        cache.delete(sqlText);
+      } else {
+        statement = database.prepare(sqlText);
+        if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sqlText, statement);
+      return statement;
+    },
+    close() {
+      cache.clear();
+      database.close();
+    },
+  };
+}
+
 /** `sqlite:<path>` (relative or absolute, no `//`) or `sqlite::memory:` (PRODUCT §2). */
 export function openSqlite(url: string): DbHandle {
   const location = url.slice('sqlite:'.length);
@@ -64,7 +91,7 @@ export function openSqlite(url: string): DbHandle {
   database.function('unicode_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }) });
   return {
     db,
     dialect: sqliteDialect,

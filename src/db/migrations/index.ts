@@ -4,6 +4,7 @@ import * as categoriesReasonCodes from './2026-11-22T0002_categories_reason_code
 import * as products from './2026-11-22T0003_products.js';
 import * as stock from './2026-11-22T0004_stock.js';
 import * as stockReadIndexes from './2026-11-22T0006_stock_read_indexes.js';
+import * as resourceVersions from './2026-11-22T0007_resource_versions.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22T0003_products': products,
   '2026-11-22T0004_stock': stock,
   '2026-11-22T0006_stock_read_indexes': stockReadIndexes,
+  '2026-11-22T0007_resource_versions': resourceVersions,
 };
 
 export const migrationProvider: MigrationProvider = {

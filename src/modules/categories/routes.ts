@@ -23,11 +23,11 @@ export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: CategoriesBody,
         response: { 200: Ack },
       },
-      config: { access: 'master' },
+      config: { access: 'master', bulkImport: true },
     },
     async (request) => ({
       success: true,
-      message: await importCategories(app.ctx, request.body, request.query.flush === true, request.principal!.name),
+      message: await importCategories(app.ctx, request.body, request.query.flush === true, request.principal!.name, request.rawBodyHash),
     }),
   );
 };

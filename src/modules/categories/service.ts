@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import { upsertByKey } from '../../db/bulk-upsert.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
+import { importFingerprint, importUnlessIdentical } from '../../db/versions.js';
 import { describeCounts, duplicateKeyErrors } from '../../shared/bulk.js';
 import { unprocessable, validationFailed } from '../../shared/errors.js';
 import { listFilters, pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
@@ -13,17 +14,19 @@ import * as categories from './repository.js';
 import { ROOT_CATEGORY_CODE, type CategoriesBody, type CategoriesQuery, type Category } from './schema.js';
 
 /** POST /categories: bulk upsert by category_code, atomic, with flush (interface §4.10, PRODUCT §3). */
-export async function importCategories(ctx: AppContext, body: CategoriesBody, flush: boolean, actor: string): Promise<string> {
+export async function importCategories(ctx: AppContext, body: CategoriesBody, flush: boolean, actor: string, bodyHash?: string): Promise<string> {
   const requestErrors = [
     ...duplicateKeyErrors(body.categories, (c) => c.category_code, 'categories', 'category_code'),
     ...lineErrors(body),
   ];
   if (requestErrors.length > 0) throw validationFailed('Some categories are invalid', requestErrors);
-  const records = body.categories.map(toCategoryRecord);
-  const counts = await inTransaction(ctx.handle, async (trx) => {
-    await assertHierarchy(trx, records, flush);
-    return upsertByKey(trx, ctx.dialect, { table: 'categories', keyColumn: 'category_code', records, actor, now: Date.now(), flush });
-  });
+  const counts = await inTransaction(ctx.handle, (trx) =>
+    importUnlessIdentical(trx, 'categories', importFingerprint(bodyHash, flush), async () => {
+      const records = body.categories.map(toCategoryRecord);
+      await assertHierarchy(trx, records, flush);
+      return upsertByKey(trx, ctx.dialect, { table: 'categories', keyColumn: 'category_code', records, actor, now: Date.now(), flush });
+    }),
+  );
   return describeCounts(counts);
 }
 

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app-context.js';
 import { importDiscounts } from './discounts/service.js';
 import type { DiscountInput } from './discounts/schema.js';
+import { liveStoreNumbers } from './prices/repository.js';
 import { importPrices } from './prices/service.js';
 import type { PriceInput } from './prices/schema.js';
 import type { ProductInput } from './schema.js';
@@ -93,6 +94,6 @@ export async function seedProducts(ctx: AppContext): Promise<string[]> {
 }
 
 async function withKnownStores(ctx: AppContext, prices: PriceInput[]): Promise<PriceInput[]> {
-  const stores = new Set((await ctx.db.selectFrom('stores').select('store_number').where('deleted_on', 'is', null).execute()).map((s) => s.store_number));
+  const stores = await liveStoreNumbers(ctx.db, prices.flatMap((price) => price.store_number ?? []));
   return prices.filter((price) => price.store_number === undefined || stores.has(price.store_number));
 }

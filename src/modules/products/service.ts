@@ -10,6 +10,7 @@ import { resolvePage } from '../../shared/paging.js';
 import type { FieldError } from '../../shared/validation.js';
 import { barcodeClaims, crossProductBarcodeErrors, type BarcodeClaim } from './barcodes.js';
 import { productHash, readDocument, toProductItem, toProductRecord, type ProductRecord } from './mapping.js';
+import { findLiveStore } from '../stores/repository.js';
 import { pricingOf } from './prices/effective.js';
 import * as products from './repository.js';
 import type { DeleteProductsBody, ProductInput, ProductsBody, ProductsEnvelope, ProductsQuery } from './schema.js';
@@ -137,12 +138,7 @@ export async function listProducts(ctx: AppContext, query: ProductsQuery): Promi
 }
 
 async function findPricingStore(ctx: AppContext, storeNumber: string) {
-  const store = await ctx.db
-    .selectFrom('stores')
-    .select(['store_number', 'country_code', 'price_line_id'])
-    .where('store_number', '=', storeNumber)
-    .where('deleted_on', 'is', null)
-    .executeTakeFirst();
+  const store = await findLiveStore(ctx.db, storeNumber);
   if (!store) throw notFound(`Store '${storeNumber}' does not exist`);
   return store;
 }

@@ -23,11 +23,11 @@ export const reasonCodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: ReasonCodesBody,
         response: { 200: Ack },
       },
-      config: { access: 'master' },
+      config: { access: 'master', bulkImport: true },
     },
     async (request) => ({
       success: true,
-      message: await importReasonCodes(app.ctx, request.body, request.query.flush === true, request.principal!.name),
+      message: await importReasonCodes(app.ctx, request.body, request.query.flush === true, request.principal!.name, request.rawBodyHash),
     }),
   );
 };

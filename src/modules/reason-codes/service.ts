@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app-context.js';
 import { upsertByKey } from '../../db/bulk-upsert.js';
 import { inTransaction } from '../../db/transaction.js';
+import { importFingerprint, importUnlessIdentical } from '../../db/versions.js';
 import { describeCounts, duplicateKeyErrors } from '../../shared/bulk.js';
 import { validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
@@ -13,15 +14,16 @@ import type { ReasonCode, ReasonCodesBody, ReasonCodesQuery } from './schema.js'
  * existing reason codes" is a soft delete of those absent: stock logs keep referring to
  * them (PRODUCT §3), and sending one again restores it.
  */
-export async function importReasonCodes(ctx: AppContext, body: ReasonCodesBody, flush: boolean, actor: string): Promise<string> {
+export async function importReasonCodes(ctx: AppContext, body: ReasonCodesBody, flush: boolean, actor: string, bodyHash?: string): Promise<string> {
   const errors = [
     ...duplicateKeyErrors(body.reason_codes, (r) => String(r.reason_code), 'reason_codes', 'reason_code'),
     ...signErrors(body),
   ];
   if (errors.length > 0) throw validationFailed('Some reason codes are invalid', errors);
-  const records = body.reason_codes.map(toReasonCodeRecord);
   const counts = await inTransaction(ctx.handle, (trx) =>
-    upsertByKey(trx, ctx.dialect, { table: 'reason_codes', keyColumn: 'reason_code', records, actor, now: Date.now(), flush }),
+    importUnlessIdentical(trx, 'reason_codes', importFingerprint(bodyHash, flush), () =>
+      upsertByKey(trx, ctx.dialect, { table: 'reason_codes', keyColumn: 'reason_code', records: body.reason_codes.map(toReasonCodeRecord), actor, now: Date.now(), flush }),
+    ),
   );
   return describeCounts(counts);
 }

@@ -23,11 +23,11 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: StoresBody,
         response: { 200: Ack },
       },
-      config: { access: 'master' },
+      config: { access: 'master', bulkImport: true },
     },
     async (request) => ({
       success: true,
-      message: await importStores(app.ctx, request.body, request.query.flush === true, request.principal!.name),
+      message: await importStores(app.ctx, request.body, request.query.flush === true, request.principal!.name, request.rawBodyHash),
     }),
   );
 };

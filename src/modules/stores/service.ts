@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app-context.js';
 import { upsertByKey } from '../../db/bulk-upsert.js';
 import { inTransaction } from '../../db/transaction.js';
+import { importFingerprint, importUnlessIdentical } from '../../db/versions.js';
 import { visibleStores, type Principal } from '../../shared/access.js';
 import { describeCounts, duplicateKeyErrors } from '../../shared/bulk.js';
 import { validationFailed } from '../../shared/errors.js';
@@ -10,12 +11,13 @@ import { toStore, toStoreRecord } from './mapping.js';
 import type { Store, StoresBody, StoresQuery } from './schema.js';
 
 /** POST /stores: bulk upsert by store_number, atomic, with flush (PRODUCT §3). */
-export async function importStores(ctx: AppContext, body: StoresBody, flush: boolean, actor: string): Promise<string> {
+export async function importStores(ctx: AppContext, body: StoresBody, flush: boolean, actor: string, bodyHash?: string): Promise<string> {
   const duplicates = duplicateKeyErrors(body.stores, (s) => s.store_number, 'stores', 'store_number');
   if (duplicates.length > 0) throw validationFailed('A store_number appears more than once in the request', duplicates);
-  const records = body.stores.map(toStoreRecord);
   const counts = await inTransaction(ctx.handle, (trx) =>
-    upsertByKey(trx, ctx.dialect, { table: 'stores', keyColumn: 'store_number', records, actor, now: Date.now(), flush }),
+    importUnlessIdentical(trx, 'stores', importFingerprint(bodyHash, flush), () =>
+      upsertByKey(trx, ctx.dialect, { table: 'stores', keyColumn: 'store_number', records: body.stores.map(toStoreRecord), actor, now: Date.now(), flush }),
+    ),
   );
   return describeCounts(counts);
 }

@@ -1,0 +1,202 @@
+/**
+ * Stock test data for the stock scenarios: one store with products, locations and reason
+ * codes (master data, seeded through the API), stock log entries as handhelds and the ERP
+ * send them (interface §4.8), and posting them through the API. Stock itself only ever
+ * enters through the app's ledger, except where a scenario says otherwise.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { API, expectStatus, startBenchApp, tempDir, type BenchApp } from './app.js';
+import { storeInput, type Picker } from './data.js';
+import type { Resources } from './resources.js';
+import { timed } from './stats.js';
+
+export const STOCK_STORE = 'S00001';
+export const STOCK_LOGS_PATH = `${API}/stores/${STOCK_STORE}/products/stock/storeproductlogs`;
+
+/** Locations of the store: two with a default pool, tags as the jsonTag filters use them. */
+export const STOCK_LOCATIONS = [
+  { location_code: 'A-01-01', location_order: 10, default_stock_pool: 1, tags: ['shelf', 'aisle-a'] },
+  { location_code: 'A-02-03', location_order: 20, tags: ['shelf', 'aisle-a'] },
+  { location_code: 'BACK-01', location_order: 90, default_stock_pool: 2, tags: ['backroom'] },
+  { location_code: 'PROMO-1', location_order: 5, tags: ['promotion'] },
+] as const;
+
+/** Reason codes the entries use: a loss (subtracts |q|), a gain (adds |q|), a plain one (sign kept), a movement code. */
+export const REASON = { loss: 101, gain: 102, plain: 103, movement: 301 } as const;
+
+const reasonCode = (code: number, description: string, type: number, flags: { is_loss?: boolean; is_gain?: boolean } = {}) => ({
+  reason_code: code,
+  reason_code_description: description,
+  reason_code_type: type,
+  default_review_status: 0,
+  is_comment_mandatory: false,
+  is_gain: flags.is_gain ?? false,
+  is_image_mandatory: false,
+  is_loss: flags.is_loss ?? false,
+  is_order_number_mandatory: false,
+  is_picking_list: false,
+  is_sales_order_discount: false,
+  is_store: true,
+});
+
+const CATEGORIES = ['FRESH', 'FROZEN', 'DAIRY', 'BAKERY', 'DRY', 'NONFOOD'];
+
+export const productNumber = (index: number) => `P${String(index + 1).padStart(7, '0')}`;
+
+/** A product as the ERP sends a lean record: what the stock reads show of it (interface §4.9). */
+export function stockProductInput(index: number): Record<string, unknown> {
+  return {
+    product_number: productNumber(index),
+    product_name: `Product ${index + 1}`,
+    carrier_item_quantity: 1,
+    is_counted: true,
+    price_compare_multiplier: 1,
+    is_stock: true,
+    barcode: `87${String(index).padStart(11, '0')}`,
+    category_code: CATEGORIES[index % CATEGORIES.length],
+    price: 0.99 + (index % 500) / 100,
+    purchase_price: 0.49 + (index % 300) / 100,
+    purchase_unit_quantity: 12,
+    purchase_unit_name: 'case',
+    base_unit_name: 'piece',
+  };
+}
+
+async function postOk(bench: BenchApp, url: string, body: unknown, what: string): Promise<void> {
+  expectStatus(await bench.inject('POST', url, JSON.stringify(body)), 200, what);
+}
+
+/** The store, `productCount` products, the locations and reason codes, through the API. */
+export async function seedStockMasterData(bench: BenchApp, productCount: number): Promise<void> {
+  await postOk(bench, `${API}/stores`, { stores: [storeInput(0)] }, 'seeding the store');
+  for (let from = 0; from < productCount; from += 10_000) {
+    const products = Array.from({ length: Math.min(10_000, productCount - from) }, (_, i) => stockProductInput(from + i));
+    await postOk(bench, `${API}/products`, { products }, `seeding products ${from + 1}–${from + products.length}`);
+  }
+  await postOk(bench, `${API}/stores/${STOCK_STORE}/locations`, { locations: STOCK_LOCATIONS }, 'seeding locations');
+  const reasonCodes = [
+    reasonCode(REASON.loss, 'Damaged', 1, { is_loss: true }),
+    reasonCode(REASON.gain, 'Found', 7, { is_gain: true }),
+    reasonCode(REASON.plain, 'Correction', 6),
+    reasonCode(REASON.movement, 'Replenish shelf', 3),
+  ];
+  await postOk(bench, `${API}/reasoncodes`, { reason_codes: reasonCodes }, 'seeding reason codes');
+}
+
+/**
+ * A migrated, seeded database (store, products, locations, reason codes) built once per
+ * process for each catalogue size and copied by every scenario that starts from it, so
+ * the master data is seeded (untimed) once, not once per scenario.
+ */
+const fixtures = new Map<number, Promise<string>>();
+let fixtureDir: { dir: string; remove: () => void } | undefined;
+
+function stockFixture(productCount: number): Promise<string> {
+  let fixture = fixtures.get(productCount);
+  if (fixture === undefined) {
+    fixture = (async () => {
+      if (fixtureDir === undefined) {
+        const made = tempDir('stock-fixtures');
+        fixtureDir = made;
+        process.once('exit', () => made.remove());
+      }
+      const name = `master-${productCount}`;
+      const bench = await startBenchApp(fixtureDir.dir, name);
+      try {
+        await seedStockMasterData(bench, productCount);
+      } catch (error) {
+        await bench.close();
+        throw error;
+      }
+      const file = path.join(fixtureDir.dir, `${name}.fixture.sqlite`);
+      await bench.stop();
+      fs.copyFileSync(bench.file, file);
+      await bench.close();
+      return file;
+    })();
+    fixture.catch(() => fixtures.delete(productCount));
+    fixtures.set(productCount, fixture);
+  }
+  return fixture;
+}
+
+/** A copy of the seeded master data in `dir`, as a file of its own (e.g. for a raw baseline). */
+export async function copyStockFixture(productCount: number, dir: string, name: string): Promise<string> {
+  const file = path.join(dir, `${name}.sqlite`);
+  fs.copyFileSync(await stockFixture(productCount), file);
+  return file;
+}
+
+/** The app on a copy of the seeded master data, released with the scenario's resources. */
+export async function startStockApp(resources: Resources, productCount: number, dir: string, name: string): Promise<BenchApp> {
+  await copyStockFixture(productCount, dir, name);
+  return resources.add(await startBenchApp(dir, name), (b) => b.close());
+}
+
+/** One stock log entry as posted (interface §4.8). */
+export interface StockEntry {
+  product_number: string;
+  quantity: number;
+  customer_order_line_number: number;
+  modification_datetime: string;
+  location_code?: string;
+  pool_location?: number;
+  reason_code?: number;
+  app_user_name?: string;
+  reference?: string;
+}
+
+/** Strictly increasing, realistic moments: a store's day of scanning, in order (no late entries). */
+export class StockClock {
+  private at: number;
+  constructor(start = Date.now() - 30 * 86_400_000) {
+    this.at = start;
+  }
+  next(p: Picker): string {
+    this.at += p.int(20, 2_000);
+    return new Date(this.at).toISOString();
+  }
+}
+
+const USERS = ['anna', 'bram', 'chloe', 'daan', 'emma'];
+
+/**
+ * `count` entries over the first `productCount` products: mostly located (a fifth
+ * unlocated), a sixth with an explicit pool, a mix of loss, gain, plain-code and codeless
+ * entries, signed deltas (sales are negative), some fractional quantities.
+ */
+export function stockEntries(p: Picker, clock: StockClock, count: number, productCount: number): StockEntry[] {
+  return Array.from({ length: count }, (): StockEntry => {
+    const entry: StockEntry = {
+      product_number: productNumber(p.int(0, productCount - 1)),
+      quantity: p.chance(0.1) ? p.int(1, 24_000) / 1000 : p.int(1, 24),
+      customer_order_line_number: 0,
+      modification_datetime: clock.next(p),
+      app_user_name: p.pick(USERS),
+    };
+    if (!p.chance(0.2)) entry.location_code = p.pick(STOCK_LOCATIONS).location_code;
+    if (p.chance(1 / 6)) entry.pool_location = p.pick([1, 2, 3]);
+    const kind = p.int(0, 19);
+    if (kind < 3) entry.reason_code = REASON.loss;
+    else if (kind < 6) entry.reason_code = REASON.gain;
+    else if (kind < 8) entry.reason_code = REASON.plain;
+    if ((entry.reason_code === undefined || entry.reason_code === REASON.plain) && p.chance(0.4)) entry.quantity = -entry.quantity;
+    if (p.chance(0.1)) entry.reference = `DOC-${p.int(1, 99_999)}`;
+    return entry;
+  });
+}
+
+/** POSTs entries (body serialised outside the timing); checks that every entry was applied. */
+export async function timedStockPost(bench: BenchApp, body: string, count: number): Promise<number> {
+  const { ms, result } = await timed(() => bench.inject('POST', STOCK_LOGS_PATH, body));
+  expectStatus(result, 200, `POST ${count} stock log entries`);
+  const { message, data } = result.json() as { message: string; data: number[] };
+  const expected = `created ${count}: applied ${count}, pending review 0`;
+  if (message !== expected || data.length !== count) throw new Error(`POST ${count} stock log entries answered "${message}", expected "${expected}"`);
+  return ms;
+}
+
+export function stockBody(entries: readonly StockEntry[]): string {
+  return JSON.stringify({ storeproductlog: entries });
+}
