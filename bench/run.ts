@@ -10,13 +10,26 @@ import { renderTable, summarise, writeResults, type FailedScenario, type Scenari
 import { enableProfiling, isProfiling, writtenProfiles } from './lib/profile.js';
 import { resultSpecs, type ResultSpec, type Sample, type Scenario } from './lib/scenario.js';
 import { significant, withTimeout } from './lib/stats.js';
+import { movementPost } from './scenarios/movements.js';
+import { productsImport, productsList } from './scenarios/products.js';
+import { stockLogsPost } from './scenarios/stock-logs.js';
+import { stockVerify } from './scenarios/stock-verify.js';
+import { stockListScroll, stockSingleGet } from './scenarios/store-stock.js';
 import { storesImport } from './scenarios/stores-import.js';
 import { storesList } from './scenarios/stores-list.js';
-import { storesResend } from './scenarios/stores-resend.js';
-import { productsImport, productsList, productsResend } from './scenarios/products.js';
 
-/** Every scenario, in run order. A new scenario module is added here. */
-const SCENARIOS: Scenario[] = [storesList, storesImport, storesResend, productsList, productsImport, productsResend];
+/** Every scenario, in run order (each import also reports its identical re-send). A new scenario module is added here. */
+const SCENARIOS: Scenario[] = [
+  storesList,
+  storesImport,
+  productsList,
+  productsImport,
+  stockLogsPost,
+  stockSingleGet,
+  stockListScroll,
+  stockVerify,
+  movementPost,
+];
 
 const MIN_RUNS = 5;
 const PREPARE_TIMEOUT_MS = 120_000;

@@ -9,6 +9,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { API_PREFIX, registerAuth } from './plugins/auth.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerIdempotency } from './plugins/idempotency.js';
+import { registerListCache } from './plugins/list-cache.js';
 import { registerMetrics } from './plugins/metrics.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerProbes } from './plugins/probes.js';
@@ -92,6 +93,7 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
     });
   }
   registerIdempotency(app, handle.db);
+  registerListCache(app, handle.db);
   registerProbes(app, handle);
   await app.register(storeRoutes, { prefix: API_PREFIX });
   await app.register(productRoutes, { prefix: API_PREFIX });

@@ -1,6 +1,7 @@
 import 'fastify';
 import type { AccessRule, Principal } from '../shared/access.js';
 import type { AppContext } from '../app-context.js';
+import type { VersionedResource } from '../db/versions.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -12,6 +13,8 @@ declare module 'fastify' {
     /** SHA-256 of the raw JSON body, kept for bulk imports and requests with an Idempotency-Key. */
     rawBodyHash?: string;
     idempotency?: { scope: string; key: string };
+    /** A list response to keep, at the resource version read before answering (plugins/list-cache.ts). */
+    listCache?: { key: string; version: number };
   }
   interface FastifyContextConfig {
     /** How the route is guarded (shared/access.ts); defaults to `master`. */
@@ -20,5 +23,7 @@ declare module 'fastify' {
     apiKey?: boolean;
     /** A bulk import: its raw body is hashed for the identical-import shortcut (db/versions.ts). */
     bulkImport?: boolean;
+    /** Keep serialized answers while this resource's version is unchanged (plugins/list-cache.ts). */
+    listCache?: VersionedResource;
   }
 }

@@ -8,7 +8,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/categories',
     {
       schema: { tags: ['categories'], summary: 'List categories (interface §4.10)', querystring: CategoriesQuery, response: { 200: CategoriesPage } },
-      config: { access: 'master' },
+      config: { access: 'master', listCache: 'categories' },
     },
     (request) => listCategories(app.ctx, request.query),
   );

@@ -8,7 +8,7 @@ export const reasonCodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/reasoncodes',
     {
       schema: { tags: ['reason codes'], summary: 'List reason codes (interface §4.5)', querystring: ReasonCodesQuery, response: { 200: ReasonCodeList } },
-      config: { access: 'master' },
+      config: { access: 'master', listCache: 'reason_codes' },
     },
     (request) => listReasonCodes(app.ctx, request.query),
   );

@@ -8,7 +8,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/stores',
     {
       schema: { tags: ['stores'], summary: 'List stores (interface §4.7)', querystring: StoresQuery, response: { 200: StoresPage } },
-      config: { access: 'master' },
+      config: { access: 'master', listCache: 'stores' },
     },
     (request) => listStores(app.ctx, request.query, request.principal!),
   );

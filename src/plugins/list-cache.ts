@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { readVersion } from '../db/versions.js';
+import { visibleStores } from '../shared/access.js';
+
+const MAX_ENTRIES = 512;
+const MAX_BYTES = 64 * 1024 * 1024;
+const SERVER_TIME_MARK = '"server_time":"';
+const ISO_LENGTH = 24; // YYYY-MM-DDTHH:mm:ss.sssZ
+
+interface Entry {
+  version: number;
+  /** The response split around server_time, the only part that changes between hits. */
+  head: Buffer;
+  tail: Buffer | undefined;
+}
+
+function entryOf(version: number, payload: string): Entry {
+  const at = payload.indexOf(SERVER_TIME_MARK);
+  if (at === -1) return { version, head: Buffer.from(payload), tail: undefined };
+  const valueAt = at + SERVER_TIME_MARK.length;
+  return { version, head: Buffer.from(payload.slice(0, valueAt)), tail: Buffer.from(payload.slice(valueAt + ISO_LENGTH)) };
+}
+
+function render(entry: Entry): Buffer {
+  return entry.tail === undefined ? entry.head : Buffer.concat([entry.head, Buffer.from(new Date().toISOString()), entry.tail]);
+}
+
+/**
+ * Serialized list responses of master data kept in memory and served again while the
+ * resource's version (bumped by database triggers on every change, from any process) is
+ * unchanged — one primary-key read instead of the queries, mapping and serialization. A
+ * response depends only on the URL, the caller's visible stores and the data, never on
+ * the clock (except server_time, re-stamped on every hit), so a hit is exactly what a
+ * fresh answer would be. Routes opt in with `config: { listCache: 'stores' }`.
+ */
+export function registerListCache(app: FastifyInstance, db: Kysely<Database>): void {
+  const entries = new Map<string, Entry>();
+  let bytes = 0;
+  const size = (e: Entry) => e.head.length + (e.tail?.length ?? 0);
+
+  app.addHook('preHandler', async (request, reply) => {
+    const resource = request.routeOptions.config.listCache;
+    if (!resource || request.method !== 'GET' || !request.principal) return;
+    const version = await readVersion(db, resource);
+    const key = `${request.url}\u0000${visibleStores(request.principal)?.join('\u0001') ?? '*'}`;
+    const hit = entries.get(key);
+    if (hit && hit.version === version) {
+      entries.delete(key);
+      entries.set(key, hit); // most recently used last
+      reply.header('content-type', 'application/json; charset=utf-8');
+      return reply.send(render(hit));
+    }
+    request.listCache = { key, version };
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const pending = request.listCache;
+    if (!pending || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    const entry = entryOf(pending.version, payload);
+    const previous = entries.get(pending.key);
+    if (previous) bytes -= size(previous);
+    entries.delete(pending.key);
+    entries.set(pending.key, entry);
+    bytes += size(entry);
+    for (const [key, oldest] of entries) {
+      if (entries.size <= MAX_ENTRIES && bytes <= MAX_BYTES) break;
+      entries.delete(key);
+      bytes -= size(oldest);
+    }
+    return payload;
+  });
+}
