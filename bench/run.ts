@@ -54,6 +54,8 @@ function parseArgs(argv: string[]): { filters: string[]; runs: number; list: boo
   return { filters, runs, list, profile };
 }
 
+const seconds = (since: number) => ((Date.now() - since) / 1000).toFixed(1);
+
 function describeRun(spec: ResultSpec, sample: Sample): string {
   const extra = Object.entries(sample.extra ?? {}).map(([key, value]) => `, ${key} ${significant(value)}`).join('');
   return (
@@ -66,7 +68,9 @@ function describeRun(spec: ResultSpec, sample: Sample): string {
 async function runScenario(scenario: Scenario, runs: number): Promise<Map<string, Sample[]>> {
   const specs = resultSpecs(scenario);
   const samples = new Map<string, Sample[]>(specs.map((spec) => [spec.name, []]));
+  const preparing = Date.now();
   const session = await withTimeout(scenario.prepare(), PREPARE_TIMEOUT_MS, `${scenario.name} prepare`);
+  console.error(`  prepared in ${seconds(preparing)} s`);
   try {
     for (let run = 0; run < runs; run++) {
       const sample = await withTimeout(session.measure(run), RUN_TIMEOUT_MS, `${scenario.name} run ${run + 1}`);
@@ -114,7 +118,7 @@ async function main(): Promise<number> {
       console.error(`  ERROR ${message}`);
       for (const spec of resultSpecs(scenario)) failures.push({ name: spec.name, error: message });
     }
-    console.error(`  (${Math.round((Date.now() - start) / 1000)} s)`);
+    console.error(`  ${scenario.name} took ${seconds(start)} s`);
   }
 
   const minutes = ((Date.now() - suiteStart) / 60_000).toFixed(1);

@@ -14,6 +14,7 @@ import { registerMetrics } from './plugins/metrics.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerProbes } from './plugins/probes.js';
 import { BODY_LIMIT_BYTES, registerCaseInsensitiveQuery, registerJsonBody, registerNulGuard } from './plugins/request-parsing.js';
+import { externalCountingRoutes } from './modules/external-counting/routes.js';
 import { movementRoutes } from './modules/movements/routes.js';
 import { stockLogRoutes } from './modules/stock-logs/routes.js';
 import { storeRoutes } from './modules/stores/routes.js';
@@ -105,6 +106,7 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   await app.register(storeProductRoutes, { prefix: API_PREFIX });
   await app.register(stockLogRoutes, { prefix: API_PREFIX });
   await app.register(movementRoutes, { prefix: API_PREFIX });
+  await app.register(externalCountingRoutes, { prefix: API_PREFIX });
   await app.register(storeStockRoutes, { prefix: API_PREFIX });
   return app;
 }

@@ -96,11 +96,7 @@ export async function compareThroughput(
       let baseline = run % 2 === 1 ? await load(bareUrl, LOAD_RUN_SECONDS) : undefined;
       const app = await loadApp();
       baseline ??= await load(bareUrl, LOAD_RUN_SECONDS);
-      return {
-        value: app.requestsPerSecond,
-        baseline: baseline.requestsPerSecond,
-        extra: { 'app p50 ms': app.latencyP50Ms, 'bare p50 ms': baseline.latencyP50Ms },
-      };
+      return { value: app.requestsPerSecond, baseline: baseline.requestsPerSecond };
     },
     close: () => resources.release(),
   };

@@ -424,9 +424,22 @@ export interface ResourceVersionTable {
   import_count: number | null;
 }
 
+/** An external counting line whose barcode matched no product (PRODUCT §5). */
+export interface UnresolvedCountingLineTable {
+  id: Generated<number>;
+  store_id: number;
+  store_number: string;
+  barcode: string;
+  counted_quantity: number;
+  counting_at: number;
+  received_on: number;
+  created_by: string;
+}
+
 export interface Database {
   meta: MetaTable;
   resource_versions: ResourceVersionTable;
+  unresolved_counting_lines: UnresolvedCountingLineTable;
   api_tokens: ApiTokenTable;
   idempotency_keys: IdempotencyKeyTable;
   stores: StoreTable;

@@ -5,6 +5,7 @@ import * as products from './2026-11-22T0003_products.js';
 import * as stock from './2026-11-22T0004_stock.js';
 import * as stockReadIndexes from './2026-11-22T0006_stock_read_indexes.js';
 import * as resourceVersions from './2026-11-22T0007_resource_versions.js';
+import * as unresolvedCountingLines from './2026-11-22T0008_unresolved_counting_lines.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22T0004_stock': stock,
   '2026-11-22T0006_stock_read_indexes': stockReadIndexes,
   '2026-11-22T0007_resource_versions': resourceVersions,
+  '2026-11-22T0008_unresolved_counting_lines': unresolvedCountingLines,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,129 @@
+import { sql, type Transaction } from 'kysely';
+import type { AppContext } from '../../app-context.js';
+import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import { formatDateTime, requireDateTime } from '../../domain/datetime.js';
+import { fromQuantity, toQuantity } from '../../domain/decimal.js';
+import { assertStoreAccess, type Principal } from '../../shared/access.js';
+import { chunk } from '../../shared/bulk.js';
+import { notFound, validationFailed } from '../../shared/errors.js';
+import { listFilters, pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import { findProductsByBarcodes, findProductsByNumbers } from '../products/repository.js';
+import { bookEntries, type EntryDraft } from '../stock-logs/book.js';
+import { findLiveStore } from '../stores/repository.js';
+import type { ExternalCountingBody, UnresolvedQuery } from './schema.js';
+
+const SOURCE = 'external_counting';
+
+/**
+ * Located, free pool-1 stock of each product at a moment (every applied entry at or
+ * before it). An external count is a store total: it keeps located stock as it is and
+ * books the difference on the unlocated pool-1 balance (docs/decisions.md).
+ */
+async function locatedLevelsAt(trx: Transaction<Database>, storeId: number, productIds: readonly number[], at: number): Promise<Map<number, number>> {
+  const levels = new Map<number, number>();
+  for (const ids of chunk(productIds, 10_000)) {
+    const rows = await trx
+      .selectFrom('stock_ledger')
+      .select(['product_id', sql<number>`sum(delta)`.as('level')])
+      .where('store_id', '=', storeId)
+      .where('product_id', 'in', ids)
+      .where('pool', '=', 1)
+      .where('order_key', '=', '')
+      .where('location_id', '<>', 0)
+      .where('at', '<=', at)
+      .groupBy('product_id')
+      .execute();
+    for (const row of rows) levels.set(row.product_id, Number(row.level));
+  }
+  return levels;
+}
+
+/** POST /externalcountinglines (interface §4.13, PRODUCT §5). */
+export async function submitCountingLines(ctx: AppContext, body: ExternalCountingBody, principal: Principal): Promise<string> {
+  if (!body.StoreNo) throw validationFailed('StoreNo is required', [{ path: 'StoreNo', message: 'is required: the store that was counted' }]);
+  assertStoreAccess(principal, body.StoreNo);
+  const store = await findLiveStore(ctx.db, body.StoreNo);
+  if (!store) throw notFound(`Unknown store '${body.StoreNo}'`);
+  const at = requireDateTime(body.CountingDateTime);
+  const lines = body.Lines ?? [];
+
+  return inTransaction(ctx.handle, async (trx) => {
+    const now = Date.now();
+    const matches = await findProductsByBarcodes(trx, lines.flatMap((l) => (l.product_barcode ? [l.product_barcode] : [])));
+    // Lines of the same product add up; a unit barcode counts unit_quantity items per scan.
+    const countedByProduct = new Map<number, number>();
+    const unresolved: Array<{ barcode: string; countedMilli: number }> = [];
+    for (const line of lines) {
+      const match = line.product_barcode ? matches.get(line.product_barcode) : undefined;
+      const countedMilli = toQuantity(line.counted_quantity);
+      if (!match) {
+        unresolved.push({ barcode: line.product_barcode ?? '', countedMilli });
+        continue;
+      }
+      const items = Math.round((countedMilli * match.unitQuantityMilli) / 1000);
+      countedByProduct.set(match.productId, (countedByProduct.get(match.productId) ?? 0) + items);
+    }
+
+    const productIds = [...countedByProduct.keys()];
+    const numbers = new Map<number, string>();
+    for (const match of matches.values()) numbers.set(match.productId, match.productNumber);
+    const products = await findProductsByNumbers(trx, productIds.map((id) => numbers.get(id)!));
+    const located = await locatedLevelsAt(trx, store.id, productIds, at);
+    const drafts: EntryDraft[] = productIds.map((productId) => ({
+      product: products.get(numbers.get(productId)!)!,
+      at,
+      isCount: true,
+      poolParts: [{ pool: 1, quantityMilli: countedByProduct.get(productId)! - (located.get(productId) ?? 0) }],
+      pending: false,
+      source: SOURCE,
+    }));
+    await bookEntries(trx, ctx.dialect, store, drafts, principalName(principal), now);
+
+    for (const part of chunk(unresolved, 5_000)) {
+      await trx
+        .insertInto('unresolved_counting_lines')
+        .values(part.map((u) => ({ store_id: store.id, store_number: store.store_number, barcode: u.barcode, counted_quantity: u.countedMilli, counting_at: at, received_on: now, created_by: principal.name })))
+        .execute();
+    }
+    return `counted ${drafts.length} products from ${lines.length} lines; unresolved ${unresolved.length}`;
+  });
+}
+
+const principalName = (principal: Principal) => principal.name;
+
+/** GET /stores/{s}/externalcountinglines/unresolved (PRODUCT §5). */
+export async function listUnresolved(
+  ctx: AppContext,
+  storeNumber: string,
+  query: UnresolvedQuery,
+): Promise<PagedResult<{ barcode: string; counted_quantity: number; counting_datetime: string; received_on: string }>> {
+  const store = await findLiveStore(ctx.db, storeNumber);
+  if (!store) throw notFound(`Unknown store '${storeNumber}'`);
+  const filters = listFilters({ store_number: storeNumber });
+  const window = resolvePage(query, 'unresolved_counting_lines', filters, ctx.cursors);
+  const base = ctx.db.selectFrom('unresolved_counting_lines').where('store_id', '=', store.id);
+  let page = base.selectAll();
+  if (window.afterId !== undefined) page = page.where('id', '>', window.afterId);
+  else if (window.offset > 0) page = page.offset(window.offset);
+  const [rows, total, last] = await Promise.all([
+    page.orderBy('id').limit(window.fetchLimit).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    base.select((eb) => eb.fn.max('received_on').as('last')).executeTakeFirst(),
+  ]);
+  return pagedResponse({
+    window,
+    rows,
+    idOf: (row) => row.id,
+    toItem: (row) => ({
+      barcode: row.barcode,
+      counted_quantity: fromQuantity(row.counted_quantity),
+      counting_datetime: formatDateTime(row.counting_at),
+      received_on: formatDateTime(row.received_on),
+    }),
+    totalCount: Number(total.n),
+    filters,
+    lastModified: last?.last === null || last?.last === undefined ? null : Number(last.last),
+    cursors: ctx.cursors,
+  });
+}
