@@ -1,6 +1,7 @@
-import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { AUTHORIZATION, type BenchApp } from './app.js';
 import { profileOnce } from './profile.js';
 import type { Resources } from './resources.js';
@@ -41,36 +42,80 @@ export interface LoadResult {
   latencyP99Ms: number;
 }
 
+interface WorkerAnswer {
+  id: number;
+  error?: string;
+  result?: { requests: number; duration: number; errors: number; timeouts: number; non2xx: number; latencyP50Ms: number; latencyP99Ms: number };
+}
+
+let loadProcess: ChildProcess | undefined;
+let nextLoadId = 0;
+const pendingLoads = new Map<number, (answer: WorkerAnswer) => void>();
+
+function failPending(reason: string): void {
+  for (const settle of pendingLoads.values()) settle({ id: -1, error: reason });
+  pendingLoads.clear();
+  loadProcess = undefined;
+}
+
+/** The load generator process, started on first use and kept for the whole bench. */
+function loadGenerator(): ChildProcess {
+  if (loadProcess === undefined) {
+    const started = fork(fileURLToPath(new URL('./load-worker.mjs', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    started.on('message', (answer: WorkerAnswer) => {
+      pendingLoads.get(answer.id)?.(answer);
+      pendingLoads.delete(answer.id);
+    });
+    started.on('error', (error) => failPending(`load generator failed: ${error.message}`));
+    started.on('exit', (code) => failPending(`load generator exited (${code})`));
+    // Idle between loads, it must not keep the bench alive; it ends with the bench.
+    started.unref();
+    started.channel?.unref();
+    process.once('exit', () => started.kill());
+    loadProcess = started;
+  }
+  return loadProcess;
+}
+
 /**
- * Fires HTTP load with autocannon from a worker thread, so the load generator does not
- * share the event loop with the in-process server it measures (2 cores: one each).
- * A run with any error, timeout or non-2xx answer is refused rather than reported.
+ * Fires HTTP load with autocannon from a separate process, so the load generator does not
+ * share the event loop with the in-process server it measures (2 cores: one each). The
+ * process lives for the whole bench (lib/load-worker.mjs). A run with any error, timeout
+ * or non-2xx answer is refused rather than reported.
  */
 export async function fireLoad(options: LoadOptions): Promise<LoadResult> {
-  const result = await autocannon({
-    url: options.url,
-    method: 'GET',
-    headers: options.headers,
-    connections: options.connections,
-    duration: options.durationSeconds,
-    workers: 1,
-    timeout: 10,
+  const id = nextLoadId++;
+  const answer = await new Promise<WorkerAnswer>((resolve) => {
+    pendingLoads.set(id, resolve);
+    loadGenerator().send({
+      id,
+      options: {
+        url: options.url,
+        method: 'GET',
+        headers: options.headers,
+        connections: options.connections,
+        duration: options.durationSeconds,
+        timeout: 10,
+      },
+    });
   });
+  if (answer.error !== undefined || answer.result === undefined) throw new Error(`load on ${options.url}: ${answer.error ?? 'no result'}`);
+  const result = answer.result;
   if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
     throw new Error(`load on ${options.url}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`);
   }
   return {
-    requestsPerSecond: result.requests.total / (result.duration || options.durationSeconds),
-    requests: result.requests.total,
-    latencyP50Ms: result.latency.p50,
-    latencyP99Ms: result.latency.p99,
+    requestsPerSecond: result.requests / (result.duration || options.durationSeconds),
+    requests: result.requests,
+    latencyP50Ms: result.latencyP50Ms,
+    latencyP99Ms: result.latencyP99Ms,
   };
 }
 
 /** Autocannon settings of the throughput scenarios (both sides alike). */
 export const LOAD_CONNECTIONS = 10;
 export const LOAD_WARMUP_SECONDS = 1;
-export const LOAD_RUN_SECONDS = 2;
+export const LOAD_RUN_SECONDS = 1.5;
 
 /**
  * The session of a throughput scenario: the app (already seeded) listening on a local

@@ -10,7 +10,7 @@ const NAME = 'stock.logs.post1000';
 const ENTRIES = 1_000;
 const PRODUCTS = 2_000;
 /** Requests per side in one run (their mean is the run's figure): one 1,000-entry post is short. */
-const POSTS_PER_RUN = 2;
+const POSTS_PER_RUN = 4;
 const WARMUP_POSTS = 2;
 /** Who the app records as the author (the admin token's principal); the raw side writes the same. */
 const ACTOR = 'admin';

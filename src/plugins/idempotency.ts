@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { APPLIED_WITHOUT_RESPONSE } from '../db/transaction.js';
 import { conflict, validationFailed } from '../shared/errors.js';
+import { requestScope, type RequestScope } from '../shared/request-scope.js';
 
 const WINDOW_MILLIS = 24 * 60 * 60 * 1000;
 /** A reservation with no response after this long belongs to a request that died. */
@@ -21,6 +23,15 @@ function isReplayable(status: number): boolean {
  * replayed for the same key and body within 24 h; the same key with another body is 409.
  */
 export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>): void {
+  // Every handler runs inside its request's scope, so transactions can see the reservation.
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    route.handler = function scopedHandler(this: unknown, request, reply) {
+      const scope: RequestScope = { idempotency: request.idempotency };
+      return requestScope.run(scope, () => handler.call(this as never, request, reply));
+    };
+  });
+
   app.addHook('preHandler', async (request, reply) => {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string' || !WRITE_METHODS.has(request.method) || !request.principal) return;
@@ -60,6 +71,10 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>):
       }
       if (stored.status_code === null) {
         throw conflict('A request with this Idempotency-Key is still being processed');
+      }
+      if (stored.status_code === APPLIED_WITHOUT_RESPONSE) {
+        // Committed, but the process stopped before storing the answer: never apply twice.
+        throw conflict('The request with this Idempotency-Key was applied, but its response was lost; read the data back instead of retrying');
       }
       reply.header('idempotent-replayed', 'true');
       reply.code(stored.status_code).type(stored.content_type ?? 'application/json');

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inTransaction } from '../../src/db/transaction.js';
+import { requestScope } from '../../src/shared/request-scope.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { restartableDatabaseUrl, storeInput } from '../helpers/factories.js';
@@ -136,6 +138,46 @@ for (const dialect of DIALECTS) {
       } finally {
         await secondApp.close();
       }
+    });
+  });
+}
+
+// A request whose writes committed but whose response was never stored (the process died
+// in between) must not be applied again by a retry with the same key.
+for (const dialect of DIALECTS) {
+  describe(`idempotency across a crash after commit (${dialect.name})`, () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await buildTestApp(dialect);
+    });
+    afterAll(async () => {
+      await t.close();
+      await dialect.cleanup();
+    });
+
+    it('the key is marked applied inside the write transaction; a retry is a 409, never a second write', async () => {
+      const { db, handle } = t.app.ctx;
+      const scope = 'crash-scope';
+      await db.insertInto('idempotency_keys').values({ scope, idempotency_key: 'k', request_hash: 'h', status_code: null, response_body: null, content_type: null, created_at: Date.now() }).execute();
+      await requestScope.run({ idempotency: { scope, key: 'k' } }, () => inTransaction(handle, async () => undefined));
+      const row = await db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).executeTakeFirstOrThrow();
+      expect(row.status_code).toBe(0);
+
+      // The same through HTTP: simulate the lost response by resetting the stored answer to "applied".
+      const body = { stores: [storeInput('IDC1')] };
+      const first = await t.request({ method: 'POST', url: `${API}/stores`, payload: body, headers: { 'idempotency-key': 'crash-1' } });
+      expect(first.statusCode).toBe(200);
+      await db.updateTable('idempotency_keys').set({ status_code: 0, response_body: null }).where('idempotency_key', '=', 'crash-1').execute();
+      const retry = await t.request({ method: 'POST', url: `${API}/stores`, payload: body, headers: { 'idempotency-key': 'crash-1' } });
+      expect(retry.statusCode).toBe(409);
+      expect(retry.json().message).toMatch(/applied/);
+    });
+
+    it('a failed write leaves the key free: the mark rolls back with the transaction', async () => {
+      const bad = await t.request({ method: 'POST', url: `${API}/stores`, payload: { stores: [storeInput('IDC2'), storeInput('IDC2')] }, headers: { 'idempotency-key': 'dup-1' } });
+      expect(bad.statusCode).toBe(400);
+      const row = await t.app.ctx.db.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', 'dup-1').executeTakeFirst();
+      expect(row?.status_code ?? 400).toBe(400);
     });
   });
 }

@@ -15,6 +15,8 @@ import {
 import { deleteProducts, importProducts, listProducts } from './service.js';
 
 export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // Not list-cached: price and special_price change with the clock (validity windows)
+  // and with product_prices / product_discounts, not only with the products table.
   app.get(
     '/products',
     {
