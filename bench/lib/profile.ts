@@ -33,6 +33,8 @@ export async function profileOnce<T>(label: string, work: () => Promise<T>): Pro
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
+  // 100 µs instead of the default 1 ms: a single request of a few ms still gives a picture.
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
   await session.post('Profiler.start');
   try {
     return await work();

@@ -59,8 +59,18 @@ function main(): void {
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
 
+  // Samples taken while the profiler itself starts and stops (under node:inspector's
+  // post) are the measurement's cost, not the app's: a short profile would be mostly that.
+  const underInspector = (id: number) => {
+    for (let cursor: number | undefined = id; cursor !== undefined; cursor = parent.get(cursor)) {
+      if (byId.get(cursor)!.callFrame.url === 'node:inspector') return true;
+    }
+    return false;
+  };
   const selfMicros = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  profile.samples.forEach((id, i) => {
+    if (!underInspector(id)) selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const total = [...selfMicros.values()].reduce((a, b) => a + b, 0);
   const label = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
 

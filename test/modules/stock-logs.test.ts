@@ -250,6 +250,25 @@ for (const dialect of DIALECTS) {
       expect(row.stock_modified_at).not.toBeNull();
     });
 
+    it('is_reset_store_stock on a written product counts its stock to zero in every store, through the ledger', async () => {
+      const p = await newProduct();
+      await t.post(LOGS('S1'), { storeproductlog: [entry(p, 5), entry(p, 2, { location_code: 'A-01' }), entry(p, 1, { customer_order_number: 'CO-R' })] });
+      await t.post(LOGS('S2'), { storeproductlog: [entry(p, 7)] });
+      const reset = await t.post(`${API}/products`, { products: [productInput(p, { barcode: `871000${productCounter}`, is_reset_store_stock: true })] });
+      expect(reset.statusCode).toBe(200);
+      expect(await balances(p)).toEqual({});
+      const logs = (await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}`)).json().list.filter((l: { source?: string }) => l.source === 'reset_store_stock');
+      expect(logs.map((l: { store_number: string; quantity: number }) => [l.store_number, l.quantity]).sort()).toEqual([
+        ['S1', -1], ['S1', -2], ['S1', -5], ['S2', -7],
+      ]);
+      // An identical re-send writes nothing, so it resets nothing.
+      await t.post(LOGS('S1'), { storeproductlog: [entry(p, 3, { modification_datetime: '2099-01-01T00:00:00Z' })] });
+      await t.post(`${API}/products`, { products: [productInput(p, { barcode: `871000${productCounter}`, is_reset_store_stock: true })] });
+      expect(await balances(p)).toEqual({ '-|1|-': 3 });
+      const resetsAfter = (await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}`)).json().list.filter((l: { source?: string }) => l.source === 'reset_store_stock');
+      expect(resetsAfter).toHaveLength(4);
+    });
+
     it('lists with paging, scroll_id and filters', async () => {
       const p = await newProduct();
       await t.post(LOGS('S1'), { storeproductlog: Array.from({ length: 7 }, (_, i) => entry(p, i + 1, { reference: i % 2 ? 'odd' : 'even' })) });

@@ -14,6 +14,7 @@ import { findLiveStore } from '../stores/repository.js';
 import { pricingOf } from './prices/effective.js';
 import * as products from './repository.js';
 import type { DeleteProductsBody, ProductInput, ProductsBody, ProductsEnvelope, ProductsQuery } from './schema.js';
+import { resetProductStock } from '../stock-logs/reset.js';
 
 interface PlannedProduct {
   index: number;
@@ -113,6 +114,10 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
       rows: barcodeRows,
       rowsPerInsert: Math.floor(ctx.dialect.maxParameters / 4),
     });
+    // is_reset_store_stock on a product that is written (new or changed): its stock in
+    // every store goes to zero through the ledger. An identical re-send resets nothing.
+    const resetIds = toWrite.filter((p) => p.record.is_reset_store_stock === 1).map((p) => result.idsByKey.get(p.input.product_number)!);
+    await resetProductStock(trx, ctx.dialect, resetIds, actor, now);
     return { ...result, deleted: result.deleted + deleted.length };
   });
   return describeCounts(counts);
