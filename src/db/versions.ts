@@ -10,6 +10,14 @@ export async function readVersion(db: Kysely<Database> | Transaction<Database>, 
   return row ? Number(row.version) : -1;
 }
 
+/** One string naming the versions of several resources at once (one query). */
+export async function readVersions(db: Kysely<Database>, resources: readonly VersionedResource[]): Promise<string> {
+  if (resources.length === 1) return String(await readVersion(db, resources[0]!));
+  const rows = await db.selectFrom('resource_versions').select(['resource', 'version']).where('resource', 'in', [...resources]).execute();
+  const byResource = new Map(rows.map((r) => [r.resource, Number(r.version)]));
+  return resources.map((r) => byResource.get(r) ?? -1).join(':');
+}
+
 /**
  * The identical-import shortcut (PRODUCT §3: re-sending an identical payload changes
  * nothing): when the body is byte-identical to the last import of the resource and no

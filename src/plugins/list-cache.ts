@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { readVersion } from '../db/versions.js';
+import { readVersions } from '../db/versions.js';
 import { visibleStores } from '../shared/access.js';
 
 const MAX_ENTRIES = 512;
@@ -10,17 +10,19 @@ const SERVER_TIME_MARK = '"server_time":"';
 const ISO_LENGTH = 24; // YYYY-MM-DDTHH:mm:ss.sssZ
 
 interface Entry {
-  version: number;
+  version: string;
+  /** The answer depends on the clock (validity windows) and is right until this moment. */
+  validUntil: number;
   /** The response split around server_time, the only part that changes between hits. */
   head: Buffer;
   tail: Buffer | undefined;
 }
 
-function entryOf(version: number, payload: string): Entry {
+function entryOf(version: string, validUntil: number, payload: string): Entry {
   const at = payload.indexOf(SERVER_TIME_MARK);
-  if (at === -1) return { version, head: Buffer.from(payload), tail: undefined };
+  if (at === -1) return { version, validUntil, head: Buffer.from(payload), tail: undefined };
   const valueAt = at + SERVER_TIME_MARK.length;
-  return { version, head: Buffer.from(payload.slice(0, valueAt)), tail: Buffer.from(payload.slice(valueAt + ISO_LENGTH)) };
+  return { version, validUntil, head: Buffer.from(payload.slice(0, valueAt)), tail: Buffer.from(payload.slice(valueAt + ISO_LENGTH)) };
 }
 
 function render(entry: Entry): Buffer {
@@ -32,8 +34,9 @@ function render(entry: Entry): Buffer {
  * resource's version (bumped by database triggers on every change, from any process) is
  * unchanged — one primary-key read instead of the queries, mapping and serialization. A
  * response depends only on the URL, the caller's visible stores and the data, never on
- * the clock (except server_time, re-stamped on every hit), so a hit is exactly what a
- * fresh answer would be. Routes opt in with `config: { listCache: 'stores' }`.
+ * the clock — except server_time, re-stamped on every hit, and validity windows, for which
+ * a handler sets `request.listCacheValidUntil` — so a hit is exactly what a fresh answer
+ * would be. Routes opt in with `config: { listCache: 'stores' }` (or several resources).
  */
 export function registerListCache(app: FastifyInstance, db: Kysely<Database>): void {
   const entries = new Map<string, Entry>();
@@ -41,12 +44,12 @@ export function registerListCache(app: FastifyInstance, db: Kysely<Database>): v
   const size = (e: Entry) => e.head.length + (e.tail?.length ?? 0);
 
   app.addHook('preHandler', async (request, reply) => {
-    const resource = request.routeOptions.config.listCache;
-    if (!resource || request.method !== 'GET' || !request.principal) return;
-    const version = await readVersion(db, resource);
+    const resources = request.routeOptions.config.listCache;
+    if (!resources || request.method !== 'GET' || !request.principal) return;
+    const version = await readVersions(db, Array.isArray(resources) ? resources : [resources]);
     const key = `${request.url}\u0000${visibleStores(request.principal)?.join('\u0001') ?? '*'}`;
     const hit = entries.get(key);
-    if (hit && hit.version === version) {
+    if (hit && hit.version === version && Date.now() < hit.validUntil) {
       entries.delete(key);
       entries.set(key, hit); // most recently used last
       reply.header('content-type', 'application/json; charset=utf-8');
@@ -58,7 +61,7 @@ export function registerListCache(app: FastifyInstance, db: Kysely<Database>): v
   app.addHook('onSend', async (request, reply, payload) => {
     const pending = request.listCache;
     if (!pending || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
-    const entry = entryOf(pending.version, payload);
+    const entry = entryOf(pending.version, request.listCacheValidUntil ?? Number.POSITIVE_INFINITY, payload);
     const previous = entries.get(pending.key);
     if (previous) bytes -= size(previous);
     entries.delete(pending.key);

@@ -14,7 +14,9 @@ declare module 'fastify' {
     rawBodyHash?: string;
     idempotency?: { scope: string; key: string };
     /** A list response to keep, at the resource version read before answering (plugins/list-cache.ts). */
-    listCache?: { key: string; version: number };
+    listCache?: { key: string; version: string };
+    /** Until when (epoch ms) the answer stays right as time passes; default forever. */
+    listCacheValidUntil?: number;
   }
   interface FastifyContextConfig {
     /** How the route is guarded (shared/access.ts); defaults to `master`. */
@@ -24,6 +26,6 @@ declare module 'fastify' {
     /** A bulk import: its raw body is hashed for the identical-import shortcut (db/versions.ts). */
     bulkImport?: boolean;
     /** Keep serialized answers while this resource's version is unchanged (plugins/list-cache.ts). */
-    listCache?: VersionedResource;
+    listCache?: VersionedResource | VersionedResource[];
   }
 }

@@ -3,7 +3,7 @@ import { buildApp } from '../../src/app.js';
 import type { FastifyInstance } from 'fastify';
 import { API, ADMIN_TOKEN } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { categoryInput, reasonCodeInput, restartableDatabaseUrl, storeInput } from '../helpers/factories.js';
+import { categoryInput, priceInput, productInput, reasonCodeInput, restartableDatabaseUrl, storeInput } from '../helpers/factories.js';
 import { createToken } from '../../src/modules/tokens/service.js';
 
 // The list cache (plugins/list-cache.ts) must never serve anything a fresh answer would
@@ -66,6 +66,22 @@ for (const dialect of DIALECTS) {
       expect((await get(a, `${API}/reasoncodes`)).json()).toHaveLength(1);
       await post(b, `${API}/reasoncodes`, { reason_codes: [reasonCodeInput(2)] });
       expect((await get(a, `${API}/reasoncodes`)).json()).toHaveLength(2);
+    });
+
+    it('products: prices and discounts written elsewhere are seen at once, and a price starting later is seen when it starts', async () => {
+      await post(a, `${API}/products`, { products: [productInput('LC-1', { price: 2 })] });
+      const url = `${API}/products?product_number=LC-1`;
+      expect((await get(a, url)).json().records[0].price).toBe(2);
+      await post(b, `${API}/products/prices`, { prices: [priceInput('LC-P1', 'LC-1', 1.5)] });
+      expect((await get(a, url)).json().records[0].price).toBe(1.5);
+      const startsSoon = new Date(Date.now() + 1500).toISOString();
+      await post(b, `${API}/products/prices`, { prices: [priceInput('LC-P2', 'LC-1', 1.25, { valid_from: startsSoon })] });
+      expect((await get(a, url)).json().records[0].price).toBe(1.5);
+      expect((await get(a, url)).json().records[0].price).toBe(1.5); // served from the cache
+      await new Promise((r) => setTimeout(r, 1700));
+      expect((await get(a, url)).json().records[0].price).toBe(1.25);
+      await post(b, `${API}/products/discountprices`, { discounts: [{ is_delete: false, discount_id: 'LC-D', product_number: 'LC-1', price: 0.99 }] });
+      expect((await get(a, url)).json().records[0].special_price).toBe(0.99);
     });
 
     it('an identical import is answered as unchanged and keeps the data as it was', async () => {

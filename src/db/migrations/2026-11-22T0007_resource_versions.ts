@@ -16,7 +16,7 @@ const RESOURCES: Record<string, string[]> = {
   stores: ['stores'],
   categories: ['categories'],
   reason_codes: ['reason_codes'],
-  products: ['products', 'product_barcodes'],
+  products: ['products', 'product_barcodes', 'product_prices', 'product_discounts'],
 };
 
 export async function up(db: Kysely<any>): Promise<void> {

@@ -15,8 +15,6 @@ import {
 import { deleteProducts, importProducts, listProducts } from './service.js';
 
 export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  // Not list-cached: price and special_price change with the clock (validity windows)
-  // and with product_prices / product_discounts, not only with the products table.
   app.get(
     '/products',
     {
@@ -27,9 +25,11 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: ProductsQuery,
         response: { 200: ProductsEnvelope },
       },
-      config: { access: 'master' },
+      // Cached per URL while products (with their barcodes, prices, discounts) and stores are
+      // unchanged, and only until the next price or discount of the page starts or ends.
+      config: { access: 'master', listCache: ['products', 'stores'] },
     },
-    (request) => listProducts(app.ctx, request.query),
+    (request) => listProducts(app.ctx, request.query, (at) => (request.listCacheValidUntil = at)),
   );
 
   app.post(

@@ -15,6 +15,7 @@ import { pricingOf } from './prices/effective.js';
 import * as products from './repository.js';
 import type { DeleteProductsBody, ProductInput, ProductsBody, ProductsEnvelope, ProductsQuery } from './schema.js';
 import { resetProductStock } from '../stock-logs/reset.js';
+import { nextPricingChange } from './prices/repository.js';
 
 interface PlannedProduct {
   index: number;
@@ -124,7 +125,11 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
 }
 
 /** GET /products (interface §4.9, §2.12): one query for the page, one each for its prices and discounts. */
-export async function listProducts(ctx: AppContext, query: ProductsQuery): Promise<ProductsEnvelope> {
+/**
+ * `onValidUntil` learns until when this answer stays right as time passes (the next start
+ * or end of a price or discount of the page's products), for the list cache.
+ */
+export async function listProducts(ctx: AppContext, query: ProductsQuery, onValidUntil?: (at: number) => void): Promise<ProductsEnvelope> {
   // Paging clamps as PRODUCT §3.1; this envelope has no scroll_id, so offset paging only.
   const window = resolvePage({ page_size: query.page_size, page_start: query.page_start }, 'products', {}, ctx.cursors);
   const filters: products.ProductFilters = { productNumbers: query.product_number };
@@ -133,7 +138,9 @@ export async function listProducts(ctx: AppContext, query: ProductsQuery): Promi
   // A short, non-empty page (or a short first page) is the last one: it tells the total without counting.
   const lastPage = rows.length < window.pageSize && (rows.length > 0 || window.offset === 0);
   const total = lastPage ? window.offset + rows.length : await products.countProducts(ctx.db, filters);
-  const pricing = await pricingOf(ctx.db, rows, store, Date.now());
+  const now = Date.now();
+  const [pricing, nextChange] = await Promise.all([pricingOf(ctx.db, rows, store, now), nextPricingChange(ctx.db, rows.map((r) => r.id), now)]);
+  onValidUntil?.(nextChange ?? Number.POSITIVE_INFINITY);
   return {
     page_number: window.pageStart,
     page_size: window.pageSize,

@@ -37,3 +37,28 @@ export async function pricesValidAt(db: Kysely<Database>, productIds: readonly n
   }
   return rows;
 }
+
+/**
+ * The next moment after `now` at which a price or discount of these products starts or
+ * ends: until then, every product's effective and special price stays what it is now.
+ */
+export async function nextPricingChange(db: Kysely<Database>, productIds: readonly number[], now: number): Promise<number | null> {
+  if (productIds.length === 0) return null;
+  const ids = [...productIds];
+  const bound = (table: 'product_prices' | 'product_discounts', column: 'valid_from' | 'valid_to') =>
+    db
+      .selectFrom(table)
+      .select((eb) => eb.fn.min(column).as('at'))
+      .where('product_id', 'in', ids)
+      .where('deleted_on', 'is', null)
+      .where(column, '>', now)
+      .executeTakeFirst();
+  const bounds = await Promise.all([
+    bound('product_prices', 'valid_from'),
+    bound('product_prices', 'valid_to'),
+    bound('product_discounts', 'valid_from'),
+    bound('product_discounts', 'valid_to'),
+  ]);
+  const moments = bounds.map((b) => (b?.at === null || b?.at === undefined ? null : Number(b.at))).filter((m): m is number => m !== null);
+  return moments.length === 0 ? null : Math.min(...moments);
+}
