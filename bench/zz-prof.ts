@@ -1,0 +1,18 @@
+import { tempDir, API } from './lib/app.js';
+import { picker } from './lib/data.js';
+import { Resources } from './lib/resources.js';
+import { enableProfiling, profileOnce, writtenProfiles } from './lib/profile.js';
+import { startStockApp, stockBody, stockEntries, StockClock, timedStockPost, STOCK_STORE } from './lib/stock.js';
+const r = new Resources();
+const temp = tempDir('exp');
+const bench = await startStockApp(r, 2000, temp.dir, 'app');
+const clock = new StockClock();
+const e = stockEntries(picker(3), clock, 1000, 2000); await timedStockPost(bench, stockBody(e), 1000);
+const url = `${API}/stores/${STOCK_STORE}/products/P0000001/stock?include_locations=true`;
+for (let i = 0; i < 1000; i++) await bench.inject('GET', url);
+enableProfiling();
+const s = process.hrtime.bigint();
+await profileOnce('single-inject', async () => { for (let i = 0; i < 3000; i++) await bench.inject('GET', url); });
+console.log('µs/request while profiling', Number(process.hrtime.bigint() - s) / 1000 / 3000);
+console.log(writtenProfiles()[0]);
+process.exit(0);
