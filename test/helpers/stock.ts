@@ -59,3 +59,21 @@ export async function insertBareLog(db: Kysely<Database>, storeId: number, produ
     .executeTakeFirstOrThrow();
   return Number(row.id);
 }
+
+/**
+ * Non-zero balances of a product as {"location|pool|order": quantity} ("-" for none),
+ * optionally in one store: the shape stock tests compare against.
+ */
+export async function balancesOf(db: Kysely<Database>, productNumber: string, storeNumber?: string): Promise<Record<string, number>> {
+  let query = db
+    .selectFrom('stock_balances as b')
+    .innerJoin('products as p', 'p.id', 'b.product_id')
+    .leftJoin('locations as l', 'l.id', 'b.location_id')
+    .select(['l.location_code', 'b.pool', 'b.order_key', 'b.quantity'])
+    .where('p.product_number', '=', productNumber);
+  if (storeNumber !== undefined) query = query.where('b.store_number', '=', storeNumber);
+  const rows = await query.execute();
+  return Object.fromEntries(
+    rows.filter((r) => Number(r.quantity) !== 0).map((r) => [`${r.location_code ?? '-'}|${r.pool}|${r.order_key || '-'}`, Number(r.quantity) / 1000]),
+  );
+}

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAll } from '../../src/verify.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
+import { balancesOf } from '../helpers/stock.js';
 import { productInput, reasonCodeInput, storeInput } from '../helpers/factories.js';
 
 const MOVE = (store: string) => `${API}/stores/${store}/storeproductlocation/movement`;
@@ -22,18 +23,7 @@ for (const dialect of DIALECTS) {
       return number;
     }
 
-    async function balances(productNumber: string): Promise<Record<string, number>> {
-      const rows = await t.app.ctx.db
-        .selectFrom('stock_balances as b')
-        .innerJoin('products as p', 'p.id', 'b.product_id')
-        .leftJoin('locations as l', 'l.id', 'b.location_id')
-        .select(['l.location_code', 'b.pool', 'b.order_key', 'b.quantity'])
-        .where('p.product_number', '=', productNumber)
-        .execute();
-      return Object.fromEntries(
-        rows.filter((r) => Number(r.quantity) !== 0).map((r) => [`${r.location_code ?? '-'}|${r.pool}|${r.order_key || '-'}`, Number(r.quantity) / 1000]),
-      );
-    }
+    const balances = (productNumber: string) => balancesOf(t.app.ctx.db, productNumber);
 
     const move = (product: string, quantity: number, from?: object, to?: object, extra: object = {}) => ({
       product_number: product,

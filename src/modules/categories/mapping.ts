@@ -4,11 +4,10 @@ import { formatDateTime } from '../../domain/datetime.js';
 import { contentHash } from '../../shared/bulk.js';
 import type { CategoryRow } from './repository.js';
 import { ROOT_CATEGORY_CODE, type Category, type CategoryInput } from './schema.js';
+import { orNull, orUndefined } from '../../shared/nullable.js';
 
 type CategoryRecord = Omit<Insertable<CategoryTable>, 'id' | 'created_on' | 'updated_on' | 'created_by' | 'modified_by' | 'deleted_on'>;
 
-const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
-const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 
 /** Input → columns, normalised so that equal input gives an equal content hash. */
 export function toCategoryRecord(input: CategoryInput): CategoryRecord {

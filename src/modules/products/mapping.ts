@@ -3,6 +3,7 @@ import type { Bool, ProductTable } from '../../db/schema.js';
 import { fromMoney, fromQuantity, toMoney, toQuantity } from '../../domain/decimal.js';
 import { contentHash } from '../../shared/bulk.js';
 import type { ProductInput, ProductItem } from './schema.js';
+import { orNull, orUndefined } from '../../shared/nullable.js';
 
 export type ProductRow = Selectable<ProductTable>;
 
@@ -15,8 +16,6 @@ export type ProductRecord = Omit<
 type FreeFieldTriple = [sortOrder: number, key: string | null, value: string | null];
 type UnitTriple = [barcode: string, name: string, quantityMilli: number];
 
-const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
-const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 const flag = (value: boolean | undefined): Bool | null => (value === undefined ? null : value ? 1 : 0);
 const readFlag = (value: Bool | null): boolean | undefined => (value === null ? undefined : value === 1);
 const scaled = (value: number | undefined, scale: (v: number) => number): number | null => (value === undefined ? null : scale(value));

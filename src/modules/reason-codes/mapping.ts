@@ -3,11 +3,10 @@ import type { ReasonCodeTable } from '../../db/schema.js';
 import { contentHash } from '../../shared/bulk.js';
 import type { ReasonCodeRow } from './repository.js';
 import type { ReasonCode, ReasonCodeInput } from './schema.js';
+import { orNull, orUndefined } from '../../shared/nullable.js';
 
 type ReasonCodeRecord = Omit<Insertable<ReasonCodeTable>, 'id' | 'created_on' | 'updated_on' | 'created_by' | 'modified_by' | 'deleted_on'>;
 
-const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
-const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 const bit = (value: boolean | undefined) => (value ? 1 : 0);
 
 /** Input → columns, normalised so that equal input gives an equal content hash. */

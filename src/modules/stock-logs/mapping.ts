@@ -3,8 +3,8 @@ import { fromMoney, fromQuantity } from '../../domain/decimal.js';
 import { POOLS } from '../../domain/stock-rules.js';
 import type { AppliedPart, StockLogRow } from './repository.js';
 import type { StockLog } from './schema.js';
+import { orUndefined } from '../../shared/nullable.js';
 
-const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 
 /**
  * Row → §2.8. An applied entry shows what it did to stock (its ledger deltas, which a

@@ -4,6 +4,7 @@ import { POOL_COUNT } from '../../domain/stock-rules.js';
 import { poolName } from '../locations/mapping.js';
 import type { StockListRow, SurroundingRow } from './repository.js';
 import type { SingleProductStock, StoreLocationStock, StoreProductStock, SurroundingStock } from './schema.js';
+import { orUndefined } from '../../shared/nullable.js';
 
 export type { StockListRow, SurroundingRow } from './repository.js';
 
@@ -105,7 +106,6 @@ export function storeLocations(
 }
 
 const quantity = (value: number | null) => (value === null ? undefined : fromQuantity(value));
-const orUndefined = <T>(value: T | null) => (value === null ? undefined : value);
 
 /** A JSON array (codes, numbers) as one string joined by "," (interface §2.5 string fields); empty → absent. */
 function joinedList(json: string | null): string | undefined {

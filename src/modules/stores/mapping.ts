@@ -4,14 +4,13 @@ import { formatOptionalDateTime, requireDateTime } from '../../domain/datetime.j
 import { contentHash } from '../../shared/bulk.js';
 import type { StoreRow } from './repository.js';
 import type { Store, StoreInput } from './schema.js';
+import { orNull, orUndefined } from '../../shared/nullable.js';
 
 const POOLS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
 
 type StoreRecord = Omit<Insertable<StoreTable>, 'id' | 'created_on' | 'updated_on' | 'created_by' | 'modified_by' | 'deleted_on'>;
 
 const byOrder = <T extends { sort_order: number }>(items: readonly T[]) => [...items].sort((a, b) => a.sort_order - b.sort_order);
-const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
-const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 
 /** Input → columns, normalised so that equal input gives an equal content hash. */
 export function toStoreRecord(input: StoreInput): StoreRecord {
