@@ -10,6 +10,7 @@ import { renderTable, summarise, writeResults, type FailedScenario, type Scenari
 import { enableProfiling, isProfiling, writtenProfiles } from './lib/profile.js';
 import { resultSpecs, type ResultSpec, type Sample, type Scenario } from './lib/scenario.js';
 import { significant, withTimeout } from './lib/stats.js';
+import { externalCounting } from './scenarios/external-counting.js';
 import { movementPost } from './scenarios/movements.js';
 import { productsImport, productsList } from './scenarios/products.js';
 import { stockLogsPost } from './scenarios/stock-logs.js';
@@ -29,6 +30,7 @@ const SCENARIOS: Scenario[] = [
   stockListScroll,
   stockVerify,
   movementPost,
+  externalCounting,
 ];
 
 const MIN_RUNS = 5;
