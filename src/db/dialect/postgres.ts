@@ -30,6 +30,7 @@ const postgresDialect: Dialect = {
     return 'other';
   },
   lockForUpdate: (query) => query.forUpdate(),
+  placeholder: (index) => `$${index + 1}`,
   maxParameters: 60_000,
 };
 

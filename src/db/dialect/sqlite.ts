@@ -27,6 +27,7 @@ const sqliteDialect: Dialect = {
     return 'other';
   },
   lockForUpdate: (query) => query,
+  placeholder: () => '?',
   maxParameters: 32_000,
 };
 

@@ -22,6 +22,8 @@ export interface Dialect {
    * SQLite a no-op, since a write transaction already holds the database's only write lock.
    */
   lockForUpdate<Q extends { forUpdate(): Q }>(query: Q): Q;
+  /** The bound-parameter marker at 0-based position `index` (`?` or `$1`). */
+  placeholder(index: number): string;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
 }

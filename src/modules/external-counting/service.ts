@@ -8,7 +8,7 @@ import { assertStoreAccess, type Principal } from '../../shared/access.js';
 import { chunk } from '../../shared/bulk.js';
 import { notFound, validationFailed } from '../../shared/errors.js';
 import { listFilters, pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
-import { findProductsByBarcodes, findProductsByNumbers } from '../products/repository.js';
+import { findProductsByBarcodes, findBookingProducts } from '../products/repository.js';
 import { bookEntries, type EntryDraft } from '../stock-logs/book.js';
 import { findLiveStore } from '../stores/repository.js';
 import type { ExternalCountingBody, UnresolvedQuery } from './schema.js';
@@ -68,7 +68,7 @@ export async function submitCountingLines(ctx: AppContext, body: ExternalCountin
     const productIds = [...countedByProduct.keys()];
     const numbers = new Map<number, string>();
     for (const match of matches.values()) numbers.set(match.productId, match.productNumber);
-    const products = await findProductsByNumbers(trx, productIds.map((id) => numbers.get(id)!));
+    const products = await findBookingProducts(trx, productIds.map((id) => numbers.get(id)!));
     const located = await locatedLevelsAt(trx, store.id, productIds, at);
     const drafts: EntryDraft[] = productIds.map((productId) => ({
       product: products.get(numbers.get(productId)!)!,

@@ -7,7 +7,7 @@ import type { PoolNumber } from '../../domain/stock-rules.js';
 import { chunk } from '../../shared/bulk.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
-import { findProductsByNumbers } from '../products/repository.js';
+import { findBookingProducts } from '../products/repository.js';
 import { findReasonCodes } from '../reason-codes/repository.js';
 import { bookEntries, type EntryDraft } from '../stock-logs/book.js';
 import { InsufficientStockError } from '../stock-logs/ledger.js';
@@ -49,7 +49,7 @@ const sameStock = (a: Side, b: Side) =>
   a.location?.id === b.location?.id && a.pool === b.pool && (a.order?.customer_order_number ?? '') === (b.order?.customer_order_number ?? '');
 
 async function draftMoves(trx: Transaction<Database>, storeId: number, moves: readonly MovementInput[], query: MovementQuery, now: number): Promise<EntryDraft[]> {
-  const products = await findProductsByNumbers(trx, moves.map((m) => m.product_number!));
+  const products = await findBookingProducts(trx, moves.map((m) => m.product_number!));
   const reasons = await findReasonCodes(trx, moves.flatMap((m) => (m.reason_code === undefined ? [] : [m.reason_code])));
   const codes = moves.flatMap((m) => [m.from_location?.location_code, m.to_location?.location_code]).filter((c): c is string => !!c);
   const locations = await findLocationsByCodes(trx, storeId, codes);

@@ -215,3 +215,31 @@ export async function writeDerived(trx: Transaction<Database>, changes: readonly
       .execute();
   }
 }
+
+/** What booking a stock entry needs of a product (stock-logs/book.ts BookingProduct). */
+export interface BookingProductRow {
+  id: number;
+  product_number: string;
+  barcode: string | null;
+  price: number | null;
+  purchase_price: number | null;
+  purchase_unit_quantity: number | null;
+}
+
+/**
+ * product_number → the booking columns of live products: a narrow select, since stock
+ * writes look up hundreds of products per request and the product row is wide.
+ */
+export async function findBookingProducts(db: Db, numbers: readonly string[]): Promise<Map<string, BookingProductRow>> {
+  const found = new Map<string, BookingProductRow>();
+  for (const numberChunk of chunk([...new Set(numbers)], KEYS_PER_QUERY)) {
+    const rows = await db
+      .selectFrom('products')
+      .select(['id', 'product_number', 'barcode', 'price', 'purchase_price', 'purchase_unit_quantity'])
+      .where('product_number', 'in', numberChunk)
+      .where('deleted_on', 'is', null)
+      .execute();
+    for (const row of rows) found.set(row.product_number, row);
+  }
+  return found;
+}

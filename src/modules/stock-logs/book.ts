@@ -1,7 +1,8 @@
-import type { Insertable, Transaction } from 'kysely';
+import { sql, type Insertable, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import type { Database, StockLogTable } from '../../db/schema.js';
 import { POOL_COUNT, type PoolPart } from '../../domain/stock-rules.js';
+import { insertMany, ROWS_PER_STATEMENT as INSERT_ROWS } from '../../db/insert-many.js';
 import { chunk } from '../../shared/bulk.js';
 import { ensureStoreProducts } from '../store-products/repository.js';
 import { applyPostings, type Posting } from './ledger.js';
@@ -55,7 +56,6 @@ export interface EntryDraft {
   orderAfterAt?: number;
 }
 
-const LOG_COLUMN_COUNT = 37;
 
 /** The pool parts as stored: ten slots, null where the entry does not touch the pool. */
 export function poolQuantitiesJson(parts: readonly PoolPart[]): string {
@@ -156,10 +156,12 @@ export async function bookEntries(
 
   const rows = drafts.map((draft) => logRow(store, draft, actor, now));
   const ids: number[] = [];
-  for (const part of chunk(rows, Math.floor(dialect.maxParameters / LOG_COLUMN_COUNT))) {
-    const inserted = await trx.insertInto('stock_logs').values(part).returning('id').execute();
-    // Ids grow in VALUES order on both databases; sorting guards against any return order.
-    ids.push(...inserted.map((r) => r.id).sort((a, b) => a - b));
+  const columns = Object.keys(rows[0]!) as Array<keyof Insertable<StockLogTable>>;
+  const inserted = await insertMany<{ id: number }>(trx, dialect, 'stock_logs', columns, rows.map((row) => columns.map((c) => row[c] ?? null)), 'returning id');
+  // Ids grow in VALUES order on both databases; sorting each statement's ids guards
+  // against any return order (insertMany keeps statements in order).
+  for (let start = 0; start < inserted.length; start += INSERT_ROWS) {
+    ids.push(...inserted.slice(start, start + INSERT_ROWS).map((r) => Number(r.id)).sort((a, b) => a - b));
   }
 
   const postings: Posting[] = [];
@@ -204,7 +206,7 @@ export const touchOf = (draft: EntryDraft): StockTouch => ({
 /**
  * Keeps the store products' stock bookkeeping (§2.5): when stock last changed (server
  * time, for last_stock_modified_datetime) and the latest count, loss and receipt with who
- * did it. Updates are grouped by (moment, user) so a bulk count is a handful of statements.
+ * did it. One statement per kind (and per 2,000 products), whatever the batch size.
  */
 export async function markStoreProducts(trx: Transaction<Database>, storeId: number, applied: readonly StockTouch[], actor: string, now: number): Promise<void> {
   if (applied.length === 0) return;
@@ -218,25 +220,23 @@ export async function markStoreProducts(trx: Transaction<Database>, storeId: num
     { at: 'last_receipt_at', by: 'last_receipt_by', applies: (t: StockTouch) => t.isFromReceipt },
   ] as const;
   for (const kind of kinds) {
-    const groups = new Map<string, { at: number; by: string; productIds: Set<number> }>();
+    // The latest touch per product wins; one statement per kind and chunk, not per product.
+    const latest = new Map<number, { at: number; by: string }>();
     for (const touch of applied) {
       if (!kind.applies(touch)) continue;
-      const by = touch.appUserName ?? actor;
-      const key = `${touch.at}|${by}`;
-      const group = groups.get(key) ?? { at: touch.at, by, productIds: new Set<number>() };
-      group.productIds.add(touch.productId);
-      groups.set(key, group);
+      const previous = latest.get(touch.productId);
+      if (!previous || touch.at >= previous.at) latest.set(touch.productId, { at: touch.at, by: touch.appUserName ?? actor });
     }
-    for (const group of groups.values()) {
-      for (const ids of chunk([...group.productIds], 10_000)) {
-        await trx
-          .updateTable('store_products')
-          .set({ [kind.at]: group.at, [kind.by]: group.by })
-          .where('store_id', '=', storeId)
-          .where('product_id', 'in', ids)
-          .where((eb) => eb.or([eb(kind.at, 'is', null), eb(kind.at, '<=', group.at)]))
-          .execute();
-      }
+    for (const part of chunk([...latest], 2_000)) {
+      const atOf = sql<number>`case product_id ${sql.join(part.map(([id, v]) => sql`when ${id} then cast(${v.at} as bigint)`), sql` `)} end`;
+      const byOf = sql<string>`case product_id ${sql.join(part.map(([id, v]) => sql`when ${id} then cast(${v.by} as text)`), sql` `)} end`;
+      await trx
+        .updateTable('store_products')
+        .set({ [kind.at]: atOf, [kind.by]: byOf })
+        .where('store_id', '=', storeId)
+        .where('product_id', 'in', part.map(([id]) => id))
+        .where((eb) => eb.or([eb(kind.at, 'is', null), eb(kind.at, '<=', atOf)]))
+        .execute();
     }
   }
 }

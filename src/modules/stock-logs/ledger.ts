@@ -1,14 +1,14 @@
-import { sql, type Insertable, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import type { Database, StockLedgerTable } from '../../db/schema.js';
+import { insertMany } from '../../db/insert-many.js';
+import type { Database } from '../../db/schema.js';
 import { planEntry, type TimelineView } from '../../domain/ledger.js';
-import { chunk } from '../../shared/bulk.js';
 
 /**
  * The posting engine: the only code that changes stock (PRODUCT §5 "Ledger first").
  * Each posting appends a stock_ledger row and moves its balance in the same transaction;
  * a late entry re-bases the next count of its balance (domain/ledger.ts). Balances are
- * locked (PostgreSQL row locks, in id order) before they are read, so concurrent writers
+ * locked (PostgreSQL row locks, in key order) before they are read, so concurrent writers
  * on the same balance queue instead of losing updates.
  */
 
@@ -62,6 +62,21 @@ interface BalanceState {
   touched: boolean;
 }
 
+const LEDGER_COLUMNS = ['log_id', 'store_id', 'product_id', 'location_id', 'pool', 'order_key', 'at', 'delta', 'is_count', 'counted', 'expected'];
+
+interface BalanceRow {
+  id: number;
+  store_id: number;
+  store_number: string;
+  product_id: number;
+  location_id: number;
+  pool: number;
+  order_key: string;
+  quantity: number;
+  last_at: number | null;
+  last_count_at: number | null;
+}
+
 const keyOf = (k: BalanceKey) => `${k.storeId}|${k.productId}|${k.locationId}|${k.pool}|${k.orderKey}`;
 
 export async function applyPostings(
@@ -73,11 +88,9 @@ export async function applyPostings(
 ): Promise<PostingResult[]> {
   if (postings.length === 0) return [];
   const balances = await lockBalances(trx, dialect, postings, storeNumbers, now);
-  const pendingLedger: Array<Insertable<StockLedgerTable>> = [];
+  const pendingLedger: unknown[][] = [];
   const flushLedger = async () => {
-    for (const rows of chunk(pendingLedger.splice(0), Math.floor(dialect.maxParameters / 11))) {
-      await trx.insertInto('stock_ledger').values(rows).execute();
-    }
+    if (pendingLedger.length > 0) await insertMany(trx, dialect, 'stock_ledger', LEDGER_COLUMNS, pendingLedger.splice(0));
   };
 
   const results: PostingResult[] = [];
@@ -98,19 +111,19 @@ export async function applyPostings(
         .where('id', '=', planned.rebase.entryId)
         .execute();
     }
-    pendingLedger.push({
-      log_id: posting.logId,
-      store_id: posting.storeId,
-      product_id: posting.productId,
-      location_id: posting.locationId,
-      pool: posting.pool,
-      order_key: posting.orderKey,
-      at: posting.at,
-      delta: planned.deltaMilli,
-      is_count: posting.isCount ? 1 : 0,
-      counted: posting.isCount ? posting.quantityMilli : null,
-      expected: planned.expectedMilli ?? null,
-    });
+    pendingLedger.push([
+      posting.logId,
+      posting.storeId,
+      posting.productId,
+      posting.locationId,
+      posting.pool,
+      posting.orderKey,
+      posting.at,
+      planned.deltaMilli,
+      posting.isCount ? 1 : 0,
+      posting.isCount ? posting.quantityMilli : null,
+      planned.expectedMilli ?? null,
+    ]);
     // A re-based count absorbs the new entry's effect: the balance moves by the new delta
     // plus the count's change, which cancel out.
     balance.quantity += planned.rebase ? 0 : planned.deltaMilli;
@@ -127,7 +140,12 @@ export async function applyPostings(
   return results;
 }
 
-/** Creates missing balances, then locks and reads every balance the postings touch. */
+/**
+ * Creates missing balances and locks and reads every balance the postings touch, in one
+ * upsert per chunk: `on conflict do update` takes the row lock on PostgreSQL (SQLite's
+ * write transaction already holds the database lock). Keys go in one global order, so
+ * two transactions lock shared balances in the same order and cannot deadlock on them.
+ */
 async function lockBalances(
   trx: Transaction<Database>,
   dialect: Dialect,
@@ -136,54 +154,32 @@ async function lockBalances(
   now: number,
 ): Promise<Map<string, BalanceState>> {
   const distinct = new Map<string, BalanceKey>();
-  for (const p of postings) distinct.set(keyOf(p), p);
-  const missing = [...distinct.values()].map((k) => ({
-    store_id: k.storeId,
-    store_number: storeNumbers.get(k.storeId) ?? '',
-    product_id: k.productId,
-    location_id: k.locationId,
-    pool: k.pool,
-    order_key: k.orderKey,
-    quantity: 0,
-    last_at: null,
-    last_count_at: null,
-    updated_on: now,
-  }));
-  for (const rows of chunk(missing, Math.floor(dialect.maxParameters / 10))) {
-    await trx
-      .insertInto('stock_balances')
-      .values(rows)
-      .onConflict((oc) => oc.columns(['store_id', 'product_id', 'location_id', 'pool', 'order_key']).doNothing())
-      .execute();
-  }
-  const storeIds = [...new Set(postings.map((p) => p.storeId))];
-  const productIds = [...new Set(postings.map((p) => p.productId))];
+  for (const p of postings) distinct.set(keyOf(p), { storeId: p.storeId, productId: p.productId, locationId: p.locationId, pool: p.pool, orderKey: p.orderKey });
+  const keys = [...distinct.values()].sort(
+    (a, b) =>
+      a.storeId - b.storeId || a.productId - b.productId || a.locationId - b.locationId || a.pool - b.pool || (a.orderKey < b.orderKey ? -1 : a.orderKey > b.orderKey ? 1 : 0),
+  );
+  const rows = await insertMany<BalanceRow>(
+    trx,
+    dialect,
+    'stock_balances',
+    ['store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at', 'updated_on'],
+    keys.map((k) => [k.storeId, storeNumbers.get(k.storeId) ?? '', k.productId, k.locationId, k.pool, k.orderKey, 0, null, null, now]),
+    `on conflict (store_id, product_id, location_id, pool, order_key) do update set quantity = stock_balances.quantity
+     returning id, store_id, store_number, product_id, location_id, pool, order_key, quantity, last_at, last_count_at`,
+  );
   const balances = new Map<string, BalanceState>();
-  for (const productChunk of chunk(productIds, Math.floor(dialect.maxParameters / 2))) {
-    const rows = await dialect
-      .lockForUpdate(
-        trx
-          .selectFrom('stock_balances')
-          .select(['id', 'store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at'])
-          .where('store_id', 'in', storeIds)
-          .where('product_id', 'in', productChunk)
-          .orderBy('id'),
-      )
-      .execute();
-    for (const row of rows) {
-      const key = keyOf({ storeId: row.store_id, productId: row.product_id, locationId: row.location_id, pool: row.pool, orderKey: row.order_key });
-      if (distinct.has(key)) {
-        balances.set(key, {
-          id: row.id,
-          key: distinct.get(key)!,
-          storeNumber: row.store_number,
-          quantity: Number(row.quantity),
-          lastAt: row.last_at,
-          lastCountAt: row.last_count_at,
-          touched: false,
-        });
-      }
-    }
+  for (const row of rows) {
+    const key = keyOf({ storeId: Number(row.store_id), productId: Number(row.product_id), locationId: Number(row.location_id), pool: row.pool, orderKey: row.order_key });
+    balances.set(key, {
+      id: Number(row.id),
+      key: distinct.get(key)!,
+      storeNumber: row.store_number,
+      quantity: Number(row.quantity),
+      lastAt: row.last_at === null ? null : Number(row.last_at),
+      lastCountAt: row.last_count_at === null ? null : Number(row.last_count_at),
+      touched: false,
+    });
   }
   return balances;
 }
@@ -220,31 +216,13 @@ async function timelineView(trx: Transaction<Database>, posting: Posting, mayHav
 async function writeBalances(trx: Transaction<Database>, dialect: Dialect, touched: BalanceState[], now: number): Promise<void> {
   // Absolute values, written as one multi-row upsert on the primary key: the rows are
   // locked by this transaction, so nobody else moved them in between.
-  const rows = touched.map((b) => ({
-    id: b.id,
-    store_id: b.key.storeId,
-    store_number: b.storeNumber,
-    product_id: b.key.productId,
-    location_id: b.key.locationId,
-    pool: b.key.pool,
-    order_key: b.key.orderKey,
-    quantity: b.quantity,
-    last_at: b.lastAt,
-    last_count_at: b.lastCountAt,
-    updated_on: now,
-  }));
-  for (const part of chunk(rows, Math.floor(dialect.maxParameters / 11))) {
-    await trx
-      .insertInto('stock_balances')
-      .values(part)
-      .onConflict((oc) =>
-        oc.column('id').doUpdateSet((eb) => ({
-          quantity: eb.ref('excluded.quantity'),
-          last_at: eb.ref('excluded.last_at'),
-          last_count_at: eb.ref('excluded.last_count_at'),
-          updated_on: eb.ref('excluded.updated_on'),
-        })),
-      )
-      .execute();
-  }
+  await insertMany(
+    trx,
+    dialect,
+    'stock_balances',
+    ['id', 'store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at', 'updated_on'],
+    touched.map((b) => [b.id, b.key.storeId, b.storeNumber, b.key.productId, b.key.locationId, b.key.pool, b.key.orderKey, b.quantity, b.lastAt, b.lastCountAt, now]),
+    `on conflict (id) do update set quantity = excluded.quantity, last_at = excluded.last_at,
+     last_count_at = excluded.last_count_at, updated_on = excluded.updated_on`,
+  );
 }

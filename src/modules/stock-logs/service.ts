@@ -9,7 +9,7 @@ import { visibleStores, type Principal } from '../../shared/access.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import { listFilters, pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import type { FieldError } from '../../shared/validation.js';
-import { findProductsByNumbers } from '../products/repository.js';
+import { findBookingProducts } from '../products/repository.js';
 import { findReasonCodes } from '../reason-codes/repository.js';
 import { findLiveStore } from '../stores/repository.js';
 import { bookEntries, markStoreProducts, poolPartsFromJson, postingsOf, type EntryDraft } from './book.js';
@@ -60,7 +60,7 @@ async function draftEntries(
   query: StockLogsPostQuery,
 ): Promise<EntryDraft[]> {
   const isCount = query.is_counted_quantity === true;
-  const products = await findProductsByNumbers(trx, lines.map((l) => l.input.product_number!));
+  const products = await findBookingProducts(trx, lines.map((l) => l.input.product_number!));
   const reasons = await findReasonCodes(trx, lines.flatMap((l) => (l.input.reason_code === undefined ? [] : [l.input.reason_code])));
   const locations = await logs.findLocationsByCodes(trx, storeId, lines.flatMap((l) => (l.input.location_code ? [l.input.location_code] : [])));
   const errors: FieldError[] = [];
