@@ -1,21 +1,23 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { UpsertCounts } from '../shared/bulk.js';
+import { compiledOnce } from './compiled.js';
 import type { Database } from './schema.js';
 
 /** Resources whose tables bump a version on every change (migration 0007 triggers). */
 export type VersionedResource = 'stores' | 'categories' | 'reason_codes' | 'products';
 
+const selectVersion = compiledOnce((db, resource: string) => db.selectFrom('resource_versions').select('version').where('resource', '=', resource));
+
+/** Read on every list-cache hit: compiled once (db/compiled.ts). */
 export async function readVersion(db: Kysely<Database> | Transaction<Database>, resource: VersionedResource): Promise<number> {
-  const row = await db.selectFrom('resource_versions').select('version').where('resource', '=', resource).executeTakeFirst();
+  const [row] = await selectVersion(db, resource);
   return row ? Number(row.version) : -1;
 }
 
 /** One string naming the versions of several resources at once (one query). */
 export async function readVersions(db: Kysely<Database>, resources: readonly VersionedResource[]): Promise<string> {
-  if (resources.length === 1) return String(await readVersion(db, resources[0]!));
-  const rows = await db.selectFrom('resource_versions').select(['resource', 'version']).where('resource', 'in', [...resources]).execute();
-  const byResource = new Map(rows.map((r) => [r.resource, Number(r.version)]));
-  return resources.map((r) => byResource.get(r) ?? -1).join(':');
+  const versions = await Promise.all(resources.map((resource) => readVersion(db, resource)));
+  return versions.join(':');
 }
 
 /**

@@ -32,15 +32,17 @@ export function credentialOf(request: FastifyRequest): string | undefined {
 }
 
 export function registerAuth(app: FastifyInstance, db: Kysely<Database>): void {
+  // Keyed by the credential as sent, so a cached request needs no hashing either; the
+  // values live only in this process's memory, as they do while a request is handled.
   const cache = new Map<string, { row: TokenRow | undefined; at: number }>();
 
-  async function lookup(tokenHash: string): Promise<TokenRow | undefined> {
+  async function lookup(credential: string): Promise<TokenRow | undefined> {
     const now = Date.now();
-    const cached = cache.get(tokenHash);
+    const cached = cache.get(credential);
     if (cached && now - cached.at < CACHE_MILLIS) return cached.row;
-    const row = await findTokenByHash(db, tokenHash);
+    const row = await findTokenByHash(db, hashToken(credential));
     if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
-    cache.set(tokenHash, { row, at: now });
+    cache.set(credential, { row, at: now });
     return row;
   }
 
@@ -50,7 +52,7 @@ export function registerAuth(app: FastifyInstance, db: Kysely<Database>): void {
     if (rule === 'public') return;
     const credential = credentialOf(request);
     if (credential === undefined) throw unauthorized('Missing credential: send Authorization: Bearer <token>');
-    const row = await lookup(hashToken(credential));
+    const row = await lookup(credential);
     if (!row) throw unauthorized('Unknown token');
     const authentication = principalFromRow(row, Date.now());
     if ('failure' in authentication) throw unauthorized(authentication.failure);

@@ -3,6 +3,7 @@ import type { Dialect } from '../../db/dialect/types.js';
 import type { Database } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import type { BalanceLine, LocationInfo } from './mapping.js';
+import { compiledOnce } from '../../db/compiled.js';
 
 /**
  * Stock reads (interface §2.5, §4.4). Stock levels come only from stock_balances, the
@@ -212,7 +213,7 @@ export function storeForStock(db: Db, storeNumber: string) {
  * by any barcode (product_barcodes holds the product barcode, barcodes_array and unit
  * barcodes, PRODUCT §5); a number wins over a barcode. Undefined when either is unknown.
  */
-export async function stockSubject(db: Db, storeNumber: string, productRef: string) {
+const selectStockSubject = compiledOnce((db, storeNumber: string, productRef: string) => {
   const candidates = db
     .selectFrom('products')
     .select(['id', 'product_number', sql<number>`0`.as('by_barcode')])
@@ -226,7 +227,7 @@ export async function stockSubject(db: Db, storeNumber: string, productRef: stri
         .where('b.barcode', '=', productRef)
         .where('pb.deleted_on', 'is', null),
     );
-  const rows = await db
+  return db
     .selectFrom('stores as s')
     .innerJoin(candidates.as('p'), (join) => join.onTrue())
     .leftJoin('store_products as sp', (join) =>
@@ -237,8 +238,11 @@ export async function stockSubject(db: Db, storeNumber: string, productRef: stri
       'sp.next_delivery_at', 'sp.next_ordering_at', 'sp.delivery_datetimes', 'sp.ordering_datetimes',
     ])
     .where('s.store_number', '=', storeNumber)
-    .where('s.deleted_on', 'is', null)
-    .execute();
+    .where('s.deleted_on', 'is', null);
+});
+
+export async function stockSubject(db: Db, storeNumber: string, productRef: string) {
+  const rows = await selectStockSubject(db, storeNumber, productRef);
   const row = rows.find((r) => Number(r.by_barcode) === 0) ?? rows[0];
   if (row === undefined) return undefined;
   return {
@@ -254,21 +258,36 @@ export async function stockSubject(db: Db, storeNumber: string, productRef: stri
 }
 
 /** The balances of one product in one store; `withLocations` adds each line's location. */
-export async function balancesOfProduct(
-  db: Db,
-  storeId: number,
-  productId: number,
-  options: { excludeOrderBound: boolean; withLocations: boolean },
-): Promise<BalanceLine[]> {
+function balancesQuery(db: Kysely<Database>, storeId: number, productId: number, excludeOrderBound: boolean, withLocations: boolean) {
   let query = db
     .selectFrom('stock_balances as b')
     .leftJoin('locations as l', 'l.id', 'b.location_id')
     .select(['b.location_id', 'b.pool', 'b.quantity'])
     .where('b.store_id', '=', storeId)
     .where('b.product_id', '=', productId);
-  if (options.excludeOrderBound) query = query.where('b.order_key', '=', '');
-  const rows = await (options.withLocations ? query.select(LOCATION_COLUMNS) : query).execute();
-  return rows.map(toBalanceLine);
+  if (excludeOrderBound) query = query.where('b.order_key', '=', '');
+  return withLocations ? query.select(LOCATION_COLUMNS) : query;
+}
+
+/** The four shapes of the single-product balance query, each compiled once. */
+const balancesVariants = [false, true].flatMap((excludeOrderBound) =>
+  [false, true].map((withLocations) => ({
+    excludeOrderBound,
+    withLocations,
+    run: compiledOnce((db, storeId: number, productId: number) => balancesQuery(db, storeId, productId, excludeOrderBound, withLocations)),
+  })),
+);
+
+/** The balances of one product in one store; `withLocations` adds each line's location. */
+export async function balancesOfProduct(
+  db: Db,
+  storeId: number,
+  productId: number,
+  options: { excludeOrderBound: boolean; withLocations: boolean },
+): Promise<BalanceLine[]> {
+  const variant = balancesVariants.find((v) => v.excludeOrderBound === options.excludeOrderBound && v.withLocations === options.withLocations)!;
+  const rows = await variant.run(db, storeId, productId);
+  return rows.map((row) => toBalanceLine(row as Parameters<typeof toBalanceLine>[0]));
 }
 
 /**
