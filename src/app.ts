@@ -67,6 +67,12 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
 
   const ctx: AppContext = { config, handle, db: handle.db, dialect: handle.dialect, cursors };
   app.decorate('ctx', ctx);
+  // Services get `request.ctx`: the app's context, unless a plugin gives the request its own.
+  app.decorateRequest('ctx', null as unknown as AppContext);
+  app.addHook('onRequest', (request, _reply, done) => {
+    request.ctx = ctx;
+    done();
+  });
   app.setValidatorCompiler(createValidatorCompiler());
   registerErrorHandler(app, handle.dialect);
   registerJsonBody(app);

@@ -1,5 +1,4 @@
 import type { Transaction } from 'kysely';
-import { requestScope } from '../shared/request-scope.js';
 import type { DbHandle } from './dialect/types.js';
 import type { Database } from './schema.js';
 
@@ -15,7 +14,7 @@ export const APPLIED_WITHOUT_RESPONSE = 0;
  * the database (ENGINEERING.md), so re-running it is safe.
  */
 export async function inTransaction<T>(handle: DbHandle, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-  const scope = requestScope.getStore();
+  const scope = handle.requestScope;
   for (let attempt = 1; ; attempt++) {
     try {
       return await handle.db.transaction().execute(async (trx) => {

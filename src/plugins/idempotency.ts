@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { APPLIED_WITHOUT_RESPONSE } from '../db/transaction.js';
 import { conflict, validationFailed } from '../shared/errors.js';
-import { requestScope, type RequestScope } from '../shared/request-scope.js';
+import type { RequestScope } from '../shared/request-scope.js';
 
 const WINDOW_MILLIS = 24 * 60 * 60 * 1000;
 /** A reservation with no response after this long belongs to a request that died. */
@@ -23,14 +23,6 @@ function isReplayable(status: number): boolean {
  * replayed for the same key and body within 24 h; the same key with another body is 409.
  */
 export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>): void {
-  // Every handler runs inside its request's scope, so transactions can see the reservation.
-  app.addHook('onRoute', (route) => {
-    const handler = route.handler;
-    route.handler = function scopedHandler(this: unknown, request, reply) {
-      const scope: RequestScope = { idempotency: request.idempotency };
-      return requestScope.run(scope, () => handler.call(this as never, request, reply));
-    };
-  });
 
   app.addHook('preHandler', async (request, reply) => {
     const key = request.headers['idempotency-key'];
@@ -51,6 +43,9 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>):
         .executeTakeFirst();
       if (reserved) {
         request.idempotency = { scope, key };
+        // The request's own context: its transactions mark the key applied as they commit.
+        const requestScope: RequestScope = { idempotency: request.idempotency };
+        request.ctx = { ...app.ctx, handle: { ...app.ctx.handle, requestScope } };
         return;
       }
       const stored = await db

@@ -8,6 +8,8 @@ declare module 'fastify' {
     ctx: AppContext;
   }
   interface FastifyRequest {
+    /** What services get for this request: the app's context, or one that knows its Idempotency-Key. */
+    ctx: AppContext;
     /** The authenticated caller; set for every /api/v2/public route. */
     principal?: Principal;
     /** SHA-256 of the raw JSON body, kept for bulk imports and requests with an Idempotency-Key. */

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/db/transaction.js';
-import { requestScope } from '../../src/shared/request-scope.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { restartableDatabaseUrl, storeInput } from '../helpers/factories.js';
@@ -159,7 +158,7 @@ for (const dialect of DIALECTS) {
       const { db, handle } = t.app.ctx;
       const scope = 'crash-scope';
       await db.insertInto('idempotency_keys').values({ scope, idempotency_key: 'k', request_hash: 'h', status_code: null, response_body: null, content_type: null, created_at: Date.now() }).execute();
-      await requestScope.run({ idempotency: { scope, key: 'k' } }, () => inTransaction(handle, async () => undefined));
+      await inTransaction({ ...handle, requestScope: { idempotency: { scope, key: 'k' } } }, async () => undefined);
       const row = await db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).executeTakeFirstOrThrow();
       expect(row.status_code).toBe(0);
 

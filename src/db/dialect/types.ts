@@ -1,4 +1,5 @@
 import type { Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { RequestScope } from '../../shared/request-scope.js';
 import type { Database } from '../schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -31,6 +32,11 @@ export interface Dialect {
 export interface DbHandle {
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;
+  /**
+   * The request this handle serves, when a request made it (plugins/idempotency.ts gives
+   * such a handle to requests with an Idempotency-Key): inTransaction marks the key.
+   */
+  readonly requestScope?: RequestScope;
   /** Schema holding the tables on PostgreSQL (from `?schema=`), undefined for the default. */
   readonly schema?: string;
   /** Cheap reachability check for /readyz. */

@@ -10,7 +10,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags: ['categories'], summary: 'List categories (interface §4.10)', querystring: CategoriesQuery, response: { 200: CategoriesPage } },
       config: { access: 'master', listCache: 'categories' },
     },
-    (request) => listCategories(app.ctx, request.query),
+    (request) => listCategories(request.ctx, request.query),
   );
 
   app.post(
@@ -27,7 +27,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await importCategories(app.ctx, request.body, request.query.flush === true, request.principal!.name, request.rawBodyHash),
+      message: await importCategories(request.ctx, request.body, request.query.flush === true, request.principal!.name, request.rawBodyHash),
     }),
   );
 };

@@ -17,7 +17,7 @@ export const externalCountingRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
       config: { access: 'cross-store' },
     },
-    async (request) => ({ success: true, message: await submitCountingLines(app.ctx, request.body, request.principal!) }),
+    async (request) => ({ success: true, message: await submitCountingLines(request.ctx, request.body, request.principal!) }),
   );
 
   app.get(
@@ -32,6 +32,6 @@ export const externalCountingRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
       config: { access: 'store' },
     },
-    (request) => listUnresolved(app.ctx, request.params.store_number, request.query),
+    (request) => listUnresolved(request.ctx, request.params.store_number, request.query),
   );
 };

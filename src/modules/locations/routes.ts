@@ -26,7 +26,7 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await importLocations(app.ctx, request.params.store_number, request.body, request.principal!.name),
+      message: await importLocations(request.ctx, request.params.store_number, request.body, request.principal!.name),
     }),
   );
 
@@ -42,7 +42,7 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'store' },
     },
-    (request) => listLocations(app.ctx, request.params.store_number, request.query),
+    (request) => listLocations(request.ctx, request.params.store_number, request.query),
   );
 
   // Registered before the parametric route; find-my-way prefers the static segment anyway.
@@ -58,7 +58,7 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'store' },
     },
-    (request) => listProductsAtTaggedLocations(app.ctx, request.params.store_number, request.query),
+    (request) => listProductsAtTaggedLocations(request.ctx, request.params.store_number, request.query),
   );
 
   app.get(
@@ -73,6 +73,6 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'store' },
     },
-    (request) => listProductsAtLocation(app.ctx, request.params.store_number, request.params.location_code, request.query),
+    (request) => listProductsAtLocation(request.ctx, request.params.store_number, request.params.location_code, request.query),
   );
 };

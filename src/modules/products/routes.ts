@@ -29,7 +29,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // unchanged, and only until the next price or discount of the page starts or ends.
       config: { access: 'master', listCache: ['products', 'stores'] },
     },
-    (request) => listProducts(app.ctx, request.query, (at) => (request.listCacheValidUntil = at)),
+    (request) => listProducts(request.ctx, request.query, (at) => (request.listCacheValidUntil = at)),
   );
 
   app.post(
@@ -49,7 +49,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await importProducts(app.ctx, request.body, request.query.flush === true, request.principal!.name),
+      message: await importProducts(request.ctx, request.body, request.query.flush === true, request.principal!.name),
     }),
   );
 
@@ -64,7 +64,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'master' },
     },
-    async (request) => ({ success: true, message: await deleteProducts(app.ctx, request.body, request.principal!.name) }),
+    async (request) => ({ success: true, message: await deleteProducts(request.ctx, request.body, request.principal!.name) }),
   );
 
   app.put(
@@ -79,7 +79,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'master' },
     },
-    async (request) => ({ success: true, message: await replaceAttribute(app.ctx, request.body, request.principal!.name) }),
+    async (request) => ({ success: true, message: await replaceAttribute(request.ctx, request.body, request.principal!.name) }),
   );
 
   app.post(
@@ -93,6 +93,6 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'master' },
     },
-    async (request) => ({ success: true, message: await importFreeFields(app.ctx, request.body, request.principal!.name) }),
+    async (request) => ({ success: true, message: await importFreeFields(request.ctx, request.body, request.principal!.name) }),
   );
 };

@@ -10,7 +10,7 @@ export const reasonCodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags: ['reason codes'], summary: 'List reason codes (interface §4.5)', querystring: ReasonCodesQuery, response: { 200: ReasonCodeList } },
       config: { access: 'master', listCache: 'reason_codes' },
     },
-    (request) => listReasonCodes(app.ctx, request.query),
+    (request) => listReasonCodes(request.ctx, request.query),
   );
 
   app.post(
@@ -27,7 +27,7 @@ export const reasonCodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await importReasonCodes(app.ctx, request.body, request.query.flush === true, request.principal!.name, request.rawBodyHash),
+      message: await importReasonCodes(request.ctx, request.body, request.query.flush === true, request.principal!.name, request.rawBodyHash),
     }),
   );
 };

@@ -22,7 +22,7 @@ export const storeStockRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'cross-store' },
     },
-    (request) => listStoreProductStock(app.ctx, request.query, request.principal!),
+    (request) => listStoreProductStock(request.ctx, request.query, request.principal!),
   );
 
   app.get(
@@ -37,7 +37,7 @@ export const storeStockRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'store' },
     },
-    (request) => productStock(app.ctx, request.params.store_number, request.params.product_number, request.query),
+    (request) => productStock(request.ctx, request.params.store_number, request.params.product_number, request.query),
   );
 
   app.get(
@@ -52,6 +52,6 @@ export const storeStockRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'store' },
     },
-    (request) => surroundingStock(app.ctx, request.params.store_number, request.params.product_number, request.query),
+    (request) => surroundingStock(request.ctx, request.params.store_number, request.params.product_number, request.query),
   );
 };

@@ -10,7 +10,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags: ['stores'], summary: 'List stores (interface §4.7)', querystring: StoresQuery, response: { 200: StoresPage } },
       config: { access: 'master', listCache: 'stores' },
     },
-    (request) => listStores(app.ctx, request.query, request.principal!),
+    (request) => listStores(request.ctx, request.query, request.principal!),
   );
 
   app.post(
@@ -27,7 +27,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await importStores(app.ctx, request.body, request.query.flush === true, request.principal!.name, request.rawBodyHash),
+      message: await importStores(request.ctx, request.body, request.query.flush === true, request.principal!.name, request.rawBodyHash),
     }),
   );
 };

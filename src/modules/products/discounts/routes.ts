@@ -21,7 +21,7 @@ export const discountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await importDiscounts(app.ctx, request.body, request.headers, request.principal!.name),
+      message: await importDiscounts(request.ctx, request.body, request.headers, request.principal!.name),
     }),
   );
 };
