@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAll } from '../../src/verify.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
@@ -50,8 +50,12 @@ for (const dialect of DIALECTS) {
       expect(locations.statusCode).toBe(200);
     });
 
-    afterAll(async () => {
+    // store-ops verify's checks hold after every single test, not only at the end.
+    afterEach(async () => {
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
+    });
+
+    afterAll(async () => {
       await t.close();
       await dialect.cleanup();
     });
