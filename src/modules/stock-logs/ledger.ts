@@ -1,7 +1,7 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { insertMany } from '../../db/insert-many.js';
-import type { Database } from '../../db/schema.js';
+import type { Database, StockBalanceTable } from '../../db/schema.js';
 import { planEntry, type TimelineView } from '../../domain/ledger.js';
 
 /**
@@ -64,18 +64,7 @@ interface BalanceState {
 
 const LEDGER_COLUMNS = ['log_id', 'store_id', 'product_id', 'location_id', 'pool', 'order_key', 'at', 'delta', 'is_count', 'counted', 'expected'];
 
-interface BalanceRow {
-  id: number;
-  store_id: number;
-  store_number: string;
-  product_id: number;
-  location_id: number;
-  pool: number;
-  order_key: string;
-  quantity: number;
-  last_at: number | null;
-  last_count_at: number | null;
-}
+type BalanceRow = Omit<Selectable<StockBalanceTable>, 'updated_on'>;
 
 const keyOf = (k: BalanceKey) => `${k.storeId}|${k.productId}|${k.locationId}|${k.pool}|${k.orderKey}`;
 
