@@ -17,7 +17,7 @@ export async function inTransaction<T>(handle: DbHandle, work: (trx: Transaction
   const scope = handle.requestScope;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await handle.db.transaction().execute(async (trx) => {
+      const result = await handle.db.transaction().execute(async (trx) => {
         // The request's Idempotency-Key is marked "applied" in the same transaction as
         // its writes: if the process dies before the response is stored, a retry can
         // never apply the request a second time (plugins/idempotency.ts).
@@ -29,10 +29,11 @@ export async function inTransaction<T>(handle: DbHandle, work: (trx: Transaction
             .where('idempotency_key', '=', scope.idempotency.key)
             .execute();
         }
-        const result = await work(trx);
-        if (scope) scope.appliedMarked = true;
-        return result;
+        return work(trx);
       });
+      // Only a committed transaction counts: a commit that failed and is retried must mark again.
+      if (scope?.idempotency) scope.appliedMarked = true;
+      return result;
     } catch (error) {
       if (attempt >= MAX_ATTEMPTS || handle.dialect.classifyError(error) !== 'retryable') throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));

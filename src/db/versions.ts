@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { UpsertCounts } from '../shared/bulk.js';
+import type { Dialect } from './dialect/types.js';
 import { compiledOnce } from './compiled.js';
 import type { Database } from './schema.js';
 
@@ -58,11 +59,16 @@ export function importFingerprint(bodyHash: string | undefined, flush: boolean):
  */
 export async function importUnlessIdentical(
   trx: Transaction<Database>,
+  dialect: Dialect,
   resource: VersionedResource,
   fingerprint: string | undefined,
   apply: () => Promise<UpsertCounts>,
 ): Promise<UpsertCounts> {
   if (fingerprint !== undefined) {
+    // Hold the version row: no other writer of the resource can commit between this
+    // import's comparison and the version it records (PostgreSQL; SQLite's write
+    // transaction already excludes them).
+    await dialect.lockForUpdate(trx.selectFrom('resource_versions').select('version').where('resource', '=', resource)).execute();
     const count = await unchangedSinceLastImport(trx, resource, fingerprint);
     if (count !== undefined) return { created: 0, updated: 0, unchanged: count, deleted: 0 };
   }

@@ -89,6 +89,9 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>):
       await where
         .set({ status_code: reply.statusCode, response_body: (payload as string | null) ?? '', content_type: String(reply.getHeader('content-type') ?? 'application/json') })
         .execute();
+    } else if (request.ctx.handle.requestScope?.appliedMarked) {
+      // Its writes committed but the answer is not replayable (e.g. a 500 after the commit):
+      // keep the key marked applied, so a retry is refused instead of applied twice.
     } else {
       await db.deleteFrom('idempotency_keys').where('scope', '=', reservation.scope).where('idempotency_key', '=', reservation.key).execute();
     }

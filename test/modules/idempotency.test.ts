@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { upsertByKey } from '../../src/db/bulk-upsert.js';
 import { inTransaction } from '../../src/db/transaction.js';
+import { importFingerprint, importUnlessIdentical } from '../../src/db/versions.js';
+import { toStoreRecord } from '../../src/modules/stores/mapping.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { restartableDatabaseUrl, storeInput } from '../helpers/factories.js';
@@ -177,6 +181,72 @@ for (const dialect of DIALECTS) {
       expect(bad.statusCode).toBe(400);
       const row = await t.app.ctx.db.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', 'dup-1').executeTakeFirst();
       expect(row?.status_code ?? 400).toBe(400);
+    });
+  });
+}
+
+// Regressions found in review: the "applied" mark must survive a retried commit, and the
+// identical-import shortcut must not record a version another writer moved meanwhile.
+for (const dialect of DIALECTS) {
+  describe(`idempotency and import fingerprints under retries and races (${dialect.name})`, () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await buildTestApp(dialect);
+    });
+    afterAll(async () => {
+      await t.close();
+      await dialect.cleanup();
+    });
+
+    it('a transaction retried after a failed attempt marks the key applied again', async () => {
+      const { db, handle } = t.app.ctx;
+      const scope = `retry-scope-${dialect.name}`;
+      await db.insertInto('idempotency_keys').values({ scope, idempotency_key: 'k', request_hash: 'h', status_code: null, response_body: null, content_type: null, created_at: Date.now() }).execute();
+      const retryable = Object.assign(new Error('busy'), { code: dialect.name === 'sqlite' ? 'SQLITE_BUSY' : '40001' });
+      let attempts = 0;
+      const flaky = {
+        ...handle,
+        requestScope: { idempotency: { scope, key: 'k' } },
+        db: {
+          transaction: () => ({
+            execute: (work: (trx: never) => Promise<unknown>) =>
+              handle.db.transaction().execute(async (trx) => {
+                const result = await work(trx as never);
+                if (++attempts === 1) throw retryable; // the first commit fails: everything rolls back
+                return result;
+              }),
+          }),
+        },
+      } as unknown as typeof handle;
+      await inTransaction(flaky, async () => undefined);
+      expect(attempts).toBe(2);
+      const row = await db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).executeTakeFirstOrThrow();
+      expect(row.status_code).toBe(0);
+    });
+
+    it('an import racing a change of the same resource never records a version it did not see', async () => {
+      const base = { stores: [storeInput('RACE1', { store_name: 'A' })] };
+      expect((await t.post(`${API}/stores`, base)).statusCode).toBe(200);
+      // Same content, other bytes: compared item by item (unchanged) and fingerprinted.
+      const resend = JSON.stringify({ stores: [storeInput('RACE1', { store_name: 'A' })] }, null, 1);
+      let rename: Promise<unknown> | undefined;
+      const { handle, dialect: sqlDialect } = t.app.ctx;
+      const fingerprint = importFingerprint(createHash('sha256').update(resend).digest('hex'), false);
+      await inTransaction(handle, (trx) =>
+        importUnlessIdentical(trx, sqlDialect, 'stores', fingerprint, async () => {
+          const counts = await upsertByKey(trx, sqlDialect, {
+            table: 'stores', keyColumn: 'store_number', records: JSON.parse(resend).stores.map(toStoreRecord), actor: 'test', now: Date.now(), flush: false,
+          });
+          rename = t.post(`${API}/stores`, { stores: [storeInput('RACE1', { store_name: 'B' })] });
+          await new Promise((r) => setTimeout(r, 300));
+          return counts;
+        }),
+      );
+      await rename;
+      const again = await t.request({ method: 'POST', url: `${API}/stores`, payload: resend, headers: { 'content-type': 'application/json' } });
+      expect(again.json().message).toBe('created 0, updated 1, unchanged 0, deleted 0');
+      const listed = (await t.get(`${API}/stores?search_text=RACE1`)).json();
+      expect(listed.list[0].store_name).toBe('A');
     });
   });
 }

@@ -21,7 +21,7 @@ export async function importCategories(ctx: AppContext, body: CategoriesBody, fl
   ];
   if (requestErrors.length > 0) throw validationFailed('Some categories are invalid', requestErrors);
   const counts = await inTransaction(ctx.handle, (trx) =>
-    importUnlessIdentical(trx, 'categories', importFingerprint(bodyHash, flush), async () => {
+    importUnlessIdentical(trx, ctx.dialect, 'categories', importFingerprint(bodyHash, flush), async () => {
       const records = body.categories.map(toCategoryRecord);
       await assertHierarchy(trx, records, flush);
       return upsertByKey(trx, ctx.dialect, { table: 'categories', keyColumn: 'category_code', records, actor, now: Date.now(), flush });

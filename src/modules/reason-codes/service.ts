@@ -21,7 +21,7 @@ export async function importReasonCodes(ctx: AppContext, body: ReasonCodesBody, 
   ];
   if (errors.length > 0) throw validationFailed('Some reason codes are invalid', errors);
   const counts = await inTransaction(ctx.handle, (trx) =>
-    importUnlessIdentical(trx, 'reason_codes', importFingerprint(bodyHash, flush), () =>
+    importUnlessIdentical(trx, ctx.dialect, 'reason_codes', importFingerprint(bodyHash, flush), () =>
       upsertByKey(trx, ctx.dialect, { table: 'reason_codes', keyColumn: 'reason_code', records: body.reason_codes.map(toReasonCodeRecord), actor, now: Date.now(), flush }),
     ),
   );

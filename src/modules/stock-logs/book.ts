@@ -152,7 +152,8 @@ export async function bookEntries(
 ): Promise<number[]> {
   if (drafts.length === 0) return [];
   const products = new Map(drafts.map((d) => [d.product.id, d.product]));
-  await ensureStoreProducts(trx, store, [...products.values()], now, actor);
+  // In id order: two first-time posts of the same new products create them in the same order.
+  await ensureStoreProducts(trx, store, [...products.values()].sort((a, b) => a.id - b.id), now, actor);
 
   const rows = drafts.map((draft) => logRow(store, draft, actor, now));
   const ids: number[] = [];

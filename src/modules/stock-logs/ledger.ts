@@ -115,9 +115,11 @@ export async function applyPostings(
     ]);
     // A re-based count absorbs the new entry's effect: the balance moves by the new delta
     // plus the count's change, which cancel out.
+    const before = balance.quantity;
     balance.quantity += planned.rebase ? 0 : planned.deltaMilli;
-    if (posting.guard && balance.quantity < 0) {
-      throw new InsufficientStockError(posting.guard.lineIndex, balance.quantity - planned.deltaMilli);
+    // A posting absorbed by a later count changes nothing now, so it cannot overdraw.
+    if (posting.guard && !planned.rebase && balance.quantity < 0) {
+      throw new InsufficientStockError(posting.guard.lineIndex, before);
     }
     balance.lastAt = balance.lastAt === null ? posting.at : Math.max(balance.lastAt, posting.at);
     if (posting.isCount) balance.lastCountAt = balance.lastCountAt === null ? posting.at : Math.max(balance.lastCountAt, posting.at);

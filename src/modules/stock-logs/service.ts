@@ -144,7 +144,8 @@ export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body
     }
     await logs.setReviewOutcome(trx, ids, body.approve, actor, now);
     if (body.approve) {
-      const rows = ids.map((id) => found.get(id)!);
+      // Applied in the order they happened, whatever order the ids were listed in.
+      const rows = ids.map((id) => found.get(id)!).sort((a, b) => a.modification_at - b.modification_at || a.id - b.id);
       const postings = rows.flatMap((row) =>
         postingsOf(
           {

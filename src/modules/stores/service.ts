@@ -15,7 +15,7 @@ export async function importStores(ctx: AppContext, body: StoresBody, flush: boo
   const duplicates = duplicateKeyErrors(body.stores, (s) => s.store_number, 'stores', 'store_number');
   if (duplicates.length > 0) throw validationFailed('A store_number appears more than once in the request', duplicates);
   const counts = await inTransaction(ctx.handle, (trx) =>
-    importUnlessIdentical(trx, 'stores', importFingerprint(bodyHash, flush), () =>
+    importUnlessIdentical(trx, ctx.dialect, 'stores', importFingerprint(bodyHash, flush), () =>
       upsertByKey(trx, ctx.dialect, { table: 'stores', keyColumn: 'store_number', records: body.stores.map(toStoreRecord), actor, now: Date.now(), flush }),
     ),
   );
