@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
-import { API, expectStatus, startBenchApp, tempDir, type BenchApp } from '../lib/app.js';
+import { API, expectStatus, startBenchApp, tempDir } from '../lib/app.js';
 import { picker } from '../lib/data.js';
 import { compareThroughput } from '../lib/http.js';
-import { profileOnce } from '../lib/profile.js';
-import { columnsOf, openRawSqlite, tableDdl } from '../lib/raw-sqlite.js';
+import { prepareImportVsRaw } from '../lib/import-session.js';
+import { columnsOf, openRawSqlite } from '../lib/raw-sqlite.js';
 import { Resources } from '../lib/resources.js';
 import type { Scenario } from '../lib/scenario.js';
-import { timed } from '../lib/stats.js';
 
 export const IMPORT_PRODUCTS = 10_000;
 const PATH = `${API}/products`;
@@ -87,15 +86,7 @@ function importBody(count = IMPORT_PRODUCTS): { inputs: Input[]; body: string } 
   return { inputs: JSON.parse(body).products, body };
 }
 
-async function timedImport(bench: BenchApp, body: string, expected: string): Promise<number> {
-  const { ms, result } = await timed(() => bench.inject('POST', PATH, body));
-  expectStatus(result, 200, `POST ${PATH}`);
-  const message = (result.json() as { message: string }).message;
-  if (message !== expected) throw new Error(`POST ${PATH} answered "${message}", expected "${expected}"`);
-  return ms;
-}
 
-const counts = (created: number, unchanged: number) => `created ${created}, updated 0, unchanged ${unchanged}, deleted 0`;
 
 const JSON_COLUMNS = ['attention_code', 'countries_allowed', 'countries_not_allowed', 'promo_stores_allowed', 'promo_stores_not_allowed', 'stores_allowed', 'stores_not_allowed'];
 const BOOLEAN_COLUMNS = ['allow_decimal', 'is_active', 'is_adr', 'is_edit_min_max', 'is_edit_replenishment', 'is_expiration', 'is_markdown_allowed', 'is_order_manually', 'is_ordering', 'is_promotion', 'is_reset_store_stock', 'is_set', 'is_stock', 'is_store_product', 'is_template', 'is_theft'];
@@ -196,44 +187,13 @@ export const productsImport: Scenario = {
     },
   ],
 
-  prepare: () =>
-    new Resources().preparing(async (resources) => {
-      const temp = resources.add(tempDir('products-import'), (t) => t.remove());
-      const { inputs, body } = importBody();
-      const probe = await startBenchApp(temp.dir, 'ddl');
-      const ddl = [...tableDdl(probe.file, 'products'), ...tableDdl(probe.file, 'product_barcodes')];
-      await probe.close();
-
-      /** First import into a fresh database, then the identical re-send into it. */
-      const appSide = async (name: string, productsBody: string, count: number, profile: boolean) => {
-        const bench = await startBenchApp(temp.dir, name);
-        try {
-          const first = () => timedImport(bench, productsBody, counts(count, 0));
-          const resend = () => timedImport(bench, productsBody, counts(0, count));
-          const firstMs = profile ? await profileOnce(IMPORT, first) : await first();
-          const resendMs = profile ? await profileOnce(RESEND, resend) : await resend();
-          return { firstMs, resendMs };
-        } finally {
-          await bench.close();
-        }
-      };
-      const rawSide = (name: string, rows: Input[]) => rawImport(temp.dir, name, ddl, rows);
-      // An untimed round on a tenth of the data, so the first measured run does not pay for JIT warm-up.
-      const warmup = inputs.slice(0, WARMUP_PRODUCTS);
-      rawSide('raw-warmup', warmup);
-      await appSide('app-warmup', JSON.stringify({ products: warmup }), WARMUP_PRODUCTS, false);
-
-      return {
-        async measure(run) {
-          // Alternate who goes first, so a drift in machine speed favours neither side.
-          let baseline = run % 2 === 1 ? rawSide(`raw-${run}`, inputs) : 0;
-          const app = await appSide(`app-${run}`, body, IMPORT_PRODUCTS, true);
-          if (run % 2 === 0) baseline = rawSide(`raw-${run}`, inputs);
-          return { value: app.firstMs, baseline, companions: { [RESEND]: { value: app.resendMs, baseline: app.firstMs } } };
-        },
-        close: () => resources.release(),
-      };
-    }),
+  prepare: () => {
+    const { inputs, body } = importBody();
+    return prepareImportVsRaw({
+      label: 'products-import', path: PATH, bodyKey: 'products', tables: ['products', 'product_barcodes'], inputs, body,
+      warmupCount: WARMUP_PRODUCTS, importName: IMPORT, resendName: RESEND, rawImport,
+    });
+  },
 };
 
 /** The list reads a handful of products by number: index look-ups, so the catalogue size hardly matters. */

@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { API, expectStatus, startBenchApp, tempDir, type BenchApp } from '../lib/app.js';
+import { API } from '../lib/app.js';
 import { storeInputs } from '../lib/data.js';
-import { columnsOf, openRawSqlite, tableDdl } from '../lib/raw-sqlite.js';
-import { profileOnce } from '../lib/profile.js';
-import { Resources } from '../lib/resources.js';
+import { prepareImportVsRaw } from '../lib/import-session.js';
+import { columnsOf, openRawSqlite } from '../lib/raw-sqlite.js';
 import type { Scenario } from '../lib/scenario.js';
-import { timed } from '../lib/stats.js';
 
 export const IMPORT_STORES = 10_000;
 const PATH = `${API}/stores`;
@@ -19,14 +17,6 @@ export function importBody(): { inputs: Input[]; body: string } {
   return { inputs, body: JSON.stringify({ stores: inputs }) };
 }
 
-/** POST /stores through app.inject (no network: the HTTP layer is not what is measured here). */
-export async function timedImport(bench: BenchApp, body: string, expected: string): Promise<number> {
-  const { ms, result } = await timed(() => bench.inject('POST', PATH, body));
-  expectStatus(result, 200, `POST ${PATH}`);
-  const message = (result.json() as { message: string }).message;
-  if (message !== expected) throw new Error(`POST ${PATH} answered "${message}", expected "${expected}"`);
-  return ms;
-}
 
 const POOLS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const pairs = (items: Input[] | undefined) =>
@@ -105,7 +95,6 @@ function rawImport(dir: string, name: string, ddl: string[], inputs: Input[]): n
 const NAME = 'stores.import.10k';
 const RESEND = 'stores.import.10k.resend';
 const WARMUP_STORES = 1_000;
-const counts = (created: number, unchanged: number) => `created ${created}, updated 0, unchanged ${unchanged}, deleted 0`;
 
 /**
  * Issue 3 (b): a 10,000-store import should cost at most three raw inserts of the same rows;
@@ -130,47 +119,11 @@ export const storesImport: Scenario = {
     },
   ],
 
-  prepare: () =>
-    new Resources().preparing(async (resources) => {
-      const temp = resources.add(tempDir('stores-import'), (t) => t.remove());
-      const { inputs, body } = importBody();
-      const probe = await startBenchApp(temp.dir, 'ddl');
-      const ddl = tableDdl(probe.file, 'stores');
-      await probe.close();
-
-      /** First import into a fresh database, then the identical re-send into it. */
-      const appSide = async (name: string, storesBody: string, count: number, profile: boolean) => {
-        const bench = await startBenchApp(temp.dir, name);
-        try {
-          const first = () => timedImport(bench, storesBody, counts(count, 0));
-          const resend = () => timedImport(bench, storesBody, counts(0, count));
-          const firstMs = profile ? await profileOnce(NAME, first) : await first();
-          const resendMs = profile ? await profileOnce(RESEND, resend) : await resend();
-          return { firstMs, resendMs };
-        } finally {
-          await bench.close();
-        }
-      };
-      const rawSide = (name: string, rows: Input[]) => rawImport(temp.dir, name, ddl, rows);
-      // An untimed round on a tenth of the data first, so the first measured run does not
-      // pay for JIT warm-up (a full-size round would cost as much as a run).
-      const warmup = inputs.slice(0, WARMUP_STORES);
-      rawSide('raw-warmup', warmup);
-      await appSide('app-warmup', JSON.stringify({ stores: warmup }), WARMUP_STORES, false);
-
-      return {
-        async measure(run) {
-          // Alternate who goes first, so a drift in machine speed favours neither side.
-          let baseline = run % 2 === 1 ? rawSide(`raw-${run}`, inputs) : 0;
-          const app = await appSide(`app-${run}`, body, IMPORT_STORES, true);
-          if (run % 2 === 0) baseline = rawSide(`raw-${run}`, inputs);
-          return {
-            value: app.firstMs,
-            baseline,
-            companions: { [RESEND]: { value: app.resendMs, baseline: app.firstMs } },
-          };
-        },
-        close: () => resources.release(),
-      };
-    }),
+  prepare: () => {
+    const { inputs, body } = importBody();
+    return prepareImportVsRaw({
+      label: 'stores-import', path: PATH, bodyKey: 'stores', tables: ['stores'], inputs, body,
+      warmupCount: WARMUP_STORES, importName: NAME, resendName: RESEND, rawImport,
+    });
+  },
 };

@@ -12,36 +12,37 @@ export type StoreProductRow = Selectable<StoreProductTable>;
  * The columns a POST/PUT of interface §4.4 owns. Everything else on the row is bookkeeping
  * (original_min/max, last_*_at/by, stock_modified_at) and stays out of the content hash.
  */
-export interface StoreProductProperties {
-  min: number | null;
-  max: number | null;
-  order_level: number | null;
-  demand_until_delivery: number | null;
-  forecast: number | null;
-  adjustment_level_decrease: number | null;
-  adjustment_level_increase: number | null;
-  price: number | null;
-  discount_price: number | null;
-  expiry_at: number | null;
-  validate_expiry_at: number | null;
-  next_delivery_at: number | null;
-  next_ordering_at: number | null;
-  default_salesorder_type: string | null;
-  counting_assignment_code: string | null;
-  group_code: string | null;
-  replenishment_action: string | null;
-  is_promotion: Bool | null;
-  is_replenishment: Bool | null;
-  attention_codes: string | null;
-  average_keys: string | null;
-  average_array: string | null;
-  forecast_keys: string | null;
-  forecast_array: string | null;
-  history_keys: string | null;
-  history_array: string | null;
-  delivery_datetimes: string | null;
-  ordering_datetimes: string | null;
-}
+export type StoreProductProperties = Pick<
+  StoreProductTable,
+  | 'min'
+  | 'max'
+  | 'order_level'
+  | 'demand_until_delivery'
+  | 'forecast'
+  | 'adjustment_level_decrease'
+  | 'adjustment_level_increase'
+  | 'price'
+  | 'discount_price'
+  | 'expiry_at'
+  | 'validate_expiry_at'
+  | 'next_delivery_at'
+  | 'next_ordering_at'
+  | 'default_salesorder_type'
+  | 'counting_assignment_code'
+  | 'group_code'
+  | 'replenishment_action'
+  | 'is_promotion'
+  | 'is_replenishment'
+  | 'attention_codes'
+  | 'average_keys'
+  | 'average_array'
+  | 'forecast_keys'
+  | 'forecast_array'
+  | 'history_keys'
+  | 'history_array'
+  | 'delivery_datetimes'
+  | 'ordering_datetimes'
+>;
 
 type Column = keyof StoreProductProperties;
 type InputField = Exclude<keyof StoreProductInput, 'product_number'>;
