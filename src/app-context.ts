@@ -3,13 +3,16 @@ import type { Config } from './config.js';
 import type { DbHandle } from './db/dialect/types.js';
 import type { Dialect } from './db/dialect/types.js';
 import type { Database } from './db/schema.js';
+import type { StockAnswerCache } from './modules/store-stock/answer-cache.js';
 import type { CursorCodec } from './shared/cursor.js';
 
-/** What services need from the running app: the database, its dialect helpers, cursors. */
+/** What services need from the running app: the database, its dialect helpers, cursors, read caches. */
 export interface AppContext {
   readonly config: Config;
   readonly handle: DbHandle;
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;
   readonly cursors: CursorCodec;
+  /** This process's cache of single-product stock answers (answer-cache.ts). */
+  readonly stockAnswers: StockAnswerCache;
 }

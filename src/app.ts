@@ -26,6 +26,7 @@ import { reasonCodeRoutes } from './modules/reason-codes/routes.js';
 import { locationRoutes } from './modules/locations/routes.js';
 import { storeProductRoutes } from './modules/store-products/routes.js';
 import { storeStockRoutes } from './modules/store-stock/routes.js';
+import { StockAnswerCache } from './modules/store-stock/answer-cache.js';
 import { ensureBootstrapAdmin } from './modules/tokens/service.js';
 import { CursorCodec } from './shared/cursor.js';
 import { AppError } from './shared/errors.js';
@@ -65,12 +66,14 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
     onConstructorPoisoning: 'remove',
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
-  const ctx: AppContext = { config, handle, db: handle.db, dialect: handle.dialect, cursors };
+  const ctx: AppContext = { config, handle, db: handle.db, dialect: handle.dialect, cursors, stockAnswers: new StockAnswerCache() };
   app.decorate('ctx', ctx);
   // Services get `request.ctx`: the app's context, unless a plugin gives the request its own.
   app.decorateRequest('ctx', null as unknown as AppContext);
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     request.ctx = ctx;
+    // Set first, so every answer carries it: errors and 404s keep headers set before them.
+    reply.header('x-request-id', request.id);
     done();
   });
   app.setValidatorCompiler(createValidatorCompiler());
@@ -79,9 +82,6 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   registerCaseInsensitiveQuery(app);
   registerNulGuard(app);
   documentErrorResponses(app);
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
   app.addHook('onClose', async () => handle.close());
 
   await registerMetrics(app, handle);

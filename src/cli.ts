@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { AppContext } from './app-context.js';
 import type { DbHandle } from './db/connect.js';
 import { parseDateTime } from './domain/datetime.js';
+import { StockAnswerCache } from './modules/store-stock/answer-cache.js';
 import { createToken, isRole, listTokenSummaries, revokeToken, TokenNameTakenError } from './modules/tokens/service.js';
 
 /**
@@ -132,7 +133,7 @@ export function buildCli(): Command {
       ]);
       const lines = await withDatabase(async (handle) => {
         const config = loadConfig();
-        const ctx: AppContext = { config, handle, db: handle.db, dialect: handle.dialect, cursors: new CursorCodec('seed') };
+        const ctx: AppContext = { config, handle, db: handle.db, dialect: handle.dialect, cursors: new CursorCodec('seed'), stockAnswers: new StockAnswerCache() };
         return seedDemoData(ctx);
       });
       for (const line of lines) out(line);

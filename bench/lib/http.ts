@@ -115,12 +115,17 @@ export async function fireLoad(options: LoadOptions): Promise<LoadResult> {
 /** Autocannon settings of the throughput scenarios (both sides alike). */
 export const LOAD_CONNECTIONS = 10;
 export const LOAD_WARMUP_SECONDS = 1;
+/** Each side's load time per run, cut into slices that alternate between the two sides. */
 export const LOAD_RUN_SECONDS = 1.5;
+export const LOAD_SLICES = 3;
 
 /**
  * The session of a throughput scenario: the app (already seeded) listening on a local
- * port against a bare Fastify route serving `bytes` at the same path, each loaded with
- * autocannon for LOAD_RUN_SECONDS per run, back to back, alternating who goes first.
+ * port against a bare Fastify route serving `bytes` at the same path. A run loads each
+ * side LOAD_RUN_SECONDS in all, in LOAD_SLICES slices taken in turn (app, bare, app, …;
+ * every other run starts with bare), and compares requests per second over the whole
+ * run: the machine's speed drifts within seconds here, and alternating short slices lets
+ * both sides share the drift instead of one side catching a slow second alone.
  * One short untimed load of each side first (JIT, connection set-up).
  */
 export async function compareThroughput(
@@ -132,16 +137,22 @@ export async function compareThroughput(
   const bareUrl = `${bare.url}${options.path}${options.query}`;
   const headers = { authorization: AUTHORIZATION };
   const load = (url: string, seconds: number) => fireLoad({ url, headers, connections: LOAD_CONNECTIONS, durationSeconds: seconds });
-  const loadApp = () => profileOnce(options.name, () => load(appUrl, LOAD_RUN_SECONDS));
+  const slice = LOAD_RUN_SECONDS / LOAD_SLICES;
 
   await load(appUrl, LOAD_WARMUP_SECONDS);
   await load(bareUrl, LOAD_WARMUP_SECONDS);
   return {
     async measure(run) {
-      let baseline = run % 2 === 1 ? await load(bareUrl, LOAD_RUN_SECONDS) : undefined;
-      const app = await loadApp();
-      baseline ??= await load(bareUrl, LOAD_RUN_SECONDS);
-      return { value: app.requestsPerSecond, baseline: baseline.requestsPerSecond };
+      const totals = { app: { requests: 0, seconds: 0 }, bare: { requests: 0, seconds: 0 } };
+      const take = async (side: 'app' | 'bare') => {
+        // With --profile, the first app slice of the session is profiled (the app alone).
+        const result = side === 'app' ? await profileOnce(options.name, () => load(appUrl, slice)) : await load(bareUrl, slice);
+        totals[side].requests += result.requests;
+        totals[side].seconds += result.requests / result.requestsPerSecond;
+      };
+      const order: Array<'app' | 'bare'> = run % 2 === 1 ? ['bare', 'app'] : ['app', 'bare'];
+      for (let i = 0; i < LOAD_SLICES; i++) for (const side of order) await take(side);
+      return { value: totals.app.requests / totals.app.seconds, baseline: totals.bare.requests / totals.bare.seconds };
     },
     close: () => resources.release(),
   };

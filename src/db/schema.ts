@@ -313,6 +313,8 @@ export interface StoreProductTable extends AuditColumns {
   last_expiry_at: number | null;
   /** When any balance of this store product last changed (last_stock_modified_datetime). */
   stock_modified_at: number | null;
+  /** Bumped with every change to this store product's balances (migration 0009; read caches). */
+  stock_version: Generated<number>;
   counting_assignment_code: string | null;
   default_salesorder_type: string | null;
   group_code: string | null;

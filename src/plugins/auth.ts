@@ -1,10 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { assertRouteAccess } from '../shared/access.js';
 import { unauthorized } from '../shared/errors.js';
 import { findTokenByHash, type TokenRow } from '../modules/tokens/repository.js';
 import { hashToken, principalFromRow } from '../modules/tokens/service.js';
+import { hookRoutes } from './route-hooks.js';
 
 export const API_PREFIX = '/api/v2/public';
 
@@ -37,27 +38,46 @@ export function registerAuth(app: FastifyInstance, db: Kysely<Database>): void {
   const cache = new Map<string, { row: TokenRow | undefined; at: number }>();
 
   async function lookup(credential: string): Promise<TokenRow | undefined> {
-    const now = Date.now();
-    const cached = cache.get(credential);
-    if (cached && now - cached.at < CACHE_MILLIS) return cached.row;
     const row = await findTokenByHash(db, hashToken(credential));
     if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
-    cache.set(credential, { row, at: now });
+    cache.set(credential, { row, at: Date.now() });
     return row;
   }
 
-  app.addHook('onRequest', async (request) => {
-    if (request.is404 || !request.url.startsWith(API_PREFIX)) return;
-    const rule = request.routeOptions.config.access ?? 'master';
-    if (rule === 'public') return;
-    const credential = credentialOf(request);
-    if (credential === undefined) throw unauthorized('Missing credential: send Authorization: Bearer <token>');
-    const row = await lookup(credential);
+  function admit(request: FastifyRequest, row: TokenRow | undefined): void {
     if (!row) throw unauthorized('Unknown token');
     const authentication = principalFromRow(row, Date.now());
     if ('failure' in authentication) throw unauthorized(authentication.failure);
     request.principal = authentication.principal;
     const storeNumber = (request.params as { store_number?: string } | undefined)?.store_number;
-    assertRouteAccess(authentication.principal, rule, request.method, storeNumber);
-  });
+    assertRouteAccess(authentication.principal, request.routeOptions.config.access ?? 'master', request.method, storeNumber);
+  }
+
+  // Callback style: a token seen within the last second is admitted without a promise.
+  function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+    try {
+      const credential = credentialOf(request);
+      if (credential === undefined) throw unauthorized('Missing credential: send Authorization: Bearer <token>');
+      const cached = cache.get(credential);
+      if (cached && Date.now() - cached.at < CACHE_MILLIS) {
+        admit(request, cached.row);
+        return done();
+      }
+      lookup(credential).then(
+        (row) => {
+          try {
+            admit(request, row);
+            done();
+          } catch (error) {
+            done(error as Error);
+          }
+        },
+        (error: Error) => done(error),
+      );
+    } catch (error) {
+      done(error as Error);
+    }
+  }
+
+  hookRoutes(app, 'onRequest', (route) => route.url.startsWith(API_PREFIX) && route.config?.access !== 'public', authenticate);
 }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { APPLIED_WITHOUT_RESPONSE } from '../db/transaction.js';
 import { conflict, validationFailed } from '../shared/errors.js';
 import type { RequestScope } from '../shared/request-scope.js';
+import { hookRoutes } from './route-hooks.js';
 
 const WINDOW_MILLIS = 24 * 60 * 60 * 1000;
 /** A reservation with no response after this long belongs to a request that died. */
@@ -23,10 +24,11 @@ function isReplayable(status: number): boolean {
  * replayed for the same key and body within 24 h; the same key with another body is 409.
  */
 export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>): void {
+  const writes = (route: RouteOptions) => [route.method].flat().some((method) => WRITE_METHODS.has(method));
 
-  app.addHook('preHandler', async (request, reply) => {
+  hookRoutes(app, 'preHandler', writes, async (request: FastifyRequest, reply: FastifyReply) => {
     const key = request.headers['idempotency-key'];
-    if (typeof key !== 'string' || !WRITE_METHODS.has(request.method) || !request.principal) return;
+    if (typeof key !== 'string' || !request.principal) return;
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
       throw validationFailed('Idempotency-Key must be 1 to 255 characters', [{ path: 'headers.idempotency-key', message: 'must be 1 to 255 characters' }]);
     }
@@ -78,7 +80,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>):
     throw conflict('This Idempotency-Key is contended; retry the request');
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  hookRoutes(app, 'onSend', writes, async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const reservation = request.idempotency;
     if (!reservation) return payload;
     const where = db

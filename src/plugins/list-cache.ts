@@ -1,8 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { readVersions } from '../db/versions.js';
 import { visibleStores } from '../shared/access.js';
+import { hookRoutes } from './route-hooks.js';
 
 const MAX_ENTRIES = 512;
 const MAX_BYTES = 64 * 1024 * 1024;
@@ -43,7 +44,9 @@ export function registerListCache(app: FastifyInstance, db: Kysely<Database>): v
   let bytes = 0;
   const size = (e: Entry) => e.head.length + (e.tail?.length ?? 0);
 
-  app.addHook('preHandler', async (request, reply) => {
+  const cached = (route: RouteOptions) => route.config?.listCache !== undefined && [route.method].flat().includes('GET');
+
+  hookRoutes(app, 'preHandler', cached, async (request: FastifyRequest, reply: FastifyReply) => {
     const resources = request.routeOptions.config.listCache;
     if (!resources || request.method !== 'GET' || !request.principal) return;
     const version = await readVersions(db, Array.isArray(resources) ? resources : [resources]);
@@ -58,7 +61,7 @@ export function registerListCache(app: FastifyInstance, db: Kysely<Database>): v
     request.listCache = { key, version };
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  hookRoutes(app, 'onSend', cached, async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const pending = request.listCache;
     if (!pending || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
     const entry = entryOf(pending.version, request.listCacheValidUntil ?? Number.POSITIVE_INFINITY, payload);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { MAX_LISTED_ERRORS, validationFailed } from '../shared/errors.js';
 import type { FieldError } from '../shared/validation.js';
+import { hookRoutes } from './route-hooks.js';
 
 /** PRODUCT §3 Limits: 32 MiB per body (413 beyond). */
 export const BODY_LIMIT_BYTES = 32 * 1024 * 1024;
@@ -73,11 +74,11 @@ function nulCharacterErrors(root: unknown, prefix: string | undefined): FieldErr
 
 /** The same rule for query strings and path parameters. */
 export function registerNulGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request: FastifyRequest) => {
+  hookRoutes(app, 'preValidation', () => true, (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
     // A NUL can only reach the query or path percent-encoded: the HTTP parser refuses a raw one.
-    if (!request.url.includes('%00')) return;
+    if (!request.url.includes('%00')) return done();
     const errors = [...nulCharacterErrors(request.query, 'query'), ...nulCharacterErrors(request.params, 'params')];
-    if (errors.length > 0) throw validationFailed(NUL_SENTENCE, errors);
+    done(errors.length > 0 ? validationFailed(NUL_SENTENCE, errors) : undefined);
   });
 }
 
@@ -101,20 +102,26 @@ function canonicalNames(schema: object): Map<string, string> {
  * repeated parameter would be.
  */
 export function registerCaseInsensitiveQuery(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request: FastifyRequest) => {
-    const schema = request.routeOptions.schema?.querystring as object | undefined;
-    const query = request.query as Record<string, unknown> | undefined;
-    if (!schema || !query) return;
-    const names = canonicalNames(schema);
-    let rewritten: Record<string, unknown> | undefined;
-    for (const [name, value] of Object.entries(query)) {
-      const canonical = names.get(name.toLowerCase());
-      if (canonical === undefined || canonical === name) continue;
-      rewritten ??= { ...query };
-      delete rewritten[name];
-      const existing = rewritten[canonical];
-      rewritten[canonical] = existing === undefined ? value : ([] as unknown[]).concat(existing, value);
-    }
-    if (rewritten) request.query = rewritten;
+  const hasQuery = (route: RouteOptions) => route.schema?.querystring !== undefined;
+  hookRoutes(app, 'preValidation', hasQuery, (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+    canonicaliseQueryNames(request);
+    done();
   });
+}
+
+function canonicaliseQueryNames(request: FastifyRequest): void {
+  const schema = request.routeOptions.schema?.querystring as object | undefined;
+  const query = request.query as Record<string, unknown> | undefined;
+  if (!schema || !query) return;
+  const names = canonicalNames(schema);
+  let rewritten: Record<string, unknown> | undefined;
+  for (const [name, value] of Object.entries(query)) {
+    const canonical = names.get(name.toLowerCase());
+    if (canonical === undefined || canonical === name) continue;
+    rewritten ??= { ...query };
+    delete rewritten[name];
+    const existing = rewritten[canonical];
+    rewritten[canonical] = existing === undefined ? value : ([] as unknown[]).concat(existing, value);
+  }
+  if (rewritten) request.query = rewritten;
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
 import type { Database } from '../schema.js';
+import { registerDirectReader } from '../compiled.js';
 import { escapeLike } from './like.js';
 import type { DbErrorKind, DbHandle, Dialect } from './types.js';
 
@@ -92,7 +93,21 @@ export function openSqlite(url: string): DbHandle {
   database.function('unicode_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }) });
+  const statements = withStatementCache(database);
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }) });
+  // better-sqlite3 runs a statement synchronously, so a read outside any transaction is the
+  // same statement Kysely would run, minus its connection hand-over (a few awaits). While a
+  // transaction is open on the connection (it holds it across awaits), the read must wait
+  // its turn instead of seeing that transaction's uncommitted rows: Kysely queues it.
+  // Each compiled query keeps its own statement: a fixed set, outside the LRU's churn.
+  registerDirectReader(db, (sqlText) => {
+    let statement: SqliteDatabase.Statement | undefined;
+    return (parameters) => {
+      if (database.inTransaction || !database.open) return undefined;
+      statement ??= database.prepare(sqlText);
+      return statement.reader ? statement.all(parameters as unknown[]) : undefined;
+    };
+  });
   return {
     db,
     dialect: sqliteDialect,

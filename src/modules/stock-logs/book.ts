@@ -205,16 +205,13 @@ export const touchOf = (draft: EntryDraft): StockTouch => ({
 });
 
 /**
- * Keeps the store products' stock bookkeeping (§2.5): when stock last changed (server
- * time, for last_stock_modified_datetime) and the latest count, loss and receipt with who
- * did it. One statement per kind (and per 2,000 products), whatever the batch size.
+ * Keeps the store products' stock bookkeeping (§2.5): the latest count, loss and receipt
+ * with who did it (when stock last changed is the ledger's own: ledger.ts
+ * markStockChanged). One statement per kind (and per 2,000 products), whatever the
+ * batch size.
  */
 export async function markStoreProducts(trx: Transaction<Database>, storeId: number, applied: readonly StockTouch[], actor: string, now: number): Promise<void> {
   if (applied.length === 0) return;
-  const productIds = [...new Set(applied.map((t) => t.productId))];
-  for (const ids of chunk(productIds, 10_000)) {
-    await trx.updateTable('store_products').set({ stock_modified_at: now }).where('store_id', '=', storeId).where('product_id', 'in', ids).execute();
-  }
   const kinds = [
     { at: 'last_counted_at', by: 'last_counted_by', applies: (t: StockTouch) => t.isCount },
     { at: 'last_loss_at', by: 'last_loss_by', applies: (t: StockTouch) => t.isLoss },

@@ -1,6 +1,7 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { insertMany } from '../../db/insert-many.js';
+import { chunk } from '../../shared/bulk.js';
 import type { Database, StockBalanceTable } from '../../db/schema.js';
 import { planEntry, type TimelineView } from '../../domain/ledger.js';
 
@@ -127,8 +128,35 @@ export async function applyPostings(
     results.push({ logId: posting.logId, deltaMilli: planned.deltaMilli, expectedMilli: planned.expectedMilli });
   }
   await flushLedger();
-  await writeBalances(trx, dialect, [...balances.values()].filter((b) => b.touched), now);
+  const touched = [...balances.values()].filter((b) => b.touched);
+  await writeBalances(trx, dialect, touched, now);
+  await markStockChanged(trx, touched, now);
   return results;
+}
+
+/**
+ * The store products whose balances this transaction changed: when (interface §2.5
+ * last_stock_modified_datetime) and a new stock_version, which read caches compare
+ * (store-stock/answer-cache.ts). Here, next to the only writer of balances, so no path
+ * that changes stock can leave either behind. One statement per store and 10,000 products.
+ */
+async function markStockChanged(trx: Transaction<Database>, touched: readonly BalanceState[], now: number): Promise<void> {
+  const productsByStore = new Map<number, Set<number>>();
+  for (const balance of touched) {
+    let products = productsByStore.get(balance.key.storeId);
+    if (!products) productsByStore.set(balance.key.storeId, (products = new Set()));
+    products.add(balance.key.productId);
+  }
+  for (const [storeId, products] of productsByStore) {
+    for (const ids of chunk([...products], 10_000)) {
+      await trx
+        .updateTable('store_products')
+        .set((eb) => ({ stock_modified_at: now, stock_version: eb('stock_version', '+', 1) }))
+        .where('store_id', '=', storeId)
+        .where('product_id', 'in', ids)
+        .execute();
+    }
+  }
 }
 
 /**

@@ -34,9 +34,15 @@ interface PoolTotals {
 interface LocationLine extends PoolTotals {
   locationId: number;
   location?: LocationInfo;
+  /** The location's tags, parsed once per summary. */
+  tags?: string[];
 }
 
-/** A product's stock in one store: totals per pool and per location (PRODUCT §5 Pools). */
+/**
+ * A product's stock in one store: totals per pool and per location (PRODUCT §5 Pools),
+ * located lines in display order (location_order, then code), the unlocated line last.
+ * Never changed once made, so the balance cache can hand the same summary to many answers.
+ */
 export interface StockSummary extends PoolTotals {
   lines: LocationLine[];
 }
@@ -52,23 +58,38 @@ export function summarise(balances: readonly BalanceLine[]): StockSummary {
     summary.total += balance.quantity;
     let line = lines.get(balance.location_id);
     if (!line) {
-      line = { locationId: balance.location_id, location: balance.location, pools: emptyPools(), total: 0 };
+      const location = balance.location;
+      line = { locationId: balance.location_id, location, tags: location && (JSON.parse(location.tags) as string[]), pools: emptyPools(), total: 0 };
       lines.set(balance.location_id, line);
     }
     line.pools[balance.pool - 1]! += balance.quantity;
     line.total += balance.quantity;
   }
-  summary.lines = [...lines.values()];
+  summary.lines = [...lines.values()].sort(compareLines);
   return summary;
 }
 
-/** `<prefix>1` … `<prefix>10`; with `allPools` false, pools holding zero are left out (include_zero_lines=false). */
-function poolFields(prefix: string, pools: readonly number[], allPools: boolean): Record<string, number> {
-  const fields: Record<string, number> = {};
-  pools.forEach((quantity, index) => {
-    if (allPools || quantity !== 0) fields[`${prefix}${index + 1}`] = fromQuantity(quantity);
-  });
-  return fields;
+/** Field names per prefix and pool index, so no answer builds them again. */
+const POOL_KEYS = new Map<string, readonly string[]>();
+function poolKeys(prefix: string): readonly string[] {
+  let keys = POOL_KEYS.get(prefix);
+  if (keys === undefined) POOL_KEYS.set(prefix, (keys = Array.from({ length: POOL_COUNT }, (_, index) => `${prefix}${index + 1}`)));
+  return keys;
+}
+
+/**
+ * Sets `<prefix>1` … `<prefix>10` on `target`; with `allPools` false, pools holding zero
+ * are left out (include_zero_lines=false). Assigned in place: the hot single-product read
+ * builds several of these per answer.
+ */
+function setPoolFields<T extends object>(target: T, prefix: string, pools: readonly number[], allPools: boolean): T {
+  const keys = poolKeys(prefix);
+  const fields = target as Record<string, number>;
+  for (let index = 0; index < pools.length; index++) {
+    const quantity = pools[index]!;
+    if (allPools || quantity !== 0) fields[keys[index]!] = fromQuantity(quantity);
+  }
+  return target;
 }
 
 const isZero = (line: PoolTotals) => line.pools.every((quantity) => quantity === 0);
@@ -90,19 +111,19 @@ export function storeLocations(
   storePoolNames: ReadonlyArray<string | null>,
   options: { includeZeroLines: boolean; allPools: boolean },
 ): StoreLocationStock[] {
-  return summary.lines
-    .filter((line) => options.includeZeroLines || !isZero(line))
-    .sort(compareLines)
-    .map((line) => {
-      const location = line.location;
-      return {
-        quantity: fromQuantity(line.total),
-        default_stock_pool: location === undefined ? undefined : poolName(location.default_stock_pool, storePoolNames),
-        ...poolFields('stock_pool_', line.pools, options.allPools),
-        store_location_code: location?.location_code,
-        tags: location === undefined ? undefined : (JSON.parse(location.tags) as string[]),
-      };
-    });
+  const entries: StoreLocationStock[] = [];
+  for (const line of summary.lines) {
+    if (!options.includeZeroLines && isZero(line)) continue;
+    const location = line.location;
+    const entry: StoreLocationStock = {
+      quantity: fromQuantity(line.total),
+      default_stock_pool: location === undefined ? undefined : poolName(location.default_stock_pool, storePoolNames),
+      store_location_code: location?.location_code,
+      tags: line.tags,
+    };
+    entries.push(setPoolFields(entry, 'stock_pool_', line.pools, options.allPools));
+  }
+  return entries;
 }
 
 const quantity = (value: number | null) => (value === null ? undefined : fromQuantity(value));
@@ -137,7 +158,7 @@ export function toStoreProductStock(
     // A product is stock-kept unless the master says otherwise.
     is_stock: row.is_stock !== 0,
     most_likely_quantity: fromQuantity(summary.total),
-    ...poolFields('most_likely_pool_', summary.pools, true),
+    ...setPoolFields({}, 'most_likely_pool_', summary.pools, true),
     adjusted_order_level: quantity(row.adjusted_order_level),
     demand_until_delivery: quantity(row.demand_until_delivery),
     forecast: quantity(row.forecast),
@@ -201,9 +222,8 @@ export function toSingleProductStock(args: {
   includeZeroLines: boolean;
 }): SingleProductStock {
   const { summary, schedule, includeZeroLines } = args;
-  return {
+  const entry: SingleProductStock = {
     most_likely_stock: fromQuantity(summary.total),
-    ...poolFields('stock_pool_', summary.pools, includeZeroLines),
     product_number: args.productNumber,
     store_number: args.storeNumber,
     next_delivery_datetime: formatOptionalDateTime(schedule?.next_delivery_at),
@@ -214,6 +234,7 @@ export function toSingleProductStock(args: {
       ? storeLocations(summary, args.storePoolNames, { includeZeroLines, allPools: includeZeroLines })
       : undefined,
   };
+  return setPoolFields(entry, 'stock_pool_', summary.pools, includeZeroLines);
 }
 
 /** Rows of surroundingBalances (one per store and balance) → one entry per store, in row order. */
@@ -232,7 +253,7 @@ export function toSurroundingStock(rows: readonly SurroundingRow[]): Surrounding
   return [...stores.values()].map(({ row, totals }) => ({
     is_warehouse: row.is_warehouse === 1,
     most_likely_quantity: fromQuantity(totals.total),
-    ...poolFields('most_likely_pool_', totals.pools, true),
+    ...setPoolFields({}, 'most_likely_pool_', totals.pools, true),
     area_description: orUndefined(row.area_description),
     area_id: orUndefined(row.area_id),
     store_name: row.store_name,

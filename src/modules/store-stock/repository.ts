@@ -235,11 +235,24 @@ const selectStockSubject = compiledOnce((db, storeNumber: string, productRef: st
     )
     .select([
       's.id as store_id', 's.store_number', 's.stock_pool_names', 's.area_id', 'p.id as product_id', 'p.product_number', 'p.by_barcode',
+      'sp.id as store_product_id', 'sp.stock_version',
       'sp.next_delivery_at', 'sp.next_ordering_at', 'sp.delivery_datetimes', 'sp.ordering_datetimes',
     ])
+    // Read in the same statement (one snapshot) as the store product's stock_version: what
+    // the answer cache compares (answer-cache.ts).
+    .select((eb) => eb.selectFrom('resource_versions').select('version').where('resource', '=', 'locations').as('locations_version'))
     .where('s.store_number', '=', storeNumber)
     .where('s.deleted_on', 'is', null);
 });
+
+/** What a store product's balances depend on (answer-cache.ts). */
+export interface StockVersions {
+  storeProductId: number;
+  stock: number;
+  locations: number;
+}
+
+export type StockSubject = NonNullable<Awaited<ReturnType<typeof stockSubject>>>;
 
 export async function stockSubject(db: Db, storeNumber: string, productRef: string) {
   const rows = await selectStockSubject(db, storeNumber, productRef);
@@ -248,6 +261,12 @@ export async function stockSubject(db: Db, storeNumber: string, productRef: stri
   return {
     store: { id: Number(row.store_id), store_number: row.store_number, stock_pool_names: row.stock_pool_names, area_id: row.area_id },
     product: { id: Number(row.product_id), product_number: row.product_number },
+    /** The versions the product's balances depend on; undefined without a store product row. */
+    versions: (row.store_product_id === null
+        ? undefined
+        : { storeProductId: Number(row.store_product_id), stock: Number(row.stock_version), locations: Number(row.locations_version) }) as
+      | StockVersions
+      | undefined,
     schedule: {
       next_delivery_at: row.next_delivery_at,
       next_ordering_at: row.next_ordering_at,

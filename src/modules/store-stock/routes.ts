@@ -8,7 +8,7 @@ import {
   SurroundingStockList,
   SurroundingStockQuery,
 } from './schema.js';
-import { listStoreProductStock, productStock, surroundingStock } from './service.js';
+import { listStoreProductStock, productStockBody, surroundingStock } from './service.js';
 
 export const storeStockRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -37,7 +37,14 @@ export const storeStockRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'store' },
     },
-    (request) => productStock(request.ctx, request.params.store_number, request.params.product_number, request.query),
+    async (request, reply) => {
+      // The body comes serialized by this route's own response schema (reply.serialize),
+      // possibly from the answer cache; a string with a JSON content type is sent as it is.
+      const body = await productStockBody(request.ctx, request.params.store_number, request.params.product_number, request.query, (response) =>
+        String(reply.serialize(response)),
+      );
+      return reply.type('application/json; charset=utf-8').send(body as never);
+    },
   );
 
   app.get(

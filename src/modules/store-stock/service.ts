@@ -6,6 +6,7 @@ import { listFilters, pagedResponse, resolvePage, type PagedResult } from '../..
 import { effectivePricesInStores } from '../products/prices/effective.js';
 import { parsePoolNames, summarise, toSingleProductStock, toStoreProductStock, toSurroundingStock, type StockListRow } from './mapping.js';
 import * as stock from './repository.js';
+import type { StockSubject } from './repository.js';
 import type {
   SingleProductStockQuery,
   SingleProductStockResponse,
@@ -123,32 +124,56 @@ async function subjectOfPath(ctx: AppContext, storeNumber: string, productRef: s
 }
 
 /**
- * GET /stores/{s}/products/{p}/stock (interface §4.4). A product without any stock in the
- * store still answers one entry with most_likely_stock 0: the app asked about a known
- * product, and "0 in stock" is the answer it shows.
+ * GET /stores/{s}/products/{p}/stock (interface §4.4), as the response body `serialize`
+ * (the route's response schema) writes it. A product without any stock in the store still
+ * answers one entry with most_likely_stock 0: the app asked about a known product, and
+ * "0 in stock" is the answer it shows. Answers are reused from the process's answer cache
+ * while everything they show is unchanged (answer-cache.ts).
  */
-export async function productStock(
+export async function productStockBody(
   ctx: AppContext,
   storeNumber: string,
   productRef: string,
   query: SingleProductStockQuery,
-): Promise<SingleProductStockResponse> {
-  const includeLocations = query.include_locations === true;
-  const { store, product, schedule } = await subjectOfPath(ctx, storeNumber, productRef);
-  const balances = await stock.balancesOfProduct(ctx.db, store.id, product.id, {
-    excludeOrderBound: query.exclude_customer_order_stock === true,
-    withLocations: includeLocations,
-  });
+  serialize: (response: SingleProductStockResponse) => string,
+): Promise<string> {
+  const subject = await subjectOfPath(ctx, storeNumber, productRef);
+  const flags = { excludeOrderBound: query.exclude_customer_order_stock === true, withLocations: query.include_locations === true, includeZeroLines: query.include_zero_lines === true };
+  const cacheKey = subject.versions && `${subject.versions.storeProductId}|${+flags.excludeOrderBound}${+flags.withLocations}${+flags.includeZeroLines}`;
+  const fingerprint = cacheKey && answerFingerprint(subject, flags.withLocations);
+  if (cacheKey && fingerprint) {
+    const cached = ctx.stockAnswers.get(cacheKey, fingerprint);
+    if (cached !== undefined) return cached;
+  }
+  const balances = await stock.balancesOfProduct(ctx.db, subject.store.id, subject.product.id, flags);
   const entry = toSingleProductStock({
-    storeNumber: store.store_number,
-    productNumber: product.product_number,
+    storeNumber: subject.store.store_number,
+    productNumber: subject.product.product_number,
     summary: summarise(balances),
-    schedule,
-    storePoolNames: parsePoolNames(store.stock_pool_names),
-    includeLocations,
-    includeZeroLines: query.include_zero_lines === true,
+    schedule: subject.schedule,
+    storePoolNames: parsePoolNames(subject.store.stock_pool_names),
+    includeLocations: flags.withLocations,
+    includeZeroLines: flags.includeZeroLines,
   });
-  return { products: [entry] };
+  const body = serialize({ products: [entry] });
+  if (cacheKey && fingerprint) ctx.stockAnswers.set(cacheKey, fingerprint, body);
+  return body;
+}
+
+/** Everything a single-product answer shows besides its balances, and the versions of those. */
+function answerFingerprint(subject: StockSubject, withLocations: boolean): string {
+  const { store, product, schedule, versions } = subject;
+  return [
+    versions!.stock,
+    withLocations ? versions!.locations : '',
+    store.store_number,
+    store.stock_pool_names,
+    product.product_number,
+    schedule.next_delivery_at,
+    schedule.next_ordering_at,
+    schedule.delivery_datetimes,
+    schedule.ordering_datetimes,
+  ].join('\u0000');
 }
 
 /**
