@@ -150,6 +150,25 @@ for (const dialect of DIALECTS) {
       expectError(await t.request({ method: 'DELETE', url: `${API}/stores` }), 404, 'NOT_FOUND');
     });
 
+    it('every answer carries its x-request-id: success, 400, 401, 404, 415, and HEAD', async () => {
+      const answers = [
+        await t.get(`${API}/stores`),
+        await postStores([{ store_number: 7 }]),
+        await t.get(`${API}/stores`, null),
+        await t.get(`${API}/no-such-thing`),
+        await t.get('/nowhere', null),
+        await postRaw('<stores/>', { 'content-type': 'application/xml' }),
+        await t.request({ method: 'HEAD', url: `${API}/stores` }),
+      ];
+      expect(answers.map((a) => a.statusCode)).toEqual([200, 400, 401, 404, 404, 415, 200]);
+      const ids = answers.map((a) => a.headers['x-request-id']);
+      for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(new Set(ids).size).toBe(ids.length);
+      // A caller's own request id is kept, so logs on both sides line up.
+      const traced = await t.request({ method: 'GET', url: `${API}/stores`, headers: { 'x-request-id': 'erp-trace-42' } });
+      expect(traced.headers['x-request-id']).toBe('erp-trace-42');
+    });
+
     it('500 INTERNAL carries no stack trace, SQL or driver detail', async () => {
       expect((await postStores([storeInput('CORRUPT')])).statusCode).toBe(200);
       await t.app.ctx.db.updateTable('stores').set({ opening_hours: '{not json' }).where('store_number', '=', 'CORRUPT').execute();
