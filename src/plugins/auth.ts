@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { assertRouteAccess } from '../shared/access.js';
+import { assertRouteAccess, type AccessRule } from '../shared/access.js';
 import { unauthorized } from '../shared/errors.js';
 import { findTokenByHash, type TokenRow } from '../modules/tokens/repository.js';
 import { hashToken, principalFromRow } from '../modules/tokens/service.js';
-import { hookRoutes } from './route-hooks.js';
+import { hookEachRoute } from './route-hooks.js';
 
 export const API_PREFIX = '/api/v2/public';
 
@@ -44,29 +44,29 @@ export function registerAuth(app: FastifyInstance, db: Kysely<Database>): void {
     return row;
   }
 
-  function admit(request: FastifyRequest, row: TokenRow | undefined): void {
+  function admit(request: FastifyRequest, rule: AccessRule, row: TokenRow | undefined): void {
     if (!row) throw unauthorized('Unknown token');
     const authentication = principalFromRow(row, Date.now());
     if ('failure' in authentication) throw unauthorized(authentication.failure);
     request.principal = authentication.principal;
     const storeNumber = (request.params as { store_number?: string } | undefined)?.store_number;
-    assertRouteAccess(authentication.principal, request.routeOptions.config.access ?? 'master', request.method, storeNumber);
+    assertRouteAccess(authentication.principal, rule, request.method, storeNumber);
   }
 
   // Callback style: a token seen within the last second is admitted without a promise.
-  function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  function authenticate(request: FastifyRequest, rule: AccessRule, done: (error?: Error) => void): void {
     try {
       const credential = credentialOf(request);
       if (credential === undefined) throw unauthorized('Missing credential: send Authorization: Bearer <token>');
       const cached = cache.get(credential);
       if (cached && Date.now() - cached.at < CACHE_MILLIS) {
-        admit(request, cached.row);
+        admit(request, rule, cached.row);
         return done();
       }
       lookup(credential).then(
         (row) => {
           try {
-            admit(request, row);
+            admit(request, rule, row);
             done();
           } catch (error) {
             done(error as Error);
@@ -79,5 +79,14 @@ export function registerAuth(app: FastifyInstance, db: Kysely<Database>): void {
     }
   }
 
-  hookRoutes(app, 'onRequest', (route) => route.url.startsWith(API_PREFIX) && route.config?.access !== 'public', authenticate);
+  // Each guarded route gets a hook that already knows its access rule.
+  hookEachRoute(
+    app,
+    'onRequest',
+    (route) => route.url.startsWith(API_PREFIX) && route.config?.access !== 'public',
+    (route) => {
+      const rule: AccessRule = route.config?.access ?? 'master';
+      return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => authenticate(request, rule, done);
+    },
+  );
 }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_LISTED_ERRORS, validationFailed } from '../shared/errors.js';
 import type { FieldError } from '../shared/validation.js';
-import { hookRoutes } from './route-hooks.js';
+import { hookEachRoute, hookRoutes } from './route-hooks.js';
 
 /** PRODUCT §3 Limits: 32 MiB per body (413 beyond). */
 export const BODY_LIMIT_BYTES = 32 * 1024 * 1024;
@@ -102,26 +102,31 @@ function canonicalNames(schema: object): Map<string, string> {
  * repeated parameter would be.
  */
 export function registerCaseInsensitiveQuery(app: FastifyInstance): void {
-  const hasQuery = (route: RouteOptions) => route.schema?.querystring !== undefined;
-  hookRoutes(app, 'preValidation', hasQuery, (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
-    canonicaliseQueryNames(request);
-    done();
-  });
+  hookEachRoute(
+    app,
+    'preValidation',
+    (route) => route.schema?.querystring !== undefined,
+    (route) => {
+      const names = canonicalNames(route.schema!.querystring as object);
+      return (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+        canonicaliseQueryNames(request, names);
+        done();
+      };
+    },
+  );
 }
 
-function canonicaliseQueryNames(request: FastifyRequest): void {
-  const schema = request.routeOptions.schema?.querystring as object | undefined;
+function canonicaliseQueryNames(request: FastifyRequest, names: ReadonlyMap<string, string>): void {
   const query = request.query as Record<string, unknown> | undefined;
-  if (!schema || !query) return;
-  const names = canonicalNames(schema);
+  if (!query) return;
   let rewritten: Record<string, unknown> | undefined;
-  for (const [name, value] of Object.entries(query)) {
+  for (const name in query) {
     const canonical = names.get(name.toLowerCase());
     if (canonical === undefined || canonical === name) continue;
     rewritten ??= { ...query };
     delete rewritten[name];
     const existing = rewritten[canonical];
-    rewritten[canonical] = existing === undefined ? value : ([] as unknown[]).concat(existing, value);
+    rewritten[canonical] = existing === undefined ? query[name] : ([] as unknown[]).concat(existing, query[name]);
   }
   if (rewritten) request.query = rewritten;
 }

@@ -3,6 +3,7 @@ import type { Database, ProductBarcodeTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import type { BarcodeKind } from './barcodes.js';
 import { PRODUCT_READ_COLUMNS, type ProductReadRow, type ProductRow } from './mapping.js';
+import { inListChunks } from '../../db/in-list.js';
 
 export type { ProductRow } from './mapping.js';
 
@@ -23,7 +24,7 @@ export interface StoredProductState {
 
 export async function storedStates(db: Db, numbers: readonly string[]): Promise<Map<string, StoredProductState>> {
   const states = new Map<string, StoredProductState>();
-  for (const numberChunk of chunk(numbers, KEYS_PER_QUERY)) {
+  for (const numberChunk of inListChunks(numbers, KEYS_PER_QUERY)) {
     const rows = await db
       .selectFrom('products')
       .select(['id', 'product_number', 'content_hash', 'deleted_on', 'price', 'old_price'])
@@ -44,7 +45,7 @@ export interface BarcodeOwner {
 /** Current owner of each of `barcodes` that has one, live or soft-deleted. */
 export async function barcodeOwners(db: Db, barcodes: readonly string[]): Promise<BarcodeOwner[]> {
   const owners: BarcodeOwner[] = [];
-  for (const barcodeChunk of chunk(barcodes, KEYS_PER_QUERY)) {
+  for (const barcodeChunk of inListChunks(barcodes, KEYS_PER_QUERY)) {
     const rows = await db
       .selectFrom('product_barcodes as b')
       .innerJoin('products as p', 'p.id', 'b.product_id')
@@ -79,7 +80,7 @@ export async function replaceBarcodes(
 /** Soft-deletes the live products among `numbers`; returns the numbers it deleted. */
 export async function softDeleteProducts(trx: Transaction<Database>, numbers: readonly string[], now: number, actor: string): Promise<string[]> {
   const deleted: string[] = [];
-  for (const numberChunk of chunk(numbers, KEYS_PER_QUERY)) {
+  for (const numberChunk of inListChunks(numbers, KEYS_PER_QUERY)) {
     const rows = await trx
       .updateTable('products')
       .set({ deleted_on: now, updated_on: now, modified_by: actor })
@@ -99,7 +100,7 @@ export async function softDeleteProducts(trx: Transaction<Database>, numbers: re
  */
 export async function lockLiveProducts(trx: Transaction<Database>, numbers: readonly string[]): Promise<Map<string, ProductRow>> {
   const locked = new Map<string, ProductRow>();
-  for (const numberChunk of chunk(numbers, KEYS_PER_QUERY)) {
+  for (const numberChunk of inListChunks(numbers, KEYS_PER_QUERY)) {
     const rows = await trx
       .updateTable('products')
       .set((eb) => ({ id: eb.ref('id') }))
@@ -148,7 +149,7 @@ export interface BarcodeMatch {
 /** For later resources (stock by barcode, external counting lines): barcode → live product. */
 export async function findProductsByBarcodes(db: Db, barcodes: readonly string[]): Promise<Map<string, BarcodeMatch>> {
   const matches = new Map<string, BarcodeMatch>();
-  for (const barcodeChunk of chunk([...new Set(barcodes)], KEYS_PER_QUERY)) {
+  for (const barcodeChunk of inListChunks([...new Set(barcodes)], KEYS_PER_QUERY)) {
     const rows = await db
       .selectFrom('product_barcodes as b')
       .innerJoin('products as p', 'p.id', 'b.product_id')
@@ -172,7 +173,7 @@ export async function findProductsByBarcodes(db: Db, barcodes: readonly string[]
 /** For later resources: product_number → live product row; unknown and deleted numbers are absent. */
 export async function findProductsByNumbers(db: Db, numbers: readonly string[]): Promise<Map<string, ProductRow>> {
   const found = new Map<string, ProductRow>();
-  for (const numberChunk of chunk([...new Set(numbers)], KEYS_PER_QUERY)) {
+  for (const numberChunk of inListChunks([...new Set(numbers)], KEYS_PER_QUERY)) {
     const rows = await db.selectFrom('products').selectAll().where('product_number', 'in', numberChunk).where('deleted_on', 'is', null).execute();
     for (const row of rows) found.set(row.product_number, row);
   }
@@ -182,7 +183,7 @@ export async function findProductsByNumbers(db: Db, numbers: readonly string[]):
 /** product_number → id of the live products among `numbers` (reference checks of prices, discounts). */
 export async function liveProductIds(db: Db, numbers: readonly string[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
-  for (const numberChunk of chunk([...new Set(numbers)], KEYS_PER_QUERY)) {
+  for (const numberChunk of inListChunks([...new Set(numbers)], KEYS_PER_QUERY)) {
     const rows = await db
       .selectFrom('products')
       .select(['id', 'product_number'])
@@ -232,7 +233,7 @@ export interface BookingProductRow {
  */
 export async function findBookingProducts(db: Db, numbers: readonly string[]): Promise<Map<string, BookingProductRow>> {
   const found = new Map<string, BookingProductRow>();
-  for (const numberChunk of chunk([...new Set(numbers)], KEYS_PER_QUERY)) {
+  for (const numberChunk of inListChunks([...new Set(numbers)], KEYS_PER_QUERY)) {
     const rows = await db
       .selectFrom('products')
       .select(['id', 'product_number', 'barcode', 'price', 'purchase_price', 'purchase_unit_quantity'])

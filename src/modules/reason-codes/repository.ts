@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import type { Database, ReasonCodeTable } from '../../db/schema.js';
-import { chunk } from '../../shared/bulk.js';
+import { inListChunks } from '../../db/in-list.js';
 
 export type ReasonCodeRow = Selectable<ReasonCodeTable>;
 
@@ -42,7 +42,7 @@ export function listReasonCodes(db: Kysely<Database>, dialect: Dialect, filters:
  */
 export async function findReasonCodes(db: Kysely<Database>, codes: readonly number[]): Promise<Map<number, ReasonCodeRow>> {
   const found = new Map<number, ReasonCodeRow>();
-  for (const codeChunk of chunk([...new Set(codes)], CODES_PER_QUERY)) {
+  for (const codeChunk of inListChunks([...new Set(codes)], CODES_PER_QUERY)) {
     const rows = await db.selectFrom('reason_codes').selectAll().where('reason_code', 'in', codeChunk).where('deleted_on', 'is', null).execute();
     for (const row of rows) found.set(row.reason_code, row);
   }

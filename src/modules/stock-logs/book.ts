@@ -3,9 +3,9 @@ import type { Dialect } from '../../db/dialect/types.js';
 import type { Database, StockLogTable } from '../../db/schema.js';
 import { POOL_COUNT, type PoolPart } from '../../domain/stock-rules.js';
 import { insertMany, ROWS_PER_STATEMENT as INSERT_ROWS } from '../../db/insert-many.js';
-import { chunk } from '../../shared/bulk.js';
 import { ensureStoreProducts } from '../store-products/repository.js';
 import { applyPostings, type Posting } from './ledger.js';
+import { inListChunks } from '../../db/in-list.js';
 
 /**
  * Booking: turns resolved entry drafts into stock_logs rows and, unless they wait for
@@ -225,7 +225,7 @@ export async function markStoreProducts(trx: Transaction<Database>, storeId: num
       const previous = latest.get(touch.productId);
       if (!previous || touch.at >= previous.at) latest.set(touch.productId, { at: touch.at, by: touch.appUserName ?? actor });
     }
-    for (const part of chunk([...latest], 2_000)) {
+    for (const part of inListChunks([...latest], 2_000)) {
       const atOf = sql<number>`case product_id ${sql.join(part.map(([id, v]) => sql`when ${id} then cast(${v.at} as bigint)`), sql` `)} end`;
       const byOf = sql<string>`case product_id ${sql.join(part.map(([id, v]) => sql`when ${id} then cast(${v.by} as text)`), sql` `)} end`;
       await trx

@@ -1,9 +1,9 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { insertMany } from '../../db/insert-many.js';
-import { chunk } from '../../shared/bulk.js';
 import type { Database, StockBalanceTable } from '../../db/schema.js';
 import { planEntry, type TimelineView } from '../../domain/ledger.js';
+import { inListChunks } from '../../db/in-list.js';
 
 /**
  * The posting engine: the only code that changes stock (PRODUCT §5 "Ledger first").
@@ -148,7 +148,7 @@ async function markStockChanged(trx: Transaction<Database>, touched: readonly Ba
     products.add(balance.key.productId);
   }
   for (const [storeId, products] of productsByStore) {
-    for (const ids of chunk([...products], 10_000)) {
+    for (const ids of inListChunks([...products], 10_000)) {
       await trx
         .updateTable('store_products')
         .set((eb) => ({ stock_modified_at: now, stock_version: eb('stock_version', '+', 1) }))

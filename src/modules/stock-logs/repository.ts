@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Database, StockLogTable } from '../../db/schema.js';
-import { chunk } from '../../shared/bulk.js';
+import { inListChunks } from '../../db/in-list.js';
 
 export type StockLogRow = Selectable<StockLogTable>;
 type Db = Kysely<Database> | Transaction<Database>;
@@ -16,7 +16,7 @@ export interface LocationRef {
 /** Live locations of a store among `codes`, by code. */
 export async function findLocationsByCodes(db: Db, storeId: number, codes: readonly string[]): Promise<Map<string, LocationRef>> {
   const found = new Map<string, LocationRef>();
-  for (const codeChunk of chunk([...new Set(codes)], KEYS_PER_QUERY)) {
+  for (const codeChunk of inListChunks([...new Set(codes)], KEYS_PER_QUERY)) {
     const rows = await db
       .selectFrom('locations')
       .select(['id', 'location_code', 'default_stock_pool'])
@@ -96,7 +96,7 @@ export interface AppliedPart {
 /** The applied ledger rows of the given log entries. */
 export async function appliedParts(db: Db, logIds: readonly number[]): Promise<Map<number, AppliedPart[]>> {
   const parts = new Map<number, AppliedPart[]>();
-  for (const ids of chunk(logIds, KEYS_PER_QUERY)) {
+  for (const ids of inListChunks(logIds, KEYS_PER_QUERY)) {
     const rows = await db.selectFrom('stock_ledger').select(['log_id', 'pool', 'delta', 'expected']).where('log_id', 'in', ids).execute();
     for (const row of rows) {
       const list = parts.get(row.log_id) ?? [];
@@ -132,7 +132,7 @@ export async function lockStoreLogs(
   ids: readonly number[],
 ): Promise<Map<number, StockLogRow>> {
   const found = new Map<number, StockLogRow>();
-  for (const idChunk of chunk([...ids].sort((a, b) => a - b), KEYS_PER_QUERY)) {
+  for (const idChunk of inListChunks([...ids].sort((a, b) => a - b), KEYS_PER_QUERY)) {
     const rows = await lock(trx.selectFrom('stock_logs').selectAll().where('store_id', '=', storeId).where('id', 'in', idChunk).orderBy('id')).execute();
     for (const row of rows) found.set(row.id, row);
   }
@@ -140,7 +140,7 @@ export async function lockStoreLogs(
 }
 
 export async function setReviewOutcome(trx: Transaction<Database>, ids: readonly number[], approved: boolean, actor: string, now: number): Promise<void> {
-  for (const idChunk of chunk(ids, KEYS_PER_QUERY)) {
+  for (const idChunk of inListChunks(ids, KEYS_PER_QUERY)) {
     await trx
       .updateTable('stock_logs')
       .set({ review_status: approved ? 2 : 3, is_applied: approved ? 1 : 0, updated_on: now, modified_by: actor })

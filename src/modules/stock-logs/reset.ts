@@ -2,8 +2,8 @@ import type { Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import type { Database } from '../../db/schema.js';
 import type { PoolNumber } from '../../domain/stock-rules.js';
-import { chunk } from '../../shared/bulk.js';
 import { bookEntries, type EntryDraft } from './book.js';
+import { inListChunks } from '../../db/in-list.js';
 
 const SOURCE = 'reset_store_stock';
 
@@ -15,7 +15,7 @@ const SOURCE = 'reset_store_stock';
 export async function resetProductStock(trx: Transaction<Database>, dialect: Dialect, productIds: readonly number[], actor: string, now: number): Promise<number> {
   if (productIds.length === 0) return 0;
   let reset = 0;
-  for (const ids of chunk(productIds, 5_000)) {
+  for (const ids of inListChunks(productIds, 5_000)) {
     const balances = await trx
       .selectFrom('stock_balances as b')
       .innerJoin('stores as s', 's.id', 'b.store_id')

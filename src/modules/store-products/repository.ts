@@ -3,6 +3,7 @@ import type { Dialect } from '../../db/dialect/types.js';
 import type { Database, StoreProductTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import { emptyProperties, propertiesHash, type StoreProductRow } from './mapping.js';
+import { inListChunks } from '../../db/in-list.js';
 
 /** Keys per `in (…)` list: well below the parameter limit of either database. */
 const KEYS_PER_QUERY = 10_000;
@@ -30,7 +31,7 @@ export async function lockStoreProducts(
   productIds: readonly number[],
 ): Promise<Map<number, StoreProductRow>> {
   const rows = new Map<number, StoreProductRow>();
-  for (const ids of chunk([...productIds].sort((a, b) => a - b), KEYS_PER_QUERY)) {
+  for (const ids of inListChunks([...productIds].sort((a, b) => a - b), KEYS_PER_QUERY)) {
     const query = trx.selectFrom('store_products').selectAll().where('store_id', '=', storeId).where('product_id', 'in', ids).orderBy('id');
     for (const row of await dialect.lockForUpdate(query).execute()) rows.set(Number(row.product_id), row);
   }
@@ -39,7 +40,7 @@ export async function lockStoreProducts(
 
 async function idsOf(trx: Trx, storeId: number, productIds: readonly number[]): Promise<Map<number, number>> {
   const ids = new Map<number, number>();
-  for (const idChunk of chunk(productIds, KEYS_PER_QUERY)) {
+  for (const idChunk of inListChunks(productIds, KEYS_PER_QUERY)) {
     const rows = await trx
       .selectFrom('store_products')
       .select(['id', 'product_id'])

@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import type { Database } from '../../db/schema.js';
-import { chunk } from '../../shared/bulk.js';
 import type { BalanceLine, LocationInfo } from './mapping.js';
 import { compiledOnce } from '../../db/compiled.js';
+import { inListChunks } from '../../db/in-list.js';
 
 /**
  * Stock reads (interface §2.5, §4.4). Stock levels come only from stock_balances, the
@@ -165,7 +165,7 @@ export async function balancesOfStoreProducts(
   options: { excludeOrderBound: boolean; withLocations: boolean },
 ): Promise<Map<number, BalanceLine[]>> {
   const byStoreProduct = new Map<number, BalanceLine[]>();
-  for (const ids of chunk(storeProductIds, KEYS_PER_QUERY)) {
+  for (const ids of inListChunks(storeProductIds, KEYS_PER_QUERY)) {
     let query = db
       .selectFrom('store_products as sp')
       .innerJoin('stock_balances as b', (join) => join.onRef('b.store_id', '=', 'sp.store_id').onRef('b.product_id', '=', 'sp.product_id'))

@@ -1,0 +1,20 @@
+/**
+ * `values` cut into IN lists of at most `size`, each padded to the next power of two (or to
+ * `size`) by repeating its last value. A repeated value changes nothing an IN list means,
+ * but the statement then has one of a few shapes instead of one per list length, so the
+ * prepared statement (db/dialect statement cache) and Kysely's compiled text are reused: a
+ * 1,000-entry stock post otherwise prepared a dozen fresh statements for its lookups.
+ */
+export function inListChunks<T>(values: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < values.length; start += size) {
+    const part = values.slice(start, start + size);
+    let length = 1;
+    while (length < part.length) length *= 2;
+    const target = Math.min(length, size);
+    const last = part[part.length - 1]!;
+    while (part.length < target) part.push(last);
+    chunks.push(part);
+  }
+  return chunks;
+}
