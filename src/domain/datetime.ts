@@ -9,28 +9,41 @@ const ISO_DATE_TIME =
 export function parseDateTime(text: string): number | undefined {
   const m = ISO_DATE_TIME.exec(text);
   if (!m) return undefined;
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [number, number, number, number, number];
-  const second = m[6] === undefined ? 0 : Number(m[6]);
-  const millis = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
+  const year = +m[1]!;
+  const month = +m[2]!;
+  const day = +m[3]!;
+  const hour = +m[4]!;
+  const minute = +m[5]!;
+  const second = m[6] === undefined ? 0 : +m[6];
+  const millis = m[7] === undefined ? 0 : +m[7].slice(0, 3).padEnd(3, '0');
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
   if (day > daysInMonth(year, month)) return undefined;
   let offsetMinutes = 0;
   if (m[9] !== undefined) {
-    const offsetHours = Number(m[10]);
-    const offsetMins = Number(m[11]);
+    const offsetHours = +m[10]!;
+    const offsetMins = +m[11]!;
     if (offsetHours > 23 || offsetMins > 59) return undefined;
     offsetMinutes = (offsetHours * 60 + offsetMins) * (m[9] === '-' ? -1 : 1);
   }
-  // Date.UTC reads years 0–99 as 1900–1999; setUTCFullYear takes the year as written.
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  date.setUTCHours(hour, minute, second, millis);
-  const utc = date.getTime() - offsetMinutes * 60_000;
+  const utc = utcMillis(year, month, day, hour, minute, second, millis) - offsetMinutes * 60_000;
   return Number.isFinite(utc) ? utc : undefined;
 }
 
+function utcMillis(year: number, month: number, day: number, hour: number, minute: number, second: number, millis: number): number {
+  // Every date of a stock post goes through here (twice: validation, then booking), so the
+  // common case is one Date.UTC call. Date.UTC reads years 0–99 as 1900–1999;
+  // setUTCFullYear takes the year as written.
+  if (year >= 100) return Date.UTC(year, month - 1, day, hour, minute, second, millis);
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, millis);
+  return date.getTime();
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 function daysInMonth(year: number, month: number): number {
-  if (month !== 2) return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+  if (month !== 2) return DAYS_IN_MONTH[month - 1]!;
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   return leap ? 29 : 28;
 }

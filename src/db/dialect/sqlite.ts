@@ -52,6 +52,29 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/** What Kysely's SQLite driver uses of a prepared statement; parameters come as one array. */
+interface DriverStatement {
+  readonly reader: boolean;
+  all(parameters: readonly unknown[]): unknown[];
+  run(parameters: readonly unknown[]): SqliteDatabase.RunResult;
+  iterate(parameters: readonly unknown[]): IterableIterator<unknown>;
+}
+
+/**
+ * Kysely hands better-sqlite3 the parameters as one array, which it binds element by
+ * element through slow engine calls; passed as separate arguments they bind about twice as
+ * fast, which is several milliseconds of a 1,000-entry stock post. SQLite caps a statement
+ * at 32,766 parameters, well within what a call's arguments can hold.
+ */
+function boundByArguments(statement: SqliteDatabase.Statement): DriverStatement {
+  return {
+    reader: statement.reader,
+    all: (parameters) => statement.all(...parameters),
+    run: (parameters) => statement.run(...parameters),
+    iterate: (parameters) => statement.iterate(...parameters),
+  };
+}
+
 /**
  * Kysely's SQLite driver prepares every statement afresh (~100 µs for a wide select);
  * the service runs the same few hundred statements over and over, so prepared statements
@@ -59,14 +82,14 @@ class ImmediateSqliteDialect extends SqliteDialect {
  * by itself when the schema changes.
  */
 function withStatementCache(database: SqliteDatabase.Database, capacity = 1000) {
-  const cache = new Map<string, SqliteDatabase.Statement>();
+  const cache = new Map<string, DriverStatement>();
   return {
     prepare(sqlText: string) {
       let statement = cache.get(sqlText);
       if (statement) {
         cache.delete(sqlText);
       } else {
-        statement = database.prepare(sqlText);
+        statement = boundByArguments(database.prepare(sqlText));
         if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
       }
       cache.set(sqlText, statement);
@@ -105,7 +128,7 @@ export function openSqlite(url: string): DbHandle {
     return (parameters) => {
       if (database.inTransaction || !database.open) return undefined;
       statement ??= database.prepare(sqlText);
-      return statement.reader ? statement.all(parameters as unknown[]) : undefined;
+      return statement.reader ? statement.all(...parameters) : undefined;
     };
   });
   return {

@@ -29,6 +29,9 @@ interface CheckedLine {
 }
 
 /** Rules the request alone can break (PRODUCT §3: 400 naming the fields). */
+/** `stock_pool_1` … `stock_pool_10`, named once rather than for every line of a 10,000-line post. */
+const POOL_FIELDS = POOLS.map((n) => `stock_pool_${n}`);
+
 function checkLines(lines: readonly StockLogInput[], isCount: boolean): CheckedLine[] {
   const errors: FieldError[] = [];
   const checked = lines.map((input, index) => {
@@ -37,12 +40,13 @@ function checkLines(lines: readonly StockLogInput[], isCount: boolean): CheckedL
     }
     const quantityMilli = toQuantity(input.quantity);
     if (isCount && quantityMilli < 0) errors.push({ path: path(index, 'quantity'), message: 'a counted level cannot be negative' });
-    const poolQuantitiesMilli = POOLS.map((n) => {
-      const value = (input as unknown as Record<string, number | undefined>)[`stock_pool_${n}`];
-      return value === undefined ? undefined : toQuantity(value);
-    });
-    poolQuantitiesMilli.forEach((q, i) => {
-      if (isCount && q !== undefined && q < 0) errors.push({ path: path(index, `stock_pool_${i + 1}`), message: 'a counted level cannot be negative' });
+    const fields = input as unknown as Record<string, number | undefined>;
+    const poolQuantitiesMilli = POOL_FIELDS.map((field) => {
+      const value = fields[field];
+      if (value === undefined) return undefined;
+      const milli = toQuantity(value);
+      if (isCount && milli < 0) errors.push({ path: path(index, field), message: 'a counted level cannot be negative' });
+      return milli;
     });
     const split = splitIntoPools({ quantityMilli, poolDeltasMilli: poolQuantitiesMilli });
     if (!split.ok) errors.push({ path: path(index, 'quantity'), message: split.reason });
