@@ -64,11 +64,13 @@ export async function importUnlessIdentical(
   fingerprint: string | undefined,
   apply: () => Promise<UpsertCounts>,
 ): Promise<UpsertCounts> {
+  // Hold the version row first (PostgreSQL; SQLite's write transaction already excludes
+  // other writers): imports of one resource then run one after the other, so this one's
+  // checks read what the one before committed (two category imports could otherwise each
+  // pass their cycle check and together close a cycle), and no other writer can commit
+  // between its comparison and the version it records.
+  await dialect.lockForUpdate(trx.selectFrom('resource_versions').select('version').where('resource', '=', resource)).execute();
   if (fingerprint !== undefined) {
-    // Hold the version row: no other writer of the resource can commit between this
-    // import's comparison and the version it records (PostgreSQL; SQLite's write
-    // transaction already excludes them).
-    await dialect.lockForUpdate(trx.selectFrom('resource_versions').select('version').where('resource', '=', resource)).execute();
     const count = await unchangedSinceLastImport(trx, resource, fingerprint);
     if (count !== undefined) return { created: 0, updated: 0, unchanged: count, deleted: 0 };
   }

@@ -166,6 +166,17 @@ for (const dialect of DIALECTS) {
       expect(top[0]!.parent_category_code).toBe('0');
     });
 
+    it('two imports at once cannot close a cycle between them: one of them is refused', async () => {
+      for (let round = 0; round < 5; round++) {
+        const [a, b] = [`R${round}-A`, `R${round}-B`];
+        expect((await post([categoryInput(a), categoryInput(b)])).statusCode).toBe(200);
+        // Each alone is a valid re-parenting; together they would make A → B → A.
+        const answers = await Promise.all([post([categoryInput(a, { parent_category_code: b })]), post([categoryInput(b, { parent_category_code: a })])]);
+        expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 422]);
+      }
+      expect((await verifyAll(t.app.ctx.handle)).filter((v) => v.check === 'categories')).toEqual([]);
+    });
+
     it('re-parents a stored category when no cycle results', async () => {
       expect((await post([categoryInput('M-A'), categoryInput('M-B'), categoryInput('M-C', { parent_category_code: 'M-A' })])).statusCode).toBe(200);
       const moved = await post([categoryInput('M-C', { parent_category_code: 'M-B' })]);
