@@ -258,15 +258,15 @@ export async function stockSubject(db: Db, storeNumber: string, productRef: stri
   const rows = await selectStockSubject(db, storeNumber, productRef);
   const row = rows.find((r) => Number(r.by_barcode) === 0) ?? rows[0];
   if (row === undefined) return undefined;
+  const versions: StockVersions | undefined =
+    row.store_product_id === null
+      ? undefined
+      : { storeProductId: Number(row.store_product_id), stock: Number(row.stock_version), locations: Number(row.locations_version) };
   return {
     store: { id: Number(row.store_id), store_number: row.store_number, stock_pool_names: row.stock_pool_names, area_id: row.area_id },
     product: { id: Number(row.product_id), product_number: row.product_number },
     /** The versions the product's balances depend on; undefined without a store product row. */
-    versions: (row.store_product_id === null
-        ? undefined
-        : { storeProductId: Number(row.store_product_id), stock: Number(row.stock_version), locations: Number(row.locations_version) }) as
-      | StockVersions
-      | undefined,
+    versions,
     schedule: {
       next_delivery_at: row.next_delivery_at,
       next_ordering_at: row.next_ordering_at,

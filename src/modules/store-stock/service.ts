@@ -138,13 +138,14 @@ export async function productStockBody(
   serialize: (response: SingleProductStockResponse) => string,
 ): Promise<string> {
   const subject = await subjectOfPath(ctx, storeNumber, productRef);
-  const flags = { excludeOrderBound: query.exclude_customer_order_stock === true, withLocations: query.include_locations === true, includeZeroLines: query.include_zero_lines === true };
-  const cacheKey = subject.versions && `${subject.versions.storeProductId}|${+flags.excludeOrderBound}${+flags.withLocations}${+flags.includeZeroLines}`;
-  const fingerprint = cacheKey && answerFingerprint(subject, flags.withLocations);
-  if (cacheKey && fingerprint) {
-    const cached = ctx.stockAnswers.get(cacheKey, fingerprint);
-    if (cached !== undefined) return cached;
-  }
+  const flags: AnswerFlags = {
+    excludeOrderBound: query.exclude_customer_order_stock === true,
+    withLocations: query.include_locations === true,
+    includeZeroLines: query.include_zero_lines === true,
+  };
+  const slot = answerSlot(subject, flags);
+  const cached = slot && ctx.stockAnswers.get(slot.key, slot.fingerprint);
+  if (cached !== undefined) return cached;
   const balances = await stock.balancesOfProduct(ctx.db, subject.store.id, subject.product.id, flags);
   const entry = toSingleProductStock({
     storeNumber: subject.store.store_number,
@@ -156,16 +157,28 @@ export async function productStockBody(
     includeZeroLines: flags.includeZeroLines,
   });
   const body = serialize({ products: [entry] });
-  if (cacheKey && fingerprint) ctx.stockAnswers.set(cacheKey, fingerprint, body);
+  if (slot) ctx.stockAnswers.set(slot.key, slot.fingerprint, body);
   return body;
 }
 
-/** Everything a single-product answer shows besides its balances, and the versions of those. */
-function answerFingerprint(subject: StockSubject, withLocations: boolean): string {
+interface AnswerFlags {
+  excludeOrderBound: boolean;
+  withLocations: boolean;
+  includeZeroLines: boolean;
+}
+
+/**
+ * Where an answer is kept — per store product and flags — and its fingerprint: the versions
+ * its balances and locations are read at, and every other value the answer shows. None
+ * for a product without a store product row (it has no stock version to compare).
+ */
+function answerSlot(subject: StockSubject, flags: AnswerFlags): { key: string; fingerprint: string } | undefined {
   const { store, product, schedule, versions } = subject;
-  return [
-    versions!.stock,
-    withLocations ? versions!.locations : '',
+  if (versions === undefined) return undefined;
+  const key = `${versions.storeProductId}|${+flags.excludeOrderBound}${+flags.withLocations}${+flags.includeZeroLines}`;
+  const fingerprint = [
+    versions.stock,
+    flags.withLocations ? versions.locations : '',
     store.store_number,
     store.stock_pool_names,
     product.product_number,
@@ -174,6 +187,7 @@ function answerFingerprint(subject: StockSubject, withLocations: boolean): strin
     schedule.delivery_datetimes,
     schedule.ordering_datetimes,
   ].join('\u0000');
+  return { key, fingerprint };
 }
 
 /**
