@@ -38,9 +38,11 @@ export function registerAuth(app: FastifyInstance, db: Kysely<Database>): void {
   const cache = new Map<string, { row: TokenRow | undefined; at: number }>();
 
   async function lookup(credential: string): Promise<TokenRow | undefined> {
+    // The moment before the read: the cached answer is never older than its timestamp says.
+    const at = Date.now();
     const row = await findTokenByHash(db, hashToken(credential));
     if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
-    cache.set(credential, { row, at: Date.now() });
+    cache.set(credential, { row, at });
     return row;
   }
 

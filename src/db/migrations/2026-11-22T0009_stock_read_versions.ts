@@ -5,10 +5,12 @@ import { sql, type Kysely } from 'kysely';
 //
 // Versions that let a process keep what it read of a product's stock and answer from
 // memory while nothing it depends on changed (issue 5, single-product stock read):
-// - store_products.stock_version: bumped by the ledger in the same transaction as every
-//   change to the balances of that store product;
+// - store_products.stock_version: bumped by the database itself (triggers on
+//   stock_balances) with every change to the balances of that store product;
 // - the `locations` resource version (as in 0007): bumped by the database itself on every
-//   insert, update or delete of a location or its tags, so no write path can forget it.
+//   insert, update or delete of a location or its tags.
+// Triggers rather than application code, so no write path — nor a process still running
+// an older build during an upgrade — can change what a cached answer shows unseen.
 
 function isPostgres(db: Kysely<any>): boolean {
   return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
@@ -27,8 +29,47 @@ export async function up(db: Kysely<any>): Promise<void> {
         after insert or update or delete on ${sql.id(table)}
         for each statement execute function bump_resource_version('locations')`.execute(db);
     }
+    // Once per statement over the balances it changed (a transition table allows one event
+    // per trigger, hence three). Balance keys never change, so new rows name them all.
+    await sql`
+      create or replace function bump_stock_versions() returns trigger language plpgsql as $$
+      begin
+        update store_products sp set stock_version = sp.stock_version + 1
+        from (select distinct store_id, product_id from changed_balances) c
+        where sp.store_id = c.store_id and sp.product_id = c.product_id;
+        return null;
+      end
+      $$`.execute(db);
+    for (const [event, rows] of [['insert', 'new'], ['update', 'new'], ['delete', 'old']] as const) {
+      await sql`
+        create trigger ${sql.id(`stock_balances_bump_stock_version_${event}`)}
+        after ${sql.raw(event)} on stock_balances
+        referencing ${sql.raw(rows)} table as changed_balances
+        for each statement execute function bump_stock_versions()`.execute(db);
+    }
     return;
   }
+  // Per row on SQLite; an update that leaves the level as it was (a balance locked for
+  // update) changes nothing a reader sees and bumps nothing.
+  await sql`
+    create trigger stock_balances_bump_stock_version_insert after insert on stock_balances
+    begin
+      update store_products set stock_version = stock_version + 1 where store_id = new.store_id and product_id = new.product_id;
+    end`.execute(db);
+  await sql`
+    create trigger stock_balances_bump_stock_version_update after update on stock_balances
+    when old.quantity is not new.quantity or old.store_id is not new.store_id or old.product_id is not new.product_id
+      or old.location_id is not new.location_id or old.pool is not new.pool or old.order_key is not new.order_key
+    begin
+      update store_products set stock_version = stock_version + 1 where store_id = new.store_id and product_id = new.product_id;
+      update store_products set stock_version = stock_version + 1
+        where store_id = old.store_id and product_id = old.product_id and (old.store_id is not new.store_id or old.product_id is not new.product_id);
+    end`.execute(db);
+  await sql`
+    create trigger stock_balances_bump_stock_version_delete after delete on stock_balances
+    begin
+      update store_products set stock_version = stock_version + 1 where store_id = old.store_id and product_id = old.product_id;
+    end`.execute(db);
   for (const table of LOCATION_TABLES) {
     for (const event of ['insert', 'update', 'delete']) {
       await sql`
@@ -42,6 +83,12 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  for (const event of ['insert', 'update', 'delete']) {
+    const name = `stock_balances_bump_stock_version_${event}`;
+    if (isPostgres(db)) await sql`drop trigger if exists ${sql.id(name)} on stock_balances`.execute(db);
+    else await sql`drop trigger if exists ${sql.id(name)}`.execute(db);
+  }
+  if (isPostgres(db)) await sql`drop function if exists bump_stock_versions()`.execute(db);
   for (const table of LOCATION_TABLES) {
     if (isPostgres(db)) await sql`drop trigger if exists ${sql.id(`${table}_bump_version`)} on ${sql.id(table)}`.execute(db);
     else for (const event of ['insert', 'update', 'delete']) await sql`drop trigger if exists ${sql.id(`${table}_bump_version_${event}`)}`.execute(db);

@@ -136,9 +136,10 @@ export async function applyPostings(
 
 /**
  * The store products whose balances this transaction changed: when (interface §2.5
- * last_stock_modified_datetime) and a new stock_version, which read caches compare
- * (store-stock/answer-cache.ts). Here, next to the only writer of balances, so no path
- * that changes stock can leave either behind. One statement per store and 10,000 products.
+ * last_stock_modified_datetime). Here, next to the only writer of balances, so no path
+ * that changes stock can leave it behind. (Their stock_version, which read caches compare,
+ * is bumped by the database itself: migration 0009.) One statement per store and 10,000
+ * products.
  */
 async function markStockChanged(trx: Transaction<Database>, touched: readonly BalanceState[], now: number): Promise<void> {
   const productsByStore = new Map<number, Set<number>>();
@@ -151,7 +152,7 @@ async function markStockChanged(trx: Transaction<Database>, touched: readonly Ba
     for (const ids of inListChunks([...products], 10_000)) {
       await trx
         .updateTable('store_products')
-        .set((eb) => ({ stock_modified_at: now, stock_version: eb('stock_version', '+', 1) }))
+        .set({ stock_modified_at: now })
         .where('store_id', '=', storeId)
         .where('product_id', 'in', ids)
         .execute();

@@ -28,10 +28,10 @@ interface CheckedLine {
   poolQuantitiesMilli: Array<number | undefined>;
 }
 
-/** Rules the request alone can break (PRODUCT §3: 400 naming the fields). */
 /** `stock_pool_1` … `stock_pool_10`, named once rather than for every line of a 10,000-line post. */
 const POOL_FIELDS = POOLS.map((n) => `stock_pool_${n}`);
 
+/** Rules the request alone can break (PRODUCT §3: 400 naming the fields). */
 function checkLines(lines: readonly StockLogInput[], isCount: boolean): CheckedLine[] {
   const errors: FieldError[] = [];
   const checked = lines.map((input, index) => {

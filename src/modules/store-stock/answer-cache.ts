@@ -1,23 +1,31 @@
 const DEFAULT_CAPACITY = 20_000;
+/** A product at hundreds of locations answers tens of kilobytes: bound the memory too. */
+const DEFAULT_MAX_HELD = 32 * 1024 * 1024;
 
 /**
  * Serialized single-product stock answers as last given, kept in this process and given
- * again while their fingerprint still holds: the store product's stock_version (bumped by
- * the ledger with every change to its balances), the locations version (bumped by
- * triggers) and every other column the answer shows — all read fresh, in the one
+ * again while their fingerprint still holds: the store product's stock_version and the
+ * locations version (both bumped by database triggers with every change to its balances,
+ * or to locations) and every other column the answer shows — all read fresh, in the one
  * statement that resolves the path, on every request. So a hit answers exactly what
  * reading, adding up and serializing the balances again would (issue 5: this read is the
  * handheld's most frequent call, and those steps were most of its cost).
  *
  * An answer is stored with the versions read *before* its balances: a change committed in
  * between makes it newer than its label, never older, and the next request sees the new
- * version and builds the answer again. Beyond `capacity` the answer stored longest ago goes
- * first (a hit does not reorder: that would cost every hit a map rewrite).
+ * version and builds the answer again. Beyond `capacity` answers or about `maxHeld` bytes,
+ * the answer stored longest ago goes first (a hit does not reorder: that would cost every
+ * hit a map rewrite).
  */
 export class StockAnswerCache {
   private readonly entries = new Map<string, { fingerprint: string; body: string }>();
+  /** UTF-16 code units held in bodies: about the bytes they take. */
+  private held = 0;
 
-  constructor(private readonly capacity = DEFAULT_CAPACITY) {}
+  constructor(
+    private readonly capacity = DEFAULT_CAPACITY,
+    private readonly maxHeld = DEFAULT_MAX_HELD,
+  ) {}
 
   get(key: string, fingerprint: string): string | undefined {
     const entry = this.entries.get(key);
@@ -25,12 +33,23 @@ export class StockAnswerCache {
   }
 
   set(key: string, fingerprint: string, body: string): void {
-    this.entries.delete(key);
+    this.drop(key);
     this.entries.set(key, { fingerprint, body });
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    this.held += body.length;
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.capacity && this.held <= this.maxHeld) break;
+      this.drop(oldest);
+    }
   }
 
   get size(): number {
     return this.entries.size;
+  }
+
+  private drop(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    this.held -= entry.body.length;
+    this.entries.delete(key);
   }
 }
