@@ -81,8 +81,18 @@ for (const dialect of DIALECTS) {
 
       let next = 0;
       const failures: string[] = [];
+      const stockRead = async (server: ServerProcess, product: string) => {
+        const response = await call(server, 'GET', `${API}/stores/K1/products/${product}/stock?include_locations=true`);
+        if (response.status !== 200) failures.push(`read ${response.status} ${JSON.stringify(response.json)}`);
+        return response.json?.products?.[0]?.most_likely_stock as number;
+      };
+      // Readers on both processes all along: each keeps single-product answers in its own
+      // cache while the other process (and its own) write the same balances.
+      const readers = Array.from({ length: 2 }, async (_, reader) => {
+        for (let round = 0; next < requests.length; round++) await stockRead(servers[(reader + round) % servers.length]!, PRODUCTS[round % PRODUCTS.length]!);
+      });
       await Promise.all(
-        Array.from({ length: 8 }, async (_, client) => {
+        [...readers, ...Array.from({ length: 8 }, async (_, client) => {
           const server = servers[client % servers.length]!;
           while (next < requests.length) {
             const request = requests[next++]!;
@@ -96,9 +106,14 @@ for (const dialect of DIALECTS) {
             });
             if (response.status !== 200) failures.push(`${response.status} ${JSON.stringify(response.json)}`);
           }
-        }),
+        })],
       );
       expect(failures).toEqual([]);
+      const expectedOf = (product: string) => replayLevel(ops.filter((op) => op.product === product).map((op) => ({ ...op, id: op.id })));
+      // Every process answers the final levels, whatever its cache held a moment ago.
+      for (const server of servers) {
+        for (const product of PRODUCTS) expect(await stockRead(server, product)).toBe(expectedOf(product) / 1000);
+      }
 
       const app = await buildApp(configFor(databaseUrl));
       try {
@@ -110,8 +125,7 @@ for (const dialect of DIALECTS) {
             .select((eb) => eb.fn.sum<number>('b.quantity').as('total'))
             .where('p.product_number', '=', product)
             .executeTakeFirstOrThrow();
-          const expected = replayLevel(ops.filter((op) => op.product === product).map((op) => ({ ...op, id: op.id })));
-          expect(Number(row.total)).toBe(expected);
+          expect(Number(row.total)).toBe(expectedOf(product));
         }
       } finally {
         await app.close();
