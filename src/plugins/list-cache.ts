@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { readVersions } from '../db/versions.js';
 import { visibleStores } from '../shared/access.js';
-import { hookRoutes } from './route-hooks.js';
+import { hookEachRoute, hookRoutes } from './route-hooks.js';
 
 const MAX_ENTRIES = 512;
 const MAX_BYTES = 64 * 1024 * 1024;
@@ -46,19 +46,22 @@ export function registerListCache(app: FastifyInstance, db: Kysely<Database>): v
 
   const cached = (route: RouteOptions) => route.config?.listCache !== undefined && [route.method].flat().includes('GET');
 
-  hookRoutes(app, 'preHandler', cached, async (request: FastifyRequest, reply: FastifyReply) => {
-    const resources = request.routeOptions.config.listCache;
-    if (!resources || request.method !== 'GET' || !request.principal) return;
-    const version = await readVersions(db, Array.isArray(resources) ? resources : [resources]);
-    const key = `${request.url}\u0000${visibleStores(request.principal)?.join('\u0001') ?? '*'}`;
-    const hit = entries.get(key);
-    if (hit && hit.version === version && Date.now() < hit.validUntil) {
-      entries.delete(key);
-      entries.set(key, hit); // most recently used last
-      reply.header('content-type', 'application/json; charset=utf-8');
-      return reply.send(render(hit));
-    }
-    request.listCache = { key, version };
+  hookEachRoute(app, 'preHandler', cached, (route) => {
+    const listed = route.config!.listCache!;
+    const resources = Array.isArray(listed) ? listed : [listed];
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!request.principal) return;
+      const version = await readVersions(db, resources);
+      const key = `${request.url}\u0000${visibleStores(request.principal)?.join('\u0001') ?? '*'}`;
+      const hit = entries.get(key);
+      if (hit && hit.version === version && Date.now() < hit.validUntil) {
+        entries.delete(key);
+        entries.set(key, hit); // most recently used last
+        reply.header('content-type', 'application/json; charset=utf-8');
+        return reply.send(render(hit));
+      }
+      request.listCache = { key, version };
+    };
   });
 
   hookRoutes(app, 'onSend', cached, async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {

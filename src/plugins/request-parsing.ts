@@ -82,17 +82,10 @@ export function registerNulGuard(app: FastifyInstance): void {
   });
 }
 
-const namesBySchema = new WeakMap<object, Map<string, string>>();
-
+/** Lower-case name → the spelling a querystring schema declares; made once per route. */
 function canonicalNames(schema: object): Map<string, string> {
-  let names = namesBySchema.get(schema);
-  if (!names) {
-    names = new Map();
-    const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
-    for (const name of Object.keys(properties)) names.set(name.toLowerCase(), name);
-    namesBySchema.set(schema, names);
-  }
-  return names;
+  const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+  return new Map(Object.keys(properties).map((name) => [name.toLowerCase(), name]));
 }
 
 /**
