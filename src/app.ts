@@ -43,7 +43,7 @@ export interface BuildOptions {
  * what is tested and measured is what runs. Opens and migrates the database first.
  */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const handle = createDb(config.databaseUrl);
+  const handle = createDb(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   try {
     await migrateToLatest(handle);
     const generated = await ensureBootstrapAdmin(handle.db, config.adminToken);

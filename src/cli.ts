@@ -23,7 +23,8 @@ async function withDatabase<T>(work: (handle: DbHandle) => Promise<T>, migrateFi
     import('./db/connect.js'),
     import('./db/migrate.js'),
   ]);
-  const handle = createDb(loadConfig().databaseUrl);
+  const config = loadConfig();
+  const handle = createDb(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   try {
     if (migrateFirst) await migrateToLatest(handle);
     return await work(handle);

@@ -15,7 +15,12 @@ export const EnvSchema = Type.Object({
     { default: 'info' },
   ),
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 6000 }),
+  // PRODUCT §2: an acknowledged write survives a power loss unless the operator trades it away.
+  SQLITE_SYNCHRONOUS: Type.Union([Type.Literal('FULL'), Type.Literal('NORMAL')], { default: 'FULL' }),
 });
+
+/** SQLite's `synchronous` setting: FULL (default) or NORMAL (an operator's documented choice). */
+export type SqliteSynchronous = Static<typeof EnvSchema>['SQLITE_SYNCHRONOUS'];
 
 export interface Config {
   port: number;
@@ -26,6 +31,11 @@ export interface Config {
   logLevel: Static<typeof EnvSchema>['LOG_LEVEL'];
   /** Requests per token per minute; 0 switches the limit off. */
   rateLimitPerMinute: number;
+  /**
+   * SQLite only. FULL (the default when unset) syncs the WAL on every commit, so a 2xx
+   * survives a power cut; NORMAL may lose the last commits on a power cut (never on a crash).
+   */
+  sqliteSynchronous?: SqliteSynchronous;
   /** Called once with a generated admin token when the database has none (first start). */
   onGeneratedAdminToken?: (token: string) => void;
 }
@@ -50,5 +60,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminToken: parsed.STORE_OPS_ADMIN_TOKEN,
     logLevel: parsed.LOG_LEVEL,
     rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
+    sqliteSynchronous: parsed.SQLITE_SYNCHRONOUS,
   };
 }

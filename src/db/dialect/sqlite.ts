@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
+import type { SqliteSynchronous } from '../../config.js';
 import type { Database } from '../schema.js';
 import { registerDirectReader } from '../compiled.js';
 import { escapeLike } from './like.js';
@@ -103,14 +104,16 @@ function withStatementCache(database: SqliteDatabase.Database, capacity = 1000) 
 }
 
 /** `sqlite:<path>` (relative or absolute, no `//`) or `sqlite::memory:` (PRODUCT §2). */
-export function openSqlite(url: string): DbHandle {
+export function openSqlite(url: string, synchronous: SqliteSynchronous): DbHandle {
   const location = url.slice('sqlite:'.length);
   const file = location === ':memory:' || location === '' ? ':memory:' : path.resolve(location);
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new SqliteDatabase(file);
   // WAL: readers never block the writer and every committed write survives a SIGKILL.
+  // FULL also syncs the WAL at each commit, so a write acknowledged with a 2xx survives a
+  // power cut too (PRODUCT §2); NORMAL is the operator's choice to trade that for speed.
   database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = NORMAL');
+  database.pragma(`synchronous = ${synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   database.function('unicode_lower', { deterministic: true }, (value: unknown) =>
