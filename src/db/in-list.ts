@@ -1,3 +1,5 @@
+import { sql, type Expression, type ExpressionBuilder, type OperandValueExpression, type OperandValueExpressionOrList, type ReferenceExpression, type SqlBool } from 'kysely';
+
 /**
  * `values` cut into IN lists of at most `size`, each padded to the next power of two (or to
  * `size`) by repeating its last value. A repeated value changes nothing an IN list means,
@@ -17,4 +19,19 @@ export function inListChunks<T>(values: readonly T[], size: number): T[][] {
     chunks.push(part);
   }
   return chunks;
+}
+
+/**
+ * `column IN (values)` as a condition, where an empty list matches nothing. Kysely renders
+ * an empty list as `in ()`, which PostgreSQL refuses, and a bound `false` fails on SQLite
+ * (better-sqlite3 binds no booleans): both once answered 500 here. `1 = 0` is false on both.
+ * A list that may exceed what one statement binds is cut with `inListChunks` first.
+ */
+export function columnIn<DB, TB extends keyof DB, RE extends ReferenceExpression<DB, TB>>(
+  eb: ExpressionBuilder<DB, TB>,
+  column: RE,
+  values: readonly OperandValueExpression<DB, TB, RE>[],
+): Expression<SqlBool> {
+  if (values.length === 0) return sql<SqlBool>`1 = 0`;
+  return eb(column, 'in', values as OperandValueExpressionOrList<DB, TB, RE>);
 }

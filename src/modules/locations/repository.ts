@@ -1,5 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
+import { columnIn } from '../../db/in-list.js';
 import type { Database, LocationTagTable, ProductTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import type { LocatedBalance, LocationProductRow, LocationRow, OrderDetails } from './mapping.js';
@@ -179,16 +180,14 @@ function selectedLocations(db: Db, selection: LocationSelection) {
   const tags = selection.tags;
   if (tags !== undefined) {
     query = query.where((eb) =>
-      tags.length === 0
-        ? eb.val(false)
-        : eb.exists(
-            eb
-              .selectFrom('location_tags as t')
-              .select(sql.lit(1).as('one'))
-              .whereRef('t.location_id', '=', 'l.id')
-              .where('t.store_id', '=', selection.storeId)
-              .where('t.tag', 'in', [...tags]),
-          ),
+      eb.exists(
+        eb
+          .selectFrom('location_tags as t')
+          .select(sql.lit(1).as('one'))
+          .whereRef('t.location_id', '=', 'l.id')
+          .where('t.store_id', '=', selection.storeId)
+          .where((inner) => columnIn(inner, 't.tag', tags)),
+      ),
     );
   }
   return query;

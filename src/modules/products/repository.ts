@@ -3,7 +3,7 @@ import type { Database, ProductBarcodeTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import type { BarcodeKind } from './barcodes.js';
 import { PRODUCT_READ_COLUMNS, type ProductReadRow, type ProductRow } from './mapping.js';
-import { inListChunks } from '../../db/in-list.js';
+import { columnIn, inListChunks } from '../../db/in-list.js';
 
 export type { ProductRow } from './mapping.js';
 
@@ -119,7 +119,8 @@ export interface ProductFilters {
 
 function live(db: Db, filters: ProductFilters) {
   let query = db.selectFrom('products').where('deleted_on', 'is', null);
-  if (filters.productNumbers !== undefined) query = query.where('product_number', 'in', filters.productNumbers);
+  const productNumbers = filters.productNumbers;
+  if (productNumbers !== undefined) query = query.where((eb) => columnIn(eb, 'product_number', productNumbers));
   return query;
 }
 

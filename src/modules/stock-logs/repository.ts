@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Database, StockLogTable } from '../../db/schema.js';
-import { inListChunks } from '../../db/in-list.js';
+import { columnIn, inListChunks } from '../../db/in-list.js';
 
 export type StockLogRow = Selectable<StockLogTable>;
 type Db = Kysely<Database> | Transaction<Database>;
@@ -62,10 +62,8 @@ function applyFilters<O>(query: SelectQueryBuilder<Database, 'stock_logs', O>, f
   if (f.reviewStatus !== undefined) q = q.where('review_status', '=', f.reviewStatus);
   if (f.isApplied !== undefined) q = q.where('is_applied', '=', f.isApplied ? 1 : 0);
   if (f.reviewed !== undefined) q = q.where('review_status', f.reviewed ? 'in' : 'not in', [2, 3]);
-  if (f.onlyStoreNumbers !== undefined) {
-    const numbers = f.onlyStoreNumbers;
-    q = numbers.length === 0 ? q.where((eb) => eb.val(false)) : q.where('store_number', 'in', numbers);
-  }
+  const onlyStoreNumbers = f.onlyStoreNumbers;
+  if (onlyStoreNumbers !== undefined) q = q.where((eb) => columnIn(eb, 'store_number', onlyStoreNumbers));
   return q;
 }
 

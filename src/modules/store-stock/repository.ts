@@ -3,7 +3,7 @@ import type { Dialect } from '../../db/dialect/types.js';
 import type { Database } from '../../db/schema.js';
 import type { BalanceLine, LocationInfo } from './mapping.js';
 import { compiledOnce } from '../../db/compiled.js';
-import { inListChunks } from '../../db/in-list.js';
+import { columnIn, inListChunks } from '../../db/in-list.js';
 
 /**
  * Stock reads (interface §2.5, §4.4). Stock levels come only from stock_balances, the
@@ -93,10 +93,9 @@ function matchingProducts(db: Db, dialect: Dialect, f: StockListFilters) {
  */
 function filtered(db: Db, dialect: Dialect, f: StockListFilters) {
   let query = db.selectFrom('store_products as sp').where('sp.deleted_on', 'is', null);
-  if (f.storeIds !== undefined) {
-    const ids = f.storeIds;
-    // A literal, not a bound false: better-sqlite3 cannot bind booleans.
-    query = ids.length === 0 ? query.where((eb) => eb.lit(false)) : query.where('sp.store_id', 'in', ids);
+  const storeIds = f.storeIds;
+  if (storeIds !== undefined) {
+    query = query.where((eb) => columnIn(eb, 'sp.store_id', storeIds));
   } else {
     query = query.where('sp.store_id', 'not in', (eb) => eb.selectFrom('stores').select('id').where('deleted_on', 'is not', null));
   }

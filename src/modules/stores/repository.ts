@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
+import { columnIn } from '../../db/in-list.js';
 import type { Database, StoreTable } from '../../db/schema.js';
 
 export type StoreRow = Selectable<StoreTable>;
@@ -16,11 +17,8 @@ function applyFilters<O>(query: SelectQueryBuilder<Database, 'stores', O>, diale
   let filtered = query.where('deleted_on', 'is', null);
   if (filters.isWarehouse !== undefined) filtered = filtered.where('is_warehouse', '=', filters.isWarehouse ? 1 : 0);
   if (filters.secondaryKey !== undefined) filtered = filtered.where('secondary_key', '=', filters.secondaryKey);
-  if (filters.onlyStoreNumbers !== undefined) {
-    const numbers = filters.onlyStoreNumbers;
-    // A literal, not a bound false: better-sqlite3 cannot bind booleans.
-    filtered = numbers.length === 0 ? filtered.where((eb) => eb.lit(false)) : filtered.where('store_number', 'in', numbers);
-  }
+  const onlyStoreNumbers = filters.onlyStoreNumbers;
+  if (onlyStoreNumbers !== undefined) filtered = filtered.where((eb) => columnIn(eb, 'store_number', onlyStoreNumbers));
   if (filters.searchText !== undefined && filters.searchText !== '') {
     const text = filters.searchText;
     filtered = filtered.where((eb) =>
