@@ -8,6 +8,7 @@ import { createDb, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { API_PREFIX, registerAuth } from './plugins/auth.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from './plugins/framework-errors.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import { registerListCache } from './plugins/list-cache.js';
 import { registerMetrics } from './plugins/metrics.js';
@@ -64,6 +65,10 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
     genReqId: () => randomUUID(),
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
+    // Refusals made before any route or hook runs still answer in the PRODUCT §3 envelope.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
   const ctx: AppContext = { config, handle, db: handle.db, dialect: handle.dialect, cursors, stockAnswers: new StockAnswerCache() };

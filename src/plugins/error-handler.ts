@@ -1,11 +1,14 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Dialect } from '../db/dialect/types.js';
-import { AppError, ERROR_STATUS, errorEnvelope, type ErrorCode } from '../shared/errors.js';
+import { AppError, codeForStatus, errorEnvelope, hasOwnCode } from '../shared/errors.js';
 import { toFieldErrors } from '../shared/validation.js';
 
-const CODE_BY_STATUS: Record<number, ErrorCode> = Object.fromEntries(
-  Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]),
-);
+const INVALID_PART: Record<string, string | undefined> = {
+  body: 'The request body is invalid',
+  querystring: 'The query string is invalid',
+  params: 'The path parameters are invalid',
+  headers: 'The request headers are invalid',
+};
 
 /** Kysely's answer on every dialect once the pool is gone (shutdown, lost database). */
 function isClosedDatabase(error: Error): boolean {
@@ -24,14 +27,12 @@ export function registerErrorHandler(app: FastifyInstance, dialect: Dialect): vo
     }
     if (error.validation) {
       const errors = toFieldErrors(error.validation as never, error.validationContext);
-      const where = error.validationContext === 'body' ? 'request body' : (error.validationContext ?? 'request');
-      return reply.code(400).send(errorEnvelope('VALIDATION_FAILED', `The ${where} is invalid`, errors));
+      return reply.code(400).send(errorEnvelope('VALIDATION_FAILED', INVALID_PART[error.validationContext ?? ''] ?? 'The request is invalid', errors));
     }
     const status = error.statusCode ?? 0;
     if (status >= 400 && status < 500) {
-      const code = CODE_BY_STATUS[status] ?? 'VALIDATION_FAILED';
       const message = status === 400 && /JSON/i.test(error.message) ? `Malformed JSON body: ${error.message}` : error.message;
-      return reply.code(status in CODE_BY_STATUS ? status : 400).send(errorEnvelope(code, message));
+      return reply.code(hasOwnCode(status) ? status : 400).send(errorEnvelope(codeForStatus(status), message));
     }
     switch (isClosedDatabase(error) ? 'unavailable' : dialect.classifyError(error)) {
       case 'unavailable':

@@ -6,16 +6,25 @@ export const ERROR_STATUS = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNPROCESSABLE: 422,
   RATE_LIMITED: 429,
+  /** Request line and headers over Node's 16 KiB limit (docs/decisions.md). */
+  HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,
   UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+const CODE_BY_STATUS = new Map<number, ErrorCode>(Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]));
+
+/** The envelope code of a 4xx/5xx status; a 4xx without its own code is a validation failure. */
+export const codeForStatus = (status: number): ErrorCode => CODE_BY_STATUS.get(status) ?? (status >= 500 ? 'INTERNAL' : 'VALIDATION_FAILED');
+export const hasOwnCode = (status: number): boolean => CODE_BY_STATUS.has(status);
 
 /** A failure the client should see as it is: status, code, sentence and field paths. */
 export class AppError extends Error {

@@ -80,11 +80,9 @@ export async function submitCountingLines(ctx: AppContext, body: ExternalCountin
     }));
     await bookEntries(trx, ctx.dialect, store, drafts, principalName(principal), now);
 
-    for (const part of chunk(unresolved, 5_000)) {
-      await trx
-        .insertInto('unresolved_counting_lines')
-        .values(part.map((u) => ({ store_id: store.id, store_number: store.store_number, barcode: u.barcode, counted_quantity: u.countedMilli, counting_at: at, received_on: now, created_by: principal.name })))
-        .execute();
+    const rows = unresolved.map((u) => ({ store_id: store.id, store_number: store.store_number, barcode: u.barcode, counted_quantity: u.countedMilli, counting_at: at, received_on: now, created_by: principal.name }));
+    for (const part of chunk(rows, Math.floor(ctx.dialect.maxParameters / 7))) {
+      await trx.insertInto('unresolved_counting_lines').values(part).execute();
     }
     return `counted ${drafts.length} products from ${lines.length} lines; unresolved ${unresolved.length}`;
   });

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyAll } from '../../src/verify.js';
+import { ADMIN_TOKEN, API, buildTestApp, type TestApp } from '../helpers/build.js';
+import { DIALECTS } from '../helpers/dialects.js';
+import { storeInput } from '../helpers/factories.js';
+import { expectEnvelope, listen, parseRawAnswer, type RawClient } from './raw-http.js';
+
+/**
+ * Issue 10 §2: requests refused before or outside a route's own validation — by the
+ * router, by Node's HTTP parser, by the body parser — answer in the PRODUCT §3 envelope,
+ * sent as raw bytes over a real socket.
+ */
+const BAD_ENCODINGS = ['%zz', '%E0%A4%A', '%', '%C0%AF', '%ED%A0%80', '%FF'];
+const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+const json = { ...auth, 'content-type': 'application/json' };
+
+for (const dialect of DIALECTS) {
+  describe(`raw hostile requests (${dialect.name})`, () => {
+    let t: TestApp;
+    let client: RawClient;
+    beforeAll(async () => {
+      t = await buildTestApp(dialect);
+      client = await listen(t.app);
+      expect((await t.post(`${API}/stores`, { stores: [storeInput('S1')] })).statusCode).toBe(200);
+    });
+    afterAll(async () => {
+      client.close();
+      await t.close();
+      await dialect.cleanup();
+    });
+
+    const get = (path: string, headers: Record<string, string> = auth) => client.request({ method: 'GET', path, headers });
+    const postStoresText = (body: string | Buffer) => client.request({ method: 'POST', path: `${API}/stores`, headers: json, body });
+    const storeCount = async () => (await t.get(`${API}/stores`)).json().total_count as number;
+
+    it('400 envelope for invalid percent-encoding in any path segment, with and without a credential', async () => {
+      for (const bad of BAD_ENCODINGS) {
+        for (const path of [`${API}/stores/${bad}/locations`, `${API}/stores/S1/products/P${bad}/stock`, `${API}/sto${bad}res`]) {
+          for (const headers of [auth, {}]) {
+            const answer = await get(path, headers);
+            const envelope = expectEnvelope(answer, 400, 'VALIDATION_FAILED');
+            expect(envelope.errors.map((e) => e.path)).toEqual(['params']);
+            expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+          }
+        }
+      }
+    });
+
+    it('400 envelope for a 5,000-character path parameter, without echoing the URL', async () => {
+      const huge = 'x'.repeat(5000);
+      for (const headers of [auth, {}]) {
+        const answer = await get(`${API}/stores/${huge}/locations`, headers);
+        expectEnvelope(answer, 400, 'VALIDATION_FAILED');
+        expect(answer.text.length).toBeLessThan(1000);
+      }
+      // Over its own published limit but under the router's: the schema names it.
+      const named = expectEnvelope(await get(`${API}/stores/${'x'.repeat(65)}/locations`), 400, 'VALIDATION_FAILED');
+      expect(named.errors.map((e) => e.path)).toEqual(['params.store_number']);
+    });
+
+    it('431 envelope for a request line or headers over the 16 KiB limit, then the connection closes', async () => {
+      const longQuery = `${API}/stores?${'page_size=1&'.repeat(1500)}`;
+      const headerFlood = `X-Filler: ${'y'.repeat(20_000)}\r\n`;
+      for (const request of [
+        `GET ${longQuery} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`,
+        `GET ${API}/stores HTTP/1.1\r\nHost: x\r\n${headerFlood}\r\n`,
+      ]) {
+        const answer = parseRawAnswer(await client.socket(request));
+        const envelope = expectEnvelope(answer, 431, 'HEADERS_TOO_LARGE');
+        expect(envelope.errors.map((e) => e.path)).toEqual(['headers']);
+        expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(answer.text)));
+        expect(answer.headers.connection).toBe('close');
+      }
+    });
+
+    it('400 envelope for a request Node cannot parse as HTTP', async () => {
+      const answer = parseRawAnswer(await client.socket('GET /api v2 HTTP/1.1 nonsense\r\n\r\n'));
+      expectEnvelope(answer, 400, 'VALIDATION_FAILED');
+    });
+
+    it('400 naming the field for lone surrogates in a body, nothing stored', async () => {
+      const before = await storeCount();
+      for (const escape of ['\\ud800', '\\udc00', '\\uDBFF', '\\uDFFF']) {
+        const body = `{"stores":[${JSON.stringify(storeInput('OK1'))},${JSON.stringify(storeInput('S2')).replace('"S2"', `"S2${escape}"`)}]}`;
+        const envelope = expectEnvelope(await postStoresText(body), 400, 'VALIDATION_FAILED');
+        expect(envelope.errors).toEqual([{ path: 'stores[1].store_number', message: expect.stringMatching(/well-formed/) }]);
+      }
+      // A lone surrogate in a key is refused too; an unknown key is otherwise ignored.
+      const inKey = expectEnvelope(await postStoresText(`{"stores":[],"x\\ud800":1}`), 400, 'VALIDATION_FAILED');
+      expect(inKey.errors.map((e) => e.path)).toEqual(['body']);
+      expect(await storeCount()).toBe(before);
+    });
+
+    it('keeps well-formed escapes: a surrogate pair and an escaped backslash before "ud800"', async () => {
+      const pair = JSON.stringify(storeInput('S3')).replace('"S3"', '"S3\\ud83d\\ude00"');
+      const literal = JSON.stringify(storeInput('S4')).replace('"S4"', '"S4\\\\ud800"');
+      expect((await postStoresText(`{"stores":[${pair},${literal}]}`)).status).toBe(200);
+      const numbers = (await t.get(`${API}/stores?page_size=1000`)).json().list.map((s: { store_number: string }) => s.store_number);
+      expect(numbers).toEqual(expect.arrayContaining(['S3😀', 'S4\\ud800']));
+    });
+
+    it('400 for body bytes that are not UTF-8 (refused, never replaced by U+FFFD)', async () => {
+      const before = await storeCount();
+      const text = JSON.stringify({ stores: [storeInput('S5')] });
+      const at = text.indexOf('S5') + 2;
+      for (const bytes of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe0, 0xa4]]) {
+        const body = Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from(bytes), Buffer.from(text.slice(at))]);
+        const envelope = expectEnvelope(await postStoresText(body), 400, 'VALIDATION_FAILED');
+        expect(envelope.errors.map((e) => e.path)).toEqual(['body']);
+      }
+      expect(await storeCount()).toBe(before);
+    });
+
+    it('400 naming the query value for invalid percent-encoding or a NUL in a query', async () => {
+      for (const bad of [...BAD_ENCODINGS, '%00']) {
+        const envelope = expectEnvelope(await get(`${API}/stores?search_text=a${bad}!`), 400, 'VALIDATION_FAILED');
+        expect(envelope.errors.map((e) => e.path)).toEqual(['query.search_text']);
+      }
+      expect((await get(`${API}/stores?search_text=%F0%9F%98%80`)).status).toBe(200);
+    });
+
+    it('external counting: 10,001 lines are accepted (was a 500: one insert bound more parameters than SQLite allows)', async () => {
+      const line = '{"counted_quantity":1,"product_barcode":"UNKNOWN-BARCODE"}';
+      const body = `{"CountingDateTime":"2024-01-01T00:00:00Z","StoreNo":"S1","Lines":[${Array(10_001).fill(line).join(',')}]}`;
+      const answer = await client.request({ method: 'POST', path: `${API}/externalcountinglines`, headers: json, body });
+      expect(answer.status, answer.text).toBe(200);
+      const unresolved = await t.get(`${API}/stores/S1/externalcountinglines/unresolved?page_size=1`);
+      expect(unresolved.json().total_count).toBe(10_001);
+      expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
+    });
+  });
+}
