@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { TObject } from '@sinclair/typebox';
 import { formatDateTime, formatOptionalDateTime } from '../domain/datetime.js';
 import type { CursorCodec } from './cursor.js';
 
@@ -11,6 +12,9 @@ export interface PageQuery {
   scroll_id?: string;
 }
 
+/** The query names that choose the page; every other declared query name is a filter. */
+const PAGING_NAMES: ReadonlySet<string> = new Set<keyof PageQuery>(['page_size', 'page_start', 'scroll_id']);
+
 /** Which slice of the ordered records a request asks for. */
 export interface PageWindow {
   pageSize: number;
@@ -21,15 +25,28 @@ export interface PageWindow {
   offset: number;
   /** Records to fetch: one more than a page, to know whether another page follows. */
   fetchLimit: number;
+  /** Fingerprint of the list and its filters that the page's scroll_id is bound to. */
   scope: string;
+  /** The active filters, echoed as `list_filters`. */
+  filters: ListFilters;
 }
 
 export type ListFilters = Record<string, string[]>;
 
-/** Active filters echoed as arrays of strings (PRODUCT §3.1 list_filters). */
-export function listFilters(filters: Record<string, unknown>): ListFilters {
+/**
+ * The active filters of a list request (PRODUCT §3.1 list_filters): every property the
+ * route's query schema declares, except the paging ones, that the validated query holds,
+ * as arrays of strings in name order. Taken from the validated query, not from a list
+ * per module, so no filter can be left out of the echo or of the cursor's fingerprint.
+ * Names arrive canonical (plugins/request-parsing.ts) and values coerced; names the
+ * schema does not declare are ignored, as everywhere else.
+ */
+export function filtersOfQuery(querySchema: TObject, query: object): ListFilters {
+  const values = query as Record<string, unknown>;
   const echoed: ListFilters = {};
-  for (const [name, value] of Object.entries(filters)) {
+  for (const name of Object.keys(querySchema.properties).sort()) {
+    if (PAGING_NAMES.has(name)) continue;
+    const value = values[name];
     if (value === undefined || value === null) continue;
     echoed[name] = Array.isArray(value) ? value.map(String) : [String(value)];
   }
@@ -40,19 +57,26 @@ const clampPageSize = (size: number) => Math.min(MAX_PAGE_SIZE, Math.max(1, size
 
 /**
  * Resolves paging parameters: defaults, clamps (page_size 1..1000, page_start ≥ 1) and
- * the scroll cursor, which wins over page_start and is bound to the resource and filters.
- * A request with only `scroll_id` keeps the page size the cursor was issued with.
+ * the scroll cursor, which wins over page_start. A request with only `scroll_id` keeps
+ * the page size the cursor was issued with.
+ *
+ * `list` names the list and whatever the path selects (`locations:<store id>`): with the
+ * query's filters it makes the fingerprint a cursor is bound to, so a scroll_id issued
+ * under one filter or path is a 400 under another (docs/decisions.md, Paging).
  */
-export function resolvePage(query: PageQuery, resource: string, filters: ListFilters, cursors: CursorCodec): PageWindow {
-  const scope = createHash('sha1').update(resource).update(JSON.stringify(filters)).digest('base64url').slice(0, 16);
-  if (query.scroll_id) {
-    const position = cursors.decode(query.scroll_id, scope);
+export function resolvePage<Q extends PageQuery>(query: Q, querySchema: TObject, list: string, cursors: CursorCodec): PageWindow {
+  const filters = filtersOfQuery(querySchema, query);
+  const scope = createHash('sha1').update(JSON.stringify([list, filters])).digest('base64url').slice(0, 16);
+  // A list whose schema declares no scroll_id (GET /products) ignores one, like any unknown name.
+  const scrollId = 'scroll_id' in querySchema.properties ? query.scroll_id : undefined;
+  if (scrollId) {
+    const position = cursors.decode(scrollId, scope);
     const pageSize = clampPageSize(query.page_size ?? position.pageSize);
-    return { pageSize, pageStart: position.page, afterId: position.afterId, offset: 0, fetchLimit: pageSize + 1, scope };
+    return { pageSize, pageStart: position.page, afterId: position.afterId, offset: 0, fetchLimit: pageSize + 1, scope, filters };
   }
   const pageSize = clampPageSize(query.page_size ?? DEFAULT_PAGE_SIZE);
   const pageStart = Math.max(1, query.page_start ?? 1);
-  return { pageSize, pageStart, offset: (pageStart - 1) * pageSize, fetchLimit: pageSize + 1, scope };
+  return { pageSize, pageStart, offset: (pageStart - 1) * pageSize, fetchLimit: pageSize + 1, scope, filters };
 }
 
 export interface PagedResult<T> {
@@ -81,7 +105,6 @@ export function pagedResponse<Row, Item>(args: {
   idOf: (row: Row) => number;
   toItem: (row: Row) => Item;
   totalCount: number;
-  filters: ListFilters;
   lastModified: number | null;
   cursors: CursorCodec;
 }): PagedResult<Item> {
@@ -94,7 +117,7 @@ export function pagedResponse<Row, Item>(args: {
     page_start: window.pageStart,
     total_count: totalCount,
     list: pageRows.map(args.toItem),
-    list_filters: args.filters,
+    list_filters: window.filters,
     next_page: hasMore ? window.pageStart + 1 : null,
     previous_page: window.pageStart > 1 ? window.pageStart - 1 : null,
     project_last_modified_date: formatOptionalDateTime(args.lastModified) ?? null,

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
+import { pageOf, type PageSlice } from '../../db/page.js';
 import type { CategoryTable, Database } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 
@@ -35,12 +36,9 @@ export function pageOfCategories(
   db: Kysely<Database>,
   dialect: Dialect,
   filters: CategoryFilters,
-  window: { afterId?: number; offset: number; fetchLimit: number },
+  window: PageSlice,
 ): Promise<CategoryRow[]> {
-  let query = applyFilters(db.selectFrom('categories').selectAll(), dialect, filters);
-  if (window.afterId !== undefined) query = query.where('id', '>', window.afterId);
-  else if (window.offset > 0) query = query.offset(window.offset);
-  return query.orderBy('id').limit(window.fetchLimit).execute();
+  return pageOf(applyFilters(db.selectFrom('categories').selectAll(), dialect, filters), 'id', window).execute();
 }
 
 /** Newest updated_on of any category (PRODUCT §3.1 project_last_modified_date). */

@@ -6,12 +6,12 @@ import { inTransaction } from '../../db/transaction.js';
 import { importFingerprint, importUnlessIdentical } from '../../db/versions.js';
 import { describeCounts, duplicateKeyErrors } from '../../shared/bulk.js';
 import { unprocessable, validationFailed } from '../../shared/errors.js';
-import { listFilters, pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import type { FieldError } from '../../shared/validation.js';
 import { hierarchyProblems } from './hierarchy.js';
 import { invalidMarkdownPercentages, toCategory, toCategoryRecord } from './mapping.js';
 import * as categories from './repository.js';
-import { ROOT_CATEGORY_CODE, type CategoriesBody, type CategoriesQuery, type Category } from './schema.js';
+import { CategoriesQuery, ROOT_CATEGORY_CODE, type CategoriesBody, type Category } from './schema.js';
 
 /** POST /categories: bulk upsert by category_code, atomic, with flush (interface §4.10, PRODUCT §3). */
 export async function importCategories(ctx: AppContext, body: CategoriesBody, flush: boolean, actor: string, bodyHash?: string): Promise<string> {
@@ -102,13 +102,8 @@ async function storedAncestors(trx: Transaction<Database>, batch: Map<string, st
 
 /** GET /categories (interface §4.10, PRODUCT §6): paged, every role reads. */
 export async function listCategories(ctx: AppContext, query: CategoriesQuery): Promise<PagedResult<Category>> {
-  const filters = listFilters({
-    // module_id selects nothing here (no modules exist); echoed so clients see it was accepted.
-    module_id: query.module_id,
-    parent_category_code: query.parent_category_code,
-    search_text: query.search_text,
-  });
-  const window = resolvePage(query, 'categories', filters, ctx.cursors);
+  // module_id selects nothing here (no modules exist); echoed so clients see it was accepted.
+  const window = resolvePage(query, CategoriesQuery, 'categories', ctx.cursors);
   const categoryFilters: categories.CategoryFilters = {
     parentCategoryCode: query.parent_category_code,
     searchText: query.search_text,
@@ -118,5 +113,5 @@ export async function listCategories(ctx: AppContext, query: CategoriesQuery): P
     categories.countCategories(ctx.db, ctx.dialect, categoryFilters),
     categories.categoriesLastModified(ctx.db),
   ]);
-  return pagedResponse({ window, rows, idOf: (row) => row.id, toItem: toCategory, totalCount, filters, lastModified, cursors: ctx.cursors });
+  return pagedResponse({ window, rows, idOf: (row) => row.id, toItem: toCategory, totalCount, lastModified, cursors: ctx.cursors });
 }

@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.js';
+import { pageOf } from '../../db/page.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { formatDateTime, requireDateTime } from '../../domain/datetime.js';
@@ -7,11 +8,11 @@ import { fromQuantity, toQuantity } from '../../domain/decimal.js';
 import { assertStoreAccess, type Principal } from '../../shared/access.js';
 import { chunk } from '../../shared/bulk.js';
 import { notFound, validationFailed } from '../../shared/errors.js';
-import { listFilters, pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import { findProductsByBarcodes, findBookingProducts } from '../products/repository.js';
 import { bookEntries, type EntryDraft } from '../stock-logs/book.js';
 import { findLiveStore } from '../stores/repository.js';
-import type { ExternalCountingBody, UnresolvedQuery } from './schema.js';
+import { UnresolvedQuery, type ExternalCountingBody } from './schema.js';
 
 const SOURCE = 'external_counting';
 
@@ -98,14 +99,10 @@ export async function listUnresolved(
 ): Promise<PagedResult<{ barcode: string; counted_quantity: number; counting_datetime: string; received_on: string }>> {
   const store = await findLiveStore(ctx.db, storeNumber);
   if (!store) throw notFound(`Unknown store '${storeNumber}'`);
-  const filters = listFilters({ store_number: storeNumber });
-  const window = resolvePage(query, 'unresolved_counting_lines', filters, ctx.cursors);
+  const window = resolvePage(query, UnresolvedQuery, `unresolved_counting_lines:${store.id}`, ctx.cursors);
   const base = ctx.db.selectFrom('unresolved_counting_lines').where('store_id', '=', store.id);
-  let page = base.selectAll();
-  if (window.afterId !== undefined) page = page.where('id', '>', window.afterId);
-  else if (window.offset > 0) page = page.offset(window.offset);
   const [rows, total, last] = await Promise.all([
-    page.orderBy('id').limit(window.fetchLimit).execute(),
+    pageOf(base.selectAll(), 'id', window).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     base.select((eb) => eb.fn.max('received_on').as('last')).executeTakeFirst(),
   ]);
@@ -120,7 +117,6 @@ export async function listUnresolved(
       received_on: formatDateTime(row.received_on),
     }),
     totalCount: Number(total.n),
-    filters,
     lastModified: last?.last === null || last?.last === undefined ? null : Number(last.last),
     cursors: ctx.cursors,
   });

@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { columnIn } from '../../db/in-list.js';
+import { pageOf, type PageSlice } from '../../db/page.js';
 import type { Database, LocationTagTable, ProductTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import type { LocatedBalance, LocationProductRow, LocationRow, OrderDetails } from './mapping.js';
@@ -65,12 +66,9 @@ export function pageOfLocations(
   db: Db,
   dialect: Dialect,
   filters: LocationFilters,
-  window: { afterId?: number; offset: number; fetchLimit: number },
+  window: PageSlice,
 ): Promise<LocationRow[]> {
-  let query = filteredLocations(db, dialect, filters).selectAll('l');
-  if (window.afterId !== undefined) query = query.where('l.id', '>', window.afterId);
-  else if (window.offset > 0) query = query.offset(window.offset);
-  return query.orderBy('l.id').limit(window.fetchLimit).execute();
+  return pageOf(filteredLocations(db, dialect, filters).selectAll('l'), 'l.id', window).execute();
 }
 
 /** Newest updated_on of the store's locations (PRODUCT §3.1 project_last_modified_date). */
@@ -279,9 +277,9 @@ export async function pageOfLocationProducts(
   dialect: Dialect,
   selection: LocationSelection,
   filters: LocationProductFilters,
-  window: { afterId?: number; offset: number; fetchLimit: number },
+  window: PageSlice,
 ): Promise<LocationProductRow[]> {
-  let query = groupedLocationProducts(db, dialect, selection, filters).select((eb) => [
+  const query = groupedLocationProducts(db, dialect, selection, filters).select((eb) => [
     eb.fn.min('b.id').as('id'),
     'p.id as product_id',
     'b.order_key',
@@ -291,9 +289,8 @@ export async function pageOfLocationProducts(
     'p.barcode',
     'p.image_url',
   ]);
-  if (window.afterId !== undefined) query = query.having((eb) => eb.fn.min('b.id'), '>', window.afterId);
-  else if (window.offset > 0) query = query.offset(window.offset);
-  const rows = await query.orderBy((eb) => eb.fn.min('b.id')).limit(window.fetchLimit).execute();
+  // A group's keyset position is its smallest balance id (stable while the group exists).
+  const rows = await pageOf(query, (eb) => eb.fn.min('b.id'), window, { grouped: true }).execute();
   return rows.map((r) => ({ ...r, id: Number(r.id), product_id: Number(r.product_id), quantity: Number(r.quantity) }));
 }
 

@@ -3,17 +3,17 @@ import { upsertByKey } from '../../db/bulk-upsert.js';
 import { inTransaction } from '../../db/transaction.js';
 import { describeCounts, duplicateKeyErrors } from '../../shared/bulk.js';
 import { notFound, validationFailed } from '../../shared/errors.js';
-import { listFilters, pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import { pagedResponse, resolvePage, type PagedResult, type PageWindow } from '../../shared/paging.js';
 import { findLiveStore, type StoreRow } from '../stores/repository.js';
 import { normaliseTags, toLocation, toLocationProduct, toLocationRecord } from './mapping.js';
 import * as locations from './repository.js';
-import type {
-  Location,
-  LocationProduct,
+import {
   LocationProductsQuery,
-  LocationsBody,
   LocationsQuery,
   TaggedLocationProductsQuery,
+  type Location,
+  type LocationProduct,
+  type LocationsBody,
 } from './schema.js';
 
 async function liveStore(ctx: AppContext, storeNumber: string): Promise<StoreRow> {
@@ -52,8 +52,7 @@ export async function importLocations(ctx: AppContext, storeNumber: string, body
 export async function listLocations(ctx: AppContext, storeNumber: string, query: LocationsQuery): Promise<PagedResult<Location>> {
   const store = await liveStore(ctx, storeNumber);
   const ignoreOrderBound = query.ignore_customerorder_stock === true;
-  const filters = listFilters({ search_text: query.search_text, ignore_customerorder_stock: query.ignore_customerorder_stock });
-  const window = resolvePage(query, `locations:${store.id}`, filters, ctx.cursors);
+  const window = resolvePage(query, LocationsQuery, `locations:${store.id}`, ctx.cursors);
   const locationFilters: locations.LocationFilters = { storeId: store.id, searchText: query.search_text };
   const [rows, totalCount, lastModified] = await Promise.all([
     locations.pageOfLocations(ctx.db, ctx.dialect, locationFilters, window),
@@ -81,7 +80,6 @@ export async function listLocations(ctx: AppContext, storeNumber: string, query:
     idOf: (row) => row.id,
     toItem: (row) => toLocation(row, byLocation.get(row.id) ?? [], poolNames, details),
     totalCount,
-    filters,
     lastModified,
     cursors: ctx.cursors,
   });
@@ -112,7 +110,8 @@ export async function listProductsAtLocation(
   const store = await liveStore(ctx, storeNumber);
   const location = await locations.findLocation(ctx.db, store.id, locationCode);
   if (!location) throw notFound(`Location '${locationCode}' does not exist in store '${storeNumber}'`);
-  return listLocationProducts(ctx, { storeId: store.id, locationCode }, query, { location_code: locationCode });
+  const window = resolvePage(query, LocationProductsQuery, `location-products:${store.id}:at:${locationCode}`, ctx.cursors);
+  return listLocationProducts(ctx, { storeId: store.id, locationCode }, query, window);
 }
 
 /**
@@ -127,17 +126,15 @@ export async function listProductsAtTaggedLocations(
 ): Promise<PagedResult<LocationProduct>> {
   const store = await liveStore(ctx, storeNumber);
   const tags = query.jsonTag === undefined ? undefined : parseJsonTag(query.jsonTag);
-  return listLocationProducts(ctx, { storeId: store.id, locationCode: query.location_code, tags }, query, {
-    location_code: query.location_code,
-    jsonTag: tags,
-  });
+  const window = resolvePage(query, TaggedLocationProductsQuery, `location-products:${store.id}`, ctx.cursors);
+  return listLocationProducts(ctx, { storeId: store.id, locationCode: query.location_code, tags }, query, window);
 }
 
 async function listLocationProducts(
   ctx: AppContext,
   selection: locations.LocationSelection,
   query: LocationProductsQuery,
-  selectionFilters: Record<string, unknown>,
+  window: PageWindow,
 ): Promise<PagedResult<LocationProduct>> {
   const productFilters: locations.LocationProductFilters = {
     customerOrderNumber: query.customer_order_number,
@@ -145,14 +142,6 @@ async function listLocationProducts(
     searchText: query.search_text,
     advanceSearch: query.advance_search === true,
   };
-  const filters = listFilters({
-    ...selectionFilters,
-    customer_order_number: query.customer_order_number,
-    customer_order_shipment_number: query.customer_order_shipment_number,
-    search_text: query.search_text,
-    advance_search: query.advance_search,
-  });
-  const window = resolvePage(query, `location-products:${selection.storeId}`, filters, ctx.cursors);
   const [rows, totalCount, lastModified] = await Promise.all([
     locations.pageOfLocationProducts(ctx.db, ctx.dialect, selection, productFilters, window),
     locations.countLocationProducts(ctx.db, ctx.dialect, selection, productFilters),
@@ -169,7 +158,6 @@ async function listLocationProducts(
     idOf: (row) => row.id,
     toItem: (row) => toLocationProduct(row, details),
     totalCount,
-    filters,
     lastModified,
     cursors: ctx.cursors,
   });

@@ -4,6 +4,7 @@ import { chunk } from '../../shared/bulk.js';
 import type { BarcodeKind } from './barcodes.js';
 import { PRODUCT_READ_COLUMNS, type ProductReadRow, type ProductRow } from './mapping.js';
 import { columnIn, inListChunks } from '../../db/in-list.js';
+import { pageOf, type PageSlice } from '../../db/page.js';
 
 export type { ProductRow } from './mapping.js';
 
@@ -131,10 +132,8 @@ export async function countProducts(db: Db, filters: ProductFilters): Promise<nu
   return Number(row.n);
 }
 
-export function pageOfProducts(db: Db, filters: ProductFilters, window: { offset: number; limit: number }): Promise<ProductReadRow[]> {
-  let query = live(db, filters).select(PRODUCT_READ_COLUMNS).orderBy('id').limit(window.limit);
-  if (window.offset > 0) query = query.offset(window.offset);
-  return query.execute();
+export function pageOfProducts(db: Db, filters: ProductFilters, window: PageSlice): Promise<ProductReadRow[]> {
+  return pageOf(live(db, filters).select(PRODUCT_READ_COLUMNS), 'id', window).execute();
 }
 
 /** A live product a barcode resolves to (PRODUCT §5: product barcode, barcodes_array, unit barcodes). */

@@ -13,7 +13,7 @@ import { productHash, readDocument, toProductItem, toProductRecord, type Product
 import { findLiveStore } from '../stores/repository.js';
 import { pricingOf } from './prices/effective.js';
 import * as products from './repository.js';
-import type { DeleteProductsBody, ProductInput, ProductsBody, ProductsEnvelope, ProductsQuery } from './schema.js';
+import { ProductsQuery, type DeleteProductsBody, type ProductInput, type ProductsBody, type ProductsEnvelope } from './schema.js';
 import { resetProductStock } from '../stock-logs/reset.js';
 import { nextPricingChange } from './prices/repository.js';
 
@@ -130,13 +130,14 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
  * or end of a price or discount of the page's products), for the list cache.
  */
 export async function listProducts(ctx: AppContext, query: ProductsQuery, onValidUntil?: (at: number) => void): Promise<ProductsEnvelope> {
-  // Paging clamps as PRODUCT §3.1; this envelope has no scroll_id, so offset paging only.
-  const window = resolvePage({ page_size: query.page_size, page_start: query.page_start }, 'products', {}, ctx.cursors);
+  // Paging clamps as PRODUCT §3.1; this envelope has no scroll_id (the schema declares none), so offset paging only.
+  const window = resolvePage(query, ProductsQuery, 'products', ctx.cursors);
   const filters: products.ProductFilters = { productNumbers: query.product_number };
   const store = query.store_number === undefined ? undefined : await findPricingStore(ctx, query.store_number);
-  const rows = await products.pageOfProducts(ctx.db, filters, { offset: window.offset, limit: window.pageSize });
-  // A short, non-empty page (or a short first page) is the last one: it tells the total without counting.
-  const lastPage = rows.length < window.pageSize && (rows.length > 0 || window.offset === 0);
+  const fetched = await products.pageOfProducts(ctx.db, filters, window);
+  const rows = fetched.slice(0, window.pageSize);
+  // A page with nothing after it, and something in it (or the first page), is the last one: it tells the total without counting.
+  const lastPage = fetched.length <= window.pageSize && (rows.length > 0 || window.offset === 0);
   const total = lastPage ? window.offset + rows.length : await products.countProducts(ctx.db, filters);
   const now = Date.now();
   const [pricing, nextChange] = await Promise.all([pricingOf(ctx.db, rows, store, now), nextPricingChange(ctx.db, rows.map((r) => r.id), now)]);

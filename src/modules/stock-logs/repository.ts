@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Database, StockLogTable } from '../../db/schema.js';
 import { columnIn, inListChunks } from '../../db/in-list.js';
+import { pageOf, type PageSlice } from '../../db/page.js';
 
 export type StockLogRow = Selectable<StockLogTable>;
 type Db = Kysely<Database> | Transaction<Database>;
@@ -72,11 +73,8 @@ export async function countStockLogs(db: Db, filters: StockLogFilters): Promise<
   return Number(row.n);
 }
 
-export function pageOfStockLogs(db: Db, filters: StockLogFilters, window: { afterId?: number; offset: number; fetchLimit: number }): Promise<StockLogRow[]> {
-  let query = applyFilters(db.selectFrom('stock_logs').selectAll(), filters);
-  if (window.afterId !== undefined) query = query.where('id', '>', window.afterId);
-  else if (window.offset > 0) query = query.offset(window.offset);
-  return query.orderBy('id').limit(window.fetchLimit).execute();
+export function pageOfStockLogs(db: Db, filters: StockLogFilters, window: PageSlice): Promise<StockLogRow[]> {
+  return pageOf(applyFilters(db.selectFrom('stock_logs').selectAll(), filters), 'id', window).execute();
 }
 
 export async function stockLogsLastModified(db: Db): Promise<number | null> {

@@ -7,7 +7,7 @@ import { toQuantity } from '../../domain/decimal.js';
 import { POOLS, signPoolParts, splitIntoPools } from '../../domain/stock-rules.js';
 import { visibleStores, type Principal } from '../../shared/access.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
-import { listFilters, pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProducts } from '../products/repository.js';
 import { findReasonCodes } from '../reason-codes/repository.js';
@@ -16,7 +16,7 @@ import { bookEntries, markStoreProducts, poolPartsFromJson, postingsOf, type Ent
 import { applyPostings } from './ledger.js';
 import { toStockLog } from './mapping.js';
 import * as logs from './repository.js';
-import type { ReviewBody, StockLog, StockLogInput, StockLogsBody, StockLogsPostQuery, StockLogsQuery } from './schema.js';
+import { StockLogsQuery, type ReviewBody, type StockLog, type StockLogInput, type StockLogsBody, type StockLogsPostQuery } from './schema.js';
 
 const path = (index: number, field: string) => `storeproductlog[${index}].${field}`;
 
@@ -182,22 +182,7 @@ export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body
 
 /** GET /products/stock/storeproductlogs (interface §4.8). */
 export async function listStockLogs(ctx: AppContext, query: StockLogsQuery, principal: Principal): Promise<PagedResult<StockLog>> {
-  const filters = listFilters({
-    article_number: query.article_number,
-    customer_order_number: query.customer_order_number,
-    reference: query.reference,
-    store_number: query.store_number,
-    last_modified_date: query.last_modified_date,
-    to_modified_date: query.to_modified_date,
-    from_id: query.from_id,
-    to_id: query.to_id,
-    reason_code: query.reason_code,
-    reference_id: query.reference_id,
-    review_status: query.review_status,
-    is_historic: query.is_historic,
-    is_reviewed: query.is_reviewed,
-  });
-  const window = resolvePage(query, 'stock_logs', filters, ctx.cursors);
+  const window = resolvePage(query, StockLogsQuery, 'stock_logs', ctx.cursors);
   const logFilters: logs.StockLogFilters = {
     productNumber: query.article_number,
     customerOrderNumber: query.customer_order_number,
@@ -231,7 +216,6 @@ export async function listStockLogs(ctx: AppContext, query: StockLogsQuery, prin
         locationTags: row.location_id === null ? undefined : context.locationTags.get(row.location_id),
       }),
     totalCount,
-    filters,
     lastModified,
     cursors: ctx.cursors,
   });

@@ -4,6 +4,7 @@ import type { Database } from '../../db/schema.js';
 import type { BalanceLine, LocationInfo } from './mapping.js';
 import { compiledOnce } from '../../db/compiled.js';
 import { columnIn, inListChunks } from '../../db/in-list.js';
+import { pageOf, type PageSlice } from '../../db/page.js';
 
 /**
  * Stock reads (interface §2.5, §4.4). Stock levels come only from stock_balances, the
@@ -119,9 +120,9 @@ export function pageOfStockList(
   db: Db,
   dialect: Dialect,
   filters: StockListFilters,
-  window: { afterId?: number; offset: number; fetchLimit: number },
+  window: PageSlice,
 ) {
-  let query = filtered(db, dialect, filters)
+  const query = filtered(db, dialect, filters)
     .innerJoin('products as p', 'p.id', 'sp.product_id')
     .innerJoin('stores as s', 's.id', 'sp.store_id')
     .leftJoin('categories as c', (join) => join.onRef('c.category_code', '=', 'p.category_code').on('c.deleted_on', 'is', null))
@@ -138,9 +139,7 @@ export function pageOfStockList(
       's.country_code as store_country_code', 's.price_line_id', 's.stock_pool_names',
       'c.category_name',
     ]);
-  if (window.afterId !== undefined) query = query.where('sp.id', '>', window.afterId);
-  else if (window.offset > 0) query = query.offset(window.offset);
-  return query.orderBy('sp.id').limit(window.fetchLimit).execute();
+  return pageOf(query, 'sp.id', window).execute();
 }
 
 export type StockListRow = Awaited<ReturnType<typeof pageOfStockList>>[number];

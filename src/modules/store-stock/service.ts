@@ -2,18 +2,18 @@ import type { AppContext } from '../../app-context.js';
 import { requireDateTime } from '../../domain/datetime.js';
 import { visibleStores, type Principal } from '../../shared/access.js';
 import { notFound } from '../../shared/errors.js';
-import { listFilters, pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import { effectivePricesInStores } from '../products/prices/effective.js';
 import { parsePoolNames, summarise, toSingleProductStock, toStoreProductStock, toSurroundingStock, type StockListRow } from './mapping.js';
 import * as stock from './repository.js';
 import type { StockSubject } from './repository.js';
-import type {
-  SingleProductStockQuery,
-  SingleProductStockResponse,
-  StoreProductStock,
+import {
   StoreProductStockQuery,
-  SurroundingStock,
-  SurroundingStockQuery,
+  type SingleProductStockQuery,
+  type SingleProductStockResponse,
+  type StoreProductStock,
+  type SurroundingStock,
+  type SurroundingStockQuery,
 } from './schema.js';
 
 /**
@@ -61,22 +61,7 @@ export async function listStoreProductStock(
 ): Promise<PagedResult<StoreProductStock>> {
   const excludeOrderBound = query.exclude_customer_order_stock === true;
   const includeLocations = query.include_locations === true;
-  const filters = listFilters({
-    article_no: query.article_no,
-    barcode: query.barcode,
-    category_code: query.category_code,
-    parent_category_code: query.parent_category_code,
-    last_modified_date: query.last_modified_date,
-    last_stock_modified_datetime: query.last_stock_modified_datetime,
-    product_number: query.product_number,
-    search_text: query.search_text,
-    store_number: query.store_number,
-    from_id: query.from_id,
-    to_id: query.to_id,
-    exclude_customer_order_stock: query.exclude_customer_order_stock,
-    include_locations: query.include_locations,
-  });
-  const window = resolvePage(query, 'storeproducts/stock', filters, ctx.cursors);
+  const window = resolvePage(query, StoreProductStockQuery, 'storeproducts/stock', ctx.cursors);
   const listFiltersOfQuery: stock.StockListFilters = {
     storeIds: await storeScope(ctx, query.store_number, principal),
     productNumbers: [query.article_no, query.product_number].filter((n): n is string => n !== undefined),
@@ -109,7 +94,6 @@ export async function listStoreProductStock(
     idOf: (row) => row.id,
     toItem: (row) => toStoreProductStock(row, summarise(balances.get(row.id) ?? []), prices.get(row.id) ?? null, includeLocations),
     totalCount,
-    filters,
     lastModified,
     cursors: ctx.cursors,
   });

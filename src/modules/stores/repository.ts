@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { columnIn } from '../../db/in-list.js';
+import { pageOf, type PageSlice } from '../../db/page.js';
 import type { Database, StoreTable } from '../../db/schema.js';
 
 export type StoreRow = Selectable<StoreTable>;
@@ -43,12 +44,9 @@ export function pageOfStores(
   db: Kysely<Database>,
   dialect: Dialect,
   filters: StoreFilters,
-  window: { afterId?: number; offset: number; fetchLimit: number },
+  window: PageSlice,
 ): Promise<StoreRow[]> {
-  let query = applyFilters(db.selectFrom('stores').selectAll(), dialect, filters);
-  if (window.afterId !== undefined) query = query.where('id', '>', window.afterId);
-  else if (window.offset > 0) query = query.offset(window.offset);
-  return query.orderBy('id').limit(window.fetchLimit).execute();
+  return pageOf(applyFilters(db.selectFrom('stores').selectAll(), dialect, filters), 'id', window).execute();
 }
 
 /** Newest updated_on of any store (PRODUCT §3.1 project_last_modified_date). */

@@ -5,10 +5,10 @@ import { importFingerprint, importUnlessIdentical } from '../../db/versions.js';
 import { visibleStores, type Principal } from '../../shared/access.js';
 import { describeCounts, duplicateKeyErrors } from '../../shared/bulk.js';
 import { validationFailed } from '../../shared/errors.js';
-import { listFilters, pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import * as stores from './repository.js';
 import { toStore, toStoreRecord } from './mapping.js';
-import type { Store, StoresBody, StoresQuery } from './schema.js';
+import { StoresQuery, type Store, type StoresBody } from './schema.js';
 
 /** POST /stores: bulk upsert by store_number, atomic, with flush (PRODUCT §3). */
 export async function importStores(ctx: AppContext, body: StoresBody, flush: boolean, actor: string, bodyHash?: string): Promise<string> {
@@ -24,8 +24,7 @@ export async function importStores(ctx: AppContext, body: StoresBody, flush: boo
 
 /** GET /stores (interface §4.7): paged, filtered, store tokens see only their stores. */
 export async function listStores(ctx: AppContext, query: StoresQuery, principal: Principal): Promise<PagedResult<Store>> {
-  const filters = listFilters({ is_warehouse: query.is_warehouse, search_text: query.search_text, secondary_key: query.secondary_key });
-  const window = resolvePage(query, 'stores', filters, ctx.cursors);
+  const window = resolvePage(query, StoresQuery, 'stores', ctx.cursors);
   const storeFilters: stores.StoreFilters = {
     isWarehouse: query.is_warehouse,
     searchText: query.search_text,
@@ -37,5 +36,5 @@ export async function listStores(ctx: AppContext, query: StoresQuery, principal:
     stores.countStores(ctx.db, ctx.dialect, storeFilters),
     stores.storesLastModified(ctx.db),
   ]);
-  return pagedResponse({ window, rows, idOf: (row) => row.id, toItem: toStore, totalCount, filters, lastModified, cursors: ctx.cursors });
+  return pagedResponse({ window, rows, idOf: (row) => row.id, toItem: toStore, totalCount, lastModified, cursors: ctx.cursors });
 }
