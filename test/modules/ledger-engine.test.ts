@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/db/transaction.js';
-import { replayLevel } from '../../src/domain/ledger.js';
+import { record, replayLevel, type TimelineEntry } from '../../src/domain/ledger.js';
 import { applyPostings, type Posting } from '../../src/modules/stock-logs/ledger.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
@@ -64,6 +64,46 @@ for (const dialect of DIALECTS) {
           }
         }),
         { numRuns: dialect.name === 'sqlite' ? 60 : 25 },
+      );
+    });
+
+    // Issue 11: the engine reads only the stretch of history late entries need. Long
+    // histories with rare counts, then requests full of late entries: every ledger row must
+    // carry exactly what recording the entries one by one on the whole timeline gives.
+    it('property: long histories and many late entries per request match the one-by-one model row for row', async () => {
+      const sparseOp = (maxAt: number) =>
+        fc.record({
+          at: fc.integer({ min: 0, max: maxAt }),
+          quantityMilli: fc.integer({ min: -3_000, max: 3_000 }),
+          isCount: fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
+        });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(sparseOp(1_000), { minLength: 100, maxLength: 200 }),
+          fc.array(sparseOp(1_050), { minLength: 20, maxLength: 60 }),
+          fc.integer({ min: 1, max: 3 }),
+          async (history, late, requests) => {
+            const productId = await insertBareProduct(t.app.ctx, `H${++productCounter}`);
+            const ops = [...history, ...late].map((op, index) => ({ ...op, id: index + 1, locationId: 0, pool: 1 }));
+            // The history in one request, then the late entries spread over `requests` requests.
+            await post(productId, ops.slice(0, history.length));
+            const perRequest = Math.ceil(late.length / requests);
+            for (let start = history.length; start < ops.length; start += perRequest) await post(productId, ops.slice(start, start + perRequest));
+
+            const model = ops.reduce<TimelineEntry[]>((timeline, op) => record(timeline, op), []);
+            const rows = await t.app.ctx.db
+              .selectFrom('stock_ledger')
+              .select(['delta', 'expected'])
+              .where('product_id', '=', productId)
+              .orderBy('id')
+              .execute();
+            expect(rows.map((row) => Number(row.delta))).toEqual(model.map((entry) => entry.deltaMilli));
+            expect(rows.map((row) => (row.expected === null ? undefined : Number(row.expected)))).toEqual(model.map((entry) => entry.count?.expectedMilli));
+            const balance = await t.app.ctx.db.selectFrom('stock_balances').select('quantity').where('product_id', '=', productId).executeTakeFirstOrThrow();
+            expect(Number(balance.quantity)).toBe(replayLevel(ops));
+          },
+        ),
+        { numRuns: dialect.name === 'sqlite' ? 25 : 8 },
       );
     });
   });

@@ -1,8 +1,9 @@
-import { sql, type Selectable, type Transaction } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { insertMany } from '../../db/insert-many.js';
 import type { Database, StockBalanceTable } from '../../db/schema.js';
-import { planEntry, type TimelineView } from '../../domain/ledger.js';
+import type { TimelineEntry } from '../../domain/ledger.js';
+import { historyRange, historyWindow, planBatch, type HistoryRange, type HistoryWindow, type PlannedArrival } from '../../domain/ledger-batch.js';
 import { inListChunks } from '../../db/in-list.js';
 
 /**
@@ -78,30 +79,45 @@ export async function applyPostings(
 ): Promise<PostingResult[]> {
   if (postings.length === 0) return [];
   const balances = await lockBalances(trx, dialect, postings, storeNumbers, now);
-  const pendingLedger: unknown[][] = [];
-  const flushLedger = async () => {
-    if (pendingLedger.length > 0) await insertMany(trx, dialect, 'stock_ledger', LEDGER_COLUMNS, pendingLedger.splice(0));
-  };
 
-  const results: PostingResult[] = [];
-  for (const posting of postings) {
+  // One plan per balance for all of its postings of this request (issue 11): only a balance
+  // with late entries that a count can see reads its history, and only the stretch they need.
+  const postingsByBalance = new Map<string, number[]>();
+  postings.forEach((posting, index) => {
+    const key = keyOf(posting);
+    const indices = postingsByBalance.get(key);
+    if (indices) indices.push(index);
+    else postingsByBalance.set(key, [index]);
+  });
+  const plans = new Array<PlannedArrival>(postings.length);
+  const rebased: Array<{ id: number; deltaMilli: number; expectedMilli: number }> = [];
+  for (const [key, indices] of postingsByBalance) {
+    const balance = balances.get(key)!;
+    const arrivals = indices.map((index) => postings[index]!);
+    const range = historyRange(balance, arrivals);
+    const window = range ? await readHistory(trx, balance, range) : { levelBeforeMilli: balance.quantity, entries: [], tailMilli: 0 };
+    const plan = planBatch(window, arrivals);
+    plan.arrivals.forEach((planned, at) => (plans[indices[at]!] = planned));
+    rebased.push(...plan.rebased);
+  }
+
+  // The balances move in arrival order, so a guarded posting sees exactly what came before it.
+  for (const [index, posting] of postings.entries()) {
     const balance = balances.get(keyOf(posting))!;
-    const late = balance.lastAt !== null && posting.at < balance.lastAt;
-    let view: TimelineView = { levelAtMilli: balance.quantity };
-    if (late) {
-      // Rare: the entry happened before entries already recorded. Ask the ledger itself.
-      await flushLedger();
-      view = await timelineView(trx, posting, balance.lastCountAt !== null && posting.at < balance.lastCountAt);
-    }
-    const planned = planEntry(view, posting);
-    if (planned.rebase) {
-      await trx
-        .updateTable('stock_ledger')
-        .set({ delta: planned.rebase.deltaMilli, expected: planned.rebase.expectedMilli })
-        .where('id', '=', planned.rebase.entryId)
-        .execute();
-    }
-    pendingLedger.push([
+    const planned = plans[index]!;
+    const before = balance.quantity;
+    balance.quantity += planned.balanceChangeMilli;
+    // A posting absorbed by a later count changes nothing now, so it cannot overdraw.
+    if (posting.guard && !planned.absorbed && balance.quantity < 0) throw new InsufficientStockError(posting.guard.lineIndex, before);
+    balance.lastAt = balance.lastAt === null ? posting.at : Math.max(balance.lastAt, posting.at);
+    if (posting.isCount) balance.lastCountAt = balance.lastCountAt === null ? posting.at : Math.max(balance.lastCountAt, posting.at);
+    balance.touched = true;
+  }
+
+  // Ledger rows in arrival order: their ids order entries of the same moment from now on.
+  const ledgerRows = postings.map((posting, index) => {
+    const planned = plans[index]!;
+    return [
       posting.logId,
       posting.storeId,
       posting.productId,
@@ -113,25 +129,17 @@ export async function applyPostings(
       posting.isCount ? 1 : 0,
       posting.isCount ? posting.quantityMilli : null,
       planned.expectedMilli ?? null,
-    ]);
-    // A re-based count absorbs the new entry's effect: the balance moves by the new delta
-    // plus the count's change, which cancel out.
-    const before = balance.quantity;
-    balance.quantity += planned.rebase ? 0 : planned.deltaMilli;
-    // A posting absorbed by a later count changes nothing now, so it cannot overdraw.
-    if (posting.guard && !planned.rebase && balance.quantity < 0) {
-      throw new InsufficientStockError(posting.guard.lineIndex, before);
-    }
-    balance.lastAt = balance.lastAt === null ? posting.at : Math.max(balance.lastAt, posting.at);
-    if (posting.isCount) balance.lastCountAt = balance.lastCountAt === null ? posting.at : Math.max(balance.lastCountAt, posting.at);
-    balance.touched = true;
-    results.push({ logId: posting.logId, deltaMilli: planned.deltaMilli, expectedMilli: planned.expectedMilli });
+    ];
+  });
+  await insertMany(trx, dialect, 'stock_ledger', LEDGER_COLUMNS, ledgerRows);
+  // A re-based count's row is the ledger's one update in place (docs/stock.md).
+  for (const count of rebased) {
+    await trx.updateTable('stock_ledger').set({ delta: count.deltaMilli, expected: count.expectedMilli }).where('id', '=', count.id).execute();
   }
-  await flushLedger();
   const touched = [...balances.values()].filter((b) => b.touched);
   await writeBalances(trx, dialect, touched, now);
   await markStockChanged(trx, touched, now);
-  return results;
+  return postings.map((posting, index) => ({ logId: posting.logId, deltaMilli: plans[index]!.deltaMilli, expectedMilli: plans[index]!.expectedMilli }));
 }
 
 /**
@@ -204,33 +212,44 @@ async function lockBalances(
   return balances;
 }
 
-/** What the ledger says around a late entry's moment: the level then, and the next count. */
-async function timelineView(trx: Transaction<Database>, posting: Posting, mayHaveLaterCount: boolean): Promise<TimelineView> {
+/**
+ * The recorded stretch of a balance that its late entries need (domain/ledger-batch.ts):
+ * from the earliest such moment through the first count after the latest one, or to the
+ * end when none follows. Two index range reads, whatever the length of the balance's
+ * history before that stretch (the first count after a moment comes from a partial index
+ * of counts: migration 0010).
+ */
+async function readHistory(trx: Transaction<Database>, balance: BalanceState, range: HistoryRange): Promise<HistoryWindow> {
+  const { key } = balance;
   const sameBalance = trx
     .selectFrom('stock_ledger')
-    .where('store_id', '=', posting.storeId)
-    .where('product_id', '=', posting.productId)
-    .where('location_id', '=', posting.locationId)
-    .where('pool', '=', posting.pool)
-    .where('order_key', '=', posting.orderKey);
-  // Every recorded entry has a smaller id than the new one, so "at or before" is at <= moment.
-  const level = await sameBalance
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('delta'), sql<number>`0`).as('level'))
-    .where('at', '<=', posting.at)
-    .executeTakeFirstOrThrow();
-  const view: TimelineView = { levelAtMilli: Number(level.level) };
-  if (mayHaveLaterCount) {
-    const next = await sameBalance
-      .select(['id', 'counted', 'expected'])
-      .where('is_count', '=', 1)
-      .where('at', '>', posting.at)
-      .orderBy('at')
-      .orderBy('id')
-      .limit(1)
-      .executeTakeFirst();
-    if (next) view.nextCount = { id: next.id, countedMilli: Number(next.counted), expectedMilli: Number(next.expected) };
+    .where('store_id', '=', key.storeId)
+    .where('product_id', '=', key.productId)
+    .where('location_id', '=', key.locationId)
+    .where('pool', '=', key.pool)
+    .where('order_key', '=', key.orderKey);
+  const closing = await sameBalance
+    .select(['id', 'at'])
+    .where('is_count', '=', 1)
+    .where('at', '>', range.toAt)
+    .orderBy('at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  let stretch = sameBalance.select(['id', 'at', 'delta', 'is_count', 'counted', 'expected']).where('at', '>=', range.fromAt);
+  if (closing) {
+    const closingAt = Number(closing.at);
+    const closingId = Number(closing.id);
+    stretch = stretch.where((eb) => eb.or([eb('at', '<', closingAt), eb.and([eb('at', '=', closingAt), eb('id', '<=', closingId)])]));
   }
-  return view;
+  const rows = await stretch.orderBy('at').orderBy('id').execute();
+  const entries: TimelineEntry[] = rows.map((row) => ({
+    id: Number(row.id),
+    at: Number(row.at),
+    deltaMilli: Number(row.delta),
+    count: row.is_count === 1 ? { countedMilli: Number(row.counted), expectedMilli: Number(row.expected) } : undefined,
+  }));
+  return historyWindow(entries, closing !== undefined, balance.quantity);
 }
 
 async function writeBalances(trx: Transaction<Database>, dialect: Dialect, touched: BalanceState[], now: number): Promise<void> {

@@ -1,0 +1,105 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { historyRange, historyWindow, planBatch, type Arrival } from '../../src/domain/ledger-batch.js';
+import { happenedBefore, record, sumOfDeltas, type TimelineEntry } from '../../src/domain/ledger.js';
+
+/**
+ * The batch planner against the reference: recording the same arrivals one by one on the
+ * whole timeline (`record`). It sees only the window the engine would read (issue 11), so
+ * these properties also prove the window is enough.
+ */
+
+const opArb = (maxAt: number): fc.Arbitrary<Arrival> =>
+  fc.record({ at: fc.integer({ min: 0, max: maxAt }), quantityMilli: fc.integer({ min: -5_000, max: 5_000 }), isCount: fc.boolean() });
+
+function recordAll(start: TimelineEntry[], ops: readonly Arrival[], firstId: number): TimelineEntry[] {
+  return ops.reduce((timeline, op, index) => record(timeline, { ...op, id: firstId + index }), start);
+}
+
+/** What the engine reads for `range`: rows from fromAt through the first count after toAt. */
+function windowOf(recorded: TimelineEntry[], range: { fromAt: number; toAt: number }) {
+  const ordered = [...recorded].sort((a, b) => (happenedBefore(a, b) ? -1 : 1));
+  const closing = ordered.find((entry) => entry.count && entry.at > range.toAt);
+  const rows = ordered.filter((entry) => entry.at >= range.fromAt && (!closing || !happenedBefore(closing, entry)));
+  return historyWindow(rows, closing !== undefined, sumOfDeltas(recorded));
+}
+
+function planAgainst(recorded: TimelineEntry[], arrivals: readonly Arrival[]) {
+  const clock = {
+    lastAt: recorded.length ? Math.max(...recorded.map((e) => e.at)) : null,
+    lastCountAt: recorded.some((e) => e.count) ? Math.max(...recorded.filter((e) => e.count).map((e) => e.at)) : null,
+  };
+  const range = historyRange(clock, arrivals);
+  const window = range ? windowOf(recorded, range) : { levelBeforeMilli: sumOfDeltas(recorded), entries: [], tailMilli: 0 };
+  return { range, window, plan: planBatch(window, arrivals) };
+}
+
+function expectSameAsReference(history: Arrival[], arrivals: Arrival[]) {
+  const recorded = recordAll([], history, 1);
+  const reference = recordAll(recorded, arrivals, history.length + 1);
+  const { plan, range, window } = planAgainst(recorded, arrivals);
+
+  arrivals.forEach((_, index) => {
+    const expected = reference.find((e) => e.id === history.length + 1 + index)!;
+    expect(plan.arrivals[index]!.deltaMilli).toBe(expected.deltaMilli);
+    expect(plan.arrivals[index]!.expectedMilli).toBe(expected.count?.expectedMilli);
+  });
+  const rebased = new Map(plan.rebased.map((r) => [r.id, r]));
+  for (const before of recorded) {
+    const after = reference.find((e) => e.id === before.id)!;
+    const change = rebased.get(before.id);
+    expect(change?.deltaMilli ?? before.deltaMilli).toBe(after.deltaMilli);
+    if (after.count) expect(change?.expectedMilli ?? before.count!.expectedMilli).toBe(after.count.expectedMilli);
+    // Only counts inside the window can change.
+    if (change) expect(window.entries.some((e) => e.id === before.id)).toBe(true);
+  }
+  // The balance moves by what the arrivals booked when they arrived.
+  const booked = plan.arrivals.reduce((sum, a) => sum + a.balanceChangeMilli, 0);
+  expect(sumOfDeltas(recorded) + booked).toBe(sumOfDeltas(reference));
+  return range;
+}
+
+describe('batch planning of late entries (issue 11)', () => {
+  it('property: equals recording one by one on the whole timeline', () => {
+    fc.assert(
+      fc.property(fc.array(opArb(40), { maxLength: 30 }), fc.array(opArb(45), { minLength: 1, maxLength: 20 }), (history, arrivals) => {
+        expectSameAsReference(history, arrivals);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('property: long histories with few counts and many late entries per request', () => {
+    const sparse = fc.record({ at: fc.integer({ min: 0, max: 2_000 }), quantityMilli: fc.integer({ min: -5_000, max: 5_000 }), isCount: fc.boolean().map((b) => b && Math.random() < 0.05) });
+    fc.assert(
+      fc.property(fc.array(sparse, { minLength: 200, maxLength: 400 }), fc.array(opArb(2_100), { minLength: 50, maxLength: 120 }), (history, arrivals) => {
+        expectSameAsReference(history, arrivals);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('in-order entries and late deltas with no count after them need no history', () => {
+    const history: Arrival[] = [{ at: 10, quantityMilli: 5_000, isCount: true }, { at: 20, quantityMilli: 1_000, isCount: false }];
+    expect(expectSameAsReference(history, [{ at: 30, quantityMilli: 1, isCount: false }, { at: 25, quantityMilli: -2, isCount: false }, { at: 40, quantityMilli: 7, isCount: true }])).toBeUndefined();
+    // A late delta at the very moment of the latest count happened after it: no history either.
+    expect(expectSameAsReference(history, [{ at: 10, quantityMilli: 3, isCount: false }])).toBeUndefined();
+  });
+
+  it('a late entry before a count needs only the stretch up to that count', () => {
+    const history: Arrival[] = [
+      { at: 1, quantityMilli: 100, isCount: false },
+      { at: 50, quantityMilli: 10_000, isCount: true },
+      { at: 60, quantityMilli: -1_000, isCount: false },
+      { at: 70, quantityMilli: 8_000, isCount: true },
+      { at: 80, quantityMilli: 500, isCount: false },
+    ];
+    const recorded = recordAll([], history, 1);
+    const { range, window } = planAgainst(recorded, [{ at: 55, quantityMilli: -300, isCount: false }]);
+    expect(range).toEqual({ fromAt: 55, toAt: 55 });
+    expect(window.entries.map((e) => e.at)).toEqual([60, 70]);
+    expect(window.levelBeforeMilli).toBe(10_000);
+    expect(window.tailMilli).toBe(500);
+    expectSameAsReference(history, [{ at: 55, quantityMilli: -300, isCount: false }]);
+  });
+});
