@@ -1,5 +1,5 @@
 import type { DbHandle } from '../../db/dialect/types.js';
-import type { VerifyCheck, Violation } from '../../verify.js';
+import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
 import { contentHash } from '../../shared/bulk.js';
 import type { LocationRow } from './mapping.js';
 

@@ -1,5 +1,5 @@
 import type { DbHandle } from '../../db/dialect/types.js';
-import type { VerifyCheck, Violation } from '../../verify.js';
+import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
 import { parseUnits, productHash, readDocument, type ProductRow } from './mapping.js';
 
 const BATCH = 5000;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { DbHandle } from '../../db/dialect/types.js';
-import type { Violation } from '../../verify.js';
+import type { Violation } from '../../shared/verify-types.js';
 
 const MAX_LISTED = 1000;
 

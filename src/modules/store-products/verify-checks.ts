@@ -1,5 +1,5 @@
 import type { DbHandle } from '../../db/dialect/types.js';
-import type { VerifyCheck, Violation } from '../../verify.js';
+import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
 import { propertiesHash, propertiesOf, type StoreProductRow } from './mapping.js';
 
 const BATCH = 5000;
