@@ -31,7 +31,9 @@ export async function listen(app: FastifyInstance): Promise<RawClient> {
     port,
     request: ({ method, path, headers = {}, body }) =>
       new Promise((resolve, reject) => {
-        const request = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (response) => {
+        // An explicit length: Node sends a DELETE body with neither length nor chunking.
+        const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
+        const request = http.request({ host: '127.0.0.1', port, method, path, headers: { ...headers, ...length }, agent }, (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
