@@ -1,20 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.js';
 import type { Config } from './config.js';
 import { createDb, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
-import { API_PREFIX, registerAuth } from './plugins/auth.js';
+import { API_PREFIX } from './plugins/auth.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from './plugins/framework-errors.js';
-import { registerIdempotency } from './plugins/idempotency.js';
-import { registerListCache } from './plugins/list-cache.js';
-import { registerMetrics } from './plugins/metrics.js';
+import { registerRouteHooks } from './plugins/hook-order.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerProbes } from './plugins/probes.js';
-import { BODY_LIMIT_BYTES, registerCaseInsensitiveQuery, registerJsonBody, registerNulGuard } from './plugins/request-parsing.js';
+import { BODY_LIMIT_BYTES, registerJsonBody } from './plugins/request-parsing.js';
 import { externalCountingRoutes } from './modules/external-counting/routes.js';
 import { movementRoutes } from './modules/movements/routes.js';
 import { stockLogRoutes } from './modules/stock-logs/routes.js';
@@ -30,7 +27,6 @@ import { storeStockRoutes } from './modules/store-stock/routes.js';
 import { StockAnswerCache } from './modules/store-stock/answer-cache.js';
 import { ensureBootstrapAdmin } from './modules/tokens/service.js';
 import { CursorCodec } from './shared/cursor.js';
-import { AppError } from './shared/errors.js';
 import { ErrorEnvelope } from './shared/schemas.js';
 import { createValidatorCompiler } from './shared/validation.js';
 
@@ -84,28 +80,12 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   app.setValidatorCompiler(createValidatorCompiler());
   registerErrorHandler(app, handle.dialect);
   registerJsonBody(app);
-  registerCaseInsensitiveQuery(app);
-  registerNulGuard(app);
   documentErrorResponses(app);
   app.addHook('onClose', async () => handle.close());
 
-  await registerMetrics(app, handle);
+  // Per-route hooks (auth, rate limit, idempotency, list cache, metrics…) in their one order.
+  await registerRouteHooks(app, { config, handle });
   await registerOpenApi(app);
-  registerAuth(app, handle.db);
-  if (config.rateLimitPerMinute > 0) {
-    await app.register(rateLimit, {
-      global: true,
-      max: config.rateLimitPerMinute,
-      timeWindow: 60_000,
-      // Per token (PRODUCT §4): the auth hook ran first and named the caller.
-      keyGenerator: (request) => (request.principal ? `token:${request.principal.tokenId}` : `ip:${request.ip}`),
-      allowList: (request) => !request.url.startsWith(API_PREFIX) || request.routeOptions.config.access === 'public',
-      errorResponseBuilder: (_request, context) =>
-        new AppError('RATE_LIMITED', `Rate limit of ${context.max} requests per minute exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`),
-    });
-  }
-  registerIdempotency(app, handle.db);
-  registerListCache(app, handle.db);
   registerProbes(app, handle);
   await app.register(storeRoutes, { prefix: API_PREFIX });
   await app.register(productRoutes, { prefix: API_PREFIX });
