@@ -21,6 +21,7 @@ export interface JsonSchema {
   enum?: unknown[];
   const?: unknown;
   format?: string;
+  pattern?: string;
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
   allOf?: JsonSchema[];

@@ -56,12 +56,13 @@ for (const dialect of DIALECTS) {
 
     it('400 for wrong types: bodies are not coerced', async () => {
       const body = expectError(
-        await postStores([storeInput('E3', { store_number: 17, is_warehouse: 'true', price_line_id: '5', free_fields: {} })]),
+        // (Ids and codes take a number too — issue 10 §1 — so a name stands for a text field here.)
+        await postStores([storeInput('E3', { store_name: 17, is_warehouse: 'true', price_line_id: '5', free_fields: {} })]),
         400,
         'VALIDATION_FAILED',
       );
       expect(paths(body)).toEqual(
-        expect.arrayContaining(['stores[0].store_number', 'stores[0].is_warehouse', 'stores[0].price_line_id', 'stores[0].free_fields']),
+        expect.arrayContaining(['stores[0].store_name', 'stores[0].is_warehouse', 'stores[0].price_line_id', 'stores[0].free_fields']),
       );
       expectError(await t.post(`${API}/stores`, { stores: 'all of them' }), 400, 'VALIDATION_FAILED');
       expectError(await postRaw('[]'), 400, 'VALIDATION_FAILED');
