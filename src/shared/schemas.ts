@@ -21,6 +21,22 @@ const MAX_MONEY_MAGNITUDE = 99_999_999_999;
 export const Str = (maxLength = DEFAULT_MAX_STRING, options: StringOptions = {}) =>
   Type.String({ maxLength, ...options });
 
+/**
+ * Marks a text field that also takes a JSON integer. The spec types ids and codes as strings
+ * (product_number, store_number, barcodes, §4.11's movement reason_code), but ERPs often send
+ * them as numbers; PRODUCT §3 coerces text parts of a request, and for these fields the body
+ * does the same: the body validator (shared/validation.ts) turns a non-negative safe integer
+ * into its decimal text before the field is checked, so what is stored and echoed is always
+ * the string. Decimals, negatives and integers beyond 2^53 stay refused ("must be string"):
+ * JSON.parse has already altered a 17-digit number, and `1.10` has no single text form.
+ * Never the reverse: a number field does not take a string. Where it applies: docs/decisions.md.
+ */
+export const INTEGER_AS_TEXT = 'x-integer-as-text';
+
+/** An id or code: text of at most `maxLength` characters, or a JSON integer taken as its text. */
+export const TextId = (maxLength = 64, options: StringOptions = {}) =>
+  Type.String({ maxLength, ...options, [INTEGER_AS_TEXT]: true });
+
 export const Int = (options: { minimum?: number; maximum?: number; description?: string; default?: number } = {}) =>
   Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, ...options });
 
@@ -104,3 +120,11 @@ export const PagedResponse = <T extends TSchema>(item: T) =>
   });
 
 export const StoreNumberParams = Type.Object({ store_number: Str(64) });
+
+/**
+ * `Accept-Language` (interface §4.2 location product reads): accepted so clients that send it
+ * see it documented; answers carry no translated text, so it changes nothing.
+ */
+export const AcceptLanguageHeaders = Type.Object({
+  'accept-language': Type.Optional(Str(255, { description: 'Accepted; the answer is the same in every language' })),
+});

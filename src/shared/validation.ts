@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type KeywordDefinition, type Options } from 'ajv
 import addFormats from 'ajv-formats';
 import { decimalPlaces } from '../domain/decimal.js';
 import { isDateTime } from '../domain/datetime.js';
+import { INTEGER_AS_TEXT } from './schemas.js';
 
 /** `maxDecimals: n` — a number with more decimals than the field's scale is refused (PRODUCT §3). */
 const maxDecimalsKeyword: KeywordDefinition = {
@@ -18,6 +19,79 @@ const maxDecimalsKeyword: KeywordDefinition = {
   },
 };
 
+/** A JSON number a TextId field takes as its decimal text (see INTEGER_AS_TEXT in shared/schemas.ts). */
+const isTextableInteger = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+
+/**
+ * `integersAsText: [names]` on an object: those properties, when sent as integers, become
+ * their text before `properties` checks them. Derived from the fields' own marker
+ * (`withIntegersAsText`), never written by hand.
+ */
+const integersAsTextKeyword: KeywordDefinition = {
+  keyword: 'integersAsText',
+  type: 'object',
+  schemaType: 'array',
+  modifying: true,
+  before: 'properties',
+  validate: (names: string[], data: Record<string, unknown>) => {
+    for (const name of names) {
+      const value = data[name];
+      if (isTextableInteger(value)) data[name] = String(value);
+    }
+    return true;
+  },
+};
+
+/** `integerItemsAsText: true` on an array of TextId: the same for its items. */
+const integerItemsAsTextKeyword: KeywordDefinition = {
+  keyword: 'integerItemsAsText',
+  type: 'array',
+  schemaType: 'boolean',
+  modifying: true,
+  before: 'items',
+  validate: (_enabled: boolean, data: unknown[]) => {
+    data.forEach((value, index) => {
+      if (isTextableInteger(value)) data[index] = String(value);
+    });
+    return true;
+  },
+};
+
+type SchemaNode = Record<string, unknown> & {
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  anyOf?: SchemaNode[];
+  oneOf?: SchemaNode[];
+  allOf?: SchemaNode[];
+};
+
+const isMarked = (schema: SchemaNode | undefined): boolean =>
+  !!schema && (schema[INTEGER_AS_TEXT] === true || [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(isMarked));
+
+/**
+ * A copy of a body schema where every object or array holding TextId fields carries the
+ * keyword that converts them; the route's own schema (and so the OpenAPI document) is untouched.
+ */
+export function withIntegersAsText<T>(schema: T): T {
+  const walk = (node: SchemaNode): SchemaNode => {
+    if (typeof node !== 'object' || node === null) return node;
+    const copy: SchemaNode = { ...node };
+    if (node.properties) {
+      copy.properties = Object.fromEntries(Object.entries(node.properties).map(([name, child]) => [name, walk(child)]));
+      const names = Object.entries(node.properties).filter(([, child]) => isMarked(child)).map(([name]) => name);
+      if (names.length > 0) copy.integersAsText = names;
+    }
+    if (node.items && typeof node.items === 'object' && !Array.isArray(node.items)) {
+      copy.items = walk(node.items);
+      if (isMarked(node.items)) copy.integerItemsAsText = true;
+    }
+    for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (node[key]) copy[key] = node[key]!.map(walk);
+    return copy;
+  };
+  return walk(schema as SchemaNode) as T;
+}
+
 function buildAjv(options: Options): Ajv {
   const ajv = new Ajv({
     allErrors: true,
@@ -29,18 +103,21 @@ function buildAjv(options: Options): Ajv {
   addFormats.default(ajv);
   ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   ajv.addKeyword(maxDecimalsKeyword);
+  ajv.addKeyword(integersAsTextKeyword);
+  ajv.addKeyword(integerItemsAsTextKeyword);
   return ajv;
 }
 
 /**
- * Bodies are validated as sent (a string is not a number); query strings, params and
- * headers are text on the wire, so they are coerced ("50" → 50, a single value → array).
+ * Bodies are validated as sent (a string is not a number; only TextId fields take an
+ * integer as its text); query strings, params and headers are text on the wire, so they
+ * are coerced ("50" → 50, a single value → array).
  */
 export function createValidatorCompiler() {
   const bodyAjv = buildAjv({ coerceTypes: false });
   const textAjv = buildAjv({ coerceTypes: 'array' });
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+    httpPart === 'body' ? bodyAjv.compile(withIntegersAsText(schema)) : textAjv.compile(schema);
 }
 
 export interface FieldError {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BulkArray, FlushQuery, Int, PageQueryProperties, PagedResponse, Str } from '../../shared/schemas.js';
+import { BulkArray, FlushQuery, Int, PageQueryProperties, PagedResponse, Str, TextId } from '../../shared/schemas.js';
 
 /** Parent code of a root category (interface §4.10). */
 export const ROOT_CATEGORY_CODE = '0';
@@ -9,7 +9,7 @@ const MAX_OFFSET_DAYS = 3650;
 
 /** One category as the ERP sends it (interface §4.10). */
 export const CategoryInput = Type.Object({
-  category_code: Str(64, {
+  category_code: TextId(64, {
     minLength: 1,
     description: 'Natural key of the upsert. Optional in the interface, required here: a category without a code cannot be matched again. "0" is reserved for the root.',
   }),
@@ -21,7 +21,7 @@ export const CategoryInput = Type.Object({
     Str(255, { description: 'Comma-separated percentages, each a number from 0 to 100 with at most 2 decimals; read back exactly as sent' }),
   ),
   parent_category_code: Type.Optional(
-    Str(64, {
+    TextId(64, {
       minLength: 1,
       default: ROOT_CATEGORY_CODE,
       description: '"0" (the default) = root. Otherwise a category in the same request or a live stored one (with flush=true: in the same request)',

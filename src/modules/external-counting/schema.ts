@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, PageQueryProperties, PagedResponse, Quantity, Str, StoreNumberParams } from '../../shared/schemas.js';
+import { DateTime, PageQueryProperties, PagedResponse, Quantity, StoreNumberParams, TextId } from '../../shared/schemas.js';
 
 /**
  * A full-store count is tens of thousands of scans, so counting lines may exceed the
@@ -10,12 +10,12 @@ export const MAX_COUNTING_LINES = 100_000;
 /** Field names capitalised as written in the interface (§4.13). */
 export const ExternalCountingBody = Type.Object({
   CountingDateTime: DateTime({ description: 'The moment the count describes' }),
-  StoreNo: Type.Optional(Str(64, { description: 'Required in practice: the store that was counted' })),
+  StoreNo: Type.Optional(TextId(64, { description: 'Required in practice: the store that was counted' })),
   Lines: Type.Optional(
     Type.Array(
       Type.Object({
         counted_quantity: Quantity({ minimum: 0, description: 'Scanned quantity; a unit barcode counts unit_quantity each' }),
-        product_barcode: Type.Optional(Str(64)),
+        product_barcode: Type.Optional(TextId(64)),
       }),
       { maxItems: MAX_COUNTING_LINES },
     ),

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Ack, StoreNumberParams } from '../../shared/schemas.js';
 import {
   LocationParams,
+  LocationProductsHeaders,
   LocationProductsPage,
   LocationProductsQuery,
   LocationsBody,
@@ -54,6 +55,7 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Products with stock at the locations named by location_code and/or jsonTag (interface §4.2)',
         params: StoreNumberParams,
         querystring: TaggedLocationProductsQuery,
+        headers: LocationProductsHeaders,
         response: { 200: LocationProductsPage },
       },
       config: { access: 'store' },
@@ -69,6 +71,7 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Products with stock at one location (interface §4.2)',
         params: LocationParams,
         querystring: LocationProductsQuery,
+        headers: LocationProductsHeaders,
         response: { 200: LocationProductsPage },
       },
       config: { access: 'store' },

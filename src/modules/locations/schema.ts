@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BulkArray, Int, PageQueryProperties, PagedResponse, PoolNumber, SmallArray, Str } from '../../shared/schemas.js';
+import { AcceptLanguageHeaders, BulkArray, Int, PageQueryProperties, PagedResponse, PoolNumber, SmallArray, Str, TextId } from '../../shared/schemas.js';
 
 export const LOCATION_CODE_MAX = 64;
 export const TAG_MAX = 64;
 
 /** One location as sent to the added endpoint of PRODUCT §5 (Locations). */
 export const LocationInput = Type.Object({
-  location_code: Str(LOCATION_CODE_MAX, { minLength: 1 }),
+  location_code: TextId(LOCATION_CODE_MAX, { minLength: 1 }),
   location_order: Type.Optional(Int({ minimum: 0, description: 'Position in walking sequences; 0 when left out' })),
   tags: Type.Optional(SmallArray(Str(TAG_MAX, { minLength: 1 }), 100)),
   default_stock_pool: Type.Optional(PoolNumber({ description: 'Pool a log entry at this location books to when it names none' })),
@@ -97,3 +97,4 @@ export const TaggedLocationProductsQuery = Type.Object({
 export type TaggedLocationProductsQuery = Static<typeof TaggedLocationProductsQuery>;
 
 export const LocationProductsPage = PagedResponse(LocationProduct);
+export const LocationProductsHeaders = AcceptLanguageHeaders;

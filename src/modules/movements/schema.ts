@@ -1,23 +1,26 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BulkArray, Int, PoolNumber, Quantity, Str, StoreNumberParams } from '../../shared/schemas.js';
+import { BulkArray, Int, PoolNumber, Quantity, Str, StoreNumberParams, TextId } from '../../shared/schemas.js';
 
 /** One side of a move (interface §4.11): no location_code = the store's unlocated stock. */
 const MovementLocation = Type.Object({
-  location_code: Type.Optional(Str(64)),
+  location_code: Type.Optional(TextId(64)),
   stock_pool: Type.Optional(PoolNumber({ description: 'Default: the location default pool, else 1' })),
-  customer_order_number: Type.Optional(Str(64, { description: 'Stock bound to this customer order (PRODUCT §5)' })),
+  customer_order_number: Type.Optional(TextId(64, { description: 'Stock bound to this customer order (PRODUCT §5)' })),
   customer_order_line_number: Type.Optional(Int({ minimum: 0 })),
-  customer_order_shipment_number: Type.Optional(Str(64)),
+  customer_order_shipment_number: Type.Optional(TextId(64)),
   customer_order_shipment_line_number: Type.Optional(Int({ minimum: 0 })),
 });
 export type MovementLocation = Static<typeof MovementLocation>;
 
 export const MovementInput = Type.Object({
   quantity: Quantity({ description: 'How much moves; more than 0' }),
-  product_number: Type.Optional(Str(64, { description: 'Required in practice: the product that moves' })),
+  product_number: Type.Optional(TextId(64, { description: 'Required in practice: the product that moves' })),
   allow_overage: Type.Optional(Type.Boolean({ description: 'Allow taking the source below zero' })),
-  reason_code: Type.Optional(Int({ description: 'A movement reason code (type 3)' })),
-  reference: Type.Optional(Str(255)),
+  /** A string in §4.11 (reason codes are numbers elsewhere): digits, or a JSON integer taken as its text. */
+  reason_code: Type.Optional(
+    TextId(10, { pattern: '^[0-9]+$', description: 'A movement reason code (type 3), as digits; a JSON integer is accepted' }),
+  ),
+  reference: Type.Optional(TextId(255)),
   source: Type.Optional(Str(255)),
   from_location: Type.Optional(MovementLocation),
   to_location: Type.Optional(MovementLocation),

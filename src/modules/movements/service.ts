@@ -8,6 +8,7 @@ import { chunk } from '../../shared/bulk.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProducts } from '../products/repository.js';
+import { MAX_REASON_CODE } from '../reason-codes/schema.js';
 import { findReasonCodes } from '../reason-codes/repository.js';
 import { bookEntries, type EntryDraft } from '../stock-logs/book.js';
 import { InsufficientStockError } from '../stock-logs/ledger.js';
@@ -50,7 +51,11 @@ const sameStock = (a: Side, b: Side) =>
 
 async function draftMoves(trx: Transaction<Database>, storeId: number, moves: readonly MovementInput[], query: MovementQuery, now: number): Promise<EntryDraft[]> {
   const products = await findBookingProducts(trx, moves.map((m) => m.product_number!));
-  const reasons = await findReasonCodes(trx, moves.flatMap((m) => (m.reason_code === undefined ? [] : [m.reason_code])));
+  // §4.11 sends the code as text (digits by the schema); reason codes are stored as numbers.
+  const reasonCodeOf = (move: MovementInput) => (move.reason_code === undefined ? undefined : Number(move.reason_code));
+  // Digits beyond the largest code name no code (and must not reach an int column).
+  const lookups = moves.map(reasonCodeOf).filter((code): code is number => code !== undefined && code <= MAX_REASON_CODE);
+  const reasons = await findReasonCodes(trx, lookups);
   const codes = moves.flatMap((m) => [m.from_location?.location_code, m.to_location?.location_code]).filter((c): c is string => !!c);
   const locations = await findLocationsByCodes(trx, storeId, codes);
   const errors: FieldError[] = [];
@@ -58,7 +63,7 @@ async function draftMoves(trx: Transaction<Database>, storeId: number, moves: re
   const drafts: EntryDraft[] = [];
   moves.forEach((move, index) => {
     const product = products.get(move.product_number!);
-    const reason = move.reason_code === undefined ? undefined : reasons.get(move.reason_code);
+    const reason = move.reason_code === undefined ? undefined : reasons.get(reasonCodeOf(move)!);
     if (!product) errors.push({ path: path(index, 'product_number'), message: `unknown product '${move.product_number}'` });
     if (move.reason_code !== undefined && !reason) errors.push({ path: path(index, 'reason_code'), message: `unknown reason code ${move.reason_code}` });
     if (reason && reason.reason_code_type !== MOVEMENT_REASON_TYPE) {

@@ -1,12 +1,12 @@
 import { Type, type Static, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
-import { BulkArray, FlushQuery, Int, Money, Num, Quantity, SmallArray, Str } from '../../shared/schemas.js';
+import { BulkArray, FlushQuery, Int, Money, Num, Quantity, SmallArray, Str, TextId } from '../../shared/schemas.js';
 
 export const PRODUCT_NUMBER_MAX = 64;
 export const BARCODE_MAX = 64;
 
 const opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
-const ProductNumber = () => Str(PRODUCT_NUMBER_MAX, { minLength: 1 });
-const Barcode = () => Str(BARCODE_MAX);
+const ProductNumber = () => TextId(PRODUCT_NUMBER_MAX, { minLength: 1 });
+const Barcode = () => TextId(BARCODE_MAX);
 
 /** Free field as written (interface §4.9, products and /products/freefields). */
 export const FreeFieldInput = Type.Object({
@@ -44,11 +44,19 @@ export const STRING_ATTRIBUTES = {
 } as const;
 export type StringAttribute = keyof typeof STRING_ATTRIBUTES;
 
+/** Attributes that are codes or numbers-as-text: a JSON integer is taken as its text (TextId). */
+const CODE_ATTRIBUTES: ReadonlySet<StringAttribute> = new Set([
+  'brand_code', 'category_code', 'color_code', 'margin_category', 'promotion_week', 'size_code',
+  'supplier_number', 'supplier_product_number', 'variant_code',
+]);
+
 const stringAttributeProperties = Object.fromEntries(
-  Object.entries(STRING_ATTRIBUTES).map(([name, max]) => [name, opt(Str(max))]),
+  Object.entries(STRING_ATTRIBUTES).map(([name, max]) => [name, opt(CODE_ATTRIBUTES.has(name as StringAttribute) ? TextId(max) : Str(max))]),
 ) as { [K in StringAttribute]: TOptional<TString> };
 
 const StringList = (itemMax: number, maxItems: number) => opt(SmallArray(Str(itemMax), maxItems));
+/** Store numbers and codes listed in an array: integers taken as their text, like the fields. */
+const CodeList = (itemMax: number, maxItems: number) => opt(SmallArray(TextId(itemMax), maxItems));
 
 /** One product as the ERP sends it (interface §4.9). */
 export const ProductInput = Type.Object({
@@ -90,29 +98,29 @@ export const ProductInput = Type.Object({
   deprecation_date: opt(Str(40, { description: 'Stored and read back as sent' })),
   image_url: opt(Str(2000)),
   ledger_dimension_value: opt(Str(255)),
-  price_lines: opt(Str(1000, { description: 'Comma-separated price line identifiers' })),
+  price_lines: opt(TextId(1000, { description: 'Comma-separated price line identifiers' })),
   product_description: opt(Str(1000)),
   product_details: opt(Str(4000)),
-  product_reference_number: opt(Str(64)),
+  product_reference_number: opt(TextId(64)),
   product_url: opt(Str(2000)),
   promotion_text: opt(Str(1000)),
   purchase_unit_barcode: opt(Barcode()),
-  purchase_unit_product_number: opt(Str(PRODUCT_NUMBER_MAX)),
+  purchase_unit_product_number: opt(TextId(PRODUCT_NUMBER_MAX)),
   purchbook_free_txt: opt(Str(1000)),
-  referral_product_number: opt(Str(PRODUCT_NUMBER_MAX)),
-  smallest_product_number: opt(Str(PRODUCT_NUMBER_MAX)),
-  store_number: opt(Str(64)),
-  attention_code: StringList(64, 100),
+  referral_product_number: opt(TextId(PRODUCT_NUMBER_MAX)),
+  smallest_product_number: opt(TextId(PRODUCT_NUMBER_MAX)),
+  store_number: opt(TextId(64)),
+  attention_code: CodeList(64, 100),
   countries_allowed: StringList(3, 300),
   countries_not_allowed: StringList(3, 300),
-  promo_stores_allowed: StringList(64, 5000),
-  promo_stores_not_allowed: StringList(64, 5000),
-  stores_allowed: StringList(64, 5000),
-  stores_not_allowed: StringList(64, 5000),
+  promo_stores_allowed: CodeList(64, 5000),
+  promo_stores_not_allowed: CodeList(64, 5000),
+  stores_allowed: CodeList(64, 5000),
+  stores_not_allowed: CodeList(64, 5000),
   barcodes_array: opt(SmallArray(Type.Object({ barcode: opt(Barcode()) }), 100)),
   free_fields: opt(SmallArray(FreeFieldInput, 200)),
   set_products: opt(
-    SmallArray(Type.Object({ set_item_quantity: opt(Str(32)), set_product_number: opt(Str(PRODUCT_NUMBER_MAX)) }), 100),
+    SmallArray(Type.Object({ set_item_quantity: opt(TextId(32)), set_product_number: opt(TextId(PRODUCT_NUMBER_MAX)) }), 100),
   ),
   shelf_labels: opt(
     SmallArray(
@@ -130,7 +138,7 @@ export const ProductInput = Type.Object({
   units: opt(
     SmallArray(
       Type.Object({
-        unit_barcode: Str(BARCODE_MAX, { minLength: 1 }),
+        unit_barcode: TextId(BARCODE_MAX, { minLength: 1 }),
         unit_name: Str(64),
         unit_quantity: Quantity({ minimum: 0.001, description: 'Items one scan of unit_barcode counts' }),
       }),
@@ -252,13 +260,13 @@ export const ProductsQuery = Type.Object({
 });
 export type ProductsQuery = Static<typeof ProductsQuery>;
 
-export const DeleteProductsBody = Type.Object({ product_number: BulkArray(Str(PRODUCT_NUMBER_MAX)) });
+export const DeleteProductsBody = Type.Object({ product_number: BulkArray(TextId(PRODUCT_NUMBER_MAX)) });
 export type DeleteProductsBody = Static<typeof DeleteProductsBody>;
 
 export const ReplaceAttributeBody = Type.Object({
   attribute: Str(64, { description: `One of: ${Object.keys(STRING_ATTRIBUTES).join(', ')}` }),
-  new_value: Str(255),
-  old_value: Str(255),
+  new_value: TextId(255, { description: 'A JSON integer is taken as its text (codes)' }),
+  old_value: TextId(255, { description: 'A JSON integer is taken as its text (codes)' }),
 });
 export type ReplaceAttributeBody = Static<typeof ReplaceAttributeBody>;
 

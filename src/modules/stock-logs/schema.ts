@@ -1,6 +1,6 @@
 import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
 import {
-  BulkArray, DateTime, Int, PageQueryProperties, PagedResponse, PoolNumber, Quantity, Str, StoreNumberParams,
+  BulkArray, DateTime, Int, PageQueryProperties, PagedResponse, PoolNumber, Quantity, Str, StoreNumberParams, TextId,
 } from '../../shared/schemas.js';
 import { POOLS } from '../../domain/stock-rules.js';
 
@@ -13,15 +13,15 @@ export const StockLogInput = Type.Object({
   customer_order_line_number: Int({ minimum: 0, description: 'Required by the interface; 0 when the entry is not about an order line' }),
   modification_datetime: DateTime({ description: 'When the change happened; counts are levels at this moment' }),
   quantity: Quantity({ description: 'Signed delta; with is_counted_quantity=true the counted level' }),
-  product_number: Type.Optional(Str(64, { description: 'Required in practice: the product the entry is about' })),
+  product_number: Type.Optional(TextId(64, { description: 'Required in practice: the product the entry is about' })),
   app_user_name: Type.Optional(Str(255)),
-  customer_order_number: Type.Optional(Str(64, { description: 'Books stock bound to this customer order (PRODUCT §5)' })),
-  location_code: Type.Optional(Str(64, { description: 'A known location of the store; none = unlocated stock' })),
+  customer_order_number: Type.Optional(TextId(64, { description: 'Books stock bound to this customer order (PRODUCT §5)' })),
+  location_code: Type.Optional(TextId(64, { description: 'A known location of the store; none = unlocated stock' })),
   loss_comment: Type.Optional(Str(2000)),
   loss_image: Type.Optional(Str(2000)),
-  loss_order_number: Type.Optional(Str(64)),
+  loss_order_number: Type.Optional(TextId(64)),
   order_after_date: Type.Optional(DateTime()),
-  reference: Type.Optional(Str(255)),
+  reference: Type.Optional(TextId(255)),
   scanned_datetime: Type.Optional(DateTime()),
   source: Type.Optional(Str(255)),
   counted_quantity: Type.Optional(Quantity({ description: 'Accepted and ignored: a count is `quantity` with is_counted_quantity=true' })),
@@ -89,6 +89,12 @@ export const StockLog = Type.Object({
   counted_quantity: Type.Optional(Type.Number()),
   counting_assignment_id: Type.Optional(Type.Number()),
   counting_lines_remaining: Type.Optional(Type.Number()),
+  counting_lines_remaining_stockpool: Type.Optional(
+    Type.Object(
+      Object.fromEntries(POOLS.map((n) => [`stock_pool_${n}`, Type.Number()])),
+      { description: 'Interface §2.8; never filled: the service has no counting assignments (like counting_lines_remaining)' },
+    ),
+  ),
   customer_order_line_number: Type.Optional(Type.Number()),
   customer_order_shipment_number_line_number: Type.Optional(Type.Number()),
   expected_quantity: Type.Optional(Type.Number()),

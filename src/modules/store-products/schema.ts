@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { BulkArray, DateTime, Money, Num, Quantity, SmallArray, Str } from '../../shared/schemas.js';
+import { BulkArray, DateTime, Money, Num, Quantity, SmallArray, Str, TextId } from '../../shared/schemas.js';
 
 /**
  * A field that may be sent, left out (the stored value stays) or sent as null (the stored
@@ -15,7 +15,7 @@ const DateList = () => SmallArray(DateTime(), 366);
 
 /** Fields both POST and PUT take (interface §4.4). */
 const commonFields = {
-  product_number: Str(64, { minLength: 1 }),
+  product_number: TextId(64, { minLength: 1 }),
   min: Field(Quantity()),
   max: Field(Quantity()),
   order_level: Field(Quantity()),
@@ -45,8 +45,8 @@ const putOnlyFields = {
   adjustment_level_decrease: Field(Quantity()),
   adjustment_level_increase: Field(Quantity()),
   forecast: Field(Quantity()),
-  counting_assignment_code: Field(Str(64)),
-  group_code: Field(Str(64)),
+  counting_assignment_code: Field(TextId(64)),
+  group_code: Field(TextId(64)),
   replenishment_action: Field(Str(64)),
 };
 

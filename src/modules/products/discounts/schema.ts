@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BulkArray, DateTime, Int, Money, Str } from '../../../shared/schemas.js';
+import { BulkArray, DateTime, Int, Money, Str, TextId } from '../../../shared/schemas.js';
 import { PRODUCT_NUMBER_MAX } from '../schema.js';
 
 /**
@@ -9,9 +9,9 @@ import { PRODUCT_NUMBER_MAX } from '../schema.js';
 export const DiscountInput = Type.Object({
   is_delete: Type.Boolean({ description: 'true: soft-deletes the stored discounts matching the key fields this line gives' }),
   discount_description: Type.Optional(Str(255)),
-  discount_group: Type.Optional(Str(64)),
-  discount_id: Type.Optional(Str(64)),
-  product_number: Type.Optional(Str(PRODUCT_NUMBER_MAX, { description: 'Required unless is_delete' })),
+  discount_group: Type.Optional(TextId(64)),
+  discount_id: Type.Optional(TextId(64)),
+  product_number: Type.Optional(TextId(PRODUCT_NUMBER_MAX, { description: 'Required unless is_delete' })),
   valid_from: Type.Optional(DateTime()),
   valid_to: Type.Optional(DateTime({ description: 'Exclusive; after valid_from' })),
   discount_type: Type.Optional(Int()),
