@@ -20,6 +20,8 @@ export interface Variant {
   status?: number[];
   /** A path the envelope's errors must name. */
   errorPath?: string;
+  /** Must answer the status the plausible request (the first variant) answered: what it adds is ignored. */
+  sameStatusAsPlausible?: boolean;
 }
 
 /** Bad percent-encodings: not hex, truncated, lone `%`, overlong UTF-8, a UTF-8 surrogate, a byte never valid. */
@@ -201,6 +203,7 @@ function bodyVariants(schema: JsonSchema, example: unknown, variant: (name: stri
 
   const extra = { hostile_unknown: { nested: [1, 'x', null, { deeper: true }] } };
   variants.push(variant('unknown fields at the top and in the first item of every array', {
+    sameStatusAsPlausible: true,
     body: JSON.stringify(
       arrays
         .filter(({ keys }) => isRecord(valueAt(example, [...keys, 0])))
