@@ -3,6 +3,32 @@ import type { Database } from './schema.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
+/** What one argument of a compiled query may be: a single value both drivers bind (not a boolean: better-sqlite3 binds none). */
+export type BindableValue = string | number | bigint | null;
+
+/** Stands in for the arguments while the query is built once; never a value a caller sends. */
+const MARKER_PREFIX = '\u0001argument ';
+
+/**
+ * Every argument bound as a parameter, as itself, and none in the SQL text: otherwise the
+ * one compiled statement would keep the first call's value (or its marker) for every later
+ * call — a wrong answer, or worse, SQL built from an argument. Thrown at the first compile.
+ */
+export function assertArgumentsBound(sqlText: string, parameters: readonly unknown[], markers: readonly string[]): void {
+  const spliced = markers.findIndex((marker) => sqlText.includes(marker));
+  if (spliced !== -1 || sqlText.includes(MARKER_PREFIX)) {
+    throw new Error(`compiledOnce: argument ${spliced === -1 ? '?' : spliced} is spliced into the SQL text; bind it as a value instead`);
+  }
+  for (const parameter of parameters) {
+    if (typeof parameter === 'string' && parameter.includes(MARKER_PREFIX) && !markers.includes(parameter)) {
+      throw new Error(`compiledOnce: a parameter is derived from an argument (${JSON.stringify(parameter)}); bind the argument itself and derive in SQL`);
+    }
+  }
+  markers.forEach((marker, index) => {
+    if (!parameters.includes(marker)) throw new Error(`compiledOnce: argument ${index} is never bound as a parameter; every argument must be`);
+  });
+}
+
 interface Compiled {
   sql: string;
   /** For each bound parameter: the argument it takes, or -1 for a constant of the query. */
@@ -33,16 +59,20 @@ export function registerDirectReader(db: Kysely<Database>, reader: DirectReader)
  * than SQLite's execution (single-product stock, version checks of the list cache), and
  * outside a transaction its connection hand-over costs more again: a dialect with a
  * direct reader (SQLite) answers those at once.
- * `build` must use every argument as a bound value (never in SQL text or an IN list).
+ * `build` must use every argument as a bound value (never in SQL text or an IN list): the
+ * first compile checks that it does (`assertArgumentsBound`) and throws otherwise, and the
+ * arguments are typed as single bindable values, so an array (an IN list whose length
+ * the one compiled text would fix) does not type-check.
  */
-export function compiledOnce<Args extends unknown[], Row>(build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>) {
+export function compiledOnce<Args extends BindableValue[], Row>(build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>) {
   const byDialect = new Map<unknown, Compiled>();
   return async (db: Executor, ...args: Args): Promise<Row[]> => {
     const adapter = db.getExecutor().adapter.constructor;
     let compiled = byDialect.get(adapter);
     if (compiled === undefined) {
-      const markers = args.map((_, index) => `\u0001argument ${index}\u0001`);
+      const markers = args.map((_, index) => `${MARKER_PREFIX}${index}\u0001`);
       const query = build(db as Kysely<Database>, ...(markers as Args)).compile();
+      assertArgumentsBound(query.sql, query.parameters, markers);
       compiled = {
         sql: query.sql,
         slots: query.parameters.map((p) => markers.indexOf(p as string)),

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compiledOnce } from '../../src/db/compiled.js';
 import { createDb, type DbHandle } from '../../src/db/connect.js';
@@ -61,6 +62,25 @@ for (const dialect of DIALECTS) {
       ).rejects.toThrow('roll back');
       expect(await concurrent).toBe(before);
       expect(await read(handle.db)).toBe(before);
+    });
+
+    it('refuse, at the first compile, an argument spliced into the SQL text', async () => {
+      const raw = compiledOnce((db, resource: string) => db.selectFrom('resource_versions').select('version').where(sql.raw<boolean>(`resource = '${resource}'`)));
+      await expect(raw(handle.db, 'stores')).rejects.toThrow(/argument 0 is spliced into the SQL text/);
+      const literal = compiledOnce((db, id: number, resource: string) =>
+        db.selectFrom('resource_versions').select('version').where('version', '>', id).where('resource', '=', sql.lit(resource)),
+      );
+      await expect(literal(handle.db, 1, 'stores')).rejects.toThrow(/argument 1 is spliced into the SQL text/);
+    });
+
+    it('refuse an argument that is not bound as a parameter: unused, or bound only after a change', async () => {
+      const unused = compiledOnce((db, _resource: string, version: number) => db.selectFrom('resource_versions').select('version').where('version', '=', version));
+      await expect(unused(handle.db, 'stores', 1)).rejects.toThrow(/argument 0 is never bound as a parameter/);
+      const derived = compiledOnce((db, resource: string) => db.selectFrom('resource_versions').select('version').where('resource', 'like', `${resource}%`));
+      await expect(derived(handle.db, 'sto')).rejects.toThrow(/derived from an argument/);
+      // The type of an argument is a single bindable value: an array (an IN list) does not type-check.
+      // @ts-expect-error string[] is not a BindableValue
+      compiledOnce((db, resources: string[]) => db.selectFrom('resource_versions').select('version').where('resource', 'in', resources));
     });
   });
 }
