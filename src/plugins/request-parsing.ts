@@ -59,16 +59,20 @@ function stringProblem(text: string): string | undefined {
   return undefined;
 }
 
+const MAX_PATH_DEPTH = 32;
+
 /** Every string (or key) that is not storable text, by path; iterative, so deep nesting is no risk. */
 function malformedStringErrors(root: unknown, prefix: string | undefined): FieldError[] {
   type Node = { value: unknown; parent?: Node; key?: string | number };
   const pathOf = (node: Node): string => {
     const keys: Array<string | number> = [];
     for (let at: Node | undefined = node; at?.key !== undefined; at = at.parent) keys.push(at.key);
+    keys.reverse();
     const path = keys
-      .reverse()
+      .slice(0, MAX_PATH_DEPTH)
       .reduce<string>((at, key) => (typeof key === 'number' ? `${at}[${key}]` : at === '' ? key : `${at}.${key}`), prefix ?? '');
-    return path || 'body';
+    // A string a million arrays deep is named by its first levels, not by a megabyte of path.
+    return (path || 'body') + (keys.length > MAX_PATH_DEPTH ? '…' : '');
   };
   const errors: FieldError[] = [];
   const stack: Node[] = [{ value: root }];

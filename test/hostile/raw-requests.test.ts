@@ -91,6 +91,15 @@ for (const dialect of DIALECTS) {
       expect(await storeCount()).toBe(before);
     });
 
+    it('names a NUL a million arrays deep by its first levels, not by a megabyte of path', async () => {
+      const depth = 1_000_000;
+      const answer = await postStoresText(`{"stores":[],"deep":${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}}`);
+      const envelope = expectEnvelope(answer, 400, 'VALIDATION_FAILED');
+      expect(envelope.errors).toEqual([{ path: `deep${'[0]'.repeat(31)}…`, message: 'must not contain the NUL character' }]);
+      // Deep nesting in an unknown field is ignored like the field (PRODUCT §3).
+      expect((await postStoresText(`{"stores":[],"deep":${'['.repeat(depth)}${']'.repeat(depth)}}`)).status).toBe(200);
+    });
+
     it('keeps well-formed escapes: a surrogate pair and an escaped backslash before "ud800"', async () => {
       const pair = JSON.stringify(storeInput('S3')).replace('"S3"', '"S3\\ud83d\\ude00"');
       const literal = JSON.stringify(storeInput('S4')).replace('"S4"', '"S4\\\\ud800"');
