@@ -80,6 +80,7 @@ export function parseSpec(markdown: string): SpecDocument {
     }
   }
   for (const [owner, links] of Object.entries(ITEM_RESOURCES)) {
+    if (!resources.has(owner)) continue; // a document without that resource (unit tests)
     for (const [field, itemName] of Object.entries(links)) {
       const target = resources.get(owner)?.find((f) => f.name === field);
       if (!target || target.type.kind !== 'array' || target.type.items) fail('item link names no item-less array', `${owner}.${field}`);
