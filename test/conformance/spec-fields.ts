@@ -1,4 +1,4 @@
-import { splitTopLevel, stripFinalPeriod, takeGroup, unquote } from './spec-text.js';
+import { splitTopLevel, stripFinalPeriod, takeGroup } from './spec-text.js';
 
 /**
  * The interface's types (§1: number, string, boolean, array of X, object, map) and the
@@ -50,7 +50,7 @@ export function parseTypePrefix(text: string): { type: SpecType; rest: string } 
   if (collection) {
     const kind = collection[1] === 'map' ? 'map' : 'array';
     const of = collection[2];
-    if (of === undefined) return { type: kind === 'map' ? { kind } : { kind }, rest: source.slice(collection[1]!.length) };
+    if (of === undefined) return { type: { kind }, rest: source.slice(collection[1]!.length) };
     const element = parseTypePrefix(of) ?? parseReference(of);
     return { type: kind === 'map' ? { kind, values: element.type } : { kind, items: element.type }, rest: element.rest };
   }
@@ -250,5 +250,3 @@ export function parseListQualifier(inside: string | undefined): Partial<FieldDef
   }
   return defaults;
 }
-
-export { unquote };

@@ -108,4 +108,3 @@ export function takeGroup(text: string): { inside: string; after: string } {
 }
 
 export const stripFinalPeriod = (text: string) => text.trim().replace(/\.$/, '').trim();
-export const unquote = (text: string) => text.trim().replace(/^`(.*)`$/, '$1');
