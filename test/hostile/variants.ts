@@ -29,6 +29,13 @@ export const BAD_PERCENT_ENCODINGS = ['%zz', '%E0%A4%A', '%', '%C0%AF', '%ED%A0%
 /** More variants than this per operation are thinned evenly (runtime stays modest as endpoints grow). */
 export const MAX_VARIANTS_PER_OPERATION = 400;
 
+/** Valid but extreme: the first and last moments ISO 8601 writes with four-digit years. */
+const EXTREME_DATE_TIMES = ['0000-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2024-01-01T00:00:00+23:59'];
+
+/** Valid but extreme: a number's own published bounds (and zero when inside them). */
+const boundariesOf = (schema: JsonSchema): number[] =>
+  [schema.minimum, schema.maximum, 0].filter((value): value is number => value !== undefined && value >= (schema.minimum ?? -Infinity) && value <= (schema.maximum ?? Infinity));
+
 const RAW = '"__hostile_raw__"';
 const MAX_SAFE_PLUS_TWO = '9007199254740993';
 const NOT_A_KEY = 'hostile-unknown-key';
@@ -154,6 +161,10 @@ function queryVariants(p: Parameter, pathWith: (query: string) => string, varian
   }
   if (types.includes('integer') || types.includes('number')) {
     variants.push(...['abc', '1e400', '-1e400', MAX_SAFE_PLUS_TWO, 'NaN'].map((value) => refused(`= ${value}`, value)));
+    variants.push(...boundariesOf(schema).map((value) => variant(`query ${p.name} = ${value}`, { path: pathWith(query(String(value))) })));
+  }
+  if (schema.format === 'date-time') {
+    variants.push(...EXTREME_DATE_TIMES.map((value) => variant(`query ${p.name} = ${value}`, { path: pathWith(query(encodeURIComponent(value))) })));
   }
   if (types.includes('boolean')) variants.push(refused('= maybe', 'maybe'));
   if (types.includes('array') && schema.maxItems !== undefined) {
@@ -185,6 +196,9 @@ function bodyVariants(schema: JsonSchema, example: unknown, variant: (name: stri
       variants.push(refused(`${at} with NUL`, withRaw(example, keys, JSON.stringify(`${text}\u0000`)), at));
       variants.push(refused(`${at} with a lone high surrogate`, withRaw(example, keys, `"${text}\\ud800"`), at));
       variants.push(refused(`${at} with a lone low surrogate`, withRaw(example, keys, `"\\uDC00${text}"`), at));
+      if (leaf.format === 'date-time') {
+        for (const value of EXTREME_DATE_TIMES) variants.push(variant(`${at} = ${value}`, { body: JSON.stringify(setAt(example, keys, value)) }));
+      }
       if (leaf.maxLength !== undefined && leaf.enum === undefined) {
         variants.push(refused(`${at} one over maxLength`, JSON.stringify(setAt(example, keys, 'x'.repeat(leaf.maxLength + 1))), at));
       }
@@ -192,6 +206,7 @@ function bodyVariants(schema: JsonSchema, example: unknown, variant: (name: stri
     if (types.includes('integer') || types.includes('number')) {
       for (const huge of ['1e400', '-1e400', MAX_SAFE_PLUS_TWO]) variants.push(refused(`${at} = ${huge}`, withRaw(example, keys, huge), at));
       variants.push(variant(`${at} = ${exampleNumber(leaf)}.5`, { body: withRaw(example, keys, `${exampleNumber(leaf)}.5`) }));
+      for (const value of boundariesOf(leaf)) variants.push(variant(`${at} = ${value}`, { body: JSON.stringify(setAt(example, keys, value)) }));
     }
   }
 
