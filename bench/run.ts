@@ -2,20 +2,25 @@
  * `npm run bench [-- <filter>…] [--runs=N] [--list] [--profile]`: runs the scenarios whose
  * name contains any filter (all without one), prints the report table and writes
  * bench/results/latest.json. A missed target is a finding, not a failure: the exit code
- * is 0 unless a scenario could not run at all.
+ * is 0 when every scenario ran and its baselines were sane, 1 when a scenario could not
+ * run or a sanity rule (lib/sanity.ts) refused its figures.
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderTable, summarise, writeResults, type FailedScenario, type ScenarioResult } from './lib/report.js';
-import { enableProfiling, isProfiling, writtenProfiles } from './lib/profile.js';
+import { renderHeading, renderTable, summarise, writeResults, type FailedScenario, type RunContext, type ScenarioResult } from './lib/report.js';
+import { SanityError } from './lib/sanity.js';
 import { resultSpecs, type ResultSpec, type Sample, type Scenario } from './lib/scenario.js';
+import { SERVICE_COMMAND, serviceSynchronous } from './lib/service.js';
 import { significant, withTimeout } from './lib/stats.js';
 import { externalCounting } from './scenarios/external-counting.js';
 import { movementPost } from './scenarios/movements.js';
 import { productsImport, productsList } from './scenarios/products.js';
+import { stockListScroll } from './scenarios/stock-list.js';
 import { stockLogsPost } from './scenarios/stock-logs.js';
 import { stockVerify } from './scenarios/stock-verify.js';
-import { stockListScroll, stockSingleGet } from './scenarios/store-stock.js';
+import { stockSingleGet } from './scenarios/store-stock.js';
 import { storesImport } from './scenarios/stores-import.js';
 import { storesList } from './scenarios/stores-list.js';
 
@@ -33,16 +38,17 @@ const SCENARIOS: Scenario[] = [
   externalCounting,
 ];
 
-const MIN_RUNS = 5;
-const PREPARE_TIMEOUT_MS = 120_000;
-const RUN_TIMEOUT_MS = 90_000;
+/** Each figure is a median of at least three runs (rounds, for the throughput pairs). */
+const MIN_RUNS = 3;
+const PREPARE_TIMEOUT_MS = 240_000;
+const RUN_TIMEOUT_MS = 120_000;
 const RESULTS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 
 class UsageError extends Error {}
 
-function parseArgs(argv: string[]): { filters: string[]; runs: number; list: boolean; profile: boolean } {
+function parseArgs(argv: string[]): { filters: string[]; runs?: number; list: boolean; profile: boolean } {
   const filters: string[] = [];
-  let runs = MIN_RUNS;
+  let runs: number | undefined;
   let list = false;
   let profile = false;
   for (const arg of argv) {
@@ -52,7 +58,7 @@ function parseArgs(argv: string[]): { filters: string[]; runs: number; list: boo
     else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (known: --runs=N, --list, --profile)`);
     else filters.push(arg.toLowerCase());
   }
-  if (!Number.isInteger(runs) || runs < MIN_RUNS) throw new UsageError(`--runs must be an integer ≥ ${MIN_RUNS} (each figure is a median)`);
+  if (runs !== undefined && (!Number.isInteger(runs) || runs < MIN_RUNS)) throw new UsageError(`--runs must be an integer ≥ ${MIN_RUNS} (each figure is a median)`);
   return { filters, runs, list, profile };
 }
 
@@ -91,12 +97,15 @@ async function runScenario(scenario: Scenario, runs: number): Promise<Map<string
 }
 
 async function main(): Promise<number> {
-  const { filters, runs, list, profile } = parseArgs(process.argv.slice(2));
+  const args = process.argv.slice(2);
+  const { filters, runs, list, profile } = parseArgs(args);
   // A scenario runs when a filter matches its name or a companion's: they share the runs.
   const matches = (name: string) => filters.length === 0 || filters.some((f) => name.toLowerCase().includes(f));
   const selected = SCENARIOS.filter((s) => resultSpecs(s).some((spec) => matches(spec.name)));
   if (list) {
-    for (const spec of SCENARIOS.flatMap(resultSpecs)) console.log(`${spec.name}\n  ${spec.description}\n  target: ${spec.target.description}`);
+    for (const spec of SCENARIOS.flatMap(resultSpecs)) {
+      console.log(`${spec.name}\n  ${spec.description}\n  baseline: ${spec.baselineLabel} (${spec.baselineKind})\n  target: ${spec.target.description}`);
+    }
     return 0;
   }
   if (selected.length === 0) {
@@ -104,8 +113,15 @@ async function main(): Promise<number> {
     return 1;
   }
 
-  if (profile) console.error(`profiling the app side of each scenario's first run into ${enableProfiling()}`);
+  if (profile) {
+    // The service is a process of its own: V8 writes a CPU profile of it (and of npm and tsx) when it exits.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-ops-bench-profiles-'));
+    process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${dir} --cpu-prof-interval=100`.trim();
+    console.error(`--profile: every service process writes a .cpuprofile into ${dir} when it stops`);
+  }
 
+  const synchronous = serviceSynchronous();
+  console.error(`service: ${SERVICE_COMMAND} (sqlite synchronous=${synchronous}); baselines in processes of their own`);
   const results: ScenarioResult[] = [];
   const failures: FailedScenario[] = [];
   const suiteStart = Date.now();
@@ -113,28 +129,40 @@ async function main(): Promise<number> {
     console.error(`${scenario.name}: ${scenario.description}`);
     const start = Date.now();
     try {
-      const samples = await runScenario(scenario, runs);
-      for (const spec of resultSpecs(scenario)) results.push(summarise(spec, samples.get(spec.name)!));
+      const samples = await runScenario(scenario, runs ?? scenario.defaultRuns);
+      for (const spec of resultSpecs(scenario)) {
+        const result = summarise(spec, samples.get(spec.name)!);
+        if (result.failed !== undefined) console.error(`  FAILED ${spec.name}: ${result.failed}`);
+        results.push(result);
+      }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      console.error(`  ERROR ${message}`);
-      for (const spec of resultSpecs(scenario)) failures.push({ name: spec.name, error: message });
+      const kind = error instanceof SanityError ? 'sanity' : 'error';
+      console.error(`  FAILED (${kind}) ${message}`);
+      for (const spec of resultSpecs(scenario)) failures.push({ name: spec.name, error: `${kind}: ${message}` });
     }
     console.error(`  ${scenario.name} took ${seconds(start)} s`);
   }
 
-  const minutes = ((Date.now() - suiteStart) / 60_000).toFixed(1);
-  console.log(`\nStore Operations Service benchmarks — node ${process.version}, sqlite, ${runs} runs each, ${minutes} min\n`);
-  console.log(renderTable(results, failures, runs));
-  if (isProfiling()) {
+  const context: RunContext = {
+    command: ['npm run bench', ...(args.length > 0 ? ['--', ...args] : [])].join(' '),
+    serviceCommand: `${SERVICE_COMMAND} (DATABASE_URL=sqlite:<fresh file>, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE=0, STORE_OPS_ADMIN_TOKEN, PORT)`,
+    sqliteSynchronous: synchronous,
+    runs: runs ?? 'per scenario',
+    filters,
+    minutes: (Date.now() - suiteStart) / 60_000,
+  };
+  console.log(`\n${renderHeading(context)}\n`);
+  console.log(renderTable(results, failures));
+  if (profile) {
     // A profiled run is slowed down by the profiler: its figures are not results.
-    console.log('\n--profile: results not written. CPU profiles (summarise with npx tsx bench/tools/cpu-profile-summary.ts <file>):');
-    for (const file of writtenProfiles()) console.log(`  ${file}`);
+    console.log('\n--profile: results not written.');
   } else {
-    writeResults(RESULTS_FILE, results, failures, { runs, filters });
+    writeResults(RESULTS_FILE, results, failures, context);
     console.log(`\nwritten ${path.relative(process.cwd(), RESULTS_FILE)}`);
   }
-  return failures.length > 0 ? 1 : 0;
+  const failed = failures.length > 0 || results.some((r) => r.failed !== undefined);
+  return failed ? 1 : 0;
 }
 
 main().then(

@@ -1,81 +1,84 @@
-import { expectStatus, startBenchApp, tempDir, type BenchApp } from './app.js';
-import { profileOnce } from './profile.js';
-import { tableDdl } from './raw-sqlite.js';
+/**
+ * The bulk-import scenarios (stores, products): the service started with `npm start` on a
+ * fresh file for every run, the body POSTed over HTTP, then POSTed a second time (the
+ * identical re-send, a companion result); against the raw writer process inserting the
+ * same records into plain tables of a fresh file, with the service's synchronous mode.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { PlainTable } from '../baselines/plain-tables.js';
+import { timedPost } from './client.js';
+import { tempDir } from './processes.js';
+import { startRawWriter } from './raw-writer-client.js';
 import { Resources } from './resources.js';
 import type { Session } from './scenario.js';
-import { timed } from './stats.js';
+import { serviceSynchronous, startService } from './service.js';
 
-type Input = Record<string, any>;
+type Input = Record<string, unknown>;
 
 /** The Ack message of a bulk import that created or left unchanged every item. */
 export const importCounts = (created: number, unchanged: number) => `created ${created}, updated 0, unchanged ${unchanged}, deleted 0`;
-
-/** POST a prepared body through app.inject (no network: the HTTP layer is not what is measured). */
-export async function timedImport(bench: BenchApp, path: string, body: string, expected: string): Promise<number> {
-  const { ms, result } = await timed(() => bench.inject('POST', path, body));
-  expectStatus(result, 200, `POST ${path}`);
-  const message = (result.json() as { message: string }).message;
-  if (message !== expected) throw new Error(`POST ${path} answered "${message}", expected "${expected}"`);
-  return ms;
-}
 
 export interface ImportVsRaw {
   /** Temporary directory label. */
   label: string;
   path: string;
-  /** The body's array field (`stores`, `products`). */
-  bodyKey: string;
-  /** Tables whose DDL the raw baseline copies from a migrated database. */
-  tables: string[];
+  /** The body's array field, which is also the entity's plain table (`stores`, `products`). */
+  entity: 'stores' | 'products';
   inputs: Input[];
   body: string;
+  /** The plain tables the raw writer fills (built from the inputs' fields). */
+  tables: PlainTable[];
   warmupCount: number;
-  /** Result names for --profile: the first import and its identical re-send. */
-  importName: string;
   resendName: string;
-  /** The raw baseline: converts and inserts `rows` into a fresh file with `ddl`; returns ms. */
-  rawImport(dir: string, name: string, ddl: string[], rows: Input[]): number;
 }
 
-/**
- * A bulk import against raw prepared inserts of the same rows, with the identical re-send
- * measured right after each first import as a companion result: the session shared by the
- * stores and products import scenarios.
- */
 export function prepareImportVsRaw(spec: ImportVsRaw): Promise<Session> {
   return new Resources().preparing(async (resources) => {
     const temp = resources.add(tempDir(spec.label), (t) => t.remove());
-    const probe = await startBenchApp(temp.dir, 'ddl');
-    const ddl = spec.tables.flatMap((table) => tableDdl(probe.file, table));
-    await probe.close();
+    const raw = resources.add(startRawWriter(), (r) => r.stop());
+    const synchronous = serviceSynchronous();
+    const warmupInputs = spec.inputs.slice(0, spec.warmupCount);
+    const warmupBody = JSON.stringify({ [spec.entity]: warmupInputs });
+    const bodyFile = path.join(temp.dir, 'body.json');
+    const warmupBodyFile = path.join(temp.dir, 'warmup-body.json');
+    fs.writeFileSync(bodyFile, spec.body);
+    fs.writeFileSync(warmupBodyFile, warmupBody);
 
-    /** First import into a fresh database, then the identical re-send into it. */
-    const appSide = async (name: string, body: string, count: number, profile: boolean) => {
-      const bench = await startBenchApp(temp.dir, name);
+    /** A fresh service: the first import, then the identical re-send; the service stopped and its file removed. */
+    const serviceSide = async (name: string, body: string, count: number) => {
+      const service = await startService(temp.dir, name);
       try {
-        const first = () => timedImport(bench, spec.path, body, importCounts(count, 0));
-        const resend = () => timedImport(bench, spec.path, body, importCounts(0, count));
-        const firstMs = profile ? await profileOnce(spec.importName, first) : await first();
-        const resendMs = profile ? await profileOnce(spec.resendName, resend) : await resend();
-        return { firstMs, resendMs };
+        const firstMs = await timedPost(service.baseUrl, spec.path, body, importCounts(count, 0));
+        const resendMs = await timedPost(service.baseUrl, spec.path, body, importCounts(0, count));
+        return { firstMs, resendMs, peakRssMb: service.peakRssMb() };
       } finally {
-        await bench.close();
+        await service.stop();
+        for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${service.file}${suffix}`, { force: true });
       }
     };
-    const rawSide = (name: string, rows: Input[]) => spec.rawImport(temp.dir, name, ddl, rows);
+    const rawSide = async (name: string, file: string) => {
+      await raw.send({ op: 'open', file: path.join(temp.dir, `${name}.sqlite`), synchronous, tables: spec.tables });
+      return raw.timed({ op: 'import', entity: spec.entity, bodyFile: file });
+    };
     // An untimed round on a tenth of the data, so the first measured run does not pay for
-    // JIT warm-up (a full-size round would cost as much as a run).
-    const warmup = spec.inputs.slice(0, spec.warmupCount);
-    rawSide('raw-warmup', warmup);
-    await appSide('app-warmup', JSON.stringify({ [spec.bodyKey]: warmup }), spec.warmupCount, false);
+    // the raw writer's JIT warm-up; each service run is a fresh process anyway, as a user's is.
+    await rawSide('raw-warmup', warmupBodyFile);
+    await serviceSide('service-warmup', warmupBody, warmupInputs.length);
 
     return {
       async measure(run) {
         // Alternate who goes first, so a drift in machine speed favours neither side.
-        let baseline = run % 2 === 1 ? rawSide(`raw-${run}`, spec.inputs) : 0;
-        const app = await appSide(`app-${run}`, spec.body, spec.inputs.length, true);
-        if (run % 2 === 0) baseline = rawSide(`raw-${run}`, spec.inputs);
-        return { value: app.firstMs, baseline, companions: { [spec.resendName]: { value: app.resendMs, baseline: app.firstMs } } };
+        let baseline = run % 2 === 1 ? await rawSide(`raw-${run}`, bodyFile) : 0;
+        const service = await serviceSide(`service-${run}`, spec.body, spec.inputs.length);
+        if (run % 2 === 0) baseline = await rawSide(`raw-${run}`, bodyFile);
+        const perSecond = (ms: number) => (spec.inputs.length * 1000) / ms;
+        return {
+          value: service.firstMs,
+          baseline,
+          extra: { [`service ${spec.entity}/s`]: perSecond(service.firstMs), [`raw ${spec.entity}/s`]: perSecond(baseline), 'service peak RSS MB': service.peakRssMb },
+          companions: { [spec.resendName]: { value: service.resendMs, baseline: service.firstMs } },
+        };
       },
       close: () => resources.release(),
     };

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { meetsTarget, type ResultSpec, type Sample, type Target } from './scenario.js';
+import { baselineSlowerProblem } from './sanity.js';
+import { betterOf, meetsTarget, type ResultSpec, type Sample, type Target } from './scenario.js';
 import { median, significant } from './stats.js';
 
 export interface ScenarioResult {
@@ -10,18 +11,24 @@ export interface ScenarioResult {
   unit: string;
   valueLabel: string;
   baselineLabel: string;
+  baselineKind: ResultSpec['baselineKind'];
   target: Target;
   /** Medians over the runs. */
   value: number;
   baseline: number;
-  /** Median of the per-run ratios value / baseline (each run pairs app and baseline in time). */
+  /** Median of the per-run ratios value / baseline (each run pairs service and baseline in time), and their range. */
   ratio: number;
+  ratioMin: number;
+  ratioMax: number;
   met: boolean;
+  /** Why the figures cannot be trusted (a sanity rule, lib/sanity.ts); the result is then FAILED. */
+  failed?: string;
   /** Medians over the runs of the figures each run reported besides value and baseline. */
   extra?: Record<string, number>;
   samples: Array<{ value: number; baseline: number; ratio: number; extra?: Record<string, number> }>;
 }
 
+/** A scenario that could not run, or whose run was refused by a sanity rule before it had figures. */
 export interface FailedScenario {
   name: string;
   error: string;
@@ -38,28 +45,36 @@ function extraMedians(samples: Sample[]): Record<string, number> | undefined {
   return Object.fromEntries(keys.map((key) => [key, significant(median(samples.map((s) => s.extra?.[key] ?? Number.NaN)))]));
 }
 
-export function summarise(scenario: ResultSpec, samples: Sample[]): ScenarioResult {
-  const paired = samples.map((s) => ({
-    value: significant(s.value),
-    baseline: significant(s.baseline),
-    ratio: significant(s.value / s.baseline),
-    ...(s.extra === undefined ? {} : { extra: roundedExtra(s.extra) }),
-  }));
-  const ratio = median(samples.map((s) => s.value / s.baseline));
+/** The result of one spec over its runs, with the median rule of lib/sanity.ts applied to floor baselines. */
+export function summarise(spec: ResultSpec, samples: Sample[]): ScenarioResult {
+  const ratios = samples.map((s) => s.value / s.baseline);
+  const ratio = median(ratios);
+  const value = median(samples.map((s) => s.value));
+  const baseline = median(samples.map((s) => s.baseline));
   const extra = extraMedians(samples);
+  const failed = spec.baselineKind === 'service' ? undefined : baselineSlowerProblem(spec.baselineLabel, value, baseline, betterOf(spec));
   return {
-    name: scenario.name,
-    description: scenario.description,
-    unit: scenario.unit,
-    valueLabel: scenario.valueLabel,
-    baselineLabel: scenario.baselineLabel,
-    target: scenario.target,
-    value: significant(median(samples.map((s) => s.value))),
-    baseline: significant(median(samples.map((s) => s.baseline))),
+    name: spec.name,
+    description: spec.description,
+    unit: spec.unit,
+    valueLabel: spec.valueLabel,
+    baselineLabel: spec.baselineLabel,
+    baselineKind: spec.baselineKind,
+    target: spec.target,
+    value: significant(value),
+    baseline: significant(baseline),
     ratio: significant(ratio, 3),
-    met: meetsTarget(ratio, scenario.target),
+    ratioMin: significant(Math.min(...ratios), 3),
+    ratioMax: significant(Math.max(...ratios), 3),
+    met: meetsTarget(ratio, spec.target),
+    ...(failed === undefined ? {} : { failed }),
     ...(extra === undefined ? {} : { extra }),
-    samples: paired,
+    samples: samples.map((s) => ({
+      value: significant(s.value),
+      baseline: significant(s.baseline),
+      ratio: significant(s.value / s.baseline),
+      ...(s.extra === undefined ? {} : { extra: roundedExtra(s.extra) }),
+    })),
   };
 }
 
@@ -73,40 +88,61 @@ function extraNote(extra: Record<string, number> | undefined): string {
   return ` (medians: ${Object.entries(extra).map(([key, value]) => `${key} ${formatNumber(value)}`).join(', ')})`;
 }
 
-/** The report table: one line per scenario, MISSED in capitals where a target is not met. */
-export function renderTable(results: ScenarioResult[], failures: FailedScenario[], runs: number): string {
-  const header = ['scenario', 'app (median)', 'baseline (median)', 'ratio', 'target', 'result'];
+const resultWord = (r: ScenarioResult) => (r.failed !== undefined ? 'FAILED' : r.met ? 'ok' : 'MISSED');
+
+/** The report table: one line per result; MISSED where a target is not met, FAILED where the figures cannot be trusted. */
+export function renderTable(results: ScenarioResult[], failures: FailedScenario[]): string {
+  const header = ['scenario', 'service (median)', 'baseline (median)', 'ratio [range]', 'target', 'result'];
   const rows = results.map((r) => [
     r.name,
     `${formatNumber(r.value)} ${r.unit}`,
     `${formatNumber(r.baseline)} ${r.unit} (${r.baselineLabel})`,
-    r.ratio.toFixed(3),
+    `${r.ratio.toFixed(3)} [${r.ratioMin.toFixed(3)}–${r.ratioMax.toFixed(3)}]`,
     `${r.target.comparison} ${r.target.ratio}`,
-    r.met ? 'ok' : 'MISSED',
+    resultWord(r),
   ]);
-  for (const failure of failures) rows.push([failure.name, '-', '-', '-', '-', 'ERROR']);
+  for (const failure of failures) rows.push([failure.name, '-', '-', '-', '-', 'FAILED']);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
   const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
   const notes = [
-    `ratio = median over ${runs} runs of (app / baseline), each run measuring both back to back.`,
-    ...results.map((r) => `${r.name}: ${r.target.description}${extraNote(r.extra)}`),
-    ...failures.map((f) => `${f.name}: ERROR ${f.error}`),
+    'ratio = median over the runs of (service / baseline), each run measuring both back to back; [range] = lowest–highest run.',
+    ...results.map((r) => `${r.name}: ${r.target.description}${extraNote(r.extra)}${r.failed === undefined ? '' : `\n  FAILED: ${r.failed}`}`),
+    ...failures.map((f) => `${f.name}: FAILED ${f.error}`),
   ];
   return [line(header), rule, ...rows.map(line), '', ...notes].join('\n');
 }
 
-/** bench/results/latest.json: pretty-printed, stable key order, so a commit diff reads well. */
-export function writeResults(file: string, results: ScenarioResult[], failures: FailedScenario[], meta: { runs: number; filters: string[] }): void {
-  const cpu = os.cpus()[0];
+export interface RunContext {
+  command: string;
+  serviceCommand: string;
+  sqliteSynchronous: string;
+  runs: number | 'per scenario';
+  filters: string[];
+  minutes: number;
+}
+
+export function machine() {
+  const cpus = os.cpus();
+  return { cores: cpus.length, cpu: cpus[0]?.model.trim() ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.arch()}`, memoryGb: Math.round(os.totalmem() / 1024 ** 3) };
+}
+
+/** The heading of the report: what ran, on what, how. */
+export function renderHeading(context: RunContext): string {
+  const m = machine();
+  return (
+    `Store Operations Service benchmarks — ${m.cores} cores (${m.cpu}), node ${m.node}, ${m.platform}, sqlite synchronous=${context.sqliteSynchronous}\n` +
+    `command: ${context.command}; service under test: ${context.serviceCommand}; ${context.minutes.toFixed(1)} min`
+  );
+}
+
+/** bench/results/latest.json: pretty-printed, stable key order, every run's figures, so a commit diff reads well. */
+export function writeResults(file: string, results: ScenarioResult[], failures: FailedScenario[], context: RunContext): void {
   const document = {
     date: new Date().toISOString(),
-    node: process.version,
-    platform: `${os.platform()} ${os.arch()}`,
-    cpus: `${os.cpus().length} × ${cpu?.model.trim() ?? 'unknown'}`,
+    machine: machine(),
     dialect: 'sqlite',
-    runs: meta.runs,
-    filters: meta.filters,
+    ...context,
     scenarios: results,
     failures,
   };

@@ -41,6 +41,14 @@ export interface ResultSpec {
   /** What `value` is (e.g. "app") and what `baseline` is (e.g. "bare fastify"). */
   valueLabel: string;
   baselineLabel: string;
+  /**
+   * What the baseline is, for the sanity rules (lib/sanity.ts): a floor of the same work
+   * (`canned-bytes` bare route, `sql-floor` hand-written query route, `raw-driver` writes,
+   * `plain-query` reads) must come out faster than the service; `service` compares the
+   * service with itself (a re-send with the first import, movements with plain entries)
+   * and has no such rule.
+   */
+  baselineKind: 'canned-bytes' | 'sql-floor' | 'raw-driver' | 'plain-query' | 'service';
   target: Target;
 }
 
@@ -51,12 +59,19 @@ export interface Scenario extends ResultSpec {
    * Every sample must then carry `companions[name]` for each of them.
    */
   companions?: ResultSpec[];
+  /** Runs when --runs is not given: 3 rounds for throughput pairs (10 s each), 5 for the rest. */
+  defaultRuns: number;
   /** Seeds data, starts servers. Not timed. */
   prepare(): Promise<Session>;
 }
 
 export function meetsTarget(ratio: number, target: Target): boolean {
   return target.comparison === '<=' ? ratio <= target.ratio : ratio >= target.ratio;
+}
+
+/** Whether higher or lower figures are better, from the direction of the target. */
+export function betterOf(spec: ResultSpec): 'higher' | 'lower' {
+  return spec.target.comparison === '>=' ? 'higher' : 'lower';
 }
 
 /** The scenario's own result and its companions, in report order. */

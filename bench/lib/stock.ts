@@ -1,15 +1,13 @@
 /**
  * Stock test data for the stock scenarios: one store with products, locations and reason
  * codes (master data, seeded through the API), stock log entries as handhelds and the ERP
- * send them (interface §4.8), and posting them through the API. Stock itself only ever
- * enters through the app's ledger, except where a scenario says otherwise.
+ * send them (interface §4.8), and posting them to the service over HTTP. Stock itself only
+ * ever enters through the service's ledger, except where a scenario says otherwise.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { API, expectStatus, startBenchApp, tempDir, type BenchApp } from './app.js';
+import { postOk, timedPost } from './client.js';
 import { storeInput, type Picker } from './data.js';
 import type { Resources } from './resources.js';
-import { timed } from './stats.js';
+import { API, startService, type Service } from './service.js';
 
 export const STOCK_STORE = 'S00001';
 export const STOCK_LOGS_PATH = `${API}/stores/${STOCK_STORE}/products/stock/storeproductlogs`;
@@ -40,6 +38,13 @@ const reasonCode = (code: number, description: string, type: number, flags: { is
   is_store: true,
 });
 
+const STOCK_REASON_CODES = [
+  reasonCode(REASON.loss, 'Damaged', 1, { is_loss: true }),
+  reasonCode(REASON.gain, 'Found', 7, { is_gain: true }),
+  reasonCode(REASON.plain, 'Correction', 6),
+  reasonCode(REASON.movement, 'Replenish shelf', 3),
+];
+
 const CATEGORIES = ['FRESH', 'FROZEN', 'DAIRY', 'BAKERY', 'DRY', 'NONFOOD'];
 
 export const productNumber = (index: number) => `P${String(index + 1).padStart(7, '0')}`;
@@ -63,75 +68,31 @@ export function stockProductInput(index: number): Record<string, unknown> {
   };
 }
 
-async function postOk(bench: BenchApp, url: string, body: unknown, what: string): Promise<void> {
-  expectStatus(await bench.inject('POST', url, JSON.stringify(body)), 200, what);
-}
-
-/** The store, `productCount` products, the locations and reason codes, through the API. */
-export async function seedStockMasterData(bench: BenchApp, productCount: number): Promise<void> {
-  await postOk(bench, `${API}/stores`, { stores: [storeInput(0)] }, 'seeding the store');
+/** The store, `productCount` products, the locations and reason codes, through the service's HTTP API. */
+export async function seedStockMasterData(baseUrl: string, productCount: number): Promise<void> {
+  await postOk(baseUrl, `${API}/stores`, { stores: [storeInput(0)] }, 'seeding the store');
   for (let from = 0; from < productCount; from += 10_000) {
     const products = Array.from({ length: Math.min(10_000, productCount - from) }, (_, i) => stockProductInput(from + i));
-    await postOk(bench, `${API}/products`, { products }, `seeding products ${from + 1}–${from + products.length}`);
+    await postOk(baseUrl, `${API}/products`, { products }, `seeding products ${from + 1}–${from + products.length}`);
   }
-  await postOk(bench, `${API}/stores/${STOCK_STORE}/locations`, { locations: STOCK_LOCATIONS }, 'seeding locations');
-  const reasonCodes = [
-    reasonCode(REASON.loss, 'Damaged', 1, { is_loss: true }),
-    reasonCode(REASON.gain, 'Found', 7, { is_gain: true }),
-    reasonCode(REASON.plain, 'Correction', 6),
-    reasonCode(REASON.movement, 'Replenish shelf', 3),
-  ];
-  await postOk(bench, `${API}/reasoncodes`, { reason_codes: reasonCodes }, 'seeding reason codes');
+  await postOk(baseUrl, `${API}/stores/${STOCK_STORE}/locations`, { locations: STOCK_LOCATIONS }, 'seeding locations');
+  await postOk(baseUrl, `${API}/reasoncodes`, { reason_codes: STOCK_REASON_CODES }, 'seeding reason codes');
 }
 
-/**
- * A migrated, seeded database (store, products, locations, reason codes) built once per
- * process for each catalogue size and copied by every scenario that starts from it, so
- * the master data is seeded (untimed) once, not once per scenario.
- */
-const fixtures = new Map<number, Promise<string>>();
-let fixtureDir: { dir: string; remove: () => void } | undefined;
-
-function stockFixture(productCount: number): Promise<string> {
-  let fixture = fixtures.get(productCount);
-  if (fixture === undefined) {
-    fixture = (async () => {
-      if (fixtureDir === undefined) {
-        const made = tempDir('stock-fixtures');
-        fixtureDir = made;
-        process.once('exit', () => made.remove());
-      }
-      const name = `master-${productCount}`;
-      const bench = await startBenchApp(fixtureDir.dir, name);
-      try {
-        await seedStockMasterData(bench, productCount);
-      } catch (error) {
-        await bench.close();
-        throw error;
-      }
-      const file = path.join(fixtureDir.dir, `${name}.fixture.sqlite`);
-      await bench.stop();
-      fs.copyFileSync(bench.file, file);
-      await bench.close();
-      return file;
-    })();
-    fixture.catch(() => fixtures.delete(productCount));
-    fixtures.set(productCount, fixture);
-  }
-  return fixture;
+/** The service on a fresh file in `dir`, seeded with the stock store's master data; stopped with the scenario's resources. */
+export async function startStockService(resources: Resources, dir: string, productCount: number): Promise<Service> {
+  const service = resources.add(await startService(dir, 'service'), (s) => s.stop());
+  await seedStockMasterData(service.baseUrl, productCount);
+  return service;
 }
 
-/** A copy of the seeded master data in `dir`, as a file of its own (e.g. for a raw baseline). */
-export async function copyStockFixture(productCount: number, dir: string, name: string): Promise<string> {
-  const file = path.join(dir, `${name}.sqlite`);
-  fs.copyFileSync(await stockFixture(productCount), file);
-  return file;
-}
-
-/** The app on a copy of the seeded master data, released with the scenario's resources. */
-export async function startStockApp(resources: Resources, productCount: number, dir: string, name: string): Promise<BenchApp> {
-  await copyStockFixture(productCount, dir, name);
-  return resources.add(await startBenchApp(dir, name), (b) => b.close());
+/** What the raw stock baseline needs to know of the master data, as a raw importer would cache it. */
+export function stockMasterForRawWriter() {
+  return {
+    storeNumber: STOCK_STORE,
+    reasons: Object.fromEntries(STOCK_REASON_CODES.map((r) => [String(r.reason_code), { isLoss: r.is_loss, isGain: r.is_gain }])),
+    defaultPools: Object.fromEntries(STOCK_LOCATIONS.map((l) => [l.location_code, 'default_stock_pool' in l ? l.default_stock_pool : null])),
+  };
 }
 
 /** One stock log entry as posted (interface §4.8). */
@@ -187,14 +148,9 @@ export function stockEntries(p: Picker, clock: StockClock, count: number, produc
   });
 }
 
-/** POSTs entries (body serialised outside the timing); checks that every entry was applied. */
-export async function timedStockPost(bench: BenchApp, body: string, count: number): Promise<number> {
-  const { ms, result } = await timed(() => bench.inject('POST', STOCK_LOGS_PATH, body));
-  expectStatus(result, 200, `POST ${count} stock log entries`);
-  const { message, data } = result.json() as { message: string; data: number[] };
-  const expected = `created ${count}: applied ${count}, pending review 0`;
-  if (message !== expected || data.length !== count) throw new Error(`POST ${count} stock log entries answered "${message}", expected "${expected}"`);
-  return ms;
+/** POSTs entries (body serialised outside the timing) over HTTP; checks that every entry was applied. */
+export function timedStockPost(baseUrl: string, body: string, count: number): Promise<number> {
+  return timedPost(baseUrl, STOCK_LOGS_PATH, body, `created ${count}: applied ${count}, pending review 0`);
 }
 
 export function stockBody(entries: readonly StockEntry[]): string {

@@ -1,7 +1,8 @@
-import { API, expectStatus, startBenchApp, tempDir, type BenchApp } from '../lib/app.js';
-import { profileOnce } from '../lib/profile.js';
+import { call, expectStatus, postOk } from '../lib/client.js';
+import { tempDir } from '../lib/processes.js';
 import { Resources } from '../lib/resources.js';
 import type { Scenario } from '../lib/scenario.js';
+import { API, startService, type Service } from '../lib/service.js';
 import { timed } from '../lib/stats.js';
 
 const NAME = 'counting.external.20k';
@@ -22,12 +23,8 @@ const countingMoment = (run: number, side: 0 | 1) => new Date(BASE + (2 * run + 
 const barcode = (i: number) => `870${String(i).padStart(9, '0')}`;
 const trayBarcode = (i: number) => `876${String(i).padStart(9, '0')}`;
 
-async function seed(bench: BenchApp): Promise<void> {
-  expectStatus(
-    await bench.inject('POST', `${API}/stores`, JSON.stringify({ stores: [{ store_number: STORE, store_name: 'Counted', is_active: true, is_active_data_exchange: true, is_warehouse: false }] })),
-    200,
-    'seed store',
-  );
+async function seed(baseUrl: string): Promise<void> {
+  await postOk(baseUrl, `${API}/stores`, { stores: [{ store_number: STORE, store_name: 'Counted', is_active: true, is_active_data_exchange: true, is_warehouse: false }] }, 'seed store');
   for (let from = 0; from < PRODUCTS; from += 9_000) {
     const products = Array.from({ length: Math.min(9_000, PRODUCTS - from) }, (_, k) => {
       const i = from + k;
@@ -41,7 +38,7 @@ async function seed(bench: BenchApp): Promise<void> {
         units: [{ unit_barcode: trayBarcode(i), unit_name: 'tray', unit_quantity: 6 }],
       };
     });
-    expectStatus(await bench.inject('POST', `${API}/products`, JSON.stringify({ products })), 200, 'seed products');
+    await postOk(baseUrl, `${API}/products`, { products }, 'seed products');
   }
 }
 
@@ -70,14 +67,14 @@ function directCountsBodies(moment: string): string[] {
   return bodies;
 }
 
-/** Peak resident memory while `work` runs, sampled every 5 ms. */
-async function withPeakRss<T>(work: () => Promise<T>): Promise<{ result: T; peakRssMb: number }> {
-  let peak = process.memoryUsage().rss;
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+/** Peak resident memory of the service process while `work` runs, sampled every 5 ms from /proc. */
+async function withPeakRss<T>(service: Service, work: () => Promise<T>): Promise<{ result: T; peakRssMb: number }> {
+  let peak = service.rssMb();
+  const timer = setInterval(() => (peak = Math.max(peak, service.rssMb())), 5);
   try {
     const result = await work();
-    peak = Math.max(peak, process.memoryUsage().rss);
-    return { result, peakRssMb: peak / 1024 / 1024 };
+    peak = Math.max(peak, service.rssMb());
+    return { result, peakRssMb: peak };
   } finally {
     clearInterval(timer);
   }
@@ -89,29 +86,29 @@ export const externalCounting: Scenario = {
   description:
     'POST /externalcountinglines with 20,000 lines (10% unit barcodes, 1% unknown) in one request, vs the same per-product counts ' +
     'posted already resolved to POST …/storeproductlogs?is_counted_quantity=true (one count per product, two requests of ≤ 10,000); ' +
-    'app.inject, same app and database, every count later than the ones before; lines/s and peak RSS reported',
+    'over HTTP, same service and database, every count later than the ones before; lines/s and the service process\'s peak RSS during the request reported',
   unit: 'ms',
   valueLabel: 'external counting',
   baselineLabel: 'resolved counts via storeproductlogs',
+  baselineKind: 'service',
+  defaultRuns: 5,
   target: { ratio: 2, comparison: '<=', description: 'resolving 20,000 scans costs at most 2 × posting the resolved counts' },
 
   prepare: () =>
     new Resources().preparing(async (resources) => {
       const temp = resources.add(tempDir('external-counting'), (t) => t.remove());
-      const bench = resources.add(await startBenchApp(temp.dir, 'counting'), (b) => b.close());
-      await seed(bench);
+      const service = resources.add(await startService(temp.dir, 'service'), (s) => s.stop());
+      await seed(service.baseUrl);
       const external = async (run: number, moment: string) => {
         const body = countingBody(run, moment);
-        const { result, peakRssMb } = await withPeakRss(() =>
-          profileOnce(NAME, () => timed(() => bench.inject('POST', `${API}/externalcountinglines`, body))),
-        );
+        const { result, peakRssMb } = await withPeakRss(service, () => timed(() => call(service.baseUrl, 'POST', `${API}/externalcountinglines`, body)));
         expectStatus(result.result, 200, 'POST /externalcountinglines');
         return { ms: result.ms, peakRssMb };
       };
       const resolved = async (moment: string) => {
         let ms = 0;
         for (const body of directCountsBodies(moment)) {
-          const posted = await timed(() => bench.inject('POST', `${API}/stores/${STORE}/products/stock/storeproductlogs?is_counted_quantity=true`, body));
+          const posted = await timed(() => call(service.baseUrl, 'POST', `${API}/stores/${STORE}/products/stock/storeproductlogs?is_counted_quantity=true`, body));
           expectStatus(posted.result, 200, 'POST storeproductlogs (counts)');
           ms += posted.ms;
         }
@@ -127,7 +124,7 @@ export const externalCounting: Scenario = {
           return {
             value: counted.ms,
             baseline,
-            extra: { 'lines/s': Math.round(LINES / (counted.ms / 1000)), 'peak RSS MB': Math.round(counted.peakRssMb) },
+            extra: { 'lines/s': Math.round(LINES / (counted.ms / 1000)), 'service RSS peak during request MB': Math.round(counted.peakRssMb), 'service peak RSS MB': service.peakRssMb() },
           };
         },
         close: () => resources.release(),

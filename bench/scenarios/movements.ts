@@ -1,10 +1,10 @@
-import { API, expectStatus, tempDir, type BenchApp } from '../lib/app.js';
+import { timedPost } from '../lib/client.js';
 import { picker, type Picker } from '../lib/data.js';
-import { profileOnce } from '../lib/profile.js';
+import { tempDir } from '../lib/processes.js';
 import { Resources } from '../lib/resources.js';
 import type { Scenario } from '../lib/scenario.js';
-import { timed } from '../lib/stats.js';
-import { STOCK_LOCATIONS, STOCK_STORE, StockClock, productNumber, startStockApp, stockBody, timedStockPost, type StockEntry } from '../lib/stock.js';
+import { API } from '../lib/service.js';
+import { STOCK_LOCATIONS, STOCK_STORE, StockClock, productNumber, startStockService, stockBody, timedStockPost, type StockEntry } from '../lib/stock.js';
 
 const NAME = 'movement.post500';
 const MOVES = 500;
@@ -32,28 +32,24 @@ function nextMoves(p: Picker): Move[] {
   });
 }
 
-async function timedMovement(bench: BenchApp, moves: readonly Move[]): Promise<number> {
+function timedMovement(baseUrl: string, moves: readonly Move[]): Promise<number> {
   const body = JSON.stringify({
     body: moves.map((m) => ({ product_number: m.product_number, quantity: 1, from_location: { location_code: m.from }, to_location: { location_code: m.to } })),
   });
-  const { ms, result } = await timed(() => bench.inject('POST', `${MOVEMENT_PATH}?AppUserName=anna`, body));
-  expectStatus(result, 200, `POST ${moves.length} moves`);
-  const message = (result.json() as { message: string }).message;
-  if (message !== `moved ${moves.length}`) throw new Error(`POST ${moves.length} moves answered "${message}"`);
-  return ms;
+  return timedPost(baseUrl, `${MOVEMENT_PATH}?AppUserName=anna`, body, `moved ${moves.length}`);
 }
 
 /**
  * The same stock change as plain entries: -1 at the source and +1 at the target per move,
  * stamped now (a movement books at server time), so neither side books a late entry.
  */
-async function timedEntries(bench: BenchApp, moves: readonly Move[]): Promise<number> {
+function timedEntries(baseUrl: string, moves: readonly Move[]): Promise<number> {
   const at = new Date().toISOString();
   const entries = moves.flatMap((m): StockEntry[] => [
     { product_number: m.product_number, quantity: -1, customer_order_line_number: 0, modification_datetime: at, location_code: m.from, app_user_name: 'anna' },
     { product_number: m.product_number, quantity: 1, customer_order_line_number: 0, modification_datetime: at, location_code: m.to, app_user_name: 'anna' },
   ]);
-  return timedStockPost(bench, stockBody(entries), entries.length);
+  return timedStockPost(baseUrl, stockBody(entries), entries.length);
 }
 
 /** Issue 6: a movement batch costs at most twice its ledger entries posted directly. */
@@ -61,17 +57,19 @@ export const movementPost: Scenario = {
   name: NAME,
   description:
     `POST ${API}/stores/{s}/storeproductlocation/movement with ${MOVES} moves (1 unit of a product between two locations each, sources stocked ` +
-    `beforehand; app.inject) against POST …/storeproductlogs with the same ${MOVES * 2} ledger entries (-1 at the source, +1 at the target), ` +
-    `same app and database, same run; ${POSTS_PER_RUN} requests per side per run`,
+    `beforehand; over HTTP) against POST …/storeproductlogs with the same ${MOVES * 2} ledger entries (-1 at the source, +1 at the target), ` +
+    `same service and database, same run; ${POSTS_PER_RUN} requests per side per run`,
   unit: 'ms',
   valueLabel: 'movement',
   baselineLabel: `${MOVES * 2} log entries`,
+  baselineKind: 'service',
+  defaultRuns: 5,
   target: { ratio: 2, comparison: '<=', description: `${MOVES} moves ≤ 2 × posting the same ${MOVES * 2} ledger entries directly` },
 
   prepare: () =>
     new Resources().preparing(async (resources) => {
       const temp = resources.add(tempDir('movement'), (t) => t.remove());
-      const bench = await startStockApp(resources, PRODUCTS, temp.dir, 'app');
+      const service = await startStockService(resources, temp.dir, PRODUCTS);
       const seedPicker = picker(17);
       const clock = new StockClock();
       const stock = Array.from({ length: STOCKED }, (_, index): StockEntry[] =>
@@ -83,23 +81,23 @@ export const movementPost: Scenario = {
           location_code,
         })),
       ).flat();
-      await timedStockPost(bench, stockBody(stock), stock.length);
+      await timedStockPost(service.baseUrl, stockBody(stock), stock.length);
 
       const p = picker(19);
       // Untimed warm-up of both paths.
-      await timedMovement(bench, nextMoves(p));
-      await timedEntries(bench, nextMoves(p));
+      await timedMovement(service.baseUrl, nextMoves(p));
+      await timedEntries(service.baseUrl, nextMoves(p));
       return {
         async measure(run) {
           let value = 0;
           let baseline = 0;
           for (let i = 0; i < POSTS_PER_RUN; i++) {
             // Alternate who goes first, so a drift in machine speed favours neither side.
-            if ((run + i) % 2 === 1) baseline += await timedEntries(bench, nextMoves(p));
-            value += await profileOnce(NAME, () => timedMovement(bench, nextMoves(p)));
-            if ((run + i) % 2 === 0) baseline += await timedEntries(bench, nextMoves(p));
+            if ((run + i) % 2 === 1) baseline += await timedEntries(service.baseUrl, nextMoves(p));
+            value += await timedMovement(service.baseUrl, nextMoves(p));
+            if ((run + i) % 2 === 0) baseline += await timedEntries(service.baseUrl, nextMoves(p));
           }
-          return { value: value / POSTS_PER_RUN, baseline: baseline / POSTS_PER_RUN };
+          return { value: value / POSTS_PER_RUN, baseline: baseline / POSTS_PER_RUN, extra: { 'service peak RSS MB': service.peakRssMb() } };
         },
         close: () => resources.release(),
       };

@@ -1,11 +1,12 @@
-import { createHash } from 'node:crypto';
-import { API, expectStatus, startBenchApp, tempDir } from '../lib/app.js';
+import { columnsOfRecords, productBarcodesTable, productsTable } from '../baselines/plain-tables.js';
+import { postOk } from '../lib/client.js';
 import { picker } from '../lib/data.js';
-import { compareThroughput } from '../lib/http.js';
 import { prepareImportVsRaw } from '../lib/import-session.js';
-import { columnsOf, openRawSqlite } from '../lib/raw-sqlite.js';
+import { tempDir } from '../lib/processes.js';
 import { Resources } from '../lib/resources.js';
 import type { Scenario } from '../lib/scenario.js';
+import { API, startService } from '../lib/service.js';
+import { cannedBytesSession } from '../lib/throughput.js';
 
 export const IMPORT_PRODUCTS = 10_000;
 const PATH = `${API}/products`;
@@ -86,79 +87,6 @@ function importBody(count = IMPORT_PRODUCTS): { inputs: Input[]; body: string } 
   return { inputs: JSON.parse(body).products, body };
 }
 
-
-
-const JSON_COLUMNS = ['attention_code', 'countries_allowed', 'countries_not_allowed', 'promo_stores_allowed', 'promo_stores_not_allowed', 'stores_allowed', 'stores_not_allowed'];
-const BOOLEAN_COLUMNS = ['allow_decimal', 'is_active', 'is_adr', 'is_edit_min_max', 'is_edit_replenishment', 'is_expiration', 'is_markdown_allowed', 'is_order_manually', 'is_ordering', 'is_promotion', 'is_reset_store_stock', 'is_set', 'is_stock', 'is_store_product', 'is_template', 'is_theft'];
-const QUANTITY_COLUMNS = ['ioq', 'moq', 'purchase_unit_quantity', 'smallest_quantity'];
-const MONEY_COLUMNS = ['price', 'promotion_price', 'purchase_price'];
-
-/**
- * The baseline's own input → rows conversion, the least a raw importer must do: flags to
- * 0/1, scaled integers, nested arrays to JSON text, a content hash, a read document,
- * audit columns, and one look-up row per barcode.
- */
-function toRawRows(input: Input, columns: string[], now: number): { product: Record<string, unknown>; barcodes: Array<[string, string, number]> } {
-  const product: Record<string, unknown> = {};
-  for (const column of columns) product[column] = input[column] ?? null;
-  product.is_counted = input.is_counted ? 1 : 0;
-  product.carrier_item_quantity = Math.round(input.carrier_item_quantity * 1000);
-  for (const column of BOOLEAN_COLUMNS) product[column] = input[column] === undefined ? null : input[column] ? 1 : 0;
-  for (const column of QUANTITY_COLUMNS) product[column] = input[column] === undefined ? null : Math.round(input[column] * 1000);
-  for (const column of MONEY_COLUMNS) product[column] = input[column] === undefined ? null : Math.round(input[column] * 10000);
-  for (const column of JSON_COLUMNS) product[column] = JSON.stringify(input[column] ?? []);
-  product.barcodes_array = JSON.stringify((input.barcodes_array ?? []).map((b: Input) => b.barcode));
-  product.free_fields = JSON.stringify((input.free_fields ?? []).map((f: Input) => [f.sort_order, f.key ?? null, f.value ?? null]));
-  product.set_products = '[]';
-  product.shelf_labels = '[]';
-  product.units = JSON.stringify((input.units ?? []).map((u: Input) => [u.unit_barcode, u.unit_name, Math.round(u.unit_quantity * 1000)]));
-  product.old_price = null;
-  product.content_hash = createHash('sha1').update(JSON.stringify(product)).digest('base64url');
-  // The app stores its read shape with the row; the cheapest equivalent is the input itself.
-  product.read_document = JSON.stringify(input);
-  product.created_on = now;
-  product.updated_on = now;
-  product.created_by = 'bench';
-  product.modified_by = 'bench';
-  product.deleted_on = null;
-  const barcodes: Array<[string, string, number]> = [
-    [input.barcode, 'product', 1000],
-    ...(input.barcodes_array ?? []).map((b: Input): [string, string, number] => [b.barcode, 'array', 1000]),
-    ...(input.units ?? []).map((u: Input): [string, string, number] => [u.unit_barcode, 'unit', Math.round(u.unit_quantity * 1000)]),
-  ];
-  return { product, barcodes };
-}
-
-/**
- * Baseline: the same input objects converted and inserted with better-sqlite3 prepared
- * statements (product rows, then their barcode rows) in one transaction, into a fresh
- * file holding the app's own `products` and `product_barcodes` DDL, same pragmas.
- */
-function rawImport(dir: string, name: string, ddl: string[], inputs: Input[]): number {
-  const database = openRawSqlite(dir, name);
-  try {
-    for (const statement of ddl) database.exec(statement);
-    const columns = columnsOf(database, 'products').filter((c) => c !== 'id');
-    const insertProduct = database.prepare(`insert into products (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`);
-    const insertBarcode = database.prepare('insert into product_barcodes (barcode, product_id, kind, unit_quantity) values (?, ?, ?, ?)');
-    const insertAll = database.transaction((rows: Array<ReturnType<typeof toRawRows>>) => {
-      for (const { product, barcodes } of rows) {
-        const id = insertProduct.run(product).lastInsertRowid;
-        for (const [barcode, kind, quantity] of barcodes) insertBarcode.run(barcode, id, kind, quantity);
-      }
-    });
-    const start = process.hrtime.bigint();
-    const now = Date.now();
-    insertAll(inputs.map((input) => toRawRows(input, columns, now)));
-    const ms = Number(process.hrtime.bigint() - start) / 1e6;
-    const count = (database.prepare('select count(*) as n from product_barcodes').get() as { n: number }).n;
-    if (count !== inputs.length * 5) throw new Error(`raw baseline stored ${count} barcodes, expected ${inputs.length * 5}`);
-    return ms;
-  } finally {
-    database.close();
-  }
-}
-
 const IMPORT = 'products.import.10k';
 const RESEND = 'products.import.10k.resend';
 const WARMUP_PRODUCTS = 1_000;
@@ -171,18 +99,25 @@ const WARMUP_PRODUCTS = 1_000;
  */
 export const productsImport: Scenario = {
   name: IMPORT,
-  description: `POST ${PATH} with ${IMPORT_PRODUCTS} new full products (5 barcodes, 2 units, 4 free fields each; app.inject, fresh database each run) against raw better-sqlite3 inserts of the same product and barcode rows in one transaction`,
+  description:
+    `POST ${PATH} with ${IMPORT_PRODUCTS} new full products (5 barcodes, 2 units, 4 free fields each) over HTTP to a service started fresh ` +
+    '(npm start, new file) for each run, against the raw writer process (JSON.parse of the same body text, better-sqlite3 prepared inserts in ' +
+    'one transaction into plain tables: products with integer primary key + unique product_number, one column per field, nested arrays as JSON ' +
+    'text; product_barcodes with integer primary key + unique barcode, one row per barcode; same synchronous mode)',
   unit: 'ms',
-  valueLabel: 'app',
-  baselineLabel: 'raw better-sqlite3',
-  target: { ratio: 3, comparison: '<=', description: `app import time ≤ 3 × raw prepared-statement inserts of the same ${IMPORT_PRODUCTS} products and their barcodes` },
+  valueLabel: 'service',
+  baselineLabel: 'raw better-sqlite3, plain tables',
+  baselineKind: 'raw-driver',
+  defaultRuns: 5,
+  target: { ratio: 3, comparison: '<=', description: `service import time ≤ 3 × raw prepared-statement inserts of the same ${IMPORT_PRODUCTS} products and their barcodes` },
   companions: [
     {
       name: RESEND,
-      description: `POST the identical ${IMPORT_PRODUCTS} full products a second time (nothing changes) against the first import of them, same run, same fresh database, app.inject`,
+      description: `POST the identical ${IMPORT_PRODUCTS} full products a second time (nothing changes) against the first import of them, same run, same service and database`,
       unit: 'ms',
-      valueLabel: 'app re-send',
+      valueLabel: 'service re-send',
       baselineLabel: 'first import',
+      baselineKind: 'service',
       target: { ratio: 0.5, comparison: '<=', description: 'identical re-send ≤ 0.5 × the first import' },
     },
   ],
@@ -190,8 +125,14 @@ export const productsImport: Scenario = {
   prepare: () => {
     const { inputs, body } = importBody();
     return prepareImportVsRaw({
-      label: 'products-import', path: PATH, bodyKey: 'products', tables: ['products', 'product_barcodes'], inputs, body,
-      warmupCount: WARMUP_PRODUCTS, importName: IMPORT, resendName: RESEND, rawImport,
+      label: 'products-import',
+      path: PATH,
+      entity: 'products',
+      inputs,
+      body,
+      tables: [productsTable(columnsOfRecords(inputs, ['product_number'])), productBarcodesTable],
+      warmupCount: WARMUP_PRODUCTS,
+      resendName: RESEND,
     });
   },
 };
@@ -204,31 +145,40 @@ const LIST = 'products.list.20numbers';
 /** GET /products for 20 numbers, with prices and a discount per product to resolve. */
 export const productsList: Scenario = {
   name: LIST,
-  description: `GET ${PATH}?product_number=… (${LIST_NUMBERS} numbers, each with price records and a discount) over HTTP (autocannon) on ${LIST_CATALOGUE} seeded full products, against a bare Fastify route serving the same response bytes`,
+  description:
+    `GET ${PATH}?product_number=… (${LIST_NUMBERS} numbers, each with price records and a discount) on ${LIST_CATALOGUE} full products ` +
+    'seeded over HTTP, against a bare Fastify route (own process) serving the same response bytes',
   unit: 'req/s',
-  valueLabel: 'app',
+  valueLabel: 'service',
   baselineLabel: 'bare fastify, same bytes',
-  target: { ratio: 0.4, comparison: '>=', description: 'app throughput ≥ 0.4 × a bare Fastify route serving the same JSON bytes' },
+  baselineKind: 'canned-bytes',
+  defaultRuns: 3,
+  target: { ratio: 0.4, comparison: '>=', description: 'service throughput ≥ 0.4 × a bare Fastify route serving the same JSON bytes' },
 
   prepare: () =>
     new Resources().preparing(async (resources) => {
       const temp = resources.add(tempDir('products-list'), (t) => t.remove());
-      const bench = resources.add(await startBenchApp(temp.dir, 'app'), (b) => b.close());
+      const service = resources.add(await startService(temp.dir, 'service'), (s) => s.stop());
       const { inputs, body } = importBody(LIST_CATALOGUE);
-      expectStatus(await bench.inject('POST', PATH, body), 200, `seeding ${LIST_CATALOGUE} products`);
+      await postOk(service.baseUrl, PATH, body, `seeding ${LIST_CATALOGUE} products`);
       const numbers = Array.from({ length: LIST_NUMBERS }, (_, i) => inputs[i * 97]!.product_number as string);
       const prices = numbers.flatMap((number, i) => [
         { price_id: `CH-${number}`, product_number: number, price: 9.99, price_type: 1, valid_from: '2020-01-01T00:00:00Z', valid_to: '2100-01-01T00:00:00Z' },
         { price_id: `NL-${number}`, product_number: number, price: (899 + i) / 100, price_type: 1, country_code: 'NL', valid_from: '2024-01-01T00:00:00Z', valid_to: '2100-01-01T00:00:00Z' },
       ]);
-      expectStatus(await bench.inject('POST', `${PATH}/prices`, JSON.stringify({ prices })), 200, 'seeding prices');
+      await postOk(service.baseUrl, `${PATH}/prices`, { prices }, 'seeding prices');
       const discounts = numbers.map((number) => ({ is_delete: false, discount_id: `D-${number}`, product_number: number, price: 7.49 }));
-      expectStatus(await bench.inject('POST', `${PATH}/discountprices`, JSON.stringify({ discounts })), 200, 'seeding discounts');
+      await postOk(service.baseUrl, `${PATH}/discountprices`, { discounts }, 'seeding discounts');
 
-      const query = `?${numbers.map((n) => `product_number=${n}`).join('&')}`;
-      const page = expectStatus(await bench.inject('GET', `${PATH}${query}`), 200, 'reading the products once');
-      const records = (page.json() as { records: Array<{ special_price?: number }> }).records;
-      if (records.length !== LIST_NUMBERS || records.some((r) => r.special_price !== 7.49)) throw new Error('the seeded products do not read back priced');
-      return compareThroughput(resources, { name: LIST, bench, path: PATH, query, bytes: page.rawPayload });
+      return cannedBytesSession(resources, {
+        dir: temp.dir,
+        service,
+        routePath: PATH,
+        query: `?${numbers.map((n) => `product_number=${n}`).join('&')}`,
+        check: (page) => {
+          const records = page.json<{ records: Array<{ special_price?: number }> }>().records;
+          if (records.length !== LIST_NUMBERS || records.some((r) => r.special_price !== 7.49)) throw new Error('the seeded products do not read back priced');
+        },
+      });
     }),
 };

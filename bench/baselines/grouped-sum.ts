@@ -1,0 +1,19 @@
+/**
+ * The baseline of stock.verify.1m, run as a process of its own (as `store-ops verify` is):
+ * open the database file with better-sqlite3 and run ONE plain grouped sum of the ledger by
+ * balance key — the least work that reads every ledger entry and yields every balance.
+ * Prints `{"groups": n, "queryMs": ms}` on stdout.
+ * Usage: grouped-sum.ts <database file>
+ */
+import SqliteDatabase from 'better-sqlite3';
+
+const file = process.argv[2];
+if (file === undefined) throw new Error('usage: grouped-sum.ts <database file>');
+const database = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
+const start = process.hrtime.bigint();
+const groups = database
+  .prepare('select store_id, product_id, location_id, pool, order_key, sum(delta) as total from stock_ledger group by store_id, product_id, location_id, pool, order_key')
+  .all().length;
+const queryMs = Number(process.hrtime.bigint() - start) / 1e6;
+database.close();
+process.stdout.write(`${JSON.stringify({ groups, queryMs })}\n`);

@@ -1,0 +1,69 @@
+/**
+ * The tables the raw write baselines fill: one plain table per entity, with an integer
+ * primary key and the entity's natural unique key where it has one — no other index, no
+ * trigger, no foreign key, no CHECK (ENGINEERING "Measuring"). What the application adds
+ * on top of that (its indexes, triggers, version counters, content hashes, audit columns)
+ * is the application's cost and shows on its side of the ratio.
+ */
+
+export interface PlainTable {
+  name: string;
+  /** The natural unique key (e.g. store_number); empty when the entity has none (a log entry). */
+  naturalKey: readonly string[];
+  /** Every other column, untyped (SQLite stores what it is given). */
+  columns: readonly string[];
+}
+
+const identifier = (name: string) => {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain column name: ${name}`);
+  return name;
+};
+
+export function plainTableDdl(table: PlainTable): string {
+  const columns = [
+    'id integer primary key',
+    ...table.naturalKey.map((column) => `${identifier(column)} not null`),
+    ...table.columns.map(identifier),
+  ];
+  if (table.naturalKey.length > 0) columns.push(`unique (${table.naturalKey.map(identifier).join(', ')})`);
+  return `create table ${identifier(table.name)} (${columns.join(', ')})`;
+}
+
+/** Every column a set of JSON records uses besides the natural key, in first-seen order. */
+export function columnsOfRecords(records: ReadonlyArray<Record<string, unknown>>, naturalKey: readonly string[]): string[] {
+  const seen = new Set<string>();
+  for (const record of records) for (const key of Object.keys(record)) if (!naturalKey.includes(key)) seen.add(key);
+  return [...seen];
+}
+
+/**
+ * A record's value as a plain column holds it: booleans as 0/1 (SQLite has none), nested
+ * arrays and objects as their JSON text, absent as null.
+ */
+export function columnValue(value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return value;
+}
+
+// ---------------------------------------------------------------- the entities of the scenarios
+
+export const storesTable = (columns: readonly string[]): PlainTable => ({ name: 'stores', naturalKey: ['store_number'], columns });
+export const productsTable = (columns: readonly string[]): PlainTable => ({ name: 'products', naturalKey: ['product_number'], columns });
+/** A barcode identifies one product (or one of its units); the app keeps them for look-ups by barcode. */
+export const productBarcodesTable: PlainTable = { name: 'product_barcodes', naturalKey: ['barcode'], columns: ['product_number', 'unit_quantity'] };
+
+/** A posted stock log entry: no natural key (two identical scans are two entries). */
+export const stockEntriesTable: PlainTable = {
+  name: 'stock_entries',
+  naturalKey: [],
+  columns: ['store_number', 'product_number', 'location_code', 'pool', 'reason_code', 'delta', 'modification_at', 'app_user_name', 'reference', 'customer_order_line_number'],
+};
+
+/** A stock level: one per store, product, location ('' when unlocated) and pool. */
+export const stockLevelsTable: PlainTable = {
+  name: 'stock_levels',
+  naturalKey: ['store_number', 'product_number', 'location_code', 'pool'],
+  columns: ['quantity', 'last_at'],
+};

@@ -1,0 +1,150 @@
+/**
+ * The raw write baseline, in a process of its own (forked by lib/raw-writer-client.ts):
+ * better-sqlite3 prepared statements writing the same logical rows as the service into
+ * plain tables (baselines/plain-tables.ts), in one transaction per request, with the same
+ * `synchronous` mode as the service. Each timed operation starts from the request body's
+ * text — JSON.parse is inside the timing, as the service parses the same bytes — and ends
+ * when the transaction has committed.
+ */
+import fs from 'node:fs';
+import SqliteDatabase from 'better-sqlite3';
+import { columnValue, plainTableDdl, type PlainTable } from './plain-tables.js';
+
+export type RawWriterRequest =
+  | { op: 'open'; file: string; synchronous: 'FULL' | 'NORMAL'; tables: PlainTable[] }
+  | { op: 'import'; entity: 'stores' | 'products'; bodyFile: string }
+  | { op: 'stock-master'; storeNumber: string; reasons: Record<string, { isLoss: boolean; isGain: boolean }>; defaultPools: Record<string, number | null> }
+  | { op: 'stock-post'; body: string }
+  | { op: 'close' };
+
+export interface RawWriterAnswer {
+  ms?: number;
+  rows?: number;
+  error?: string;
+}
+
+type Json = Record<string, any>;
+
+let database: SqliteDatabase.Database | undefined;
+let tables = new Map<string, PlainTable>();
+let stockMaster: Extract<RawWriterRequest, { op: 'stock-master' }> | undefined;
+
+function open(request: Extract<RawWriterRequest, { op: 'open' }>): RawWriterAnswer {
+  database?.close();
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${request.file}${suffix}`, { force: true });
+  database = new SqliteDatabase(request.file);
+  // As the service opens its file (src/db/dialect/sqlite.ts): WAL, and the same synchronous mode.
+  database.pragma('journal_mode = WAL');
+  database.pragma(`synchronous = ${request.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+  for (const table of request.tables) database.exec(plainTableDdl(table));
+  tables = new Map(request.tables.map((table) => [table.name, table]));
+  return {};
+}
+
+const opened = () => {
+  if (database === undefined) throw new Error('no database open');
+  return database;
+};
+
+function insertStatement(table: PlainTable) {
+  const columns = [...table.naturalKey, ...table.columns];
+  return opened().prepare(`insert into ${table.name} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+}
+
+const timedMs = (work: () => void) => {
+  const start = process.hrtime.bigint();
+  work();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+};
+
+const count = (table: string) => (opened().prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+
+/** A bulk import: each record one row of its entity's table; products also one row per barcode. */
+function importBody(request: Extract<RawWriterRequest, { op: 'import' }>): RawWriterAnswer {
+  const text = fs.readFileSync(request.bodyFile, 'utf8');
+  const table = tables.get(request.entity)!;
+  const columns = [...table.naturalKey, ...table.columns];
+  const insert = insertStatement(table);
+  const insertBarcode = request.entity === 'products' ? insertStatement(tables.get('product_barcodes')!) : undefined;
+  const write = opened().transaction((records: Json[]) => {
+    for (const record of records) {
+      insert.run(columns.map((column) => columnValue(record[column])));
+      if (insertBarcode === undefined) continue;
+      if (record.barcode !== undefined) insertBarcode.run(record.barcode, record.product_number, 1);
+      for (const alternative of record.barcodes_array ?? []) insertBarcode.run(alternative.barcode, record.product_number, 1);
+      for (const unit of record.units ?? []) insertBarcode.run(unit.unit_barcode, record.product_number, unit.unit_quantity);
+    }
+  });
+  let records: Json[] = [];
+  const ms = timedMs(() => {
+    records = (JSON.parse(text) as Json)[request.entity] as Json[];
+    write.immediate(records);
+  });
+  const rows = count(table.name);
+  if (rows !== records.length) throw new Error(`raw import stored ${rows} ${request.entity}, expected ${records.length}`);
+  return { ms, rows };
+}
+
+/**
+ * Booking stock log entries at the least: per entry its row, and its stock level moved by
+ * the signed quantity (a loss code subtracts, a gain code adds, else the sign as sent; the
+ * pool is the entry's, else the location's default, else 1) — thousandths, epoch ms.
+ */
+function postStock(request: Extract<RawWriterRequest, { op: 'stock-post' }>): RawWriterAnswer {
+  const master = stockMaster;
+  if (master === undefined) throw new Error('stock-post before stock-master');
+  const insertEntry = insertStatement(tables.get('stock_entries')!);
+  const moveLevel = opened().prepare(`
+    insert into stock_levels (store_number, product_number, location_code, pool, quantity, last_at) values (?, ?, ?, ?, ?, ?)
+    on conflict (store_number, product_number, location_code, pool)
+    do update set quantity = quantity + excluded.quantity, last_at = max(last_at, excluded.last_at)`);
+  const book = opened().transaction((entries: Json[]) => {
+    for (const entry of entries) {
+      const reason = entry.reason_code === undefined ? undefined : master.reasons[String(entry.reason_code)];
+      const thousandths = Math.round(entry.quantity * 1000);
+      const delta = reason?.isLoss ? -Math.abs(thousandths) : reason?.isGain ? Math.abs(thousandths) : thousandths;
+      const locationCode: string = entry.location_code ?? '';
+      const pool = entry.pool_location ?? master.defaultPools[locationCode] ?? 1;
+      const at = Date.parse(entry.modification_datetime);
+      insertEntry.run(
+        master.storeNumber, entry.product_number, locationCode, pool, entry.reason_code ?? null, delta, at,
+        entry.app_user_name ?? null, entry.reference ?? null, entry.customer_order_line_number ?? null,
+      );
+      moveLevel.run(master.storeNumber, entry.product_number, locationCode, pool, delta, at);
+    }
+  });
+  let entries: Json[] = [];
+  const ms = timedMs(() => {
+    entries = (JSON.parse(request.body) as Json).storeproductlog as Json[];
+    book.immediate(entries);
+  });
+  return { ms, rows: entries.length };
+}
+
+function handle(request: RawWriterRequest): RawWriterAnswer {
+  switch (request.op) {
+    case 'open':
+      return open(request);
+    case 'import':
+      return importBody(request);
+    case 'stock-master':
+      stockMaster = request;
+      return {};
+    case 'stock-post':
+      return postStock(request);
+    case 'close':
+      database?.close();
+      database = undefined;
+      return {};
+  }
+}
+
+process.on('message', (message: { id: number; request: RawWriterRequest }) => {
+  let answer: RawWriterAnswer;
+  try {
+    answer = handle(message.request);
+  } catch (error) {
+    answer = { error: error instanceof Error ? error.message : String(error) };
+  }
+  process.send!({ id: message.id, ...answer });
+});

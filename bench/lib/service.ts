@@ -1,0 +1,89 @@
+/**
+ * The service under test, started exactly as a user starts it: `npm start` from the
+ * repository root in a process of its own, configured only through the environment
+ * (PRODUCT §2), and talked to over HTTP only.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { loadConfig, type SqliteSynchronous } from '../../src/config.js';
+import { servingDescendant, freePort, killOnExit, outputOf, REPO_ROOT, statusMb, terminate, waitForOk } from './processes.js';
+
+export const API = '/api/v2/public';
+export const BENCH_ADMIN_TOKEN = 'bench-admin-token';
+export const AUTHORIZATION = `Bearer ${BENCH_ADMIN_TOKEN}`;
+/** What the bench reports as the command under test. */
+export const SERVICE_COMMAND = 'npm start';
+
+/**
+ * The environment the bench starts the service with. SQLITE_SYNCHRONOUS is passed through
+ * from the bench's own environment (an operator's choice, PRODUCT §2), so
+ * `SQLITE_SYNCHRONOUS=NORMAL npm run bench` measures that mode on both sides.
+ */
+export function serviceEnvironment(databaseUrl: string, port: number): Record<string, string> {
+  const env: Record<string, string> = {
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '0',
+    STORE_OPS_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+  };
+  if (process.env.SQLITE_SYNCHRONOUS) env.SQLITE_SYNCHRONOUS = process.env.SQLITE_SYNCHRONOUS;
+  return env;
+}
+
+/**
+ * The SQLite `synchronous` mode the service runs with under that environment, read with the
+ * service's own config parser (so the raw baselines can never drift from it); FULL when the
+ * service does not say.
+ */
+export function serviceSynchronous(): SqliteSynchronous {
+  const config = loadConfig({ ...serviceEnvironment('sqlite::memory:', 0) }) as { sqliteSynchronous?: SqliteSynchronous };
+  return config.sqliteSynchronous ?? 'FULL';
+}
+
+export interface Service {
+  baseUrl: string;
+  /** The SQLite file it serves from. */
+  file: string;
+  /** Resident memory of the serving process now, and its peak since it started (MB). */
+  rssMb(): number;
+  peakRssMb(): number;
+  /** SIGTERM (the graceful stop a user's supervisor sends) and wait for the exit. */
+  stop(): Promise<void>;
+}
+
+/** `npm start` on `sqlite:<dir>/<name>.sqlite` (a fresh file unless one is there), ready when /readyz answers 200. */
+export async function startService(dir: string, name: string): Promise<Service> {
+  const file = path.join(dir, `${name}.sqlite`);
+  const port = await freePort();
+  const child = spawn('npm', ['start'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...serviceEnvironment(`sqlite:${file}`, port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: a stop or a crash of the bench can end npm, tsx and the server together.
+    detached: true,
+  });
+  killOnExit(child);
+  const output = outputOf(child);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitForOk(`${baseUrl}/readyz`, child, output);
+  } catch (error) {
+    await terminate(child, 1_000);
+    throw error;
+  }
+  const serverPid = servingDescendant(child.pid!);
+  let lastPeak = 0;
+  const peak = () => (lastPeak = statusMb(serverPid, 'VmHWM') ?? lastPeak);
+  return {
+    baseUrl,
+    file,
+    rssMb: () => statusMb(serverPid, 'VmRSS') ?? 0,
+    peakRssMb: peak,
+    async stop() {
+      peak();
+      await terminate(child, 6_000, serverPid);
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import SqliteDatabase from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import {
+  columnsOfRecords, plainTableDdl, productBarcodesTable, productsTable, stockEntriesTable, stockLevelsTable, storesTable, type PlainTable,
+} from '../../bench/baselines/plain-tables.js';
+import { storeInputs } from '../../bench/lib/data.js';
+import { productInput } from '../../bench/scenarios/products.js';
+
+/** Every plain table a raw write baseline fills, built as the scenarios build them. */
+const stores = storeInputs(50);
+const products = Array.from({ length: 50 }, (_, index) => productInput(index));
+const TABLES: PlainTable[] = [
+  storesTable(columnsOfRecords(stores, ['store_number'])),
+  productsTable(columnsOfRecords(products, ['product_number'])),
+  productBarcodesTable,
+  stockEntriesTable,
+  stockLevelsTable,
+];
+
+describe('plain tables of the raw write baselines', () => {
+  for (const table of TABLES) {
+    it(`${table.name}: an integer primary key and the natural unique key, nothing else`, () => {
+      const database = new SqliteDatabase(':memory:');
+      database.exec(plainTableDdl(table));
+      const columns = database.pragma(`table_info(${table.name})`) as Array<{ name: string; pk: number; notnull: number; dflt_value: unknown }>;
+      expect(columns.filter((c) => c.pk > 0).map((c) => c.name)).toEqual(['id']);
+      expect(columns.filter((c) => c.dflt_value !== null)).toEqual([]);
+      expect(columns.filter((c) => c.notnull === 1).map((c) => c.name).sort()).toEqual([...table.naturalKey].sort());
+
+      const indexes = database.pragma(`index_list(${table.name})`) as Array<{ name: string; unique: number; origin: string }>;
+      if (table.naturalKey.length === 0) {
+        expect(indexes).toEqual([]);
+      } else {
+        expect(indexes.map((i) => [i.unique, i.origin])).toEqual([[1, 'u']]);
+        const keyColumns = (database.pragma(`index_info(${indexes[0]!.name})`) as Array<{ name: string }>).map((c) => c.name);
+        expect(keyColumns).toEqual([...table.naturalKey]);
+      }
+      expect(database.pragma(`foreign_key_list(${table.name})`)).toEqual([]);
+      expect(database.prepare("select name from sqlite_master where type in ('trigger', 'view')").all()).toEqual([]);
+      expect(database.prepare(`select sql from sqlite_master where name = ?`).pluck().get(table.name)).not.toMatch(/check|references|default|collate/i);
+      database.close();
+    });
+  }
+
+  it('hold every field the records carry, the natural key once', () => {
+    const storeColumns = columnsOfRecords(stores, ['store_number']);
+    expect(storeColumns).not.toContain('store_number');
+    expect(storeColumns).toEqual(expect.arrayContaining(['store_name', 'free_fields', 'opening_hours', 'store_printers']));
+    expect(columnsOfRecords(products, ['product_number'])).toEqual(expect.arrayContaining(['product_name', 'barcodes_array', 'units']));
+  });
+});
