@@ -32,8 +32,9 @@ export interface Mismatch {
 
 export const API_PREFIX = '/api/v2/public';
 
-interface JsonSchema {
+export interface JsonSchema {
   type?: string | string[];
+  maxLength?: number;
   properties?: Record<string, JsonSchema>;
   required?: string[];
   items?: JsonSchema;
@@ -191,4 +192,18 @@ export function compareEndpoint(spec: SpecEndpoint, operation: Operation): Misma
     else found.push(...compareType(spec.response, response, 'response', 'response'));
   }
   return found.map((mismatch) => ({ endpoint, ...mismatch }));
+}
+
+/** Every field named `name` in a spec type, with the served schema at the same place. */
+export function findFields(spec: SpecType, served: JsonSchema, name: string, at: string): { at: string; served?: JsonSchema }[] {
+  const branch = alternatives(served).find((s) => s.type !== 'null' && matchesKind(spec, s));
+  if (!branch) return [];
+  if (spec.kind === 'array' && spec.items && branch.items) return findFields(spec.items, branch.items, name, `${at}[]`);
+  if (spec.kind !== 'object' || !spec.fields) return [];
+  return spec.fields.flatMap((field) => {
+    const path = `${at}.${field.name}`;
+    const property = branch.properties?.[field.name];
+    const own = field.name === name ? [{ at: path, served: property }] : [];
+    return property ? [...own, ...findFields(field.type, property, name, path)] : own;
+  });
 }

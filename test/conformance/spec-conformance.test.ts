@@ -9,6 +9,7 @@ import {
   compareEndpoint,
   compareType,
   endpointKey,
+  findFields,
   servedOperations,
   type Mismatch,
   type OpenApiDocument,
@@ -99,6 +100,22 @@ describe('the served contract matches the interface document', () => {
         .map((endpoint) => `${endpoint} ${d.at}: ${d.problem}`),
     );
     expect(unused, 'deviations that no longer occur: remove them').toEqual([]);
+  });
+
+  it('publishes the length limits of §8 on every request field they name', () => {
+    expect(spec.maxLengths.map((l) => l.field)).toEqual(['reason_code_description', 'code_description']);
+    const problems: string[] = [];
+    for (const { field, maxLength } of spec.maxLengths) {
+      const places = spec.endpoints
+        .filter((e) => e.body && operations.has(endpointKey(e.method, e.path)))
+        .flatMap((e) => {
+          const body = operations.get(endpointKey(e.method, e.path))!.requestBody?.content?.['application/json']?.schema;
+          return body ? findFields(e.body!, body, field, `${e.method} ${e.path} body`) : [];
+        });
+      expect(places.length, `${field} appears in a served request body`).toBeGreaterThan(0);
+      for (const place of places) if (place.served?.maxLength !== maxLength) problems.push(`${place.at}: maxLength ${place.served?.maxLength}, §8 says ${maxLength}`);
+    }
+    expect(problems).toEqual([]);
   });
 
   it('matches the shapes PRODUCT decides for added endpoints and "not shown" responses', () => {

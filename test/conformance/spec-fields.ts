@@ -1,4 +1,4 @@
-import { splitTopLevel, stripFinalPeriod, takeGroup } from './spec-text.js';
+import { splitTopLevel, stripFinalPeriod, takeGroup, type Bullet } from './spec-text.js';
 
 /**
  * The interface's types (§1: number, string, boolean, array of X, object, map) and the
@@ -249,4 +249,25 @@ export function parseListQualifier(inside: string | undefined): Partial<FieldDef
     if (qualifier[2]) defaults.type = parseType(qualifier[2]);
   }
   return defaults;
+}
+
+/** Sentences that describe, not define: read and deliberately skipped. Anything else must parse. */
+const PROSE: RegExp[] = [
+  /not shown\.?$/,
+  // §2.10: the category read shape is decided by PRODUCT §6 and checked as an exception.
+  /^Fields of a category record returned by the category list: not shown\./,
+  /^Used by all endpoints marked/,
+  /^Returned by most write endpoints/,
+  /^The products list endpoint uses a different envelope/,
+  // Restated as the response of POST …/storeproductlogs in §4.8, which is what is checked.
+  /^The store-product-log create endpoint returns an Ack variant/,
+  /^`reason_code_type` values \(write side\)/,
+];
+
+export const isProse = (text: string) => PROSE.some((pattern) => pattern.test(text));
+
+/** A bullet of a field list (`- Required: …`, `- free_fields: array of {…}`). */
+export function bulletFields(bullet: Bullet, defaults: FieldDefaults): SpecField[] {
+  if (bullet.children.length > 0) fail('nested bullets in a field list', bullet.text);
+  return parseFieldSentence(bullet.text, defaults);
 }
