@@ -42,17 +42,21 @@ export async function listen(app: FastifyInstance): Promise<RawClient> {
         request.on('error', reject);
         request.end(body);
       }),
-    socket: (text) =>
-      new Promise((resolve) => {
-        const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
-        const chunks: Buffer[] = [];
-        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-        // The server may reset the connection while the client still writes: keep what arrived.
-        socket.on('error', () => undefined);
-        socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      }),
+    socket: (text) => sendRaw(port, text),
     close: () => agent.destroy(),
   };
+}
+
+/** Writes `text` on a fresh connection to `port` and returns everything the server answered until it closed. */
+export function sendRaw(port: number, text: string | Buffer): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // The server may reset the connection while the client still writes: keep what arrived.
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
 }
 
 export interface Envelope {
