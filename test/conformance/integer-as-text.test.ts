@@ -1,4 +1,7 @@
+import { Type } from '@sinclair/typebox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { INTEGER_AS_TEXT, TextId } from '../../src/shared/schemas.js';
+import { createValidatorCompiler } from '../../src/shared/validation.js';
 import { verifyAll } from '../../src/verify.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
@@ -113,3 +116,36 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('the integers-as-text keyword is derived from the field marker alone', () => {
+  const Line = Type.Object({ code: TextId(8), quantity: Type.Number() });
+  const Body = Type.Object({
+    lines: Type.Array(Line),
+    codes: Type.Array(TextId(8)),
+    cleared: Type.Optional(Type.Union([TextId(8), Type.Null()])),
+    note: Type.Optional(Type.String()),
+  });
+
+  it('converts marked fields at any depth (objects, array items, nullable unions) and nothing else', () => {
+    const validate = createValidatorCompiler()({ schema: Body, httpPart: 'body' });
+    const data: Record<string, unknown> = { lines: [{ code: 12, quantity: 3 }], codes: [7, 'A'], cleared: 0, note: 'n' };
+    expect(validate(data)).toBe(true);
+    expect(data).toEqual({ lines: [{ code: '12', quantity: 3 }], codes: ['7', 'A'], cleared: '0', note: 'n' });
+    expect(validate({ lines: [], codes: [], note: 5 })).toBe(false);
+    expect(validate({ lines: [{ code: 'x', quantity: '3' }], codes: [] })).toBe(false);
+  });
+
+  it('leaves the route schema (and so the OpenAPI document) as declared: type string with its marker', () => {
+    const before = JSON.stringify(Body);
+    createValidatorCompiler()({ schema: Body, httpPart: 'body' });
+    expect(JSON.stringify(Body)).toBe(before);
+    expect(Body.properties.codes.items).toMatchObject({ type: 'string', maxLength: 8, [INTEGER_AS_TEXT]: true });
+  });
+
+  it('does not touch query strings, which are text already', () => {
+    const validate = createValidatorCompiler()({ schema: Type.Object({ code: TextId(8) }), httpPart: 'querystring' });
+    const query = { code: '12' };
+    expect(validate(query)).toBe(true);
+    expect(query.code).toBe('12');
+  });
+});
