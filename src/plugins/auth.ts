@@ -3,9 +3,10 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { assertRouteAccess, type AccessRule } from '../shared/access.js';
 import { unauthorized } from '../shared/errors.js';
-import { findTokenByHash, type TokenRow } from '../modules/tokens/repository.js';
+import { findTokenByHash } from '../modules/tokens/repository.js';
 import { hashToken, principalFromRow } from '../modules/tokens/service.js';
 import { hookEachRoute } from './route-hooks.js';
+import type { TokenRow } from '../modules/tokens/rows.js';
 
 export const API_PREFIX = '/api/v2/public';
 

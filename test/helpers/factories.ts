@@ -1,5 +1,23 @@
+import type { Static } from '@sinclair/typebox';
+import type { CategoryInput as CategorySchema } from '../../src/modules/categories/schema.js';
+import type { LocationInput as LocationSchema } from '../../src/modules/locations/schema.js';
+import type { DiscountInput as DiscountSchema } from '../../src/modules/products/discounts/schema.js';
+import type { PriceInput as PriceSchema } from '../../src/modules/products/prices/schema.js';
+import type { ProductInput as ProductSchema } from '../../src/modules/products/schema.js';
+import type { ReasonCodeInput as ReasonCodeSchema } from '../../src/modules/reason-codes/schema.js';
+import type { StoreInput as StoreSchema } from '../../src/modules/stores/schema.js';
+
+/** Records as the module schemas type them: a factory or override a schema would refuse does not compile. */
+type StoreInput = Static<typeof StoreSchema>;
+type CategoryInput = Static<typeof CategorySchema>;
+type ReasonCodeInput = Static<typeof ReasonCodeSchema>;
+type ProductInput = Static<typeof ProductSchema>;
+type PriceInput = Static<typeof PriceSchema>;
+type DiscountInput = Static<typeof DiscountSchema>;
+type LocationInput = Static<typeof LocationSchema>;
+
 /** Minimal valid records; tests spread overrides over them. */
-export function storeInput(storeNumber: string, overrides: Record<string, unknown> = {}) {
+export function storeInput(storeNumber: string, overrides: Partial<StoreInput> = {}): StoreInput {
   return {
     store_number: storeNumber,
     store_name: `Store ${storeNumber}`,
@@ -10,7 +28,7 @@ export function storeInput(storeNumber: string, overrides: Record<string, unknow
   };
 }
 
-export function categoryInput(categoryCode: string, overrides: Record<string, unknown> = {}) {
+export function categoryInput(categoryCode: string, overrides: Partial<CategoryInput> = {}): CategoryInput {
   return {
     category_code: categoryCode,
     category_name: `Category ${categoryCode}`,
@@ -21,7 +39,7 @@ export function categoryInput(categoryCode: string, overrides: Record<string, un
 }
 
 /** Every field §4.5 requires, as a plain code with no sign, review or flags. */
-export function reasonCodeInput(reasonCode: number, overrides: Record<string, unknown> = {}) {
+export function reasonCodeInput(reasonCode: number, overrides: Partial<ReasonCodeInput> = {}): ReasonCodeInput {
   return {
     reason_code: reasonCode,
     reason_code_description: `Reason ${reasonCode}`,
@@ -56,7 +74,7 @@ export async function restartableDatabaseUrl(dialect: { name: string; freshDatab
 const temporaryDirs = new Set<string>();
 
 /** Every field §4.9 requires of a product. */
-export function productInput(productNumber: string, overrides: Record<string, unknown> = {}) {
+export function productInput(productNumber: string, overrides: Partial<ProductInput> = {}): ProductInput {
   return {
     product_number: productNumber,
     product_name: `Product ${productNumber}`,
@@ -68,7 +86,7 @@ export function productInput(productNumber: string, overrides: Record<string, un
 }
 
 /** A price record of §4.9 valid from 2020 to 2100 unless overridden. */
-export function priceInput(priceId: string, productNumber: string, price: number, overrides: Record<string, unknown> = {}) {
+export function priceInput(priceId: string, productNumber: string, price: number, overrides: Partial<PriceInput> = {}): PriceInput {
   return {
     price_id: priceId,
     product_number: productNumber,
@@ -81,11 +99,17 @@ export function priceInput(priceId: string, productNumber: string, price: number
 }
 
 /** A discount line of §4.9 (not a delete) for a product. */
-export function discountInput(productNumber: string, price: number, overrides: Record<string, unknown> = {}) {
+export function discountInput(productNumber: string, price: number, overrides: Partial<DiscountInput> = {}): DiscountInput {
   return { is_delete: false, product_number: productNumber, price, ...overrides };
 }
 
 /** A location of PRODUCT §5 (Locations) with no tags or default pool unless overridden. */
-export function locationInput(locationCode: string, overrides: Record<string, unknown> = {}) {
+export function locationInput(locationCode: string, overrides: Partial<LocationInput> = {}): LocationInput {
   return { location_code: locationCode, ...overrides };
 }
+
+/**
+ * Overrides the schema's type does not allow, sent on purpose: wrong types and unknown
+ * fields in hostile tests, numbers where an id's type says string in coercion tests.
+ */
+export const unchecked = (overrides: Record<string, unknown>): never => overrides as never;

@@ -5,7 +5,7 @@ import { verifyAll } from '../../src/verify.js';
 import { seedDemoData } from '../../src/seed.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { categoryInput } from '../helpers/factories.js';
+import { categoryInput, unchecked } from '../helpers/factories.js';
 
 type CategoryRead = Record<string, unknown> & { category_code: string; parent_category_code: string; updated_on: string };
 type FieldErrors = Array<{ path: string; message: string }>;
@@ -187,7 +187,7 @@ for (const dialect of DIALECTS) {
     it('refuses an over-long code, bad types and out-of-range offsets, listing every path in one 400', async () => {
       const response = await post([
         {},
-        categoryInput('V-1', { is_markdown: 'yes', expiration_offset: 1.5, receipt_offset: 99_999 }),
+        categoryInput('V-1', unchecked({ is_markdown: 'yes', expiration_offset: 1.5, receipt_offset: 99_999 })),
         categoryInput('x'.repeat(65), { category_name: '' }),
       ]);
       expect(response.statusCode).toBe(400);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findProductsByBarcodes, findProductsByNumbers } from '../../src/modules/products/repository.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { productInput } from '../helpers/factories.js';
+import { productInput, unchecked } from '../helpers/factories.js';
 
 type Json = Record<string, any>;
 
@@ -42,9 +42,9 @@ for (const dialect of DIALECTS) {
 
       it('refuses wrong types, over-long strings and excess decimals without storing anything', async () => {
         const response = await importProducts([
-          productInput('V1', { is_counted: 'yes', carrier_item_quantity: '1' }),
+          productInput('V1', unchecked({ is_counted: 'yes', carrier_item_quantity: '1' })),
           productInput('V2', { product_name: 'x'.repeat(256), price: 1.23456, moq: 1.2345 }),
-          productInput('V3', { units: [{ unit_barcode: 'U', unit_name: 'box', unit_quantity: 0 }], attention_code: 'A' }),
+          productInput('V3', unchecked({ units: [{ unit_barcode: 'U', unit_name: 'box', unit_quantity: 0 }], attention_code: 'A' })),
         ]);
         expect(response.statusCode).toBe(400);
         expect(response.json().code).toBe('VALIDATION_FAILED');

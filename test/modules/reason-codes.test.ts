@@ -4,7 +4,7 @@ import { DEMO_REASON_CODES, seedDemoData } from '../../src/seed.js';
 import { verifyAll } from '../../src/verify.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { reasonCodeInput } from '../helpers/factories.js';
+import { reasonCodeInput, unchecked } from '../helpers/factories.js';
 
 type ReasonCodeRead = Record<string, unknown> & { code: number };
 type FieldErrors = Array<{ path: string; message: string }>;
@@ -124,7 +124,7 @@ for (const dialect of DIALECTS) {
         reasonCodeInput(62, { reason_code_description: 'd'.repeat(251) }),
         reasonCodeInput(63, { code_description: 'c'.repeat(501) }),
         reasonCodeInput(64, { default_review_status: 2 }),
-        reasonCodeInput(65, { is_loss: 'true' }),
+        reasonCodeInput(65, unchecked({ is_loss: 'true' })),
         reasonCodeInput(66, { reason_code_type: 2.5 }),
         reasonCodeInput(-1),
         reasonCodeInput(2_147_483_648),

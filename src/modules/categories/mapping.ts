@@ -2,9 +2,9 @@ import type { Insertable } from 'kysely';
 import type { CategoryTable } from '../../db/schema.js';
 import { formatDateTime } from '../../domain/datetime.js';
 import { contentHash } from '../../shared/bulk.js';
-import type { CategoryRow } from './repository.js';
 import { ROOT_CATEGORY_CODE, type Category, type CategoryInput } from './schema.js';
 import { orNull, orUndefined } from '../../shared/nullable.js';
+import type { CategoryRow } from './rows.js';
 
 type CategoryRecord = Omit<Insertable<CategoryTable>, 'id' | 'created_on' | 'updated_on' | 'created_by' | 'modified_by' | 'deleted_on'>;
 

@@ -1,10 +1,9 @@
-import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { pageOf, type PageSlice } from '../../db/page.js';
-import type { CategoryTable, Database } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
-
-export type CategoryRow = Selectable<CategoryTable>;
+import type { CategoryRow } from './rows.js';
 
 export interface CategoryFilters {
   parentCategoryCode?: string;

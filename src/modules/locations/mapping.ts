@@ -1,11 +1,8 @@
-import type { Selectable } from 'kysely';
-import type { LocationTable } from '../../db/schema.js';
 import { formatDateTime } from '../../domain/datetime.js';
 import { fromQuantity } from '../../domain/decimal.js';
 import { contentHash } from '../../shared/bulk.js';
 import type { Location, LocationInput, LocationProduct, LocationStockEntry } from './schema.js';
-
-export type LocationRow = Selectable<LocationTable>;
+import type { LocatedBalance, LocationProductRow, LocationRow, OrderDetails } from './rows.js';
 
 /** Columns of a location as upsertByKey writes them (store_id is the key's scope). */
 export type LocationRecord = {
@@ -44,24 +41,6 @@ export function toLocationRecord(store: { id: number; store_number: string }, in
 export function poolName(pool: number | null, storePoolNames: ReadonlyArray<string | null>): string | undefined {
   if (pool === null) return undefined;
   return storePoolNames[pool - 1] ?? String(pool);
-}
-
-/** One balance at a location, with the product it is of. */
-export interface LocatedBalance {
-  location_id: number;
-  product_id: number;
-  product_number: string;
-  product_name: string;
-  order_key: string;
-  pool: number;
-  quantity: number;
-}
-
-/** Customer order line details of order-bound stock, from the latest log entry that booked it. */
-export interface OrderDetails {
-  customer_order_line_number: number | null;
-  customer_order_shipment_number: string | null;
-  customer_order_shipment_line_number: number | null;
 }
 
 export const orderDetailsKey = (productId: number, orderKey: string, locationId?: number) =>
@@ -131,18 +110,6 @@ export function toLocation(
     stock,
     tags: JSON.parse(row.tags) as string[],
   };
-}
-
-/** One (product, customer order or none) with stock at the resolved locations. */
-export interface LocationProductRow {
-  id: number;
-  product_id: number;
-  order_key: string;
-  quantity: number;
-  product_number: string;
-  product_name: string;
-  barcode: string | null;
-  image_url: string | null;
 }
 
 export function toLocationProduct(row: LocationProductRow, details: ReadonlyMap<string, OrderDetails>): LocationProduct {

@@ -4,8 +4,8 @@ import { columnIn } from '../../db/in-list.js';
 import { pageOf, type PageSlice } from '../../db/page.js';
 import type { Database, LocationTagTable, ProductTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
-import type { LocatedBalance, LocationProductRow, LocationRow, OrderDetails } from './mapping.js';
 import { orderDetailsKey } from './mapping.js';
+import type { LocatedBalance, LocationProductRow, LocationRow, OrderDetails } from './rows.js';
 
 type Db = Kysely<Database>;
 

@@ -4,7 +4,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { describeCounts, duplicateKeyErrors } from '../../shared/bulk.js';
 import { notFound, validationFailed } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult, type PageWindow } from '../../shared/paging.js';
-import { findLiveStore, type StoreRow } from '../stores/repository.js';
+import { findLiveStore } from '../stores/repository.js';
 import { normaliseTags, toLocation, toLocationProduct, toLocationRecord } from './mapping.js';
 import * as locations from './repository.js';
 import {
@@ -15,6 +15,7 @@ import {
   type LocationProduct,
   type LocationsBody,
 } from './schema.js';
+import type { StoreRow } from '../stores/rows.js';
 
 async function liveStore(ctx: AppContext, storeNumber: string): Promise<StoreRow> {
   const store = await findLiveStore(ctx.db, storeNumber);

@@ -1,7 +1,7 @@
 import type { DbHandle } from '../../db/dialect/types.js';
 import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
 import { contentHash } from '../../shared/bulk.js';
-import type { LocationRow } from './mapping.js';
+import type { LocationRow } from './rows.js';
 
 const BATCH = 5000;
 

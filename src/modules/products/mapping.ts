@@ -1,11 +1,9 @@
-import type { Selectable } from 'kysely';
-import type { Bool, ProductTable } from '../../db/schema.js';
+import type { Bool } from '../../db/schema.js';
 import { fromMoney, fromQuantity, toMoney, toQuantity } from '../../domain/decimal.js';
 import { contentHash } from '../../shared/bulk.js';
 import type { ProductInput, ProductItem } from './schema.js';
 import { orNull, orUndefined } from '../../shared/nullable.js';
-
-export type ProductRow = Selectable<ProductTable>;
+import type { ProductReadRow, ProductRow } from './rows.js';
 
 /** Columns written from input; content_hash covers exactly these, in this order. */
 export type ProductRecord = Omit<
@@ -253,7 +251,6 @@ export function readDocument(row: ProductRecord): string {
 
 /** What a read selects: the stored document and the columns prices are resolved from. */
 export const PRODUCT_READ_COLUMNS = ['id', 'country_code', 'price', 'old_price', 'read_document'] as const satisfies ReadonlyArray<keyof ProductRow>;
-export type ProductReadRow = Pick<ProductRow, (typeof PRODUCT_READ_COLUMNS)[number]>;
 
 /** Row → ProductItem: the stored document plus the prices of the moment (PRODUCT §6). */
 export function toProductItem(row: ProductReadRow, pricing: ProductPricing): ProductItem {

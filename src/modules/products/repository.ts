@@ -2,11 +2,11 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, ProductBarcodeTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import type { BarcodeKind } from './barcodes.js';
-import { PRODUCT_READ_COLUMNS, type ProductReadRow, type ProductRow } from './mapping.js';
+import { PRODUCT_READ_COLUMNS } from './mapping.js';
 import { columnIn, inListChunks } from '../../db/in-list.js';
 import { pageOf, type PageSlice } from '../../db/page.js';
 
-export type { ProductRow } from './mapping.js';
+import type { BookingProductRow, ProductReadRow, ProductRow } from './rows.js';
 
 /** Keys per `in (…)` list: well below the parameter limit of either database. */
 const KEYS_PER_QUERY = 10_000;
@@ -215,16 +215,6 @@ export async function writeDerived(trx: Transaction<Database>, changes: readonly
       .where('id', 'in', batch.map((c) => c.id))
       .execute();
   }
-}
-
-/** What booking a stock entry needs of a product (stock-logs/book.ts BookingProduct). */
-export interface BookingProductRow {
-  id: number;
-  product_number: string;
-  barcode: string | null;
-  price: number | null;
-  purchase_price: number | null;
-  purchase_unit_quantity: number | null;
 }
 
 /**

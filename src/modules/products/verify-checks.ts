@@ -1,6 +1,7 @@
 import type { DbHandle } from '../../db/dialect/types.js';
 import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
-import { parseUnits, productHash, readDocument, type ProductRow } from './mapping.js';
+import { parseUnits, productHash, readDocument } from './mapping.js';
+import type { ProductRow } from './rows.js';
 
 const BATCH = 5000;
 

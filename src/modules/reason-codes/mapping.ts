@@ -1,9 +1,9 @@
 import type { Insertable } from 'kysely';
 import type { ReasonCodeTable } from '../../db/schema.js';
 import { contentHash } from '../../shared/bulk.js';
-import type { ReasonCodeRow } from './repository.js';
 import type { ReasonCode, ReasonCodeInput } from './schema.js';
 import { orNull, orUndefined } from '../../shared/nullable.js';
+import type { ReasonCodeRow } from './rows.js';
 
 type ReasonCodeRecord = Omit<Insertable<ReasonCodeTable>, 'id' | 'created_on' | 'updated_on' | 'created_by' | 'modified_by' | 'deleted_on'>;
 

@@ -1,9 +1,8 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import type { Database, ReasonCodeTable } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import { inListChunks } from '../../db/in-list.js';
-
-export type ReasonCodeRow = Selectable<ReasonCodeTable>;
+import type { ReasonCodeRow } from './rows.js';
 
 export interface ReasonCodeFilters {
   code?: number;

@@ -1,9 +1,10 @@
 import { formatDateTime } from '../../domain/datetime.js';
 import { fromMoney, fromQuantity } from '../../domain/decimal.js';
 import { POOLS } from '../../domain/stock-rules.js';
-import type { AppliedPart, StockLogRow } from './repository.js';
+import type { AppliedPart } from './repository.js';
 import type { StockLog } from './schema.js';
 import { orUndefined } from '../../shared/nullable.js';
+import type { StockLogRow } from './rows.js';
 
 
 /**

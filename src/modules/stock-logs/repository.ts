@@ -1,9 +1,9 @@
-import type { Kysely, Selectable, SelectQueryBuilder, Transaction } from 'kysely';
-import type { Database, StockLogTable } from '../../db/schema.js';
+import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
 import { columnIn, inListChunks } from '../../db/in-list.js';
 import { pageOf, type PageSlice } from '../../db/page.js';
+import type { StockLogRow } from './rows.js';
 
-export type StockLogRow = Selectable<StockLogTable>;
 type Db = Kysely<Database> | Transaction<Database>;
 
 const KEYS_PER_QUERY = 10_000;

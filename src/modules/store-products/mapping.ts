@@ -1,12 +1,10 @@
-import type { Selectable } from 'kysely';
 import type { Bool, StoreProductTable } from '../../db/schema.js';
 import { formatDateTime, requireDateTime } from '../../domain/datetime.js';
 import { toMoney, toQuantity } from '../../domain/decimal.js';
 import { contentHash } from '../../shared/bulk.js';
 import type { FieldError } from '../../shared/validation.js';
 import type { StoreProductInput } from './schema.js';
-
-export type StoreProductRow = Selectable<StoreProductTable>;
+import type { StoreProductRow } from './rows.js';
 
 /**
  * The columns a POST/PUT of interface §4.4 owns. Everything else on the row is bookkeeping

@@ -2,8 +2,9 @@ import { sql, type Insertable, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import type { Database, StoreProductTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
-import { emptyProperties, propertiesHash, type StoreProductRow } from './mapping.js';
+import { emptyProperties, propertiesHash } from './mapping.js';
 import { inListChunks } from '../../db/in-list.js';
+import type { StoreProductRow } from './rows.js';
 
 /** Keys per `in (…)` list: well below the parameter limit of either database. */
 const KEYS_PER_QUERY = 10_000;

@@ -6,17 +6,10 @@ import { describeCounts, duplicateKeyErrors, type UpsertCounts } from '../../sha
 import { notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import { liveProductIds } from '../products/repository.js';
 import { findLiveStore } from '../stores/repository.js';
-import {
-  emptyProperties,
-  keyedArrayErrors,
-  mergeProperties,
-  propertiesHash,
-  propertiesOf,
-  PUT_ONLY_FIELDS,
-  type StoreProductRow,
-} from './mapping.js';
+import { emptyProperties, keyedArrayErrors, mergeProperties, propertiesHash, propertiesOf, PUT_ONLY_FIELDS } from './mapping.js';
 import { lockStoreProducts, writeStoreProducts } from './repository.js';
 import type { StoreProductsBody } from './schema.js';
+import type { StoreProductRow } from './rows.js';
 
 export type StoreProductsMethod = 'POST' | 'PUT';
 

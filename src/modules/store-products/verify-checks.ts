@@ -1,6 +1,7 @@
 import type { DbHandle } from '../../db/dialect/types.js';
 import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
-import { propertiesHash, propertiesOf, type StoreProductRow } from './mapping.js';
+import { propertiesHash, propertiesOf } from './mapping.js';
+import type { StoreProductRow } from './rows.js';
 
 const BATCH = 5000;
 

@@ -2,11 +2,10 @@ import { formatOptionalDateTime } from '../../domain/datetime.js';
 import { fromMoney, fromQuantity } from '../../domain/decimal.js';
 import { POOL_COUNT } from '../../domain/stock-rules.js';
 import { poolName } from '../locations/mapping.js';
-import type { StockListRow, SurroundingRow } from './repository.js';
 import type { SingleProductStock, StoreLocationStock, StoreProductStock, SurroundingStock } from './schema.js';
 import { orUndefined } from '../../shared/nullable.js';
 
-export type { StockListRow, SurroundingRow } from './repository.js';
+import type { StockListRow, SurroundingRow } from './rows.js';
 
 /** What a location line shows of its location (interface §2.5 store location stock entry). */
 export interface LocationInfo {

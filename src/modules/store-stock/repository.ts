@@ -142,8 +142,6 @@ export function pageOfStockList(
   return pageOf(query, 'sp.id', window).execute();
 }
 
-export type StockListRow = Awaited<ReturnType<typeof pageOfStockList>>[number];
-
 /** Newest updated_on of any store product (PRODUCT §3.1 project_last_modified_date). */
 export async function storeProductsLastModified(db: Db): Promise<number | null> {
   const row = await db.selectFrom('store_products').select((eb) => eb.fn.max('updated_on').as('last')).executeTakeFirst();
@@ -336,4 +334,3 @@ export function surroundingBalances(
     .execute();
 }
 
-export type SurroundingRow = Awaited<ReturnType<typeof surroundingBalances>>[number];

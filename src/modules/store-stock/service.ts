@@ -4,7 +4,8 @@ import { visibleStores, type Principal } from '../../shared/access.js';
 import { notFound } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import { effectivePricesInStores } from '../products/prices/effective.js';
-import { parsePoolNames, summarise, toSingleProductStock, toStoreProductStock, toSurroundingStock, type StockListRow } from './mapping.js';
+import { parsePoolNames, summarise, toSingleProductStock, toStoreProductStock, toSurroundingStock } from './mapping.js';
+import type { StockListRow } from './rows.js';
 import * as stock from './repository.js';
 import type { StockSubject } from './repository.js';
 import {

@@ -2,9 +2,9 @@ import type { Insertable } from 'kysely';
 import type { StoreTable } from '../../db/schema.js';
 import { formatOptionalDateTime, requireDateTime } from '../../domain/datetime.js';
 import { contentHash } from '../../shared/bulk.js';
-import type { StoreRow } from './repository.js';
 import type { Store, StoreInput } from './schema.js';
 import { orNull, orUndefined } from '../../shared/nullable.js';
+import type { StoreRow } from './rows.js';
 
 const POOLS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
 

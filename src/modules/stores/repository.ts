@@ -1,10 +1,9 @@
-import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { columnIn } from '../../db/in-list.js';
 import { pageOf, type PageSlice } from '../../db/page.js';
-import type { Database, StoreTable } from '../../db/schema.js';
-
-export type StoreRow = Selectable<StoreTable>;
+import type { Database } from '../../db/schema.js';
+import type { StoreRow } from './rows.js';
 
 export interface StoreFilters {
   isWarehouse?: boolean;

@@ -1,7 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { ApiTokenTable, Database } from '../../db/schema.js';
-
-export type TokenRow = Selectable<ApiTokenTable>;
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { TokenRow } from './rows.js';
 
 export interface NewToken {
   name: string;

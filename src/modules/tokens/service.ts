@@ -4,6 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { ROLES, type Principal, type Role } from '../../shared/access.js';
 import { formatOptionalDateTime } from '../../domain/datetime.js';
 import * as tokens from './repository.js';
+import type { TokenRow } from './rows.js';
 
 /** Name of the token that `STORE_OPS_ADMIN_TOKEN` (or the first start) provides. */
 export const BOOTSTRAP_ADMIN_NAME = 'admin';
@@ -74,7 +75,7 @@ export async function ensureBootstrapAdmin(db: Kysely<Database>, configuredValue
 /** The caller a token value stands for, or why it stands for nobody. */
 export type Authentication = { principal: Principal } | { failure: string };
 
-export function principalFromRow(row: tokens.TokenRow, now: number): Authentication {
+export function principalFromRow(row: TokenRow, now: number): Authentication {
   if (row.revoked_at !== null) return { failure: 'The token has been revoked' };
   if (row.expires_at !== null && row.expires_at <= now) return { failure: 'The token has expired' };
   if (!isRole(row.role)) return { failure: 'The token has an unknown role' };

@@ -1,8 +1,7 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Database, ProductDiscountTable } from '../../../db/schema.js';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../../db/schema.js';
 import { chunk } from '../../../shared/bulk.js';
-
-export type DiscountRow = Selectable<ProductDiscountTable>;
+import type { DiscountRow } from '../rows.js';
 
 const KEYS_PER_QUERY = 10_000;
 

@@ -3,7 +3,8 @@ import type { Database } from '../../../db/schema.js';
 import { effectivePrice, resolvedPrice, specialPrice, type PriceCandidate, type PriceContext } from '../../../domain/pricing.js';
 import { discountsNotEndedAt } from '../discounts/repository.js';
 import type { ProductPricing } from '../mapping.js';
-import { pricesValidAt, type PriceCandidateRow } from './repository.js';
+import { pricesValidAt } from './repository.js';
+import type { PriceCandidateRow } from '../rows.js';
 
 /** The store a price is asked for: its number, country and price line (PRODUCT §6 scopes). */
 export interface PricingStore {

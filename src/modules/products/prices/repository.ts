@@ -1,12 +1,10 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, ProductPriceTable } from '../../../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../db/schema.js';
 import { chunk } from '../../../shared/bulk.js';
-
-export type PriceRow = Selectable<ProductPriceTable>;
+import type { PriceCandidateRow } from '../rows.js';
 
 /** What the effective-price rule reads of a price record. */
 export const PRICE_CANDIDATE_COLUMNS = ['id', 'product_id', 'price', 'valid_from', 'valid_to', 'store_number', 'price_group', 'country_code'] as const;
-export type PriceCandidateRow = Pick<PriceRow, (typeof PRICE_CANDIDATE_COLUMNS)[number]>;
 
 const KEYS_PER_QUERY = 10_000;
 
