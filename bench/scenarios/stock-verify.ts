@@ -2,7 +2,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { killOnExit, REPO_ROOT, tempDir } from '../lib/processes.js';
+import { killOnExit, REPO_ROOT, servingDescendant, statusMb, tempDir } from '../lib/processes.js';
 import { Resources } from '../lib/resources.js';
 import type { Scenario } from '../lib/scenario.js';
 import { startService } from '../lib/service.js';
@@ -78,19 +78,29 @@ function generateLedger(file: string): void {
   }
 }
 
-/** Wall time of a command run to its end from the repository root; throws unless it exits 0. */
-async function timedCommand(command: string, args: string[], env: Record<string, string>): Promise<{ ms: number; stdout: string }> {
+/**
+ * Wall time of a command run to its end from the repository root, and the peak resident set
+ * of its largest process (for npx: the node process running the CLI), sampled every 20 ms;
+ * throws unless it exits 0.
+ */
+async function timedCommand(command: string, args: string[], env: Record<string, string>): Promise<{ ms: number; stdout: string; peakRssMb: number }> {
   const start = process.hrtime.bigint();
   const child = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   killOnExit(child);
+  let peakRssMb = 0;
+  const sampler = setInterval(() => {
+    const pid = servingDescendant(child.pid!);
+    peakRssMb = Math.max(peakRssMb, statusMb(pid, 'VmHWM') ?? 0);
+  }, 20);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  clearInterval(sampler);
   if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${code}: ${(stdout + stderr).slice(-1000)}`);
-  return { ms, stdout };
+  return { ms, stdout, peakRssMb };
 }
 
 /** Issue 5: `store-ops verify` over 1,000,000 ledger entries ≤ 2 × a plain grouped sum of them. */
@@ -123,9 +133,9 @@ export const stockVerify: Scenario = {
       const env = { DATABASE_URL: `sqlite:${service.file}`, LOG_LEVEL: 'warn' };
 
       const verify = async () => {
-        const { ms, stdout } = await timedCommand('npx', ['store-ops', 'verify'], env);
+        const { ms, stdout, peakRssMb } = await timedCommand('npx', ['store-ops', 'verify'], env);
         if (!stdout.includes('ok: every invariant holds')) throw new Error(`store-ops verify answered: ${stdout.slice(0, 500)}`);
-        return ms;
+        return { ms, peakRssMb };
       };
       const groupBy = async () => {
         const { ms, stdout } = await timedCommand(process.execPath, ['--import', 'tsx', GROUPED_SUM_SCRIPT, service.file], {});
@@ -143,9 +153,13 @@ export const stockVerify: Scenario = {
         async measure(run) {
           // Alternate who goes first, so a drift in machine speed favours neither side.
           let baseline = run % 2 === 1 ? await groupBy() : undefined;
-          const value = await verify();
+          const verified = await verify();
           baseline ??= await groupBy();
-          return { value, baseline: baseline.ms, extra: { 'group-by query ms': baseline.queryMs, 'CLI start ms (npx store-ops --help)': await cliStart() } };
+          return {
+            value: verified.ms,
+            baseline: baseline.ms,
+            extra: { 'group-by query ms': baseline.queryMs, 'CLI start ms (npx store-ops --help)': await cliStart(), 'CLI peak RSS MB': verified.peakRssMb },
+          };
         },
         close: () => resources.release(),
       };
