@@ -14,7 +14,7 @@ const MARKER_PREFIX = '\u0001argument ';
  * one compiled statement would keep the first call's value (or its marker) for every later
  * call — a wrong answer, or worse, SQL built from an argument. Thrown at the first compile.
  */
-export function assertArgumentsBound(sqlText: string, parameters: readonly unknown[], markers: readonly string[]): void {
+function assertArgumentsBound(sqlText: string, parameters: readonly unknown[], markers: readonly string[]): void {
   const spliced = markers.findIndex((marker) => sqlText.includes(marker));
   if (spliced !== -1 || sqlText.includes(MARKER_PREFIX)) {
     throw new Error(`compiledOnce: argument ${spliced === -1 ? '?' : spliced} is spliced into the SQL text; bind it as a value instead`);

@@ -10,7 +10,7 @@ export type VersionedResource = 'stores' | 'categories' | 'reason_codes' | 'prod
 const selectVersion = compiledOnce((db, resource: string) => db.selectFrom('resource_versions').select('version').where('resource', '=', resource));
 
 /** Read on every list-cache hit: compiled once (db/compiled.ts). */
-export async function readVersion(db: Kysely<Database> | Transaction<Database>, resource: VersionedResource): Promise<number> {
+async function readVersion(db: Kysely<Database> | Transaction<Database>, resource: VersionedResource): Promise<number> {
   const [row] = await selectVersion(db, resource);
   return row ? Number(row.version) : -1;
 }
@@ -27,7 +27,7 @@ export async function readVersions(db: Kysely<Database>, resources: readonly Ver
  * change to the resource happened since, the answer is "unchanged" for every item.
  * Returns the item count of that import, or undefined when the shortcut does not apply.
  */
-export async function unchangedSinceLastImport(trx: Transaction<Database>, resource: VersionedResource, importHash: string): Promise<number | undefined> {
+async function unchangedSinceLastImport(trx: Transaction<Database>, resource: VersionedResource, importHash: string): Promise<number | undefined> {
   const row = await trx
     .selectFrom('resource_versions')
     .select(['version', 'import_hash', 'import_version', 'import_count'])
@@ -38,7 +38,7 @@ export async function unchangedSinceLastImport(trx: Transaction<Database>, resou
 }
 
 /** Records the import just applied, at the version it left the resource at (same transaction). */
-export async function recordImport(trx: Transaction<Database>, resource: VersionedResource, importHash: string, itemCount: number): Promise<void> {
+async function recordImport(trx: Transaction<Database>, resource: VersionedResource, importHash: string, itemCount: number): Promise<void> {
   const version = await readVersion(trx, resource);
   await trx
     .updateTable('resource_versions')

@@ -20,7 +20,7 @@ const CACHE_MAX_ENTRIES = 10_000;
  * This is one split on a space, so it is written here rather than pulled in: the
  * bearer-auth plugins insist on the scheme word, which the interface does not.
  */
-export function credentialOf(request: FastifyRequest): string | undefined {
+function credentialOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (typeof header === 'string' && header.trim() !== '') {
     const value = header.trim();

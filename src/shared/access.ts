@@ -23,7 +23,7 @@ export interface Principal {
  */
 export type AccessRule = 'public' | 'master' | 'store' | 'cross-store' | 'admin';
 
-export function isReadMethod(method: string): boolean {
+function isReadMethod(method: string): boolean {
   return method === 'GET' || method === 'HEAD';
 }
 
@@ -32,7 +32,7 @@ export function visibleStores(principal: Principal): readonly string[] | null {
   return principal.role === 'store' ? (principal.stores ?? []) : null;
 }
 
-export function canSeeStore(principal: Principal, storeNumber: string): boolean {
+function canSeeStore(principal: Principal, storeNumber: string): boolean {
   const stores = visibleStores(principal);
   return stores === null || stores.includes(storeNumber);
 }

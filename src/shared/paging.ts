@@ -3,8 +3,8 @@ import type { TObject } from '@sinclair/typebox';
 import { formatDateTime, formatOptionalDateTime } from '../domain/datetime.js';
 import type { CursorCodec } from './cursor.js';
 
-export const DEFAULT_PAGE_SIZE = 100;
-export const MAX_PAGE_SIZE = 1000;
+const DEFAULT_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 1000;
 
 export interface PageQuery {
   page_size?: number;
@@ -41,7 +41,7 @@ export type ListFilters = Record<string, string[]>;
  * Names arrive canonical (plugins/request-parsing.ts) and values coerced; names the
  * schema does not declare are ignored, as everywhere else.
  */
-export function filtersOfQuery(querySchema: TObject, query: object): ListFilters {
+function filtersOfQuery(querySchema: TObject, query: object): ListFilters {
   const values = query as Record<string, unknown>;
   const echoed: ListFilters = {};
   for (const name of Object.keys(querySchema.properties).sort()) {

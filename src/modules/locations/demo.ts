@@ -6,7 +6,7 @@ import { importLocations } from './service.js';
  * A small store layout: aisles in walking order, a chilled wall, the backroom (default
  * pool 2, the demo stores' "Backroom") and a damaged-goods cage (pool 3, "Damaged").
  */
-export const DEMO_LOCATIONS: LocationInput[] = [
+const DEMO_LOCATIONS: LocationInput[] = [
   { location_code: 'A-01', location_order: 10, tags: ['aisle-1', 'dairy', 'chilled'], default_stock_pool: 1 },
   { location_code: 'A-02', location_order: 20, tags: ['aisle-1', 'cheese', 'chilled'], default_stock_pool: 1 },
   { location_code: 'B-01', location_order: 30, tags: ['aisle-2', 'bakery'], default_stock_pool: 1 },

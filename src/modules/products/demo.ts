@@ -73,13 +73,13 @@ const SEED_FROM = '2020-01-01T00:00:00Z';
 const SEED_TO = '2100-01-01T00:00:00Z';
 
 /** A chain price, a country price and a price only store 1001 charges. */
-export const DEMO_PRICES: PriceInput[] = [
+const DEMO_PRICES: PriceInput[] = [
   { price_id: 'DEMO-CHAIN-100001', product_number: '100001', price: 1.25, price_type: 1, valid_from: SEED_FROM, valid_to: SEED_TO },
   { price_id: 'DEMO-NL-100006', product_number: '100006', price: 5.29, price_type: 1, country_code: 'NL', valid_from: SEED_FROM, valid_to: SEED_TO },
   { price_id: 'DEMO-1001-100011', product_number: '100011', price: 1.79, price_type: 1, store_number: '1001', valid_from: SEED_FROM, valid_to: SEED_TO },
 ];
 
-export const DEMO_DISCOUNTS: DiscountInput[] = [
+const DEMO_DISCOUNTS: DiscountInput[] = [
   { is_delete: false, discount_id: 'DEMO-COFFEE', product_number: '100022', line_number: 1, price: 9.99, discount_description: 'Coffee week', valid_from: SEED_FROM, valid_to: SEED_TO },
 ];
 

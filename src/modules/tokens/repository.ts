@@ -35,10 +35,6 @@ export function findTokenByHash(db: Kysely<Database>, tokenHash: string): Promis
   return db.selectFrom('api_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
 }
 
-export function findTokenByName(db: Kysely<Database>, name: string): Promise<TokenRow | undefined> {
-  return db.selectFrom('api_tokens').selectAll().where('name', '=', name).executeTakeFirst();
-}
-
 export function listTokens(db: Kysely<Database>): Promise<TokenRow[]> {
   return db.selectFrom('api_tokens').selectAll().orderBy('id').execute();
 }

@@ -7,10 +7,10 @@ import * as tokens from './repository.js';
 import type { TokenRow } from './rows.js';
 
 /** Name of the token that `STORE_OPS_ADMIN_TOKEN` (or the first start) provides. */
-export const BOOTSTRAP_ADMIN_NAME = 'admin';
+const BOOTSTRAP_ADMIN_NAME = 'admin';
 
 /** Opaque random token, ≥ 32 bytes of entropy, prefix `sot_` (PRODUCT §4). */
-export function generateTokenValue(): string {
+function generateTokenValue(): string {
   return `sot_${randomBytes(32).toString('base64url')}`;
 }
 

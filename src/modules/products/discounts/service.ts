@@ -11,7 +11,7 @@ import { deleteMatchingDiscounts, expireDiscounts } from './repository.js';
 import type { DiscountInput, DiscountsBody, DiscountsHeaders } from './schema.js';
 
 /** The natural key of a discount: discount_id, product_number and line_number, absent parts as "" / 0. */
-export function discountKey(line: Pick<DiscountInput, 'discount_id' | 'product_number' | 'line_number'>): string {
+function discountKey(line: Pick<DiscountInput, 'discount_id' | 'product_number' | 'line_number'>): string {
   return JSON.stringify([line.discount_id ?? '', line.product_number ?? '', line.line_number ?? 0]);
 }
 

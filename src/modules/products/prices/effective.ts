@@ -34,7 +34,7 @@ const toCandidate = (row: PriceCandidateRow): PriceCandidate => ({
  * A store knows its own number, country and price line; a chain-wide read knows only the
  * product's country, so store and price-group prices do not apply there.
  */
-export function priceContext(product: PricedProduct, store: PricingStore | undefined): PriceContext {
+function priceContext(product: PricedProduct, store: PricingStore | undefined): PriceContext {
   if (store === undefined) return { countryCode: product.country_code ?? undefined };
   return {
     storeNumber: store.store_number,
