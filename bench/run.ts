@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { renderHeading, renderTable, summarise, writeResults, type FailedScenario, type RunContext, type ScenarioResult } from './lib/report.js';
 import { SanityError } from './lib/sanity.js';
 import { resultSpecs, type ResultSpec, type Sample, type Scenario } from './lib/scenario.js';
-import { SERVICE_COMMAND, serviceSynchronous } from './lib/service.js';
+import { profileServicesInto, SERVICE_COMMAND, serviceSynchronous } from './lib/service.js';
 import { significant, withTimeout } from './lib/stats.js';
 import { externalCounting } from './scenarios/external-counting.js';
 import { movementPost } from './scenarios/movements.js';
@@ -113,10 +113,12 @@ async function main(): Promise<number> {
     return 1;
   }
 
+  let profileDir: string | undefined;
   if (profile) {
-    // The service is a process of its own: V8 writes a CPU profile of it (and of npm and tsx) when it exits.
+    // The service is a process of its own: V8 writes its CPU profile when SIGTERM ends it.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-ops-bench-profiles-'));
-    process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${dir} --cpu-prof-interval=100`.trim();
+    profileDir = dir;
+    profileServicesInto(dir);
     console.error(`--profile: every service process writes a .cpuprofile into ${dir} when it stops`);
   }
 
@@ -154,9 +156,10 @@ async function main(): Promise<number> {
   };
   console.log(`\n${renderHeading(context)}\n`);
   console.log(renderTable(results, failures));
-  if (profile) {
+  if (profileDir !== undefined) {
     // A profiled run is slowed down by the profiler: its figures are not results.
-    console.log('\n--profile: results not written.');
+    console.log(`\n--profile: results not written. CPU profiles of the services (summarise with npx tsx bench/tools/cpu-profile-summary.ts <file>):`);
+    for (const file of fs.readdirSync(profileDir)) console.log(`  ${path.join(profileDir, file)}`);
   } else {
     writeResults(RESULTS_FILE, results, failures, context);
     console.log(`\nwritten ${path.relative(process.cwd(), RESULTS_FILE)}`);

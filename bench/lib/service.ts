@@ -42,6 +42,23 @@ export function serviceSynchronous(): SqliteSynchronous {
   return config.sqliteSynchronous ?? 'FULL';
 }
 
+let profileDir: string | undefined;
+
+/**
+ * `--profile`: V8 refuses --cpu-prof in NODE_OPTIONS, so a profiled service is started as
+ * `node --cpu-prof --import tsx src/server.ts` — what `npm start` runs, plus the profiler,
+ * minus npm — and writes a .cpuprofile into `dir` when SIGTERM ends it. Such a run reports
+ * no results.
+ */
+export function profileServicesInto(dir: string): void {
+  profileDir = dir;
+}
+
+function serviceCommand(): [string, string[]] {
+  if (profileDir === undefined) return ['npm', ['start']];
+  return [process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=100', '--import', 'tsx', 'src/server.ts']];
+}
+
 export interface Service {
   baseUrl: string;
   /** The SQLite file it serves from. */
@@ -57,7 +74,8 @@ export interface Service {
 export async function startService(dir: string, name: string): Promise<Service> {
   const file = path.join(dir, `${name}.sqlite`);
   const port = await freePort();
-  const child = spawn('npm', ['start'], {
+  const [command, args] = serviceCommand();
+  const child = spawn(command, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, ...serviceEnvironment(`sqlite:${file}`, port) },
     stdio: ['ignore', 'pipe', 'pipe'],
