@@ -20,6 +20,8 @@ export type RawWriterRequest =
 export interface RawWriterAnswer {
   ms?: number;
   rows?: number;
+  /** After `open`: the synchronous mode SQLite reports for the connection (FULL or NORMAL). */
+  synchronous?: string;
   error?: string;
 }
 
@@ -38,7 +40,8 @@ function open(request: Extract<RawWriterRequest, { op: 'open' }>): RawWriterAnsw
   database.pragma(`synchronous = ${request.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
   for (const table of request.tables) database.exec(plainTableDdl(table));
   tables = new Map(request.tables.map((table) => [table.name, table]));
-  return {};
+  const level = database.pragma('synchronous', { simple: true }) as number;
+  return { synchronous: ['OFF', 'NORMAL', 'FULL', 'EXTRA'][level] ?? String(level) };
 }
 
 const opened = () => {

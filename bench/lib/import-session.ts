@@ -58,7 +58,7 @@ export function prepareImportVsRaw(spec: ImportVsRaw): Promise<Session> {
       }
     };
     const rawSide = async (name: string, file: string) => {
-      await raw.send({ op: 'open', file: path.join(temp.dir, `${name}.sqlite`), synchronous, tables: spec.tables });
+      await raw.open({ op: 'open', file: path.join(temp.dir, `${name}.sqlite`), synchronous, tables: spec.tables });
       return raw.timed({ op: 'import', entity: spec.entity, bodyFile: file });
     };
     // An untimed round on a tenth of the data, so the first measured run does not pay for

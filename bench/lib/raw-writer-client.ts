@@ -14,6 +14,8 @@ const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'ba
 
 export interface RawWriter {
   send(request: RawWriterRequest): Promise<RawWriterAnswer>;
+  /** Opens a fresh file with plain tables; refuses to go on unless SQLite took the synchronous mode asked for. */
+  open(request: Extract<RawWriterRequest, { op: 'open' }>): Promise<void>;
   /** A timed operation: its milliseconds. */
   timed(request: RawWriterRequest): Promise<number>;
   stop(): Promise<void>;
@@ -43,6 +45,10 @@ export function startRawWriter(): RawWriter {
   };
   return {
     send,
+    async open(request) {
+      const { synchronous } = await send(request);
+      if (synchronous !== request.synchronous) throw new Error(`raw baseline runs with synchronous=${synchronous}, the service with ${request.synchronous}`);
+    },
     async timed(request) {
       const answer = await send(request);
       if (answer.ms === undefined) throw new Error(`raw baseline (${request.op}) reported no time`);

@@ -42,7 +42,7 @@ export const stockLogsPost: Scenario = {
       const temp = resources.add(tempDir('stock-logs'), (t) => t.remove());
       const service = await startStockService(resources, temp.dir, PRODUCTS);
       const raw = resources.add(startRawWriter(), (r) => r.stop());
-      await raw.send({ op: 'open', file: path.join(temp.dir, 'raw.sqlite'), synchronous: serviceSynchronous(), tables: [stockEntriesTable, stockLevelsTable] });
+      await raw.open({ op: 'open', file: path.join(temp.dir, 'raw.sqlite'), synchronous: serviceSynchronous(), tables: [stockEntriesTable, stockLevelsTable] });
       await raw.send({ op: 'stock-master', ...stockMasterForRawWriter() });
       const p = picker(5);
       const clock = new StockClock();

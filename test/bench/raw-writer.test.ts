@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { columnsOfRecords, stockEntriesTable, stockLevelsTable, storesTable } from '../../bench/baselines/plain-tables.js';
+import { storeInputs } from '../../bench/lib/data.js';
+import { startRawWriter, type RawWriter } from '../../bench/lib/raw-writer-client.js';
+import { REASON, stockMasterForRawWriter } from '../../bench/lib/stock.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-raw-writer-test-'));
+let writer: RawWriter;
+beforeAll(() => {
+  writer = startRawWriter();
+});
+afterAll(async () => {
+  await writer.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const read = <T>(file: string, query: string) => {
+  const database = new SqliteDatabase(file, { readonly: true });
+  try {
+    return database.prepare(query).all() as T[];
+  } finally {
+    database.close();
+  }
+};
+
+describe('raw write baseline process', () => {
+  it('imports every record of the body as one plain row, in the synchronous mode it is given', async () => {
+    const stores = storeInputs(20);
+    const file = path.join(dir, 'stores.sqlite');
+    const bodyFile = path.join(dir, 'stores.json');
+    fs.writeFileSync(bodyFile, JSON.stringify({ stores }));
+    const opened = await writer.send({ op: 'open', file, synchronous: 'FULL', tables: [storesTable(columnsOfRecords(stores, ['store_number']))] });
+    expect(opened.synchronous).toBe('FULL');
+    const answer = await writer.send({ op: 'import', entity: 'stores', bodyFile });
+    expect(answer.rows).toBe(20);
+    const rows = read<{ store_number: string; store_name: string; is_active: number; opening_hours: string }>(file, 'select * from stores order by id');
+    expect(rows.map((r) => r.store_number)).toEqual(stores.map((s) => s.store_number));
+    expect(rows[0]!.store_name).toBe(stores[0]!.store_name);
+    expect(rows[0]!.is_active).toBe(stores[0]!.is_active ? 1 : 0);
+    expect(JSON.parse(rows[0]!.opening_hours)).toEqual(stores[0]!.opening_hours);
+  });
+
+  it('books stock entries (synchronous as asked): a row each, levels moved by the signed quantity in the right pool', async () => {
+    const file = path.join(dir, 'stock.sqlite');
+    await writer.open({ op: 'open', file, synchronous: 'NORMAL', tables: [stockEntriesTable, stockLevelsTable] });
+    await writer.send({ op: 'stock-master', ...stockMasterForRawWriter() });
+    const at = (second: number) => `2026-11-01T10:00:${String(second).padStart(2, '0')}Z`;
+    const entries = [
+      { product_number: 'P1', quantity: 10, customer_order_line_number: 0, modification_datetime: at(1), location_code: 'A-01-01' },
+      { product_number: 'P1', quantity: 3, customer_order_line_number: 0, modification_datetime: at(2), location_code: 'A-01-01', reason_code: REASON.loss },
+      { product_number: 'P1', quantity: -2, customer_order_line_number: 0, modification_datetime: at(3), location_code: 'BACK-01', reason_code: REASON.gain },
+      { product_number: 'P1', quantity: 1.5, customer_order_line_number: 0, modification_datetime: at(4), pool_location: 3 },
+    ];
+    const answer = await writer.send({ op: 'stock-post', body: JSON.stringify({ storeproductlog: entries }) });
+    expect(answer.rows).toBe(4);
+    expect(read(file, 'select count(*) as n from stock_entries')).toEqual([{ n: 4 }]);
+    const levels = read(file, 'select location_code, pool, quantity from stock_levels order by location_code, pool');
+    expect(levels).toEqual([
+      { location_code: '', pool: 3, quantity: 1500 },
+      { location_code: 'A-01-01', pool: 1, quantity: 7000 },
+      { location_code: 'BACK-01', pool: 2, quantity: 2000 },
+    ]);
+  });
+});
