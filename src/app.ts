@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.js';
@@ -8,6 +8,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { API_PREFIX } from './plugins/auth.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from './plugins/framework-errors.js';
+import { requestIdOf } from './plugins/request-id.js';
 import { registerRouteHooks } from './plugins/hook-order.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerProbes } from './plugins/probes.js';
@@ -57,8 +58,9 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   const app = Fastify({
     logger: options.logger ? { level: config.logLevel } : false,
     bodyLimit: BODY_LIMIT_BYTES,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // The caller's x-request-id when it is plausible, else a fresh UUID (plugins/request-id.ts).
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
     // Refusals made before any route or hook runs still answer in the PRODUCT §3 envelope.

@@ -19,7 +19,7 @@ export interface RawClient {
   /** One request; `path` is sent byte for byte as the request target. */
   request(options: { method: string; path: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<RawAnswer>;
   /** Writes `text` on a fresh connection and returns everything the server answered. */
-  socket(text: string): Promise<string>;
+  socket(text: string | Buffer): Promise<string>;
   close(): void;
 }
 

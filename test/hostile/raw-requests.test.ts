@@ -73,9 +73,17 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('400 envelope for a request Node cannot parse as HTTP', async () => {
-      const answer = parseRawAnswer(await client.socket('GET /api v2 HTTP/1.1 nonsense\r\n\r\n'));
-      expectEnvelope(answer, 400, 'VALIDATION_FAILED');
+    it('400 envelope for a request Node cannot parse as HTTP: a bad request line, a NUL or a bare CR in a header', async () => {
+      for (const request of [
+        'GET /api v2 HTTP/1.1 nonsense\r\n\r\n',
+        `GET ${API}/stores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\u0000b\r\n\r\n`,
+        `GET ${API}/stores HTTP/1.1\r\nHost: x\r\nX-Odd: a\rb\r\n\r\n`,
+      ]) {
+        expectEnvelope(parseRawAnswer(await client.socket(request)), 400, 'VALIDATION_FAILED');
+      }
+      // Bytes beyond ASCII in a credential are just an unknown token.
+      const latin1 = await client.socket(Buffer.from(`GET ${API}/stores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer cl\xe9\xff\r\nConnection: close\r\n\r\n`, 'latin1'));
+      expectEnvelope(parseRawAnswer(latin1), 401, 'UNAUTHORIZED');
     });
 
     it('400 naming the field for lone surrogates in a body, nothing stored', async () => {

@@ -116,6 +116,8 @@ export function variantsOf(operation: Operation, options: { token: string }): Va
   const variants: Variant[] = [
     variant('plausible request', {}),
     variant('plausible request with required fields only', { body: operation.body ? JSON.stringify(exampleValue(operation.body, { all: false })) : undefined }),
+    // The caller's request id is echoed in a response header: long and beyond ASCII.
+    variant('an x-request-id of 8,000 Latin-1 characters', { headers: { ...jsonHeaders, 'x-request-id': 'é'.repeat(8000) } }),
     variant('plausible request without a credential', {
       headers: exampleText === undefined ? {} : { 'content-type': 'application/json' },
       credential: false,
@@ -138,6 +140,13 @@ export function variantsOf(operation: Operation, options: { token: string }): Va
   for (const p of operation.parameters.filter((q) => q.in === 'query')) variants.push(...queryVariants(p, (query) => pathWith({}, query), variant));
   for (const p of operation.parameters.filter((q) => q.in === 'header')) {
     variants.push(variant(`header ${p.name} = a wrong type`, { headers: { ...jsonHeaders, [p.name]: typesOf(p.schema).includes('string') ? 'x'.repeat((p.schema.maxLength ?? 64) + 1) : 'maybe' } }));
+  }
+  if (operation.method === 'POST' || operation.method === 'PUT') {
+    // Every POST/PUT takes an Idempotency-Key (PRODUCT §3): too long, and Latin-1 bytes beyond ASCII.
+    variants.push(
+      variant('Idempotency-Key of 256 characters', { headers: { ...jsonHeaders, 'idempotency-key': 'k'.repeat(256) }, status: [400], errorPath: 'headers.idempotency-key' }),
+      variant('Idempotency-Key with Latin-1 bytes', { headers: { ...jsonHeaders, 'idempotency-key': `clé-ÿ-${operation.method}-${operation.path}` } }),
+    );
   }
   if (operation.body && example !== undefined) variants.push(...bodyVariants(operation.body, example, variant));
   return thin(variants);

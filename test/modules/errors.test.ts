@@ -168,6 +168,12 @@ for (const dialect of DIALECTS) {
       // A caller's own request id is kept, so logs on both sides line up.
       const traced = await t.request({ method: 'GET', url: `${API}/stores`, headers: { 'x-request-id': 'erp-trace-42' } });
       expect(traced.headers['x-request-id']).toBe('erp-trace-42');
+      // Not an id that is huge or beyond ASCII: the answer would echo it (a fresh UUID instead).
+      for (const sent of ['x'.repeat(129), 'é'.repeat(8000), 'two words', '']) {
+        const answer = await t.request({ method: 'GET', url: `${API}/stores`, headers: { 'x-request-id': sent } });
+        expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      }
+      expect((await t.request({ method: 'GET', url: `${API}/stores`, headers: { 'x-request-id': 'x'.repeat(128) } })).headers['x-request-id']).toBe('x'.repeat(128));
     });
 
     it('500 INTERNAL carries no stack trace, SQL or driver detail', async () => {
