@@ -145,8 +145,9 @@ function compareFields(fields: SpecField[], served: JsonSchema, at: string, dire
   }
   if (direction === 'request') {
     for (const name of required) {
-      if (!specNames.has(name) || fields.find((f) => f.name === name)?.required) continue;
-      mismatches.push({ at: at === '' ? name : `${at}.${name}`, problem: 'stricter', detail: 'served requires a field the spec leaves optional' });
+      if (fields.find((f) => f.name === name)?.required) continue;
+      const detail = specNames.has(name) ? 'served requires a field the spec leaves optional' : 'served requires a field the spec does not have';
+      mismatches.push({ at: at === '' ? name : `${at}.${name}`, problem: 'stricter', detail });
     }
   }
   return mismatches;
@@ -177,6 +178,12 @@ export function compareEndpoint(spec: SpecEndpoint, operation: Operation): Misma
       found.push(...compareType(field.type, parameter.schema, at, 'request'));
     }
   };
+  // A required parameter the interface does not name would refuse its clients.
+  for (const parameter of parameters) {
+    const named = { query: spec.query, header: spec.headers, path: spec.pathParams, cookie: [] }[parameter.in];
+    const known = named.some((f) => (parameter.in === 'header' ? f.name.toLowerCase() === parameter.name.toLowerCase() : f.name === parameter.name));
+    if (parameter.required && !known) found.push({ at: `${parameter.in}.${parameter.name}`, problem: 'stricter', detail: 'served requires a parameter the spec does not have' });
+  }
   compareParameters('path', 'path', spec.pathParams);
   compareParameters('query', 'query', spec.query);
   compareParameters('header', 'header', spec.headers);
