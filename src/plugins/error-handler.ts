@@ -3,6 +3,8 @@ import type { Dialect } from '../db/dialect/types.js';
 import { AppError, codeForStatus, errorEnvelope, hasOwnCode } from '../shared/errors.js';
 import { toFieldErrors } from '../shared/validation.js';
 
+const MAX_ECHOED_PATH = 200;
+
 const INVALID_PART: Record<string, string | undefined> = {
   body: 'The request body is invalid',
   querystring: 'The query string is invalid',
@@ -49,6 +51,9 @@ export function registerErrorHandler(app: FastifyInstance, dialect: Dialect): vo
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(errorEnvelope('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`));
+    const path = request.url.split('?')[0]!;
+    // A path can be 16 KiB long: the answer names its start, it does not echo it whole.
+    const named = path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}…` : path;
+    reply.code(404).send(errorEnvelope('NOT_FOUND', `No route ${request.method} ${named}`));
   });
 }

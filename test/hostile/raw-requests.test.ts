@@ -53,6 +53,9 @@ for (const dialect of DIALECTS) {
         expectEnvelope(answer, 400, 'VALIDATION_FAILED');
         expect(answer.text.length).toBeLessThan(1000);
       }
+      // An unknown route of 10,000 characters is named by its start.
+      const unknown = expectEnvelope(await get(`${API}/${'y'.repeat(10_000)}`), 404, 'NOT_FOUND');
+      expect(unknown.message.length).toBeLessThan(300);
       // Over its own published limit but under the router's: the schema names it.
       const named = expectEnvelope(await get(`${API}/stores/${'x'.repeat(65)}/locations`), 400, 'VALIDATION_FAILED');
       expect(named.errors.map((e) => e.path)).toEqual(['params.store_number']);
