@@ -76,11 +76,15 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('400 envelope for a request Node cannot parse as HTTP: a bad request line, a NUL or a bare CR in a header', async () => {
+    it('400 envelope for a request Node cannot parse as HTTP: a bad request line or method, a NUL or bare CR in a header, a bad length or chunk', async () => {
       for (const request of [
         'GET /api v2 HTTP/1.1 nonsense\r\n\r\n',
         `GET ${API}/stores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\u0000b\r\n\r\n`,
         `GET ${API}/stores HTTP/1.1\r\nHost: x\r\nX-Odd: a\rb\r\n\r\n`,
+        `POST ${API}/stores HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}`,
+        `POST ${API}/stores HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+        `POST ${API}/stores HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+        `BREW ${API}/stores HTTP/1.1\r\nHost: x\r\n\r\n`,
       ]) {
         expectEnvelope(parseRawAnswer(await client.socket(request)), 400, 'VALIDATION_FAILED');
       }
