@@ -15,6 +15,8 @@ import { findLiveStore } from '../stores/repository.js';
 import { UnresolvedQuery, type ExternalCountingBody } from './schema.js';
 
 const SOURCE = 'external_counting';
+/** Columns of one unresolved_counting_lines insert row. */
+const UNRESOLVED_COLUMNS = 7;
 
 /**
  * Located, free pool-1 stock of each product at a moment (every applied entry at or
@@ -82,7 +84,8 @@ export async function submitCountingLines(ctx: AppContext, body: ExternalCountin
     await bookEntries(trx, ctx.dialect, store, drafts, principalName(principal), now);
 
     const rows = unresolved.map((u) => ({ store_id: store.id, store_number: store.store_number, barcode: u.barcode, counted_quantity: u.countedMilli, counting_at: at, received_on: now, created_by: principal.name }));
-    for (const part of chunk(rows, Math.floor(ctx.dialect.maxParameters / 7))) {
+    // One bound parameter per column and row: batches stay under the dialect's limit (SQLite: 32,766).
+    for (const part of chunk(rows, Math.floor(ctx.dialect.maxParameters / UNRESOLVED_COLUMNS))) {
       await trx.insertInto('unresolved_counting_lines').values(part).execute();
     }
     return `counted ${drafts.length} products from ${lines.length} lines; unresolved ${unresolved.length}`;
