@@ -9,7 +9,7 @@ export type ProductRow = Selectable<ProductTable>;
 
 export type ProductReadRow = Pick<ProductRow, (typeof PRODUCT_READ_COLUMNS)[number]>;
 
-/** What booking a stock entry needs of a product (stock-logs/book.ts BookingProduct). */
+/** What booking a stock entry needs of a product (stock-logs/book.ts BookingProduct): a narrow select. */
 export interface BookingProductRow {
   id: number;
   product_number: string;

@@ -6,6 +6,7 @@ import { insertMany, ROWS_PER_STATEMENT as INSERT_ROWS } from '../../db/insert-m
 import { ensureStoreProducts } from '../store-products/repository.js';
 import { applyPostings, type Posting } from './ledger.js';
 import { inListChunks } from '../../db/in-list.js';
+import type { BookingProductRow } from '../products/rows.js';
 
 /**
  * Booking: turns resolved entry drafts into stock_logs rows and, unless they wait for
@@ -18,14 +19,8 @@ export interface BookingStore {
   store_number: string;
 }
 
-export interface BookingProduct {
-  id: number;
-  product_number: string;
-  barcode: string | null;
-  price: number | null;
-  purchase_price: number | null;
-  purchase_unit_quantity: number | null;
-}
+/** What booking needs of a product: the narrow select products/repository.ts findBookingProducts makes. */
+export type BookingProduct = BookingProductRow;
 
 export interface EntryDraft {
   product: BookingProduct;
