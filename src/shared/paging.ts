@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { TObject } from '@sinclair/typebox';
+import type { Static, TObject } from '@sinclair/typebox';
 import { formatDateTime, formatOptionalDateTime } from '../domain/datetime.js';
 import type { CursorCodec } from './cursor.js';
 
 const DEFAULT_PAGE_SIZE = 100;
 const MAX_PAGE_SIZE = 1000;
 
-export interface PageQuery {
+interface PageQuery {
   page_size?: number;
   page_start?: number;
   scroll_id?: string;
@@ -41,7 +41,7 @@ export type ListFilters = Record<string, string[]>;
  * Names arrive canonical (plugins/request-parsing.ts) and values coerced; names the
  * schema does not declare are ignored, as everywhere else.
  */
-function filtersOfQuery(querySchema: TObject, query: object): ListFilters {
+function filtersOfQuery(querySchema: TObject, query: unknown): ListFilters {
   const values = query as Record<string, unknown>;
   const echoed: ListFilters = {};
   for (const name of Object.keys(querySchema.properties).sort()) {
@@ -64,18 +64,19 @@ const clampPageSize = (size: number) => Math.min(MAX_PAGE_SIZE, Math.max(1, size
  * query's filters it makes the fingerprint a cursor is bound to, so a scroll_id issued
  * under one filter or path is a 400 under another (docs/decisions.md, Paging).
  */
-export function resolvePage<Q extends PageQuery>(query: Q, querySchema: TObject, list: string, cursors: CursorCodec): PageWindow {
+export function resolvePage<S extends TObject>(query: Static<S>, querySchema: S, list: string, cursors: CursorCodec): PageWindow {
   const filters = filtersOfQuery(querySchema, query);
+  const paging = query as PageQuery;
   const scope = createHash('sha1').update(JSON.stringify([list, filters])).digest('base64url').slice(0, 16);
   // A list whose schema declares no scroll_id (GET /products) ignores one, like any unknown name.
-  const scrollId = 'scroll_id' in querySchema.properties ? query.scroll_id : undefined;
+  const scrollId = 'scroll_id' in querySchema.properties ? paging.scroll_id : undefined;
   if (scrollId) {
     const position = cursors.decode(scrollId, scope);
-    const pageSize = clampPageSize(query.page_size ?? position.pageSize);
+    const pageSize = clampPageSize(paging.page_size ?? position.pageSize);
     return { pageSize, pageStart: position.page, afterId: position.afterId, offset: 0, fetchLimit: pageSize + 1, scope, filters };
   }
-  const pageSize = clampPageSize(query.page_size ?? DEFAULT_PAGE_SIZE);
-  const pageStart = Math.max(1, query.page_start ?? 1);
+  const pageSize = clampPageSize(paging.page_size ?? DEFAULT_PAGE_SIZE);
+  const pageStart = Math.max(1, paging.page_start ?? 1);
   return { pageSize, pageStart, offset: (pageStart - 1) * pageSize, fetchLimit: pageSize + 1, scope, filters };
 }
 
