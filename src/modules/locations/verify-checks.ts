@@ -1,19 +1,7 @@
-import type { DbHandle } from '../../db/dialect/types.js';
+import { rowBatches } from '../../db/batches.js';
 import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
 import { contentHash } from '../../shared/bulk.js';
 import type { LocationRow } from './rows.js';
-
-const BATCH = 5000;
-
-async function* allLocations(handle: DbHandle): AsyncGenerator<LocationRow[]> {
-  let afterId = 0;
-  for (;;) {
-    const rows = await handle.db.selectFrom('locations').selectAll().where('id', '>', afterId).orderBy('id').limit(BATCH).execute();
-    if (rows.length > 0) yield rows;
-    if (rows.length < BATCH) return;
-    afterId = rows[rows.length - 1]!.id;
-  }
-}
 
 function tagsOf(text: string): string[] | undefined {
   try {
@@ -37,7 +25,7 @@ export const LOCATION_CHECKS: VerifyCheck[] = [
       const stores = new Map((await handle.db.selectFrom('stores').select(['id', 'store_number']).execute()).map((s) => [s.id, s.store_number]));
       const said = (row: LocationRow, what: string) =>
         violations.push({ check: 'locations', detail: `location '${row.location_code}' of store '${row.store_number}' ${what}` });
-      for await (const rows of allLocations(handle)) {
+      for await (const rows of rowBatches(handle.db, 'locations')) {
         const tagRows = await handle.db
           .selectFrom('location_tags')
           .selectAll()

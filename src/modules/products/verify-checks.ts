@@ -1,19 +1,12 @@
+import { rowBatches } from '../../db/batches.js';
 import type { DbHandle } from '../../db/dialect/types.js';
 import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
 import { parseUnits, productHash, readDocument } from './mapping.js';
 import type { ProductRow } from './rows.js';
 
-const BATCH = 5000;
-
 /** Every product row, a batch at a time (verify may run on a large catalogue). */
 async function* allProducts(handle: DbHandle): AsyncGenerator<ProductRow> {
-  let afterId = 0;
-  for (;;) {
-    const rows = await handle.db.selectFrom('products').selectAll().where('id', '>', afterId).orderBy('id').limit(BATCH).execute();
-    yield* rows;
-    if (rows.length < BATCH) return;
-    afterId = rows[rows.length - 1]!.id;
-  }
+  for await (const rows of rowBatches(handle.db, 'products')) yield* rows;
 }
 
 const JSON_COLUMNS = [

@@ -1,18 +1,11 @@
+import { rowBatches } from '../../db/batches.js';
 import type { DbHandle } from '../../db/dialect/types.js';
 import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
 import { propertiesHash, propertiesOf } from './mapping.js';
 import type { StoreProductRow } from './rows.js';
 
-const BATCH = 5000;
-
 async function* allStoreProducts(handle: DbHandle): AsyncGenerator<StoreProductRow> {
-  let afterId = 0;
-  for (;;) {
-    const rows = await handle.db.selectFrom('store_products').selectAll().where('id', '>', afterId).orderBy('id').limit(BATCH).execute();
-    yield* rows;
-    if (rows.length < BATCH) return;
-    afterId = rows[rows.length - 1]!.id;
-  }
+  for await (const rows of rowBatches(handle.db, 'store_products')) yield* rows;
 }
 
 function lengthOf(text: string | null): number | undefined {
