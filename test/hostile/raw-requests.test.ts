@@ -143,13 +143,20 @@ for (const dialect of DIALECTS) {
       expect((await get(`${API}/stores?search_text=%F0%9F%98%80`)).status).toBe(200);
     });
 
-    it('external counting: 10,001 lines are accepted (was a 500: one insert bound more parameters than SQLite allows)', async () => {
+    it('external counting: 10,000 lines are stored (a 500 before: one insert bound more parameters than SQLite allows); 10,001 are a 400 naming Lines, nothing stored', async () => {
       const line = '{"counted_quantity":1,"product_barcode":"UNKNOWN-BARCODE"}';
-      const body = `{"CountingDateTime":"2024-01-01T00:00:00Z","StoreNo":"S1","Lines":[${Array(10_001).fill(line).join(',')}]}`;
-      const answer = await client.request({ method: 'POST', path: `${API}/externalcountinglines`, headers: json, body });
-      expect(answer.status, answer.text).toBe(200);
-      const unresolved = await t.get(`${API}/stores/S1/externalcountinglines/unresolved?page_size=1`);
-      expect(unresolved.json().total_count).toBe(10_001);
+      const bodyOf = (lines: number) => `{"CountingDateTime":"2024-01-01T00:00:00Z","StoreNo":"S1","Lines":[${Array(lines).fill(line).join(',')}]}`;
+      const unresolvedCount = async () => (await t.get(`${API}/stores/S1/externalcountinglines/unresolved?page_size=1`)).json().total_count;
+      const before = await unresolvedCount();
+
+      const over = await client.request({ method: 'POST', path: `${API}/externalcountinglines`, headers: json, body: bodyOf(10_001) });
+      expect(over.status, over.text).toBe(400);
+      expect(JSON.parse(over.text)).toMatchObject({ success: false, code: 'VALIDATION_FAILED', errors: [{ path: 'Lines' }] });
+      expect(await unresolvedCount()).toBe(before);
+
+      const full = await client.request({ method: 'POST', path: `${API}/externalcountinglines`, headers: json, body: bodyOf(10_000) });
+      expect(full.status, full.text).toBe(200);
+      expect(await unresolvedCount()).toBe(before + 10_000);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
     });
   });

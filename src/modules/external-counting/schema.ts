@@ -1,23 +1,19 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, PageQueryProperties, PagedResponse, Quantity, StoreNumberParams, TextId } from '../../shared/schemas.js';
-
-/**
- * A full-store count is tens of thousands of scans, so counting lines may exceed the
- * 10,000 items of a master-data bulk request (decision in docs/decisions.md).
- */
-export const MAX_COUNTING_LINES = 100_000;
+import { BulkArray, DateTime, PageQueryProperties, PagedResponse, Quantity, StoreNumberParams, TextId } from '../../shared/schemas.js';
 
 /** Field names capitalised as written in the interface (§4.13). */
 export const ExternalCountingBody = Type.Object({
   CountingDateTime: DateTime({ description: 'The moment the count describes' }),
   StoreNo: Type.Optional(TextId(64, { description: 'Required in practice: the store that was counted' })),
+  // PRODUCT §3 Limits: 10,000 items per bulk request, counting lines included. A bigger count
+  // is sent in several requests, all lines of one product in the same one (docs/decisions.md).
   Lines: Type.Optional(
-    Type.Array(
+    BulkArray(
       Type.Object({
         counted_quantity: Quantity({ minimum: 0, description: 'Scanned quantity; a unit barcode counts unit_quantity each' }),
         product_barcode: Type.Optional(TextId(64)),
       }),
-      { maxItems: MAX_COUNTING_LINES },
+      { description: 'At most 10,000 lines per request; every line of one product belongs in the same request (its lines add up)' },
     ),
   ),
 });
