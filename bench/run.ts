@@ -9,12 +9,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderHeading, renderTable, summarise, writeResults, type FailedScenario, type RunContext, type ScenarioResult } from './lib/report.js';
+import { renderHeading, renderTable, summarise, writeResults, type FailedScenario, type SkippedScenario, type RunContext, type ScenarioResult } from './lib/report.js';
 import { SanityError } from './lib/sanity.js';
 import { resultSpecs, type ResultSpec, type Sample, type Scenario } from './lib/scenario.js';
 import { profileServicesInto, SERVICE_COMMAND, serviceSynchronous } from './lib/service.js';
 import { significant, withTimeout } from './lib/stats.js';
+import { SkipScenario } from './lib/ledger-db.js';
 import { externalCounting } from './scenarios/external-counting.js';
+import { ledgerHotPg } from './scenarios/ledger-hot.js';
+import { ledgerLatePg, ledgerLateSqlite } from './scenarios/ledger-late.js';
 import { movementPost } from './scenarios/movements.js';
 import { productsImport, productsList } from './scenarios/products.js';
 import { stockListScroll } from './scenarios/stock-list.js';
@@ -36,6 +39,9 @@ const SCENARIOS: Scenario[] = [
   stockVerify,
   movementPost,
   externalCounting,
+  ledgerLateSqlite,
+  ledgerLatePg,
+  ledgerHotPg,
 ];
 
 /** Each figure is a median of at least three runs (rounds, for the throughput pairs). */
@@ -126,6 +132,7 @@ async function main(): Promise<number> {
   console.error(`service: ${SERVICE_COMMAND} (sqlite synchronous=${synchronous}); baselines in processes of their own`);
   const results: ScenarioResult[] = [];
   const failures: FailedScenario[] = [];
+  const skipped: SkippedScenario[] = [];
   const suiteStart = Date.now();
   for (const scenario of selected) {
     console.error(`${scenario.name}: ${scenario.description}`);
@@ -139,6 +146,13 @@ async function main(): Promise<number> {
       }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof SkipScenario) {
+        // Not a failure and not silent: the table shows SKIPPED and the reason.
+        console.error(`  SKIPPED ${message}`);
+        for (const spec of resultSpecs(scenario)) skipped.push({ name: spec.name, reason: message });
+        console.error(`  ${scenario.name} took ${seconds(start)} s`);
+        continue;
+      }
       const kind = error instanceof SanityError ? 'sanity' : 'error';
       console.error(`  FAILED (${kind}) ${message}`);
       for (const spec of resultSpecs(scenario)) failures.push({ name: spec.name, error: `${kind}: ${message}` });
@@ -148,20 +162,20 @@ async function main(): Promise<number> {
 
   const context: RunContext = {
     command: ['npm run bench', ...(args.length > 0 ? ['--', ...args] : [])].join(' '),
-    serviceCommand: `${SERVICE_COMMAND} (DATABASE_URL=sqlite:<fresh file>, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE=0, STORE_OPS_ADMIN_TOKEN, PORT)`,
+    serviceCommand: `${SERVICE_COMMAND} (DATABASE_URL=sqlite:<fresh file>, or postgres://…?schema=<fresh schema> for *.pg, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE=0, STORE_OPS_ADMIN_TOKEN, PORT)`,
     sqliteSynchronous: synchronous,
     runs: runs ?? 'per scenario',
     filters,
     minutes: (Date.now() - suiteStart) / 60_000,
   };
   console.log(`\n${renderHeading(context)}\n`);
-  console.log(renderTable(results, failures));
+  console.log(renderTable(results, failures, skipped));
   if (profileDir !== undefined) {
     // A profiled run is slowed down by the profiler: its figures are not results.
     console.log(`\n--profile: results not written. CPU profiles of the services (summarise with npx tsx bench/tools/cpu-profile-summary.ts <file>):`);
     for (const file of fs.readdirSync(profileDir)) console.log(`  ${path.join(profileDir, file)}`);
   } else {
-    writeResults(RESULTS_FILE, results, failures, context);
+    writeResults(RESULTS_FILE, results, failures, context, skipped);
     console.log(`\nwritten ${path.relative(process.cwd(), RESULTS_FILE)}`);
   }
   const failed = failures.length > 0 || results.some((r) => r.failed !== undefined);

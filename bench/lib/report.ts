@@ -28,6 +28,12 @@ export interface ScenarioResult {
   samples: Array<{ value: number; baseline: number; ratio: number; extra?: Record<string, number> }>;
 }
 
+/** A scenario that cannot run on this machine (e.g. PostgreSQL not reachable): SKIPPED with the reason, neither FAILED nor silent. */
+export interface SkippedScenario {
+  name: string;
+  reason: string;
+}
+
 /** A scenario that could not run, or whose run was refused by a sanity rule before it had figures. */
 export interface FailedScenario {
   name: string;
@@ -52,7 +58,7 @@ export function summarise(spec: ResultSpec, samples: Sample[]): ScenarioResult {
   const value = median(samples.map((s) => s.value));
   const baseline = median(samples.map((s) => s.baseline));
   const extra = extraMedians(samples);
-  const failed = spec.baselineKind === 'service' ? undefined : baselineSlowerProblem(spec.baselineLabel, value, baseline, betterOf(spec));
+  const failed = spec.baselineKind === 'service' || spec.baselineKind === 'absolute' ? undefined : baselineSlowerProblem(spec.baselineLabel, value, baseline, betterOf(spec));
   return {
     name: spec.name,
     description: spec.description,
@@ -91,7 +97,7 @@ function extraNote(extra: Record<string, number> | undefined): string {
 const resultWord = (r: ScenarioResult) => (r.failed !== undefined ? 'FAILED' : r.met ? 'ok' : 'MISSED');
 
 /** The report table: one line per result; MISSED where a target is not met, FAILED where the figures cannot be trusted. */
-export function renderTable(results: ScenarioResult[], failures: FailedScenario[]): string {
+export function renderTable(results: ScenarioResult[], failures: FailedScenario[], skipped: SkippedScenario[] = []): string {
   const header = ['scenario', 'service (median)', 'baseline (median)', 'ratio [range]', 'target', 'result'];
   const rows = results.map((r) => [
     r.name,
@@ -102,6 +108,7 @@ export function renderTable(results: ScenarioResult[], failures: FailedScenario[
     resultWord(r),
   ]);
   for (const failure of failures) rows.push([failure.name, '-', '-', '-', '-', 'FAILED']);
+  for (const skip of skipped) rows.push([skip.name, '-', '-', '-', '-', 'SKIPPED']);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
   const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
@@ -109,6 +116,7 @@ export function renderTable(results: ScenarioResult[], failures: FailedScenario[
     'ratio = median over the runs of (service / baseline), each run measuring both back to back; [range] = lowest–highest run.',
     ...results.map((r) => `${r.name}: ${r.target.description}${extraNote(r.extra)}${r.failed === undefined ? '' : `\n  FAILED: ${r.failed}`}`),
     ...failures.map((f) => `${f.name}: FAILED ${f.error}`),
+    ...skipped.map((s) => `${s.name}: SKIPPED ${s.reason}`),
   ];
   return [line(header), rule, ...rows.map(line), '', ...notes].join('\n');
 }
@@ -137,14 +145,16 @@ export function renderHeading(context: RunContext): string {
 }
 
 /** bench/results/latest.json: pretty-printed, stable key order, every run's figures, so a commit diff reads well. */
-export function writeResults(file: string, results: ScenarioResult[], failures: FailedScenario[], context: RunContext): void {
+export function writeResults(file: string, results: ScenarioResult[], failures: FailedScenario[], context: RunContext, skipped: SkippedScenario[] = []): void {
   const document = {
     date: new Date().toISOString(),
     machine: machine(),
     dialect: 'sqlite',
+    postgres: 'results named *.pg run on PostgreSQL (BENCH_DATABASE_URL, a fresh schema each)',
     ...context,
     scenarios: results,
     failures,
+    skipped,
   };
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);

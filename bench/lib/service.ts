@@ -73,11 +73,19 @@ export interface Service {
 /** `npm start` on `sqlite:<dir>/<name>.sqlite` (a fresh file unless one is there), ready when /readyz answers 200. */
 export async function startService(dir: string, name: string): Promise<Service> {
   const file = path.join(dir, `${name}.sqlite`);
+  return startServiceAt(`sqlite:${file}`, file);
+}
+
+/**
+ * `npm start` on any DATABASE_URL (e.g. `postgres://…?schema=<fresh schema>`), ready when
+ * /readyz answers 200. `file` is what `Service.file` reports (the SQLite file, else the URL).
+ */
+export async function startServiceAt(databaseUrl: string, file = databaseUrl): Promise<Service> {
   const port = await freePort();
   const [command, args] = serviceCommand();
   const child = spawn(command, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...serviceEnvironment(`sqlite:${file}`, port) },
+    env: { ...process.env, ...serviceEnvironment(databaseUrl, port) },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: a stop or a crash of the bench can end npm, tsx and the server together.
     detached: true,
