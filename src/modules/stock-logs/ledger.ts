@@ -240,7 +240,11 @@ async function readHistory(trx: Transaction<Database>, balance: BalanceState, ra
   if (closing) {
     const closingAt = Number(closing.at);
     const closingId = Number(closing.id);
-    stretch = stretch.where((eb) => eb.or([eb('at', '<', closingAt), eb.and([eb('at', '=', closingAt), eb('id', '<=', closingId)])]));
+    // `at <= closingAt` is implied by the OR, but PostgreSQL's planner only makes a plain
+    // condition an index bound: without it the scan ran on to the end of the history.
+    stretch = stretch
+      .where('at', '<=', closingAt)
+      .where((eb) => eb.or([eb('at', '<', closingAt), eb.and([eb('at', '=', closingAt), eb('id', '<=', closingId)])]));
   }
   const rows = await stretch.orderBy('at').orderBy('id').execute();
   const entries: TimelineEntry[] = rows.map((row) => ({
