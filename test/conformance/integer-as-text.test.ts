@@ -106,6 +106,19 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('takes an integer written with a fraction or exponent (7002.0, 7e3) as the integer: JSON.parse cannot tell it from 7002', async () => {
+      for (const [written, text] of [['7002.0', '7002'], ['7e3', '7000']] as const) {
+        const response = await t.request({
+          method: 'POST',
+          url: `${API}/stores`,
+          headers: { 'content-type': 'application/json' },
+          payload: `{"stores":[${JSON.stringify(storeInput('x')).replace('"store_number":"x"', `"store_number":${written}`)}]}`,
+        });
+        expect(response.statusCode, `${written}: ${response.body}`).toBe(200);
+        expect((await t.get(`${API}/stores?search_text=${text}`)).json().list.map((s: { store_number: string }) => s.store_number)).toContain(text);
+      }
+    });
+
     it('never takes a string for a number field', async () => {
       const product = await t.post(`${API}/products`, { products: [{ ...productInput('P2'), carrier_item_quantity: '5' }] });
       expect(product.statusCode).toBe(400);
