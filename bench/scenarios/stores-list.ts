@@ -8,8 +8,10 @@ import { cannedBytesSession } from '../lib/throughput.js';
 
 const STORES = 1_000;
 const PATH = `${API}/stores`;
-const QUERY = '?page_size=100';
-const NAME = 'stores.list.page100';
+// Ten full stores (~24 KiB): a page of 100 full stores is ~237 KiB, which the load generator
+// moves no faster than either server can answer it, so that ratio measured autocannon instead.
+const QUERY = '?page_size=10';
+const NAME = 'stores.list.page10';
 
 /** Issue 3 (a): reading a page of stores should cost at most twice serving its bytes. */
 export const storesList: Scenario = {
@@ -33,7 +35,7 @@ export const storesList: Scenario = {
         routePath: PATH,
         query: QUERY,
         check: (page) => {
-          if (page.json<{ list: unknown[] }>().list.length !== 100) throw new Error('the seeded page does not hold 100 stores');
+          if (page.json<{ list: unknown[] }>().list.length !== 10) throw new Error('the seeded page does not hold 10 stores');
         },
       });
     }),
