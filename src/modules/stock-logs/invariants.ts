@@ -7,6 +7,9 @@ const MAX_LISTED = 1000;
 /**
  * The stock invariant (PRODUCT §5): every balance equals the sum of its applied ledger
  * deltas, every ledger group has its balance, and only applied entries have ledger rows.
+ * The balance's clock too: `last_at` and `last_count_at` are the moments of its latest
+ * entry and count, which decide whether a new entry is late (docs/stock.md "Cost"); a
+ * wrong clock would book later entries wrongly while the sums still matched.
  * One grouped pass over the ledger, joined to the balances both ways.
  */
 export async function ledgerViolations(handle: DbHandle): Promise<Violation[]> {
@@ -18,19 +21,27 @@ export async function ledgerViolations(handle: DbHandle): Promise<Violation[]> {
     order_key: string;
     balance: number | null;
     ledger: number | null;
+    last_at: number | null;
+    ledger_last_at: number | null;
+    last_count_at: number | null;
+    ledger_last_count_at: number | null;
   }>`
     with sums as (
-      select store_id, product_id, location_id, pool, order_key, sum(delta) as total
+      select store_id, product_id, location_id, pool, order_key, sum(delta) as total, max(at) as last_at,
+        max(case when is_count = 1 then at end) as last_count_at
       from stock_ledger
       group by store_id, product_id, location_id, pool, order_key
     )
-    select b.store_id, b.product_id, b.location_id, b.pool, b.order_key, b.quantity as balance, s.total as ledger
+    select b.store_id, b.product_id, b.location_id, b.pool, b.order_key, b.quantity as balance, s.total as ledger,
+      b.last_at, s.last_at as ledger_last_at, b.last_count_at, s.last_count_at as ledger_last_count_at
     from stock_balances b
     left join sums s on s.store_id = b.store_id and s.product_id = b.product_id and s.location_id = b.location_id
       and s.pool = b.pool and s.order_key = b.order_key
     where b.quantity <> coalesce(s.total, 0)
+      or coalesce(b.last_at, -1) <> coalesce(s.last_at, -1)
+      or coalesce(b.last_count_at, -1) <> coalesce(s.last_count_at, -1)
     union all
-    select s.store_id, s.product_id, s.location_id, s.pool, s.order_key, null, s.total
+    select s.store_id, s.product_id, s.location_id, s.pool, s.order_key, null, s.total, null, s.last_at, null, s.last_count_at
     from sums s
     where not exists (
       select 1 from stock_balances b where b.store_id = s.store_id and b.product_id = s.product_id
@@ -38,13 +49,19 @@ export async function ledgerViolations(handle: DbHandle): Promise<Violation[]> {
     )
     limit ${MAX_LISTED}
   `.execute(handle.db);
-  const violations: Violation[] = rows.map((row) => ({
-    check: 'stock ledger',
-    detail:
-      `balance store ${row.store_id} product ${row.product_id} location ${row.location_id} pool ${row.pool}` +
-      `${row.order_key ? ` order ${row.order_key}` : ''}: balance ${row.balance === null ? 'missing' : Number(row.balance) / 1000}` +
-      `, ledger sum ${Number(row.ledger ?? 0) / 1000}`,
-  }));
+  const moment = (value: number | null) => (value === null ? 'none' : new Date(Number(value)).toISOString());
+  const violations: Violation[] = rows.map((row) => {
+    const key = `balance store ${row.store_id} product ${row.product_id} location ${row.location_id} pool ${row.pool}${row.order_key ? ` order ${row.order_key}` : ''}`;
+    const problems: string[] = [];
+    if (row.balance === null || Number(row.balance) !== Number(row.ledger ?? 0)) {
+      problems.push(`balance ${row.balance === null ? 'missing' : Number(row.balance) / 1000}, ledger sum ${Number(row.ledger ?? 0) / 1000}`);
+    }
+    if (row.balance !== null && moment(row.last_at) !== moment(row.ledger_last_at)) problems.push(`last_at ${moment(row.last_at)}, latest ledger entry ${moment(row.ledger_last_at)}`);
+    if (row.balance !== null && moment(row.last_count_at) !== moment(row.ledger_last_count_at)) {
+      problems.push(`last_count_at ${moment(row.last_count_at)}, latest ledger count ${moment(row.ledger_last_count_at)}`);
+    }
+    return { check: 'stock ledger', detail: `${key}: ${problems.join('; ')}` };
+  });
   const { rows: unapplied } = await sql<{ id: number }>`
     select l.id from stock_logs l
     where l.is_applied = 0 and exists (select 1 from stock_ledger g where g.log_id = l.id)

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyAll } from '../../src/verify.js';
+import { API, buildTestApp, type TestApp } from '../helpers/build.js';
+import { DIALECTS } from '../helpers/dialects.js';
+import { productInput, storeInput } from '../helpers/factories.js';
+
+const LOGS = `${API}/stores/V1/products/stock/storeproductlogs`;
+const entry = (quantity: number, at: string) => ({ product_number: 'VP1', quantity, customer_order_line_number: 0, modification_datetime: at });
+
+/**
+ * `store-ops verify` sees what the ledger engine relies on: a balance equal to its ledger sum,
+ * and a clock (`last_at`, `last_count_at`) equal to its latest ledger entry and count — the
+ * clock decides whether an entry is late, so a wrong one would book later entries wrongly
+ * while every sum still matched (docs/stock.md "Cost").
+ */
+for (const dialect of DIALECTS) {
+  describe(`verify: balances against their ledger (${dialect.name})`, () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await buildTestApp(dialect);
+      expect((await t.post(`${API}/stores`, { stores: [storeInput('V1')] })).statusCode).toBe(200);
+      expect((await t.post(`${API}/products`, { products: [productInput('VP1')] })).statusCode).toBe(200);
+      expect((await t.post(LOGS, { storeproductlog: [entry(5, '2026-01-01T10:00:00Z'), entry(2, '2026-01-01T12:00:00Z')] })).statusCode).toBe(200);
+      expect((await t.post(`${LOGS}?is_counted_quantity=true`, { storeproductlog: [entry(4, '2026-01-01T11:00:00Z')] })).statusCode).toBe(200);
+    });
+    afterAll(async () => {
+      await t.close();
+      await dialect.cleanup();
+    });
+
+    const tamper = async (change: Partial<{ quantity: number; last_at: number | null; last_count_at: number | null }>) => {
+      const balance = await t.app.ctx.db.selectFrom('stock_balances').selectAll().executeTakeFirstOrThrow();
+      await t.app.ctx.db.updateTable('stock_balances').set(change).where('id', '=', balance.id).execute();
+      const found = await verifyAll(t.app.ctx.handle);
+      await t.app.ctx.db
+        .updateTable('stock_balances')
+        .set({ quantity: balance.quantity, last_at: balance.last_at, last_count_at: balance.last_count_at })
+        .where('id', '=', balance.id)
+        .execute();
+      return found.map((v) => v.detail);
+    };
+
+    it('is clean after real postings, late count included', async () => {
+      expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
+    });
+
+    it('reports a balance that differs from its ledger sum', async () => {
+      expect(await tamper({ quantity: 1 })).toEqual([expect.stringMatching(/balance 0\.001, ledger sum 6$/)]);
+    });
+
+    it('reports a clock that is not the latest ledger entry or count', async () => {
+      expect(await tamper({ last_at: Date.parse('2026-01-01T11:00:00Z') })).toEqual([
+        expect.stringContaining('last_at 2026-01-01T11:00:00.000Z, latest ledger entry 2026-01-01T12:00:00.000Z'),
+      ]);
+      expect(await tamper({ last_count_at: null })).toEqual([expect.stringContaining('last_count_at none, latest ledger count 2026-01-01T11:00:00.000Z')]);
+      expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
+    });
+  });
+}
