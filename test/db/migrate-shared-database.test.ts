@@ -56,3 +56,8 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
     }, 60_000);
   });
 }
+
+// Without TEST_DATABASE_URL the file has no PostgreSQL to test; say so rather than fail as empty.
+describe.skipIf(DIALECTS.some((d) => d.name === 'postgres'))('migrations on a shared PostgreSQL database', () => {
+  it.skip('needs TEST_DATABASE_URL (PostgreSQL)', () => undefined);
+});
