@@ -438,6 +438,100 @@ export interface UnresolvedCountingLineTable {
   created_by: string;
 }
 
+/** A delivery announced by the ERP (interface §2.3, PRODUCT §7); `order_number` is unique. */
+export interface DeliveryOrderTable {
+  id: Generated<number>;
+  store_id: number;
+  store_number: string;
+  order_number: string;
+  order_type: number;
+  /** open | receiving | received | cancelled */
+  status: string;
+  datetime_created_at: number;
+  datetime_expected_at: number;
+  no_of_containers: number;
+  reason_code: number | null;
+  description: string | null;
+  reference: string | null;
+  store_origin: string | null;
+  supplier_code: string | null;
+  supplier_name: string | null;
+  tracing_url: string | null;
+  /** The order as last sent, header and lines: an identical re-send writes nothing. */
+  content_hash: string;
+  created_on: number;
+  updated_on: number;
+  created_by: string;
+  modified_by: string;
+}
+
+/** One announced line; `received_quantity` = the sum of its receipt lines (verify). */
+export interface DeliveryOrderLineTable {
+  id: Generated<number>;
+  delivery_id: number;
+  store_id: number;
+  line_number: number;
+  product_id: number;
+  product_number: string;
+  /** Thousandths: announced (shipped). */
+  quantity: number;
+  ordered_quantity: number | null;
+  received_quantity: number;
+  target_stock_pool: number;
+  customer_order_line_number: number | null;
+  customer_order_shipment_line_number: number | null;
+  secondary_order_line_number: number | null;
+  /** Ten-thousandths. */
+  purchase_price: number | null;
+  barcode: string | null;
+  container_barcode: string | null;
+  customer_order_number: string | null;
+  customer_order_shipment_number: string | null;
+  description: string | null;
+  product_description: string | null;
+  reference: string | null;
+  secondary_order_number: string | null;
+}
+
+/** The receipt of a delivery (interface §2.4): one per delivery, made by its first receipt. */
+export interface ReceiptOrderTable {
+  id: Generated<number>;
+  delivery_id: number;
+  store_id: number;
+  store_number: string;
+  order_number: string;
+  order_type_id: number;
+  is_submitted: Bool;
+  datetime_created_at: number;
+  created_on: number;
+  updated_on: number;
+  created_by: string;
+  modified_by: string;
+}
+
+/** One receiving entry of a receipt: exactly one stock log entry (`log_id`) booked it. */
+export interface ReceiptLineTable {
+  id: Generated<number>;
+  receipt_id: number;
+  store_id: number;
+  delivery_line_id: number;
+  log_id: number;
+  line_number: number;
+  product_id: number;
+  product_number: string | null;
+  barcode: string | null;
+  container_barcode: string | null;
+  description: string | null;
+  /** Thousandths. */
+  received_quantity: number;
+  shipped_quantity: number;
+  /** Ten-thousandths. */
+  purchase_price: number;
+  store_products_price: number;
+  created_on: number;
+  updated_on: number;
+}
+
 export interface Database {
   meta: MetaTable;
   resource_versions: ResourceVersionTable;
@@ -457,4 +551,8 @@ export interface Database {
   stock_logs: StockLogTable;
   stock_ledger: StockLedgerTable;
   stock_balances: StockBalanceTable;
+  delivery_orders: DeliveryOrderTable;
+  delivery_order_lines: DeliveryOrderLineTable;
+  receipt_orders: ReceiptOrderTable;
+  receipt_lines: ReceiptLineTable;
 }

@@ -10,6 +10,11 @@ export interface CursorPosition {
   pageSize: number;
   /** Fingerprint of the resource and filters the cursor was made for. */
   scope: string;
+  /**
+   * The moment a pull started, for lists read "as of" it (receipts: every page shows what
+   * changed before it and hands it out as server_time); absent elsewhere.
+   */
+  asOf?: number;
 }
 
 /**
@@ -21,7 +26,9 @@ export class CursorCodec {
   constructor(private readonly secret: string) {}
 
   encode(position: CursorPosition): string {
-    const body = Buffer.from(JSON.stringify([position.afterId, position.page, position.scope, position.pageSize])).toString('base64url');
+    const fields: unknown[] = [position.afterId, position.page, position.scope, position.pageSize];
+    if (position.asOf !== undefined) fields.push(position.asOf);
+    const body = Buffer.from(JSON.stringify(fields)).toString('base64url');
     return `${body}.${this.sign(body)}`;
   }
 
@@ -40,12 +47,15 @@ export class CursorCodec {
     } catch {
       throw invalid();
     }
-    if (!Array.isArray(parsed) || parsed.length !== 4) throw invalid();
-    const [afterId, page, scope, pageSize] = parsed as [unknown, unknown, unknown, unknown];
+    if (!Array.isArray(parsed) || (parsed.length !== 4 && parsed.length !== 5)) throw invalid();
+    const [afterId, page, scope, pageSize, asOf] = parsed as [unknown, unknown, unknown, unknown, unknown];
     if (!Number.isSafeInteger(afterId) || !Number.isSafeInteger(page) || !Number.isSafeInteger(pageSize) || scope !== expectedScope) {
       throw invalid();
     }
-    return { afterId: afterId as number, page: page as number, pageSize: pageSize as number, scope };
+    if (asOf !== undefined && !Number.isSafeInteger(asOf)) throw invalid();
+    const position: CursorPosition = { afterId: afterId as number, page: page as number, pageSize: pageSize as number, scope };
+    if (asOf !== undefined) position.asOf = asOf as number;
+    return position;
   }
 
   private sign(body: string): string {

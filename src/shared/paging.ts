@@ -29,6 +29,8 @@ export interface PageWindow {
   scope: string;
   /** The active filters, echoed as `list_filters`. */
   filters: ListFilters;
+  /** The pull's moment when the cursor carries one (shared/cursor.ts asOf). */
+  asOf?: number;
 }
 
 export type ListFilters = Record<string, string[]>;
@@ -73,7 +75,7 @@ export function resolvePage<S extends TObject>(query: Static<S>, querySchema: S,
   if (scrollId) {
     const position = cursors.decode(scrollId, scope);
     const pageSize = clampPageSize(paging.page_size ?? position.pageSize);
-    return { pageSize, pageStart: position.page, afterId: position.afterId, offset: 0, fetchLimit: pageSize + 1, scope, filters };
+    return { pageSize, pageStart: position.page, afterId: position.afterId, offset: 0, fetchLimit: pageSize + 1, scope, filters, asOf: position.asOf };
   }
   const pageSize = clampPageSize(paging.page_size ?? DEFAULT_PAGE_SIZE);
   const pageStart = Math.max(1, paging.page_start ?? 1);
@@ -108,6 +110,8 @@ export function pagedResponse<Row, Item>(args: {
   totalCount: number;
   lastModified: number | null;
   cursors: CursorCodec;
+  /** A list read as of a moment: its server_time, carried by its cursor to the next page. */
+  asOf?: number;
 }): PagedResult<Item> {
   const { window, rows, totalCount } = args;
   const hasMore = rows.length > window.pageSize;
@@ -124,9 +128,9 @@ export function pagedResponse<Row, Item>(args: {
     project_last_modified_date: formatOptionalDateTime(args.lastModified) ?? null,
     scroll_id:
       hasMore && last !== undefined
-        ? args.cursors.encode({ afterId: args.idOf(last), page: window.pageStart + 1, pageSize: window.pageSize, scope: window.scope })
+        ? args.cursors.encode({ afterId: args.idOf(last), page: window.pageStart + 1, pageSize: window.pageSize, scope: window.scope, asOf: args.asOf })
         : null,
-    server_time: formatDateTime(Date.now()),
+    server_time: formatDateTime(args.asOf ?? Date.now()),
     sort_column: 'id',
     sort_order: 'asc',
     task_last_modified_date: null,

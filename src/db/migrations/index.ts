@@ -8,6 +8,7 @@ import * as resourceVersions from './2026-11-22T0007_resource_versions.js';
 import * as unresolvedCountingLines from './2026-11-22T0008_unresolved_counting_lines.js';
 import * as stockReadVersions from './2026-11-22T0009_stock_read_versions.js';
 import * as ledgerCountIndex from './2026-11-24T0010_ledger_count_index.js';
+import * as deliveriesReceipts from './2026-11-24T0011_deliveries_receipts.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22T0008_unresolved_counting_lines': unresolvedCountingLines,
   '2026-11-22T0009_stock_read_versions': stockReadVersions,
   '2026-11-24T0010_ledger_count_index': ledgerCountIndex,
+  '2026-11-24T0011_deliveries_receipts': deliveriesReceipts,
 };
 
 export const migrationProvider: MigrationProvider = {

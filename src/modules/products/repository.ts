@@ -234,3 +234,21 @@ export async function findBookingProducts(db: Db, numbers: readonly string[]): P
   }
   return found;
 }
+
+/**
+ * id → the booking columns of products, deleted ones included: stock already announced on
+ * a delivery line is still received after its product left the master (PRODUCT §3: nothing
+ * stock refers to is hard-deleted).
+ */
+export async function findBookingProductsByIds(db: Db, ids: readonly number[]): Promise<Map<number, BookingProductRow>> {
+  const found = new Map<number, BookingProductRow>();
+  for (const idChunk of inListChunks([...new Set(ids)], KEYS_PER_QUERY)) {
+    const rows = await db
+      .selectFrom('products')
+      .select(['id', 'product_number', 'barcode', 'price', 'purchase_price', 'purchase_unit_quantity'])
+      .where('id', 'in', idChunk)
+      .execute();
+    for (const row of rows) found.set(row.id, row);
+  }
+  return found;
+}

@@ -11,6 +11,7 @@ import { pagedResponse, resolvePage, type PagedResult } from '../../shared/pagin
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProducts } from '../products/repository.js';
 import { findReasonCodes } from '../reason-codes/repository.js';
+import { finishReceiving, planReceiving, type ReceivingCandidate } from '../deliveries/receiving.js';
 import { findLiveStore } from '../stores/repository.js';
 import { bookEntries, markStoreProducts, poolPartsFromJson, postingsOf, type EntryDraft } from './book.js';
 import { applyPostings } from './ledger.js';
@@ -125,11 +126,33 @@ export async function postStockLogs(
   const store = await findLiveStore(ctx.db, storeNumber);
   if (!store) throw notFound(`Unknown store '${storeNumber}'`);
   return inTransaction(ctx.handle, async (trx) => {
+    const now = Date.now();
     const drafts = await draftEntries(trx, store.id, lines, query);
-    const ids = await bookEntries(trx, ctx.dialect, store, drafts, actor, Date.now());
+    // Receipt entries whose reference is a delivery of the store receive on it (PRODUCT §7).
+    const receiving = query.is_from_receipt === true ? await planReceiving(trx, ctx.dialect, store.id, drafts, receivingCandidates(lines)) : undefined;
+    const ids = await bookEntries(trx, ctx.dialect, store, drafts, actor, now);
+    if (receiving) await finishReceiving(trx, ctx.dialect, receiving, drafts, ids, [], actor, now);
     const pending = drafts.filter((d) => d.pending).length;
-    return { ids, message: `created ${ids.length}: applied ${ids.length - pending}, pending review ${pending}` };
+    const received = receiving && receiving.items.length > 0 ? `; received on deliveries ${receiving.items.length}` : '';
+    return { ids, message: `created ${ids.length}: applied ${ids.length - pending}, pending review ${pending}${received}` };
   });
+}
+
+/** Entries naming a reference may receive on the delivery of that order number. */
+function receivingCandidates(lines: readonly CheckedLine[]): ReceivingCandidate[] {
+  return lines.flatMap(({ input, poolQuantitiesMilli }, index) =>
+    input.reference
+      ? [
+          {
+            draftIndex: index,
+            path: `storeproductlog[${index}]`,
+            quantityField: 'quantity',
+            orderNumber: input.reference,
+            poolChosen: input.pool_location !== undefined || poolQuantitiesMilli.some((q) => q !== undefined),
+          },
+        ]
+      : [],
+  );
 }
 
 /** POST …/storeproductlogs/review (PRODUCT §5 Review): approve applies, reject never does. */

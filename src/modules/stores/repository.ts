@@ -1,6 +1,6 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import { columnIn } from '../../db/in-list.js';
+import { columnIn, inListChunks } from '../../db/in-list.js';
 import { pageOf, type PageSlice } from '../../db/page.js';
 import type { Database } from '../../db/schema.js';
 import type { StoreRow } from './rows.js';
@@ -56,4 +56,14 @@ export async function storesLastModified(db: Kysely<Database>): Promise<number |
 
 export function findLiveStore(db: Kysely<Database>, storeNumber: string): Promise<StoreRow | undefined> {
   return db.selectFrom('stores').selectAll().where('store_number', '=', storeNumber).where('deleted_on', 'is', null).executeTakeFirst();
+}
+
+/** Live stores by store number; unknown and deleted numbers are absent. */
+export async function findLiveStores(db: Kysely<Database> | Transaction<Database>, storeNumbers: readonly string[]): Promise<Map<string, StoreRow>> {
+  const found = new Map<string, StoreRow>();
+  for (const part of inListChunks([...new Set(storeNumbers)], 2_000)) {
+    const rows = await db.selectFrom('stores').selectAll().where('store_number', 'in', part).where('deleted_on', 'is', null).execute();
+    for (const row of rows) found.set(row.store_number, row);
+  }
+  return found;
 }

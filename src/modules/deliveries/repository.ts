@@ -1,0 +1,189 @@
+import { type Insertable, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import type { Dialect } from '../../db/dialect/types.js';
+import { columnIn, inListChunks } from '../../db/in-list.js';
+import { insertMany } from '../../db/insert-many.js';
+import { pageOf, type PageSlice } from '../../db/page.js';
+import type { Database, DeliveryOrderLineTable, DeliveryOrderTable } from '../../db/schema.js';
+import type { DeliveryLineReadRow, DeliveryLineRow, DeliveryReadRow, DeliveryRow } from './rows.js';
+import type { DeliveryStatus } from './schema.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Keys per IN list: well under either database's parameter limit. */
+const KEYS_PER_QUERY = 2_000;
+
+/**
+ * Stored deliveries by order number, locked until the transaction ends (PostgreSQL; SQLite's
+ * write transaction already excludes other writers): imports and receiving of one delivery
+ * run one after the other, in id order so two requests never wait on each other crosswise.
+ */
+export async function lockDeliveries(trx: Transaction<Database>, dialect: Dialect, orderNumbers: readonly string[]): Promise<Map<string, DeliveryRow>> {
+  const found = new Map<string, DeliveryRow>();
+  for (const part of inListChunks([...new Set(orderNumbers)], KEYS_PER_QUERY)) {
+    const rows = await dialect.lockForUpdate(trx.selectFrom('delivery_orders').selectAll().where('order_number', 'in', part).orderBy('id')).execute();
+    for (const row of rows) found.set(row.order_number, row);
+  }
+  return found;
+}
+
+export async function linesOf(db: Db, deliveryIds: readonly number[]): Promise<DeliveryLineRow[]> {
+  const lines: DeliveryLineRow[] = [];
+  for (const part of inListChunks([...new Set(deliveryIds)], KEYS_PER_QUERY)) {
+    lines.push(...(await db.selectFrom('delivery_order_lines').selectAll().where('delivery_id', 'in', part).execute()));
+  }
+  return lines;
+}
+
+/** Lines that something was received on: they keep their product and cannot be removed (PRODUCT §7). */
+export async function linesWithReceipts(db: Db, lineIds: readonly number[]): Promise<Set<number>> {
+  const received = new Set<number>();
+  for (const part of inListChunks([...new Set(lineIds)], KEYS_PER_QUERY)) {
+    const rows = await db.selectFrom('receipt_lines').select('delivery_line_id').distinct().where('delivery_line_id', 'in', part).execute();
+    for (const row of rows) received.add(row.delivery_line_id);
+  }
+  return received;
+}
+
+const DELIVERY_INSERT_COLUMNS = [
+  'store_id', 'store_number', 'order_number', 'order_type', 'status', 'datetime_created_at', 'datetime_expected_at', 'no_of_containers',
+  'reason_code', 'description', 'reference', 'store_origin', 'supplier_code', 'supplier_name', 'tracing_url', 'content_hash',
+  'created_on', 'updated_on', 'created_by', 'modified_by',
+] as const satisfies ReadonlyArray<keyof Insertable<DeliveryOrderTable>>;
+
+/** New deliveries; returns their ids by order number. */
+export async function insertDeliveries(trx: Transaction<Database>, dialect: Dialect, rows: ReadonlyArray<Insertable<DeliveryOrderTable>>): Promise<Map<string, number>> {
+  const inserted = await insertMany<{ id: number; order_number: string }>(
+    trx, dialect, 'delivery_orders', DELIVERY_INSERT_COLUMNS,
+    rows.map((row) => DELIVERY_INSERT_COLUMNS.map((column) => row[column] ?? null)),
+    'returning id, order_number',
+  );
+  return new Map(inserted.map((row) => [row.order_number, Number(row.id)]));
+}
+
+export async function updateDelivery(trx: Transaction<Database>, id: number, changes: Partial<Insertable<DeliveryOrderTable>>): Promise<void> {
+  await trx.updateTable('delivery_orders').set(changes).where('id', '=', id).execute();
+}
+
+const LINE_INSERT_COLUMNS = [
+  'delivery_id', 'store_id', 'line_number', 'product_id', 'product_number', 'quantity', 'ordered_quantity', 'received_quantity',
+  'target_stock_pool', 'customer_order_line_number', 'customer_order_shipment_line_number', 'secondary_order_line_number',
+  'purchase_price', 'barcode', 'container_barcode', 'customer_order_number', 'customer_order_shipment_number', 'description',
+  'product_description', 'reference', 'secondary_order_number',
+] as const satisfies ReadonlyArray<keyof Insertable<DeliveryOrderLineTable>>;
+
+export async function insertLines(trx: Transaction<Database>, dialect: Dialect, rows: ReadonlyArray<Insertable<DeliveryOrderLineTable>>): Promise<void> {
+  await insertMany(trx, dialect, 'delivery_order_lines', LINE_INSERT_COLUMNS, rows.map((row) => LINE_INSERT_COLUMNS.map((column) => row[column] ?? null)));
+}
+
+export async function updateLine(trx: Transaction<Database>, id: number, changes: Partial<Insertable<DeliveryOrderLineTable>>): Promise<void> {
+  await trx.updateTable('delivery_order_lines').set(changes).where('id', '=', id).execute();
+}
+
+export async function deleteLines(trx: Transaction<Database>, ids: readonly number[]): Promise<void> {
+  for (const part of inListChunks([...new Set(ids)], KEYS_PER_QUERY)) await trx.deleteFrom('delivery_order_lines').where('id', 'in', part).execute();
+}
+
+export interface DeliveryFilters {
+  storeNumber?: string;
+  /** Store-role tokens see only these (PRODUCT §4); undefined = all. */
+  onlyStoreNumbers?: readonly string[];
+  status?: DeliveryStatus;
+  isSubmitted?: boolean;
+  updatedFrom?: number;
+  orderNumber?: string;
+  supplierCode?: string;
+  supplierName?: string;
+  /** datetime_expected within [from, to). */
+  expectedBetween?: { from: number; to: number };
+  groupCode?: string;
+  secondaryOrderNumber?: string;
+}
+
+function applyFilters<O>(query: SelectQueryBuilder<Database, 'delivery_orders', O>, dialect: Dialect, filters: DeliveryFilters) {
+  let filtered = query;
+  if (filters.storeNumber !== undefined) filtered = filtered.where('delivery_orders.store_number', '=', filters.storeNumber);
+  const only = filters.onlyStoreNumbers;
+  if (only !== undefined) filtered = filtered.where((eb) => columnIn(eb, 'delivery_orders.store_number', only));
+  if (filters.status !== undefined) filtered = filtered.where('delivery_orders.status', '=', filters.status);
+  if (filters.isSubmitted !== undefined) filtered = filtered.where('delivery_orders.status', filters.isSubmitted ? '=' : '<>', 'received');
+  if (filters.updatedFrom !== undefined) filtered = filtered.where('delivery_orders.updated_on', '>=', filters.updatedFrom);
+  if (filters.orderNumber !== undefined) filtered = filtered.where('delivery_orders.order_number', '=', filters.orderNumber);
+  if (filters.supplierCode !== undefined) filtered = filtered.where('delivery_orders.supplier_code', '=', filters.supplierCode);
+  const supplierName = filters.supplierName;
+  if (supplierName !== undefined && supplierName !== '') {
+    filtered = filtered.where((eb) => dialect.containsInsensitive(eb.ref('delivery_orders.supplier_name'), supplierName));
+  }
+  const between = filters.expectedBetween;
+  if (between !== undefined) {
+    filtered = filtered.where('delivery_orders.datetime_expected_at', '>=', between.from).where('delivery_orders.datetime_expected_at', '<', between.to);
+  }
+  const secondary = filters.secondaryOrderNumber;
+  if (secondary !== undefined) {
+    filtered = filtered.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('delivery_order_lines as l')
+          .select('l.id')
+          .whereRef('l.delivery_id', '=', 'delivery_orders.id')
+          .where('l.secondary_order_number', '=', secondary),
+      ),
+    );
+  }
+  const groupCode = filters.groupCode;
+  if (groupCode !== undefined) {
+    filtered = filtered.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('delivery_order_lines as l')
+          .innerJoin('store_products as sp', (join) => join.onRef('sp.store_id', '=', 'l.store_id').onRef('sp.product_id', '=', 'l.product_id'))
+          .select('l.id')
+          .whereRef('l.delivery_id', '=', 'delivery_orders.id')
+          .where('sp.group_code', '=', groupCode),
+      ),
+    );
+  }
+  return filtered;
+}
+
+export async function countDeliveries(db: Db, dialect: Dialect, filters: DeliveryFilters): Promise<number> {
+  const row = await applyFilters(db.selectFrom('delivery_orders'), dialect, filters)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function pageOfDeliveries(db: Db, dialect: Dialect, filters: DeliveryFilters, window: PageSlice): Promise<DeliveryReadRow[]> {
+  const query = applyFilters(
+    db.selectFrom('delivery_orders').innerJoin('stores', 'stores.id', 'delivery_orders.store_id').selectAll('delivery_orders').select('stores.store_gln'),
+    dialect,
+    filters,
+  );
+  return pageOf(query, 'delivery_orders.id', window).execute();
+}
+
+/** Newest updated_on of any delivery (PRODUCT §3.1 project_last_modified_date). */
+export async function deliveriesLastModified(db: Db): Promise<number | null> {
+  const row = await db.selectFrom('delivery_orders').select((eb) => eb.fn.max('updated_on').as('last')).executeTakeFirst();
+  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+}
+
+/** The lines of the listed deliveries, enriched from the product master and the store product, in line order. */
+export async function readLines(db: Db, deliveryIds: readonly number[]): Promise<Map<number, DeliveryLineReadRow[]>> {
+  const byDelivery = new Map<number, DeliveryLineReadRow[]>();
+  for (const part of inListChunks([...new Set(deliveryIds)], KEYS_PER_QUERY)) {
+    const rows = await db
+      .selectFrom('delivery_order_lines as l')
+      .innerJoin('products as p', 'p.id', 'l.product_id')
+      .leftJoin('store_products as sp', (join) => join.onRef('sp.store_id', '=', 'l.store_id').onRef('sp.product_id', '=', 'l.product_id'))
+      .selectAll('l')
+      .select(['p.barcode as master_barcode', 'p.category_code', 'p.base_unit_name', 'p.purchase_unit_quantity', 'sp.group_code'])
+      .where('l.delivery_id', 'in', part)
+      .orderBy('l.delivery_id')
+      .orderBy('l.line_number')
+      .execute();
+    for (const row of rows) {
+      const list = byDelivery.get(row.delivery_id) ?? [];
+      list.push(row);
+      byDelivery.set(row.delivery_id, list);
+    }
+  }
+  return byDelivery;
+}

@@ -1,0 +1,281 @@
+import type { Insertable, Transaction } from 'kysely';
+import type { AppContext } from '../../app-context.js';
+import type { Database, DeliveryOrderLineTable, DeliveryOrderTable } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import { parseDateTime, requireDateTime } from '../../domain/datetime.js';
+import { assertStoreAccess, visibleStores, type Principal } from '../../shared/access.js';
+import { describeCounts, duplicateKeyErrors, type UpsertCounts } from '../../shared/bulk.js';
+import { AppError, conflict, unprocessable, validationFailed } from '../../shared/errors.js';
+import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import type { FieldError } from '../../shared/validation.js';
+import { findBookingProducts, findProductsByBarcodes } from '../products/repository.js';
+import type { StoreRow } from '../stores/rows.js';
+import { findLiveStores } from '../stores/repository.js';
+import { containerCount, headerHash, headerOf, lineRecord, lineSignature, toDeliveryOrder, type LineRecord } from './mapping.js';
+import * as deliveries from './repository.js';
+import { touchReceipts } from './receipt-writes.js';
+import type { DeliveryLineRow, DeliveryRow } from './rows.js';
+import { DeliveriesQuery, type DeliveryInput, type DeliveryOrder } from './schema.js';
+
+const orderPath = (index: number) => `orders[${index}]`;
+const linePath = (index: number, lineIndex: number) => `orders[${index}].order_lines[${lineIndex}]`;
+
+/** Deliveries nothing more may happen to (PRODUCT §7). */
+export const CLOSED_STATUSES: ReadonlySet<string> = new Set(['received', 'cancelled']);
+
+/** Rules the request alone can break (PRODUCT §3: 400 naming every field). */
+function checkRequest(orders: readonly DeliveryInput[]): void {
+  const errors: FieldError[] = duplicateKeyErrors(orders, (o) => o.order_number, 'orders', 'order_number');
+  orders.forEach((order, index) => {
+    const lines = order.order_lines ?? [];
+    errors.push(...duplicateKeyErrors(lines, (l) => String(l.line_number), `${orderPath(index)}.order_lines`, 'line_number'));
+    lines.forEach((line, lineIndex) => {
+      if (!line.product_number && !line.barcode) {
+        errors.push({ path: `${linePath(index, lineIndex)}.product_number`, message: 'is required unless the line names its product by barcode' });
+      }
+    });
+    if (order.store_origin !== undefined && order.store_origin === order.store_number) {
+      errors.push({ path: `${orderPath(index)}.store_origin`, message: 'is the receiving store itself: a transfer comes from another store' });
+    }
+  });
+  if (errors.length > 0) throw validationFailed('Some delivery orders are invalid', errors);
+}
+
+interface ResolvedProduct {
+  id: number;
+  product_number: string;
+}
+
+/** Each line's product by number, else by barcode (422 naming the unknown ones, PRODUCT §3). */
+async function resolveLineProducts(trx: Transaction<Database>, orders: readonly DeliveryInput[]): Promise<Array<ResolvedProduct[]>> {
+  const all = orders.flatMap((o) => o.order_lines ?? []);
+  const byNumber = await findBookingProducts(trx, all.flatMap((l) => (l.product_number ? [l.product_number] : [])));
+  const byBarcode = await findProductsByBarcodes(trx, all.flatMap((l) => (!l.product_number && l.barcode ? [l.barcode] : [])));
+  const errors: FieldError[] = [];
+  const resolved = orders.map((order, index) =>
+    (order.order_lines ?? []).map((line, lineIndex) => {
+      if (line.product_number) {
+        const product = byNumber.get(line.product_number);
+        if (product) return product;
+        errors.push({ path: `${linePath(index, lineIndex)}.product_number`, message: `unknown product '${line.product_number}'` });
+      } else {
+        const match = byBarcode.get(line.barcode!);
+        if (match) return { id: match.productId, product_number: match.productNumber };
+        errors.push({ path: `${linePath(index, lineIndex)}.barcode`, message: `no product has barcode '${line.barcode}'` });
+      }
+      return { id: 0, product_number: '' };
+    }),
+  );
+  if (errors.length > 0) throw unprocessable('Some delivery lines name unknown products', errors);
+  return resolved;
+}
+
+interface Plan {
+  counts: UpsertCounts;
+  newDeliveries: Array<{ row: Insertable<DeliveryOrderTable>; lines: LineRecord[] }>;
+  updates: Array<() => Promise<void>>;
+  /** Deliveries with a receipt whose header changed: their receipts change with them. */
+  touchedReceiptDeliveries: number[];
+}
+
+/**
+ * Create or update delivery orders by order_number (PRODUCT §7), atomic. An update may
+ * change the header and add, change or remove lines; a line that received something keeps
+ * its product and received quantity and cannot be removed (409). A received or cancelled
+ * delivery no longer changes (409), unless the re-send is identical.
+ */
+export async function importDeliveries(
+  ctx: AppContext,
+  orders: readonly DeliveryInput[],
+  containerOverride: boolean,
+  principal: Principal,
+  storeFromPath?: string,
+): Promise<string> {
+  const sent = storeFromPath === undefined ? orders : orders.map((order) => ({ ...order, store_number: storeFromPath }));
+  checkRequest(sent);
+  for (const order of sent) assertStoreAccess(principal, order.store_number!);
+  const stores = await findLiveStores(ctx.db, sent.map((o) => o.store_number!));
+  const unknown = sent.flatMap((order, index) => (stores.has(order.store_number!) ? [] : [{ path: `${orderPath(index)}.store_number`, message: `unknown store '${order.store_number}'` }]));
+  if (unknown.length > 0) {
+    throw storeFromPath === undefined ? new AppError('NOT_FOUND', 'Some delivery orders name unknown stores', unknown) : new AppError('NOT_FOUND', `Unknown store '${storeFromPath}'`);
+  }
+
+  const counts = await inTransaction(ctx.handle, async (trx) => {
+    const now = Date.now();
+    const products = await resolveLineProducts(trx, sent);
+    const existing = await deliveries.lockDeliveries(trx, ctx.dialect, sent.map((o) => o.order_number));
+    const storedLines = await deliveries.linesOf(trx, [...existing.values()].map((d) => d.id));
+    const received = await deliveries.linesWithReceipts(trx, storedLines.map((l) => l.id));
+    const linesByDelivery = new Map<number, DeliveryLineRow[]>();
+    for (const line of storedLines) linesByDelivery.set(line.delivery_id, [...(linesByDelivery.get(line.delivery_id) ?? []), line]);
+
+    const plan: Plan = { counts: { created: 0, updated: 0, unchanged: 0, deleted: 0 }, newDeliveries: [], updates: [], touchedReceiptDeliveries: [] };
+    const errors: FieldError[] = [];
+    sent.forEach((order, index) => {
+      const store = stores.get(order.store_number!)!;
+      const sentLines = order.order_lines?.map((line, lineIndex) => lineRecord(line, products[index]![lineIndex]!));
+      const stored = existing.get(order.order_number);
+      if (!stored) {
+        planCreate(plan, order, store, sentLines ?? [], containerOverride, principal.name, now);
+        return;
+      }
+      if (stored.store_id !== store.id) {
+        errors.push({ path: `${orderPath(index)}.order_number`, message: `belongs to a delivery of store '${stored.store_number}'` });
+        return;
+      }
+      errors.push(...planUpdate(ctx, trx, plan, index, order, stored, linesByDelivery.get(stored.id) ?? [], received, sentLines, containerOverride, principal.name, now));
+    });
+    if (errors.length > 0) throw conflict('Some delivery orders cannot change that way', errors);
+
+    const ids = await deliveries.insertDeliveries(trx, ctx.dialect, plan.newDeliveries.map((d) => d.row));
+    const newLines: Array<Insertable<DeliveryOrderLineTable>> = [];
+    for (const delivery of plan.newDeliveries) {
+      const deliveryId = ids.get(delivery.row.order_number)!;
+      for (const line of delivery.lines) newLines.push({ ...line, delivery_id: deliveryId, store_id: delivery.row.store_id, received_quantity: 0 });
+    }
+    await deliveries.insertLines(trx, ctx.dialect, newLines);
+    for (const update of plan.updates) await update();
+    await touchReceipts(trx, plan.touchedReceiptDeliveries, principal.name);
+    return plan.counts;
+  });
+  return describeCounts(counts);
+}
+
+function planCreate(plan: Plan, order: DeliveryInput, store: StoreRow, lines: LineRecord[], containerOverride: boolean, actor: string, now: number): void {
+  const header = headerOf(order, containerCount(order.no_of_containers, lines, containerOverride), now);
+  plan.counts.created++;
+  plan.newDeliveries.push({
+    row: {
+      ...header,
+      store_id: store.id,
+      store_number: store.store_number,
+      order_number: order.order_number,
+      status: order.status === 'cancelled' ? 'cancelled' : 'open',
+      content_hash: headerHash(header, order.datetime_created !== undefined),
+      created_on: now,
+      updated_on: now,
+      created_by: actor,
+      modified_by: actor,
+    },
+    lines,
+  });
+}
+
+/** Plans the changes of one stored delivery; returns the conflicts (409) it would cause. */
+function planUpdate(
+  ctx: AppContext,
+  trx: Transaction<Database>,
+  plan: Plan,
+  index: number,
+  order: DeliveryInput,
+  stored: DeliveryRow,
+  storedLines: readonly DeliveryLineRow[],
+  received: ReadonlySet<number>,
+  sentLines: LineRecord[] | undefined,
+  containerOverride: boolean,
+  actor: string,
+  now: number,
+): FieldError[] {
+  const errors: FieldError[] = [];
+  const storedByNumber = new Map(storedLines.map((line) => [Number(line.line_number), line]));
+  const inserts: LineRecord[] = [];
+  const changes: Array<{ line: DeliveryLineRow; record: LineRecord }> = [];
+  const removals: DeliveryLineRow[] = [];
+  if (sentLines !== undefined) {
+    const sentNumbers = new Set(sentLines.map((l) => l.line_number));
+    sentLines.forEach((record, lineIndex) => {
+      const current = storedByNumber.get(record.line_number);
+      if (!current) inserts.push(record);
+      else if (lineSignature(current) !== lineSignature(record)) {
+        if (received.has(current.id) && current.product_id !== record.product_id) {
+          errors.push({ path: `${linePath(index, lineIndex)}.product_number`, message: `line ${record.line_number} has received stock of product '${current.product_number}': its product cannot change` });
+        }
+        changes.push({ line: current, record });
+      }
+    });
+    for (const line of storedLines) {
+      if (sentNumbers.has(Number(line.line_number))) continue;
+      if (received.has(line.id)) {
+        errors.push({ path: `${orderPath(index)}.order_lines`, message: `line ${line.line_number} has received stock (${Number(line.received_quantity) / 1000}): it cannot be removed` });
+      }
+      removals.push(line);
+    }
+  }
+  const finalLines = sentLines ?? storedLines;
+  const header = headerOf(order, containerCount(order.no_of_containers, finalLines, containerOverride), stored.datetime_created_at);
+  const hash = headerHash(header, order.datetime_created !== undefined);
+  const cancelling = order.status === 'cancelled' && stored.status !== 'cancelled';
+  // Absent status leaves it as it is: an ERP re-sending a cancelled order unchanged is no change.
+  const reopening = order.status === 'open' && stored.status === 'cancelled';
+  const linesChanged = inserts.length + changes.length + removals.length > 0;
+  const changed = hash !== stored.content_hash || linesChanged || cancelling || reopening;
+  if (!changed) {
+    plan.counts.unchanged++;
+    return errors;
+  }
+  if (CLOSED_STATUSES.has(stored.status)) {
+    return [{ path: `${orderPath(index)}.order_number`, message: `delivery '${stored.order_number}' is ${stored.status}: it can no longer change` }];
+  }
+  if (cancelling && (stored.status !== 'open' || storedLines.some((line) => received.has(line.id)))) {
+    errors.push({ path: `${orderPath(index)}.status`, message: `delivery '${stored.order_number}' has received stock: submit it through receiving instead of cancelling` });
+  }
+  if (errors.length > 0) return errors;
+  plan.counts.updated++;
+  if (stored.status !== 'open') plan.touchedReceiptDeliveries.push(stored.id);
+  plan.updates.push(async () => {
+    await deliveries.updateDelivery(trx, stored.id, {
+      ...header,
+      status: cancelling ? 'cancelled' : stored.status,
+      content_hash: hash,
+      updated_on: now,
+      modified_by: actor,
+    });
+    await deliveries.deleteLines(trx, removals.map((line) => line.id));
+    for (const { line, record } of changes) await deliveries.updateLine(trx, line.id, record);
+    await deliveries.insertLines(trx, ctx.dialect, inserts.map((record) => ({ ...record, delivery_id: stored.id, store_id: stored.store_id, received_quantity: 0 })));
+  });
+  return errors;
+}
+
+/** `delivery_date`: a day (YYYY-MM-DD) or a date-time, meaning its UTC day. */
+function dayOf(text: string): { from: number; to: number } {
+  const at = /^\d{4}-\d{2}-\d{2}$/.test(text) ? parseDateTime(`${text}T00:00:00Z`) : parseDateTime(text);
+  if (at === undefined) {
+    throw validationFailed('delivery_date is not a date', [{ path: 'query.delivery_date', message: 'must be a day (YYYY-MM-DD) or an ISO 8601 date-time' }]);
+  }
+  const from = at - (((at % 86_400_000) + 86_400_000) % 86_400_000);
+  return { from, to: from + 86_400_000 };
+}
+
+/** GET /orders/deliveries (interface §4.3): paged, every filter, store tokens see their stores. */
+export async function listDeliveries(ctx: AppContext, query: DeliveriesQuery, principal: Principal): Promise<PagedResult<DeliveryOrder>> {
+  const window = resolvePage(query, DeliveriesQuery, 'delivery_orders', ctx.cursors);
+  const filters: deliveries.DeliveryFilters = {
+    storeNumber: query.store_number,
+    onlyStoreNumbers: visibleStores(principal) ?? undefined,
+    status: query.status,
+    isSubmitted: query.is_submitted,
+    updatedFrom: query.last_modified_date ? requireDateTime(query.last_modified_date) : undefined,
+    orderNumber: query.order_number,
+    supplierCode: query.supplier_code,
+    supplierName: query.supplier_name,
+    expectedBetween: query.delivery_date ? dayOf(query.delivery_date) : undefined,
+    groupCode: query.group_code,
+    secondaryOrderNumber: query.secondary_order_number,
+  };
+  const [rows, totalCount, lastModified] = await Promise.all([
+    deliveries.pageOfDeliveries(ctx.db, ctx.dialect, filters, window),
+    deliveries.countDeliveries(ctx.db, ctx.dialect, filters),
+    deliveries.deliveriesLastModified(ctx.db),
+  ]);
+  const lines = await deliveries.readLines(ctx.db, rows.slice(0, window.pageSize).map((row) => row.id));
+  return pagedResponse({
+    window,
+    rows,
+    idOf: (row) => row.id,
+    toItem: (row) => toDeliveryOrder(row, lines.get(row.id) ?? []),
+    totalCount,
+    lastModified,
+    cursors: ctx.cursors,
+  });
+}
