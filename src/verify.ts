@@ -1,6 +1,7 @@
 import type { DbHandle } from './db/dialect/types.js';
 import { MIGRATION_CHECKS } from './db/verify-checks.js';
 import { CATEGORY_CHECKS } from './modules/categories/verify-checks.js';
+import { DELIVERY_CHECKS } from './modules/deliveries/verify-checks.js';
 import { LOCATION_CHECKS } from './modules/locations/verify-checks.js';
 import { PRODUCT_CHECKS } from './modules/products/verify-checks.js';
 import { REASON_CODE_CHECKS } from './modules/reason-codes/verify-checks.js';
@@ -25,6 +26,7 @@ export const VERIFY_CHECKS: readonly VerifyCheck[] = [
   ...PRODUCT_CHECKS,
   ...LOCATION_CHECKS,
   ...STORE_PRODUCT_CHECKS,
+  ...DELIVERY_CHECKS,
 ];
 
 export async function verifyAll(handle: DbHandle): Promise<Violation[]> {

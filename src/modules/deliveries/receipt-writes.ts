@@ -32,12 +32,20 @@ export function receiptsWatermark(handle: DbHandle): Promise<number> {
   });
 }
 
-/** A delivery's header changed: its receipt, which shows that header, changes with it. */
+/** A delivery's header changed: its receipt, which shows that header and type, changes with it (after the delivery's update). */
 export async function touchReceipts(trx: Transaction<Database>, deliveryIds: readonly number[], actor: string): Promise<void> {
   if (deliveryIds.length === 0) return;
   const stamp = await receiptStamp(trx);
   for (const part of inListChunks([...new Set(deliveryIds)], 2_000)) {
-    await trx.updateTable('receipt_orders').set({ updated_on: stamp, modified_by: actor }).where('delivery_id', 'in', part).execute();
+    await trx
+      .updateTable('receipt_orders')
+      .set((eb) => ({
+        updated_on: stamp,
+        modified_by: actor,
+        order_type_id: eb.selectFrom('delivery_orders as d').select('d.order_type').whereRef('d.id', '=', 'receipt_orders.delivery_id'),
+      }))
+      .where('delivery_id', 'in', part)
+      .execute();
   }
 }
 
