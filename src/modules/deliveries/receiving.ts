@@ -217,6 +217,9 @@ export async function finishReceiving(
   await raiseReceived(trx, deltas);
   const submittedIds = new Set(submitted.map((d) => d.id));
   await advanceStatuses(trx, [...touched.values()], submittedIds, actor, now);
+  await bookTransferLegs(trx, dialect, plan, drafts, ids, actor, now);
+  // The receipts clock last: it is held from here to the commit, so the shorter the better,
+  // and no balance lock is ever awaited while holding it (no lock cycle with other receipts).
   const stamp = await receiptStamp(trx);
   const receipts = await upsertReceipts(trx, [...touched.values()], submittedIds, actor, stamp);
   await insertReceiptLines(
@@ -244,7 +247,6 @@ export async function finishReceiving(
       };
     }),
   );
-  await bookTransferLegs(trx, dialect, plan, drafts, ids, actor, now);
 }
 
 /** POST /stores/{s}/orders/deliveries/{order_number}/receive (PRODUCT §7): atomic. */
