@@ -88,11 +88,11 @@ export function headerOf(input: DeliveryInput, noOfContainers: number, createdAt
 }
 
 /**
- * The stored header's hash. `datetime_created` left out by the sender keeps the stored
- * moment, so the hash covers what was sent of it, not the default.
+ * The stored header's hash, over what is stored: a `datetime_created` left out keeps the
+ * stored moment, so a re-send without it is unchanged.
  */
-export function headerHash(header: DeliveryHeader, sentCreatedAt: boolean): string {
-  return contentHash({ ...header, datetime_created_at: sentCreatedAt ? header.datetime_created_at : null });
+export function headerHash(header: DeliveryHeader): string {
+  return contentHash(header);
 }
 
 export function toDeliveryLine(row: DeliveryLineReadRow): DeliveryLine {

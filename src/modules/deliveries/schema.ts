@@ -12,72 +12,74 @@ export const MAX_DELIVERY_LINES = 10_000;
 
 const optional = <T extends TSchema>(schema: T) => Type.Optional(schema);
 
-/**
- * A delivery line as the ERP sends it (interface §4.3). The store path requires
- * `product_number`; the cross-store path lets a line name its product by `barcode` alone.
- */
-function lineInput(productNumberRequired: boolean) {
-  const productNumber = TextId(64, { description: 'The product; on the cross-store path a line may name it by barcode instead' });
-  return Type.Object({
-    line_number: Int({ minimum: 0, description: 'Unique within the order; receiving names lines by it' }),
-    product_number: productNumberRequired ? productNumber : optional(productNumber),
-    quantity: Quantity({ minimum: 0, description: 'Announced (shipped) quantity' }),
-    target_stock_pool: PoolNumber({ description: 'Pool the received stock is booked into (1-10)' }),
-    barcode: optional(TextId(64, { description: 'Any barcode of the product; resolves the product when product_number is absent' })),
-    container_barcode: optional(TextId(64, { description: 'Container (roll cage, pallet) the line travels in' })),
-    customer_order_number: optional(TextId(64)),
-    customer_order_shipment_number: optional(TextId(64)),
-    description: optional(Str(2000)),
-    product_description: optional(Str(2000)),
-    reference: optional(TextId(255)),
-    secondary_order_number: optional(TextId(64)),
-    customer_order_line_number: optional(Int({ minimum: 0 })),
-    customer_order_shipment_number_line_number: optional(Int({ minimum: 0 })),
-    ordered_quantity: optional(Quantity({ minimum: 0, description: 'What the store ordered, when it differs from what is shipped' })),
-    purchase_price: optional(Money({ minimum: 0 })),
-    secondary_order_line_number: optional(Int({ minimum: 0 })),
-  });
-}
+/** Fields of a delivery line as the ERP sends it (interface §4.3), but its product number. */
+const lineFields = {
+  line_number: Int({ minimum: 0, description: 'Unique within the order; receiving names lines by it' }),
+  quantity: Quantity({ minimum: 0, description: 'Announced (shipped) quantity' }),
+  target_stock_pool: PoolNumber({ description: 'Pool the received stock is booked into (1-10)' }),
+  barcode: optional(TextId(64, { description: 'Any barcode of the product; resolves the product when product_number is absent' })),
+  container_barcode: optional(TextId(64, { description: 'Container (roll cage, pallet) the line travels in' })),
+  customer_order_number: optional(TextId(64)),
+  customer_order_shipment_number: optional(TextId(64)),
+  description: optional(Str(2000)),
+  product_description: optional(Str(2000)),
+  reference: optional(TextId(255)),
+  secondary_order_number: optional(TextId(64)),
+  customer_order_line_number: optional(Int({ minimum: 0 })),
+  customer_order_shipment_number_line_number: optional(Int({ minimum: 0 })),
+  ordered_quantity: optional(Quantity({ minimum: 0, description: 'What the store ordered, when it differs from what is shipped' })),
+  purchase_price: optional(Money({ minimum: 0 })),
+  secondary_order_line_number: optional(Int({ minimum: 0 })),
+};
+const productNumber = () => TextId(64, { description: 'The product; on the cross-store path a line may name it by barcode instead' });
 
-function orderInput(crossStore: boolean) {
-  const storeNumber = TextId(64, { description: 'The store the goods go to' });
-  const supplierName = Str(255);
-  return Type.Object({
-    datetime_expected: DateTime({ description: 'When the delivery is expected' }),
-    no_of_containers: Int({
-      minimum: 0,
-      description: 'Kept as sent when no line carries a container_barcode or the container_override header is true; else the number of distinct container barcodes',
+/** The store path requires `product_number`; the cross-store path lets a line name its product by `barcode` alone. */
+const StoreLineInput = Type.Object({ ...lineFields, product_number: productNumber() });
+const CrossStoreLineInput = Type.Object({ ...lineFields, product_number: optional(productNumber()) });
+
+const lineList = <T extends TSchema>(line: T) =>
+  optional(
+    Type.Array(line, {
+      maxItems: MAX_DELIVERY_LINES,
+      description: 'The whole set of lines: lines of a stored delivery absent here are removed (a line that received something cannot be); absent = lines unchanged',
     }),
-    order_number: TextId(64, { description: 'Unique across the chain: a re-send with the same number updates the delivery' }),
-    order_type: Int({ minimum: 0, maximum: 2_147_483_647, description: 'For example 1 = purchase, 2 = transfer; read back as a decimal string' }),
-    ...(crossStore ? { store_number: storeNumber, supplier_name: supplierName } : { supplier_name: optional(supplierName) }),
-    datetime_created: optional(DateTime({ description: 'Default: when the delivery is first received by the service' })),
-    description: optional(Str(2000)),
-    reference: optional(TextId(255, { description: 'Read back as external_reference_number' })),
-    store_origin: optional(TextId(64, { description: 'Origin store of an inter-store transfer (docs/decisions.md Deliveries "transfers")' })),
-    supplier_code: optional(TextId(64)),
-    tracing_url: optional(Str(2000)),
-    reason_code: optional(Int()),
-    status: optional(
-      Type.Union([Type.Literal('open'), Type.Literal('cancelled')], {
-        description: 'Added (docs/decisions.md): "cancelled" cancels a delivery nothing was received of; "open" (or absent) leaves the status to receiving',
-      }),
-    ),
-    order_lines: optional(
-      Type.Array(lineInput(!crossStore), {
-        maxItems: MAX_DELIVERY_LINES,
-        description: 'The whole set of lines: lines of a stored delivery absent here are removed (a line that received something cannot be); absent = lines unchanged',
-      }),
-    ),
-  });
-}
+  );
 
-export const StoreDeliveryInput = orderInput(false);
+/** Fields of a delivery order as the ERP sends it (interface §4.3), but those whose requiredness differs per path. */
+const orderFields = {
+  datetime_expected: DateTime({ description: 'When the delivery is expected' }),
+  no_of_containers: Int({
+    minimum: 0,
+    description: 'Kept as sent when no line carries a container_barcode or the container_override header is true; else the number of distinct container barcodes',
+  }),
+  order_number: TextId(64, { description: 'Unique across the chain: a re-send with the same number updates the delivery' }),
+  order_type: Int({ minimum: 0, maximum: 2_147_483_647, description: 'For example 1 = purchase, 2 = transfer; read back as a decimal string' }),
+  datetime_created: optional(DateTime({ description: 'Default: when the delivery is first stored by the service' })),
+  description: optional(Str(2000)),
+  reference: optional(TextId(255, { description: 'Read back as external_reference_number' })),
+  store_origin: optional(TextId(64, { description: 'Origin store of an inter-store transfer (docs/decisions.md Deliveries "transfers")' })),
+  supplier_code: optional(TextId(64)),
+  tracing_url: optional(Str(2000)),
+  reason_code: optional(Int()),
+  status: optional(
+    Type.Union([Type.Literal('open'), Type.Literal('cancelled')], {
+      description: 'Added (docs/decisions.md): "cancelled" cancels a delivery nothing was received of; "open" (or absent) leaves the status to receiving',
+    }),
+  ),
+};
+const supplierName = () => Str(255);
+
+export const StoreDeliveryInput = Type.Object({ ...orderFields, supplier_name: optional(supplierName()), order_lines: lineList(StoreLineInput) });
 export type StoreDeliveryInput = Static<typeof StoreDeliveryInput>;
-export const CrossStoreDeliveryInput = orderInput(true);
+export const CrossStoreDeliveryInput = Type.Object({
+  ...orderFields,
+  store_number: TextId(64, { description: 'The store the goods go to' }),
+  supplier_name: supplierName(),
+  order_lines: lineList(CrossStoreLineInput),
+});
 export type CrossStoreDeliveryInput = Static<typeof CrossStoreDeliveryInput>;
-/** What the service works on: the cross-store shape, the store filled from the path. */
-export type DeliveryInput = StoreDeliveryInput & { store_number?: string };
+/** What the service works on: either path's order, the store filled from the path. */
+export type DeliveryInput = Omit<CrossStoreDeliveryInput, 'store_number' | 'supplier_name'> & { store_number?: string; supplier_name?: string };
 export type DeliveryLineInput = NonNullable<DeliveryInput['order_lines']>[number];
 
 export const StoreDeliveriesBody = Type.Object({ orders: BulkArray(StoreDeliveryInput) });

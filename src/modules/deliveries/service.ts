@@ -1,6 +1,6 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.js';
-import type { Database, DeliveryOrderLineTable, DeliveryOrderTable } from '../../db/schema.js';
+import type { Database, DeliveryOrderTable } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { parseDateTime, requireDateTime } from '../../domain/datetime.js';
 import { assertStoreAccess, visibleStores, type Principal } from '../../shared/access.js';
@@ -128,12 +128,11 @@ export async function importDeliveries(
     if (errors.length > 0) throw conflict('Some delivery orders cannot change that way', errors);
 
     const ids = await deliveries.insertDeliveries(trx, ctx.dialect, plan.newDeliveries.map((d) => d.row));
-    const newLines: Array<Insertable<DeliveryOrderLineTable>> = [];
-    for (const delivery of plan.newDeliveries) {
-      const deliveryId = ids.get(delivery.row.order_number)!;
-      for (const line of delivery.lines) newLines.push({ ...line, delivery_id: deliveryId, store_id: delivery.row.store_id, received_quantity: 0 });
-    }
-    await deliveries.insertLines(trx, ctx.dialect, newLines);
+    await deliveries.insertLines(
+      trx,
+      ctx.dialect,
+      plan.newDeliveries.map((delivery) => ({ deliveryId: ids.get(delivery.row.order_number)!, storeId: delivery.row.store_id, lines: delivery.lines })),
+    );
     for (const update of plan.updates) await update();
     await touchReceipts(trx, plan.touchedReceiptDeliveries, principal.name);
     return plan.counts;
@@ -151,7 +150,7 @@ function planCreate(plan: Plan, order: DeliveryInput, store: StoreRow, lines: Li
       store_number: store.store_number,
       order_number: order.order_number,
       status: order.status === 'cancelled' ? 'cancelled' : 'open',
-      content_hash: headerHash(header, order.datetime_created !== undefined),
+      content_hash: headerHash(header),
       created_on: now,
       updated_on: now,
       created_by: actor,
@@ -203,7 +202,7 @@ function planUpdate(
   }
   const finalLines = sentLines ?? storedLines;
   const header = headerOf(order, containerCount(order.no_of_containers, finalLines, containerOverride), stored.datetime_created_at);
-  const hash = headerHash(header, order.datetime_created !== undefined);
+  const hash = headerHash(header);
   const cancelling = order.status === 'cancelled' && stored.status !== 'cancelled';
   // Absent status leaves it as it is: an ERP re-sending a cancelled order unchanged is no change.
   const reopening = order.status === 'open' && stored.status === 'cancelled';
@@ -232,7 +231,7 @@ function planUpdate(
     });
     await deliveries.deleteLines(trx, removals.map((line) => line.id));
     for (const { line, record } of changes) await deliveries.updateLine(trx, line.id, record);
-    await deliveries.insertLines(trx, ctx.dialect, inserts.map((record) => ({ ...record, delivery_id: stored.id, store_id: stored.store_id, received_quantity: 0 })));
+    await deliveries.insertLines(trx, ctx.dialect, [{ deliveryId: stored.id, storeId: stored.store_id, lines: inserts }]);
   });
   return errors;
 }
