@@ -15,6 +15,7 @@ import { resultSpecs, type ResultSpec, type Sample, type Scenario } from './lib/
 import { profileServicesInto, SERVICE_COMMAND, serviceSynchronous } from './lib/service.js';
 import { significant, withTimeout } from './lib/stats.js';
 import { SkipScenario } from './lib/ledger-db.js';
+import { deliveriesImport, deliveriesReceive } from './scenarios/deliveries.js';
 import { externalCounting } from './scenarios/external-counting.js';
 import { ledgerHotPg } from './scenarios/ledger-hot.js';
 import { ledgerLatePg, ledgerLateSqlite } from './scenarios/ledger-late.js';
@@ -39,6 +40,8 @@ const SCENARIOS: Scenario[] = [
   stockVerify,
   movementPost,
   externalCounting,
+  deliveriesImport,
+  deliveriesReceive,
   ledgerLateSqlite,
   ledgerLatePg,
   ledgerHotPg,

@@ -67,3 +67,19 @@ export const stockLevelsTable: PlainTable = {
   naturalKey: ['store_number', 'product_number', 'location_code', 'pool'],
   columns: ['quantity', 'last_at'],
 };
+
+/**
+ * A delivery order: unique order_number (chain-wide, PRODUCT §7); the store from the path,
+ * then one column per header field the orders carry (the lines are rows of their own).
+ */
+export const deliveryOrdersTable = (columns: readonly string[]): PlainTable => ({
+  name: 'delivery_orders',
+  naturalKey: ['order_number'],
+  columns: ['store_number', ...columns.filter((column) => column !== 'store_number' && column !== 'order_lines')],
+});
+/** A delivery line: unique (order id, line_number); one column per field the lines carry. */
+export const deliveryLinesTable = (columns: readonly string[]): PlainTable => ({
+  name: 'delivery_lines',
+  naturalKey: ['order_id', 'line_number'],
+  columns: columns.filter((column) => column !== 'order_id' && column !== 'line_number'),
+});

@@ -15,6 +15,7 @@ export type RawWriterRequest =
   | { op: 'import'; entity: 'stores' | 'products'; bodyFile: string }
   | { op: 'stock-master'; storeNumber: string; reasons: Record<string, { isLoss: boolean; isGain: boolean }>; defaultPools: Record<string, number | null> }
   | { op: 'stock-post'; body: string }
+  | { op: 'deliveries-import'; storeNumber: string; body: string }
   | { op: 'close' };
 
 export interface RawWriterAnswer {
@@ -124,6 +125,37 @@ function postStock(request: Extract<RawWriterRequest, { op: 'stock-post' }>): Ra
   return { ms, rows: entries.length };
 }
 
+/**
+ * A delivery import at the least: per order its row (the store from the path), per line
+ * its row pointing at the order's new id — into `delivery_orders` and `delivery_lines`.
+ */
+function importDeliveries(request: Extract<RawWriterRequest, { op: 'deliveries-import' }>): RawWriterAnswer {
+  const orderTable = tables.get('delivery_orders')!;
+  const lineTable = tables.get('delivery_lines')!;
+  // The table's columns after the natural key: store_number (from the path), then the header fields.
+  const headerColumns = orderTable.columns.slice(1);
+  const lineColumns = lineTable.columns;
+  const insertOrder = insertStatement(orderTable);
+  const insertLine = insertStatement(lineTable);
+  const write = opened().transaction((orders: Json[]) => {
+    for (const order of orders) {
+      const { lastInsertRowid } = insertOrder.run(order.order_number, request.storeNumber, ...headerColumns.map((column) => columnValue(order[column])));
+      for (const line of order.order_lines ?? []) insertLine.run(lastInsertRowid, line.line_number, ...lineColumns.map((column) => columnValue(line[column])));
+    }
+  });
+  const ordersBefore = count(orderTable.name);
+  const linesBefore = count(lineTable.name);
+  let orders: Json[] = [];
+  const ms = timedMs(() => {
+    orders = (JSON.parse(request.body) as Json).orders as Json[];
+    write.immediate(orders);
+  });
+  const lines = orders.reduce((sum, order) => sum + (order.order_lines?.length ?? 0), 0);
+  const [orderRows, lineRows] = [count(orderTable.name) - ordersBefore, count(lineTable.name) - linesBefore];
+  if (orderRows !== orders.length || lineRows !== lines) throw new Error(`raw delivery import stored ${orderRows} orders and ${lineRows} lines, expected ${orders.length} and ${lines}`);
+  return { ms, rows: orderRows + lineRows };
+}
+
 function handle(request: RawWriterRequest): RawWriterAnswer {
   switch (request.op) {
     case 'open':
@@ -135,6 +167,8 @@ function handle(request: RawWriterRequest): RawWriterAnswer {
       return {};
     case 'stock-post':
       return postStock(request);
+    case 'deliveries-import':
+      return importDeliveries(request);
     case 'close':
       database?.close();
       database = undefined;

@@ -4,6 +4,8 @@ import {
   columnsOfRecords, plainTableDdl, productBarcodesTable, productsTable, stockEntriesTable, stockLevelsTable, storesTable, type PlainTable,
 } from '../../bench/baselines/plain-tables.js';
 import { storeInputs } from '../../bench/lib/data.js';
+import { picker } from '../../bench/lib/data.js';
+import { DELIVERY_LINE_FIELDS, DELIVERY_ORDER_FIELDS, deliveryOrders, deliveryPlainTables } from '../../bench/scenarios/deliveries.js';
 import { productInput } from '../../bench/scenarios/products.js';
 
 /** Every plain table a raw write baseline fills, built as the scenarios build them. */
@@ -15,6 +17,7 @@ const TABLES: PlainTable[] = [
   productBarcodesTable,
   stockEntriesTable,
   stockLevelsTable,
+  ...deliveryPlainTables(),
 ];
 
 describe('plain tables of the raw write baselines', () => {
@@ -47,5 +50,18 @@ describe('plain tables of the raw write baselines', () => {
     expect(storeColumns).not.toContain('store_number');
     expect(storeColumns).toEqual(expect.arrayContaining(['store_name', 'free_fields', 'opening_hours', 'store_printers']));
     expect(columnsOfRecords(products, ['product_number'])).toEqual(expect.arrayContaining(['product_name', 'barcodes_array', 'units']));
+  });
+
+  it('deliveries: a column for every field the generated orders and lines carry, the store from the path, lines keyed by order id and line number', () => {
+    const orders = deliveryOrders(picker(3), 1, 200, 20, 2_000);
+    const [orderTable, lineTable] = deliveryPlainTables();
+    const lines = orders.flatMap((order) => order.order_lines);
+    expect(orderTable!.naturalKey).toEqual(['order_number']);
+    expect(orderTable!.columns[0]).toBe('store_number');
+    expect(new Set(orderTable!.columns.slice(1))).toEqual(new Set(columnsOfRecords(orders, ['order_number', 'order_lines'])));
+    expect(new Set(orderTable!.columns.slice(1))).toEqual(new Set(DELIVERY_ORDER_FIELDS.filter((f) => f !== 'order_number')));
+    expect(lineTable!.naturalKey).toEqual(['order_id', 'line_number']);
+    expect(new Set(lineTable!.columns)).toEqual(new Set(columnsOfRecords(lines, ['line_number'])));
+    expect(new Set(lineTable!.columns)).toEqual(new Set(DELIVERY_LINE_FIELDS.filter((f) => f !== 'line_number')));
   });
 });

@@ -4,9 +4,10 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { columnsOfRecords, stockEntriesTable, stockLevelsTable, storesTable } from '../../bench/baselines/plain-tables.js';
-import { storeInputs } from '../../bench/lib/data.js';
+import { picker, storeInputs } from '../../bench/lib/data.js';
 import { startRawWriter, type RawWriter } from '../../bench/lib/raw-writer-client.js';
 import { REASON, stockMasterForRawWriter } from '../../bench/lib/stock.js';
+import { deliveryOrders, deliveryPlainTables } from '../../bench/scenarios/deliveries.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-raw-writer-test-'));
 let writer: RawWriter;
@@ -64,5 +65,23 @@ describe('raw write baseline process', () => {
       { location_code: 'A-01-01', pool: 1, quantity: 7000 },
       { location_code: 'BACK-01', pool: 2, quantity: 2000 },
     ]);
+  });
+
+  it('imports deliveries: a row per order (store from the path), a row per line pointing at its order, one transaction; refuses a repeated order number', async () => {
+    const file = path.join(dir, 'deliveries.sqlite');
+    await writer.open({ op: 'open', file, synchronous: 'FULL', tables: deliveryPlainTables() });
+    const orders = deliveryOrders(picker(7), 1, 3, 4, 50);
+    const answer = await writer.send({ op: 'deliveries-import', storeNumber: 'S00001', body: JSON.stringify({ orders }) });
+    expect(answer.rows).toBe(3 + 12);
+    expect(answer.ms).toBeGreaterThan(0);
+    const stored = read<{ id: number; order_number: string; store_number: string; order_type: number; supplier_name: string }>(file, 'select * from delivery_orders order by id');
+    expect(stored.map((o) => [o.order_number, o.store_number, o.order_type, o.supplier_name])).toEqual(orders.map((o) => [o.order_number, 'S00001', o.order_type, o.supplier_name]));
+    const lines = read<{ order_id: number; line_number: number; product_number: string; quantity: number; container_barcode: string }>(file, 'select * from delivery_lines order by id');
+    expect(lines.map((l) => [l.order_id, l.line_number, l.product_number, l.quantity, l.container_barcode])).toEqual(
+      orders.flatMap((o, k) => o.order_lines.map((l) => [stored[k]!.id, l.line_number, l.product_number, l.quantity, l.container_barcode])),
+    );
+    // The natural key holds: the same order number again rolls the whole request back.
+    await expect(writer.send({ op: 'deliveries-import', storeNumber: 'S00001', body: JSON.stringify({ orders: orders.slice(2) }) })).rejects.toThrow(/UNIQUE/);
+    expect(read(file, 'select count(*) as n from delivery_lines')).toEqual([{ n: 12 }]);
   });
 });
