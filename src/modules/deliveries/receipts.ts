@@ -64,7 +64,12 @@ async function receiptsLastModified(db: Kysely<Database>, before: number): Promi
 
 type ReceiptLineReadRow = ReceiptLineRow & { category_code: string | null; group_code: string | null };
 
-async function linesOfReceipts(db: Kysely<Database>, receiptIds: readonly number[]): Promise<Map<number, ReceiptLineReadRow[]>> {
+/**
+ * The lines of the listed receipts as of the pull's moment: the receipts were read by
+ * another statement, and a receiving entry may have committed in between (its lines are
+ * stamped at or after the moment, and come with the next pull).
+ */
+async function linesOfReceipts(db: Kysely<Database>, receiptIds: readonly number[], asOf: number): Promise<Map<number, ReceiptLineReadRow[]>> {
   const byReceipt = new Map<number, ReceiptLineReadRow[]>();
   for (const part of inListChunks([...new Set(receiptIds)], 2_000)) {
     const rows = await db
@@ -74,6 +79,7 @@ async function linesOfReceipts(db: Kysely<Database>, receiptIds: readonly number
       .selectAll('r')
       .select(['p.category_code', 'sp.group_code'])
       .where('r.receipt_id', 'in', part)
+      .where('r.updated_on', '<', asOf)
       .orderBy('r.id')
       .execute();
     for (const row of rows) byReceipt.set(row.receipt_id, [...(byReceipt.get(row.receipt_id) ?? []), row]);
@@ -153,7 +159,7 @@ export async function listReceipts(
     countReceipts(ctx.db, filters),
     receiptsLastModified(ctx.db, asOf),
   ]);
-  const lines = await linesOfReceipts(ctx.db, rows.slice(0, window.pageSize).map((row) => row.id));
+  const lines = await linesOfReceipts(ctx.db, rows.slice(0, window.pageSize).map((row) => row.id), asOf);
   return pagedResponse({
     window,
     rows,
