@@ -20,8 +20,22 @@ export function decimalPlaces(value: number): number {
   return Math.max(0, fractionDigits - exponent);
 }
 
+/**
+ * Below this magnitude a double carries 15 significant digits with room to spare, so two
+ * decimals of at most 4 places never share a double: the fast path of toScaled is exact.
+ */
+const FAST_PATH_MAGNITUDE = 1e11;
+
 /** `value` × 10^decimals as an exact integer; throws when that is not exact or not safe. */
 export function toScaled(value: number, decimals: number): number {
+  // Fast path, no text: when k / 10^d gives back `value` exactly, `value` is the double of
+  // the decimal k / 10^d, whose shortest form has at most d decimals — the same k the text
+  // path computes (within FAST_PATH_MAGNITUDE no other such decimal maps to that double).
+  if (Math.abs(value) < FAST_PATH_MAGNITUDE && decimals <= 4) {
+    const factor = 10 ** decimals;
+    const scaled = Math.round(value * factor);
+    if (scaled / factor === value) return scaled === 0 ? 0 : scaled;
+  }
   if (decimalPlaces(value) > decimals) throw new RangeError(`${value} has more than ${decimals} decimals`);
   const text = Math.abs(value).toString();
   const exponentAt = text.indexOf('e');

@@ -119,4 +119,36 @@ describe('toScaled / fromScaled', () => {
       { numRuns: 3000 },
     );
   });
+
+  it('the arithmetic fast path gives what the decimal text gives, for values near every decimal', () => {
+    // toScaled skips the text when k / 10^n gives the value back; a neighbouring double
+    // (one ulp off) must still be refused or scaled exactly as its shortest text says.
+    const neighbour = (value: number, step: -1 | 0 | 1) => {
+      if (step === 0 || value === 0) return value;
+      const buffer = new DataView(new ArrayBuffer(8));
+      buffer.setFloat64(0, value);
+      buffer.setBigInt64(0, buffer.getBigInt64(0) + BigInt(step));
+      return buffer.getFloat64(0);
+    };
+    fc.assert(
+      fc.property(
+        scaleArb,
+        fc.integer({ min: 0, max: 6 }),
+        fc.integer({ min: -99_999_999_999_999, max: 99_999_999_999_999 }),
+        fc.constantFrom(-1 as const, 0 as const, 1 as const),
+        (n, places, digits, step) => {
+          const value = neighbour(digits / 10 ** places, step);
+          if (Math.abs(value) >= 1e11) return;
+          if (decimalPlaces(value) > n) {
+            expect(() => toScaled(value, n)).toThrow(RangeError);
+            return;
+          }
+          const text = Math.abs(value).toFixed(n).replace('.', '');
+          const expected = Number(text) * (value < 0 ? -1 : 1);
+          expect(toScaled(value, n)).toBe(expected === 0 ? 0 : expected);
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
 });
