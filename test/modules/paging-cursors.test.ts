@@ -14,7 +14,7 @@ import { categoryInput, productInput, storeInput } from '../helpers/factories.js
 interface Parameter {
   in: 'query' | 'path';
   name: string;
-  schema?: { type?: string; format?: string };
+  schema?: { type?: string; format?: string; enum?: string[]; anyOf?: Array<{ const?: string; enum?: string[] }> };
 }
 
 /**
@@ -30,6 +30,15 @@ const KEEPS_BOTH: Record<string, { name: string; value: string } | null> = {
   '/products/stock/storeproductlogs': { name: 'store_number', value: 'S1' },
   '/stores/{store_number}/externalcountinglines/unresolved': null,
   '/storeproducts/stock': { name: 'store_number', value: 'S1' },
+  '/orders/deliveries': { name: 'supplier_name', value: 'acme' },
+  '/orders/receipts': { name: 'is_submitted', value: 'false' },
+  '/stores/{store_number}/orders/receipts': { name: 'is_submitted', value: 'false' },
+};
+
+/** Query parameters a list requires: sent with every request of it, never a filter under test. */
+const REQUIRED: Record<string, Record<string, string>> = {
+  '/orders/receipts': { receipt_type: '1' },
+  '/stores/{store_number}/orders/receipts': { receipt_type: '1' },
 };
 
 const PAGING = new Set(['page_size', 'page_start', 'scroll_id']);
@@ -37,6 +46,8 @@ const PAGING = new Set(['page_size', 'page_start', 'scroll_id']);
 /** A valid value of a query parameter's type, and a second, different one. */
 function sampleValues(parameter: Parameter): [string, string] {
   const schema = parameter.schema ?? {};
+  const choices = schema.enum ?? schema.anyOf?.flatMap((option) => option.enum ?? (option.const === undefined ? [] : [option.const]));
+  if (choices && choices.length >= 2) return [choices[0]!, choices[1]!];
   if (schema.type === 'boolean') return ['true', 'false'];
   if (schema.type === 'integer') return ['1', '2'];
   if (schema.format === 'date-time') return ['2020-01-01T00:00:00Z', '2020-01-02T00:00:00Z'];
@@ -75,6 +86,21 @@ for (const dialect of DIALECTS) {
           Lines: [{ product_barcode: 'UNKNOWN-1', counted_quantity: 1 }, { product_barcode: 'UNKNOWN-2', counted_quantity: 2 }],
         });
       }
+      // Two deliveries of S1, each received on twice (two receipts, the second with two lines).
+      const delivery = (orderNumber: string) => ({
+        order_number: orderNumber,
+        order_type: 1,
+        datetime_expected: '2026-06-01T08:00:00Z',
+        no_of_containers: 1,
+        supplier_name: 'Acme',
+        order_lines: [{ line_number: 1, product_number: 'P1', quantity: 4, target_stock_pool: 1 }],
+      });
+      await ok('/stores/S1/orders/deliveries', { orders: [delivery('PC-1'), delivery('PC-2')] });
+      for (const orderNumber of ['PC-1', 'PC-2', 'PC-1']) {
+        await ok(`/stores/S1/orders/deliveries/${orderNumber}/receive`, { lines: [{ line_number: 1, received_quantity: 1 }] });
+      }
+      // A receipt listing shows receipts changed before its moment: let the clock pass the last one.
+      await new Promise((resolve) => setTimeout(resolve, 5));
       const document = (await t.get(`${API}/openapi.json`, null)).json() as { paths: Record<string, { get?: { parameters?: Parameter[] } }> };
       pagedPaths = Object.entries(document.paths)
         .filter(([, item]) => item.get?.parameters?.some((p) => p.in === 'query' && p.name === 'scroll_id'))
@@ -105,7 +131,8 @@ for (const dialect of DIALECTS) {
     it('a scroll_id continues under the same filters and path, and is a 400 under any other', async () => {
       for (const { path, query, pathNames } of pagedPaths) {
         const keep = KEEPS_BOTH[path] ?? null;
-        const filters: Record<string, string> = keep === null ? {} : { [keep.name]: keep.value };
+        const required = REQUIRED[path] ?? {};
+        const filters: Record<string, string> = keep === null ? { ...required } : { ...required, [keep.name]: keep.value };
         const first = await t.get(urlOf(path, PATH_VALUES, { ...filters, page_size: '1' }));
         expect(first.statusCode, `${path}: ${first.body}`).toBe(200);
         const scrollId = first.json().scroll_id as string | null;
@@ -121,13 +148,17 @@ for (const dialect of DIALECTS) {
 
         if (keep !== null) {
           // The filter dropped, or with another value.
-          await refusedCursor(urlOf(path, PATH_VALUES, cursor));
+          await refusedCursor(urlOf(path, PATH_VALUES, { ...required, ...cursor }));
           const parameter = query.find((p) => p.name === keep.name)!;
           const other = sampleValues(parameter).find((v) => v !== keep.value)!;
-          await refusedCursor(urlOf(path, PATH_VALUES, { [keep.name]: other, ...cursor }));
+          await refusedCursor(urlOf(path, PATH_VALUES, { ...required, [keep.name]: other, ...cursor }));
         }
-        // Any other declared filter added: every one of them is part of the fingerprint.
+        // Any other declared filter added (or a required one changed): every one of them is part of the fingerprint.
         for (const parameter of query.filter((p) => p.name !== keep?.name)) {
+          if (parameter.name in required) {
+            await refusedCursor(urlOf(path, PATH_VALUES, { ...filters, [parameter.name]: sampleValues(parameter).find((v) => v !== required[parameter.name])!, ...cursor }));
+            continue;
+          }
           await refusedCursor(urlOf(path, PATH_VALUES, { ...filters, [parameter.name]: sampleValues(parameter)[0], ...cursor }));
         }
         // Another store in the path (same filters, same location code).
