@@ -10,6 +10,16 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 const UNAVAILABLE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'EPIPE']);
 
+/** FNV-1a over the UTF-16 code units of `text`, as a signed 32-bit integer (an int4). */
+function hash32(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h | 0;
+}
+
 const postgresDialect: Dialect = {
   name: 'postgres',
   containsInsensitive: (column, text) => sql<boolean>`${column} ilike ${`%${escapeLike(text)}%`} escape '\\'`,
@@ -30,6 +40,16 @@ const postgresDialect: Dialect = {
     return 'other';
   },
   lockForUpdate: (query) => query.forUpdate(),
+  async lockInTurn(trx, keys) {
+    if (keys.length === 0) return;
+    // Each key becomes a 32-bit advisory lock key in the space of the current schema
+    // (deployments sharing a database never queue behind each other, bar a hash collision,
+    // which only makes two writers take turns). Ascending order: two transactions locking
+    // overlapping keys take them in the same order, so they cannot deadlock on them. The
+    // locks go in one statement, in the order of the array (no sort node in the plan).
+    const hashes = [...new Set(keys.map(hash32))].sort((a, b) => a - b);
+    await sql`select pg_advisory_xact_lock(hashtext(current_schema()), k) from unnest(${hashes}::int4[]) as k`.execute(trx);
+  },
   placeholder: (index) => `$${index + 1}`,
   maxParameters: 60_000,
 };

@@ -29,6 +29,7 @@ const sqliteDialect: Dialect = {
     return 'other';
   },
   lockForUpdate: (query) => query,
+  lockInTurn: async () => undefined,
   placeholder: () => '?',
   maxParameters: 32_000,
 };

@@ -1,4 +1,4 @@
-import type { Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { Expression, Kysely, RawBuilder, SqlBool, Transaction } from 'kysely';
 import type { RequestScope } from '../../shared/request-scope.js';
 import type { Database } from '../schema.js';
 
@@ -23,6 +23,16 @@ export interface Dialect {
    * SQLite a no-op, since a write transaction already holds the database's only write lock.
    */
   lockForUpdate<Q extends { forUpdate(): Q }>(query: Q): Q;
+  /**
+   * Waits for exclusive use of `keys` (any strings naming what is about to be written) until
+   * the transaction ends, **first come, first served**: a writer that asked earlier goes first.
+   * PostgreSQL: transaction-scoped advisory locks, which its lock manager grants in queue
+   * order — unlike a row lock, whose waiters all wake when the holder commits and race for
+   * the row, so that an unlucky one can lose many rounds in a row. SQLite: nothing to do (a
+   * write transaction already holds the database's only write lock; waiting writers queue on
+   * the busy timeout).
+   */
+  lockInTurn(trx: Transaction<Database>, keys: readonly string[]): Promise<void>;
   /** The bound-parameter marker at 0-based position `index` (`?` or `$1`). */
   placeholder(index: number): string;
   /** Largest number of bound parameters one statement may carry. */

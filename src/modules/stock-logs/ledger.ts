@@ -10,8 +10,8 @@ import { inListChunks } from '../../db/in-list.js';
  * The posting engine: the only code that changes stock (PRODUCT §5 "Ledger first").
  * Each posting appends a stock_ledger row and moves its balance in the same transaction;
  * a late entry re-bases the next count of its balance (domain/ledger.ts). Balances are
- * locked (PostgreSQL row locks, in key order) before they are read, so concurrent writers
- * on the same balance queue instead of losing updates.
+ * locked (first come, first served, then PostgreSQL row locks, in key order) before they
+ * are read, so concurrent writers on the same balance queue instead of losing updates.
  */
 
 /** Identifies one balance: (store, product, location or 0, pool, customer order or ''). */
@@ -187,6 +187,10 @@ async function lockBalances(
     (a, b) =>
       a.storeId - b.storeId || a.productId - b.productId || a.locationId - b.locationId || a.pool - b.pool || (a.orderKey < b.orderKey ? -1 : a.orderKey > b.orderKey ? 1 : 0),
   );
+  // Writers of the same balance take turns in the order they asked (dialect lockInTurn)
+  // before the upsert below locks the rows: with a hot balance, a row lock's wake-up race
+  // made some requests lose round after round (docs/stock.md "Hot balance").
+  await dialect.lockInTurn(trx, keys.map(keyOf));
   const rows = await insertMany<BalanceRow>(
     trx,
     dialect,
