@@ -1,6 +1,6 @@
 import type { Selectable, Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import { insertMany } from '../../db/insert-many.js';
+import { insertMany, ROWS_PER_STATEMENT } from '../../db/insert-many.js';
 import type { Database, StockBalanceTable } from '../../db/schema.js';
 import type { TimelineEntry } from '../../domain/ledger.js';
 import { historyRange, historyWindow, planBatch, type HistoryRange, type HistoryWindow, type PlannedArrival } from '../../domain/ledger-batch.js';
@@ -11,7 +11,9 @@ import { inListChunks } from '../../db/in-list.js';
  * Each posting appends a stock_ledger row and moves its balance in the same transaction;
  * a late entry re-bases the next count of its balance (domain/ledger.ts). Balances are
  * locked (first come, first served, then PostgreSQL row locks, in key order) before they
- * are read, so concurrent writers on the same balance queue instead of losing updates.
+ * are read, so concurrent writers on the same balance queue instead of losing updates; the
+ * work that does not depend on the balance is done before, so the queue moves fast
+ * (docs/stock.md "Hot balance").
  */
 
 /** Identifies one balance: (store, product, location or 0, pool, customer order or ''). */
@@ -78,6 +80,12 @@ export async function applyPostings(
   now: number,
 ): Promise<PostingResult[]> {
   if (postings.length === 0) return [];
+  // A delta's ledger row is the same whatever the balance holds (a later count absorbing it
+  // is re-based, not the delta), so a request of deltas only writes its ledger rows before
+  // it queues for its balances: what writers of one balance do one at a time is only the
+  // balance itself. Counts depend on the level, so a request with any count writes its rows
+  // under the lock, as the arrival order of its own entries at one moment must stay its id order.
+  let early = postings.every((posting) => !posting.isCount) ? await insertLedgerRows(trx, dialect, postings, postings.map(deltaRow)) : undefined;
   const balances = await lockBalances(trx, dialect, postings, storeNumbers, now);
 
   // One plan per balance for all of its postings of this request (issue 11): only a balance
@@ -89,16 +97,25 @@ export async function applyPostings(
     if (indices) indices.push(index);
     else postingsByBalance.set(key, [index]);
   });
+  const ownRows = new Set(early);
   const plans = new Array<PlannedArrival>(postings.length);
   const rebased: Array<{ id: number; deltaMilli: number; expectedMilli: number }> = [];
   for (const [key, indices] of postingsByBalance) {
     const balance = balances.get(key)!;
     const arrivals = indices.map((index) => postings[index]!);
     const range = historyRange(balance, arrivals);
-    const window = range ? await readHistory(trx, balance, range) : { levelBeforeMilli: balance.quantity, entries: [], tailMilli: 0 };
+    const window = range ? await readHistory(trx, balance, range, ownRows) : { levelBeforeMilli: balance.quantity, entries: [], tailMilli: 0 };
     const plan = planBatch(window, arrivals);
     plan.arrivals.forEach((planned, at) => (plans[indices[at]!] = planned));
     rebased.push(...plan.rebased);
+    if (early && (await countRecordedAfterOwnRow(trx, balance, indices.map((index) => ({ id: early![index]!, at: postings[index]!.at }))))) {
+      // A concurrent count was recorded at the very moment of one of these deltas after the
+      // delta's row got its id: (at, id) would place the delta before the count, the plan
+      // after it. Rare (the same millisecond on the same balance); write the rows again
+      // under the lock, so their ids follow everything recorded.
+      await deleteLedgerRows(trx, early);
+      early = undefined;
+    }
   }
 
   // The balances move in arrival order, so a guarded posting sees exactly what came before it.
@@ -114,24 +131,21 @@ export async function applyPostings(
     balance.touched = true;
   }
 
-  // Ledger rows in arrival order: their ids order entries of the same moment from now on.
-  const ledgerRows = postings.map((posting, index) => {
-    const planned = plans[index]!;
-    return [
-      posting.logId,
-      posting.storeId,
-      posting.productId,
-      posting.locationId,
-      posting.pool,
-      posting.orderKey,
-      posting.at,
-      planned.deltaMilli,
-      posting.isCount ? 1 : 0,
-      posting.isCount ? posting.quantityMilli : null,
-      planned.expectedMilli ?? null,
-    ];
-  });
-  await insertMany(trx, dialect, 'stock_ledger', LEDGER_COLUMNS, ledgerRows);
+  if (early) {
+    // What was written before the lock is what the plan books (deltas are never re-based).
+    postings.forEach((posting, index) => {
+      const planned = plans[index]!;
+      if (planned.deltaMilli !== posting.quantityMilli || planned.expectedMilli !== undefined) throw new Error(`ledger plan changed the delta of log ${posting.logId}`);
+    });
+  } else {
+    // Ledger rows in arrival order: their ids order entries of the same moment from now on.
+    await insertLedgerRows(
+      trx,
+      dialect,
+      postings,
+      postings.map((posting, index) => ({ deltaMilli: plans[index]!.deltaMilli, expectedMilli: plans[index]!.expectedMilli })),
+    );
+  }
   // A re-based count's row is the ledger's one update in place (docs/stock.md).
   for (const count of rebased) {
     await trx.updateTable('stock_ledger').set({ delta: count.deltaMilli, expected: count.expectedMilli }).where('id', '=', count.id).execute();
@@ -140,6 +154,76 @@ export async function applyPostings(
   await writeBalances(trx, dialect, touched, now);
   await markStockChanged(trx, touched, now);
   return postings.map((posting, index) => ({ logId: posting.logId, deltaMilli: plans[index]!.deltaMilli, expectedMilli: plans[index]!.expectedMilli }));
+}
+
+const deltaRow = (posting: Posting) => ({ deltaMilli: posting.quantityMilli, expectedMilli: undefined });
+
+/** The postings' ledger rows, in posting order; returns their ids in the same order. */
+async function insertLedgerRows(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  postings: readonly Posting[],
+  figures: ReadonlyArray<{ deltaMilli: number; expectedMilli: number | undefined }>,
+): Promise<number[]> {
+  const rows = postings.map((posting, index) => [
+    posting.logId,
+    posting.storeId,
+    posting.productId,
+    posting.locationId,
+    posting.pool,
+    posting.orderKey,
+    posting.at,
+    figures[index]!.deltaMilli,
+    posting.isCount ? 1 : 0,
+    posting.isCount ? posting.quantityMilli : null,
+    figures[index]!.expectedMilli ?? null,
+  ]);
+  const inserted = await insertMany<{ id: number }>(trx, dialect, 'stock_ledger', LEDGER_COLUMNS, rows, 'returning id');
+  // Ids grow in VALUES order; sorting each statement's ids guards against any return order.
+  const ids: number[] = [];
+  for (let start = 0; start < inserted.length; start += ROWS_PER_STATEMENT) {
+    ids.push(...inserted.slice(start, start + ROWS_PER_STATEMENT).map((r) => Number(r.id)).sort((a, b) => a - b));
+  }
+  return ids;
+}
+
+async function deleteLedgerRows(trx: Transaction<Database>, ids: readonly number[]): Promise<void> {
+  for (const part of inListChunks(ids, 10_000)) await trx.deleteFrom('stock_ledger').where('id', 'in', part).execute();
+}
+
+/**
+ * Whether a count recorded on the balance (committed, so visible now that the balance is
+ * locked) sits at the same moment as one of this request's rows written before the lock,
+ * with a greater id. Only a count can tell the order of entries at one moment apart, and
+ * only one recorded at or after the earliest of the rows; the balance's latest count moment
+ * says when none can be.
+ */
+async function countRecordedAfterOwnRow(trx: Transaction<Database>, balance: BalanceState, own: ReadonlyArray<{ id: number; at: number }>): Promise<boolean> {
+  if (balance.lastCountAt === null) return false;
+  let fromAt = Infinity;
+  let firstId = Infinity;
+  const firstIdAt = new Map<number, number>();
+  for (const row of own) {
+    fromAt = Math.min(fromAt, row.at);
+    firstId = Math.min(firstId, row.id);
+    firstIdAt.set(row.at, Math.min(firstIdAt.get(row.at) ?? Infinity, row.id));
+  }
+  if (balance.lastCountAt < fromAt) return false;
+  const { key } = balance;
+  const counts = await trx
+    .selectFrom('stock_ledger')
+    .select(['id', 'at'])
+    .where('store_id', '=', key.storeId)
+    .where('product_id', '=', key.productId)
+    .where('location_id', '=', key.locationId)
+    .where('pool', '=', key.pool)
+    .where('order_key', '=', key.orderKey)
+    .where('is_count', '=', 1)
+    .where('at', '>=', fromAt)
+    .where('at', '<=', balance.lastCountAt)
+    .where('id', '>', firstId)
+    .execute();
+  return counts.some((count) => (firstIdAt.get(Number(count.at)) ?? Infinity) < Number(count.id));
 }
 
 /**
@@ -219,11 +303,12 @@ async function lockBalances(
 /**
  * The recorded stretch of a balance that its late entries need (domain/ledger-batch.ts):
  * from the earliest such moment through the first count after the latest one, or to the
- * end when none follows. Two index range reads, whatever the length of the balance's
+ * end when none follows (this request's own rows written before the lock left out). Two
+ * index range reads, whatever the length of the balance's
  * history before that stretch (the first count after a moment comes from a partial index
  * of counts: migration 0010).
  */
-async function readHistory(trx: Transaction<Database>, balance: BalanceState, range: HistoryRange): Promise<HistoryWindow> {
+async function readHistory(trx: Transaction<Database>, balance: BalanceState, range: HistoryRange, ownRows: ReadonlySet<number>): Promise<HistoryWindow> {
   const { key } = balance;
   const sameBalance = trx
     .selectFrom('stock_ledger')
@@ -251,7 +336,8 @@ async function readHistory(trx: Transaction<Database>, balance: BalanceState, ra
       .where((eb) => eb.or([eb('at', '<', closingAt), eb.and([eb('at', '=', closingAt), eb('id', '<=', closingId)])]));
   }
   const rows = await stretch.orderBy('at').orderBy('id').execute();
-  const entries: TimelineEntry[] = rows.map((row) => ({
+  // This request's own rows written before the lock are arrivals, not history.
+  const entries: TimelineEntry[] = rows.filter((row) => !ownRows.has(Number(row.id))).map((row) => ({
     id: Number(row.id),
     at: Number(row.at),
     deltaMilli: Number(row.delta),
