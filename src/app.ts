@@ -13,6 +13,7 @@ import { registerRouteHooks } from './plugins/hook-order.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerProbes } from './plugins/probes.js';
 import { BODY_LIMIT_BYTES, registerJsonBody } from './plugins/request-parsing.js';
+import { customerOrderRoutes } from './modules/customer-orders/routes.js';
 import { deliveryRoutes } from './modules/deliveries/routes.js';
 import { externalCountingRoutes } from './modules/external-counting/routes.js';
 import { movementRoutes } from './modules/movements/routes.js';
@@ -103,6 +104,7 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   await app.register(externalCountingRoutes, { prefix: API_PREFIX });
   await app.register(storeStockRoutes, { prefix: API_PREFIX });
   await app.register(deliveryRoutes, { prefix: API_PREFIX });
+  await app.register(customerOrderRoutes, { prefix: API_PREFIX });
   return app;
 }
 

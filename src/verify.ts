@@ -1,6 +1,7 @@
 import type { DbHandle } from './db/dialect/types.js';
 import { MIGRATION_CHECKS } from './db/verify-checks.js';
 import { CATEGORY_CHECKS } from './modules/categories/verify-checks.js';
+import { CUSTOMER_ORDER_CHECKS } from './modules/customer-orders/verify-checks.js';
 import { DELIVERY_CHECKS } from './modules/deliveries/verify-checks.js';
 import { LOCATION_CHECKS } from './modules/locations/verify-checks.js';
 import { PRODUCT_CHECKS } from './modules/products/verify-checks.js';
@@ -27,6 +28,7 @@ export const VERIFY_CHECKS: readonly VerifyCheck[] = [
   ...LOCATION_CHECKS,
   ...STORE_PRODUCT_CHECKS,
   ...DELIVERY_CHECKS,
+  ...CUSTOMER_ORDER_CHECKS,
 ];
 
 export async function verifyAll(handle: DbHandle): Promise<Violation[]> {

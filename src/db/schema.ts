@@ -532,6 +532,58 @@ export interface ReceiptLineTable {
   updated_on: number;
 }
 
+/** A click-and-collect order (interface §2.9, PRODUCT §7); `order_number` is unique. */
+export interface CustomerOrderTable {
+  id: Generated<number>;
+  store_id: number;
+  store_number: string;
+  order_number: string;
+  /** 1 new, 2 claimed, 3 picking, 4 picked, 5 collected, 6 rejected, 7 cancelled. */
+  status_id: number;
+  is_claimed: Bool;
+  pickup_at: number | null;
+  rejection_reason_code: number | null;
+  order_type_code: string | null;
+  description: string | null;
+  customer_name: string | null;
+  comment: string | null;
+  reference: string | null;
+  sales_order_id: string | null;
+  stores_allowed: string | null;
+  picked_username: string | null;
+  /** The order as last sent by the ERP (header and lines). */
+  content_hash: string;
+  created_on: number;
+  updated_on: number;
+  created_by: string;
+  modified_by: string;
+}
+
+/** One ordered line; `picked_quantity` = the stock bound to the order for it now (verify). */
+export interface CustomerOrderLineTable {
+  id: Generated<number>;
+  order_id: number;
+  store_id: number;
+  line_number: number;
+  product_id: number;
+  product_number: string;
+  /** Thousandths. */
+  quantity: number;
+  picked_quantity: number;
+  /** The pool it is picked from and bound in. */
+  stock_pool: number;
+  /** Ten-thousandths. */
+  price: number | null;
+  delivery_at: number | null;
+  barcode: string | null;
+  description: string | null;
+  preferred_location_code: string | null;
+  reference: string | null;
+  /** Where it was last picked from (and where a release puts it back). */
+  stock_location: string | null;
+  picked_username: string | null;
+}
+
 export interface Database {
   meta: MetaTable;
   resource_versions: ResourceVersionTable;
@@ -555,4 +607,6 @@ export interface Database {
   delivery_order_lines: DeliveryOrderLineTable;
   receipt_orders: ReceiptOrderTable;
   receipt_lines: ReceiptLineTable;
+  customer_orders: CustomerOrderTable;
+  customer_order_lines: CustomerOrderLineTable;
 }

@@ -66,3 +66,16 @@ export function requireDateTime(text: string): number {
   if (parsed === undefined) throw new RangeError(`Not an ISO 8601 date-time: ${text}`);
   return parsed;
 }
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The UTC day a list filter names (`pickup_date`, `delivery_date`): a day `YYYY-MM-DD`, or a
+ * date-time meaning its UTC day. [from, to) in epoch ms; undefined when it is neither.
+ */
+export function utcDayOf(text: string): { from: number; to: number } | undefined {
+  const at = /^\d{4}-\d{2}-\d{2}$/.test(text) ? parseDateTime(`${text}T00:00:00Z`) : parseDateTime(text);
+  if (at === undefined) return undefined;
+  const from = at - (((at % DAY_MS) + DAY_MS) % DAY_MS);
+  return { from, to: from + DAY_MS };
+}

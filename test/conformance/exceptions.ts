@@ -84,11 +84,6 @@ export const PENDING: { endpoint: string; section: string }[] = [
   { endpoint: 'GET /stores/{store_number}/productlists', section: '4.1' },
   { endpoint: 'DELETE /stores/{store_number}/productlists', section: '4.1' },
   { endpoint: 'POST /stores/{store_number}/productlists/{id}', section: '4.1' },
-  { endpoint: 'GET /stores/{store_number}/orders/customerorders', section: '4.12' },
-  { endpoint: 'POST /stores/{store_number}/orders/customerorders', section: '4.12' },
-  { endpoint: 'POST /orders/customerorders', section: '4.12' },
-  { endpoint: 'PUT /stores/{store_number}/orders/customerorder', section: '4.12' },
-  { endpoint: 'POST /customerorders/clearance', section: '4.12' },
 ];
 
 /**

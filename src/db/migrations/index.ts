@@ -9,6 +9,7 @@ import * as unresolvedCountingLines from './2026-11-22T0008_unresolved_counting_
 import * as stockReadVersions from './2026-11-22T0009_stock_read_versions.js';
 import * as ledgerCountIndex from './2026-11-24T0010_ledger_count_index.js';
 import * as deliveriesReceipts from './2026-11-24T0011_deliveries_receipts.js';
+import * as customerOrders from './2026-11-25T0013_customer_orders.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22T0009_stock_read_versions': stockReadVersions,
   '2026-11-24T0010_ledger_count_index': ledgerCountIndex,
   '2026-11-24T0011_deliveries_receipts': deliveriesReceipts,
+  '2026-11-25T0013_customer_orders': customerOrders,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -2,11 +2,12 @@ import type { Insertable, Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.js';
 import type { Database, DeliveryOrderTable } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
-import { parseDateTime, requireDateTime } from '../../domain/datetime.js';
+import { requireDateTime, utcDayOf } from '../../domain/datetime.js';
 import { assertStoreAccess, visibleStores, type Principal } from '../../shared/access.js';
 import { describeCounts, duplicateKeyErrors, type UpsertCounts } from '../../shared/bulk.js';
 import { AppError, conflict, unprocessable, validationFailed } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import { diffLineSet } from '../../shared/line-set.js';
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProducts, findProductsByBarcodes } from '../products/repository.js';
 import type { StoreRow } from '../stores/rows.js';
@@ -175,31 +176,15 @@ function planUpdate(
   actor: string,
   now: number,
 ): FieldError[] {
-  const errors: FieldError[] = [];
-  const storedByNumber = new Map(storedLines.map((line) => [Number(line.line_number), line]));
-  const inserts: LineRecord[] = [];
-  const changes: Array<{ line: DeliveryLineRow; record: LineRecord }> = [];
-  const removals: DeliveryLineRow[] = [];
-  if (sentLines !== undefined) {
-    const sentNumbers = new Set(sentLines.map((l) => l.line_number));
-    sentLines.forEach((record, lineIndex) => {
-      const current = storedByNumber.get(record.line_number);
-      if (!current) inserts.push(record);
-      else if (lineSignature(current) !== lineSignature(record)) {
-        if (received.has(current.id) && current.product_id !== record.product_id) {
-          errors.push({ path: `${linePath(index, lineIndex)}.product_number`, message: `line ${record.line_number} has received stock of product '${current.product_number}': its product cannot change` });
-        }
-        changes.push({ line: current, record });
-      }
-    });
-    for (const line of storedLines) {
-      if (sentNumbers.has(Number(line.line_number))) continue;
-      if (received.has(line.id)) {
-        errors.push({ path: `${orderPath(index)}.order_lines`, message: `line ${line.line_number} has received stock (${Number(line.received_quantity) / 1000}): it cannot be removed` });
-      }
-      removals.push(line);
-    }
-  }
+  const lineChanges = diffLineSet({
+    stored: storedLines,
+    sent: sentLines ?? storedLines,
+    signature: lineSignature,
+    inUse: (line) => (received.has(line.id) ? `has received stock (${Number(line.received_quantity) / 1000})` : undefined),
+    linesPath: `${orderPath(index)}.order_lines`,
+  });
+  const { inserts, changes, removals } = lineChanges;
+  const errors: FieldError[] = [...lineChanges.conflicts];
   const finalLines = sentLines ?? storedLines;
   const header = headerOf(order, containerCount(order.no_of_containers, finalLines, containerOverride), stored.datetime_created_at);
   const hash = headerHash(header);
@@ -238,12 +223,11 @@ function planUpdate(
 
 /** `delivery_date`: a day (YYYY-MM-DD) or a date-time, meaning its UTC day. */
 function dayOf(text: string): { from: number; to: number } {
-  const at = /^\d{4}-\d{2}-\d{2}$/.test(text) ? parseDateTime(`${text}T00:00:00Z`) : parseDateTime(text);
-  if (at === undefined) {
+  const day = utcDayOf(text);
+  if (day === undefined) {
     throw validationFailed('delivery_date is not a date', [{ path: 'query.delivery_date', message: 'must be a day (YYYY-MM-DD) or an ISO 8601 date-time' }]);
   }
-  const from = at - (((at % 86_400_000) + 86_400_000) % 86_400_000);
-  return { from, to: from + 86_400_000 };
+  return day;
 }
 
 /** GET /orders/deliveries (interface §4.3): paged, every filter, store tokens see their stores. */

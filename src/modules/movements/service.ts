@@ -12,6 +12,7 @@ import { MAX_REASON_CODE } from '../reason-codes/schema.js';
 import { findReasonCodes } from '../reason-codes/repository.js';
 import { bookEntries, type EntryDraft } from '../stock-logs/book.js';
 import { InsufficientStockError } from '../stock-logs/ledger.js';
+import { managedOrderErrors } from '../customer-orders/repository.js';
 import { findLocationsByCodes, type LocationRef } from '../stock-logs/repository.js';
 import { findLiveStore } from '../stores/repository.js';
 import type { MovementBody, MovementInput, MovementLocation, MovementQuery } from './schema.js';
@@ -58,7 +59,13 @@ async function draftMoves(trx: Transaction<Database>, storeId: number, moves: re
   const reasons = await findReasonCodes(trx, lookups);
   const codes = moves.flatMap((m) => [m.from_location?.location_code, m.to_location?.location_code]).filter((c): c is string => !!c);
   const locations = await findLocationsByCodes(trx, storeId, codes);
-  const errors: FieldError[] = [];
+  const errors: FieldError[] = await managedOrderErrors(
+    trx,
+    storeId,
+    moves.flatMap((move, index) =>
+      (['from_location', 'to_location'] as const).map((side) => ({ orderNumber: move[side]?.customer_order_number, path: path(index, `${side}.customer_order_number`) })),
+    ),
+  );
   const sameSide: FieldError[] = [];
   const drafts: EntryDraft[] = [];
   moves.forEach((move, index) => {

@@ -11,6 +11,7 @@ import { pagedResponse, resolvePage, type PagedResult } from '../../shared/pagin
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProducts } from '../products/repository.js';
 import { findReasonCodes } from '../reason-codes/repository.js';
+import { managedOrderErrors } from '../customer-orders/repository.js';
 import { finishReceiving, planReceiving, type ReceivingCandidate } from '../deliveries/receiving.js';
 import { findLiveStore } from '../stores/repository.js';
 import { bookEntries, markStoreProducts, poolPartsFromJson, postingsOf, type EntryDraft } from './book.js';
@@ -68,7 +69,11 @@ async function draftEntries(
   const products = await findBookingProducts(trx, lines.map((l) => l.input.product_number!));
   const reasons = await findReasonCodes(trx, lines.flatMap((l) => (l.input.reason_code === undefined ? [] : [l.input.reason_code])));
   const locations = await logs.findLocationsByCodes(trx, storeId, lines.flatMap((l) => (l.input.location_code ? [l.input.location_code] : [])));
-  const errors: FieldError[] = [];
+  const errors: FieldError[] = await managedOrderErrors(
+    trx,
+    storeId,
+    lines.map((l, index) => ({ orderNumber: l.input.customer_order_number, path: path(index, 'customer_order_number') })),
+  );
   const drafts = lines.map(({ input, at, quantityMilli, poolQuantitiesMilli }, index): EntryDraft | undefined => {
     const product = products.get(input.product_number!);
     const reason = input.reason_code === undefined ? undefined : reasons.get(input.reason_code);

@@ -1,0 +1,264 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../app-context.js';
+import type { Dialect } from '../../db/dialect/types.js';
+import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import { requireDateTime } from '../../domain/datetime.js';
+import { fromQuantity, toQuantity } from '../../domain/decimal.js';
+import type { PoolPart } from '../../domain/stock-rules.js';
+import { assertStoreAccess, type Principal } from '../../shared/access.js';
+import { duplicateKeyErrors } from '../../shared/bulk.js';
+import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
+import type { FieldError } from '../../shared/validation.js';
+import { findBookingProductsByIds } from '../products/repository.js';
+import { findReasonCodes } from '../reason-codes/repository.js';
+import { bookEntries, type BookingStore, type EntryDraft } from '../stock-logs/book.js';
+import { InsufficientStockError } from '../stock-logs/ledger.js';
+import { findLocationsByCodes } from '../stock-logs/repository.js';
+import { findLiveStore } from '../stores/repository.js';
+import { linesOf, lockOrders, updateLine, updateOrder } from './repository.js';
+import type { OrderLineRow, OrderRow } from './rows.js';
+import { FINAL_STATUSES, REJECTION_REASON_TYPE, STATUS, type ClearanceBody, type OrderUpdateBody } from './schema.js';
+
+/**
+ * The stock side of a customer order (PRODUCT §5 order-bound stock, §7): picking moves stock
+ * from its location and pool into the order's own balance (unlocated, the line's pool,
+ * order_key = order number); lowering a pick and rejecting move it back to where it was
+ * picked; clearance books it out of the store. Every move is a pair of ledger entries
+ * (stock-logs/book.ts), so "balance = Σ ledger" holds, and a line's picked_quantity always
+ * equals what is bound for it (store-ops verify).
+ */
+
+const SOURCE_PICKING = 'customer_order_picking';
+const SOURCE_CLEARANCE = 'customer_order_clearance';
+
+type Location = { id: number; location_code: string };
+
+interface Move {
+  line: OrderLineRow;
+  /** Thousandths: > 0 binds, < 0 releases. */
+  quantityMilli: number;
+  /** The free side: where a pick comes from and a release goes back to (undefined = unlocated). */
+  location: Location | undefined;
+  /** Index of the request line, for a 409 naming it when the source is short. */
+  requestIndex?: number;
+}
+
+/** Both legs of each move, in request order; the free leg of a pick is guarded against overdraw. */
+function moveDrafts(order: OrderRow, moves: readonly Move[], products: Map<number, EntryDraft['product']>, now: number, appUserName: string | undefined): EntryDraft[] {
+  return moves.flatMap((move) => {
+    const pool = move.line.stock_pool as PoolPart['pool'];
+    const common = {
+      product: products.get(move.line.product_id)!,
+      at: now,
+      isCount: false,
+      pending: false,
+      reference: order.order_number,
+      source: SOURCE_PICKING,
+      appUserName,
+      customerOrderLineNumber: Number(move.line.line_number),
+    };
+    const free: EntryDraft = {
+      ...common,
+      location: move.location,
+      poolParts: [{ pool, quantityMilli: -move.quantityMilli }],
+      guard: move.quantityMilli > 0 ? { lineIndex: move.requestIndex ?? -1 } : undefined,
+    };
+    const bound: EntryDraft = { ...common, customerOrderNumber: order.order_number, poolParts: [{ pool, quantityMilli: move.quantityMilli }] };
+    return move.quantityMilli > 0 ? [free, bound] : [bound, free];
+  });
+}
+
+async function bookMoves(trx: Transaction<Database>, dialect: Dialect, store: BookingStore, order: OrderRow, moves: readonly Move[], actor: string, now: number, appUserName?: string) {
+  if (moves.length === 0) return;
+  const products = await findBookingProductsByIds(trx, moves.map((m) => m.line.product_id));
+  await bookEntries(trx, dialect, store, moveDrafts(order, moves, products, now, appUserName), actor, now);
+}
+
+/** Releases everything bound to the order back to where each line was picked (rejection, cancel). */
+async function releaseAll(trx: Transaction<Database>, dialect: Dialect, store: BookingStore, order: OrderRow, lines: readonly OrderLineRow[], actor: string, now: number) {
+  const picked = lines.filter((line) => Number(line.picked_quantity) !== 0);
+  const locations = await findLocationsByCodes(trx, store.id, picked.flatMap((line) => (line.stock_location ? [line.stock_location] : [])));
+  await bookMoves(
+    trx,
+    dialect,
+    store,
+    order,
+    picked.map((line) => ({ line, quantityMilli: -Number(line.picked_quantity), location: line.stock_location ? locations.get(line.stock_location) : undefined })),
+    actor,
+    now,
+  );
+  for (const line of picked) await updateLine(trx, line.id, { picked_quantity: 0 });
+}
+
+/** Rules the request alone can break (PRODUCT §3, §7: 400). */
+function checkUpdate(body: OrderUpdateBody): void {
+  const errors: FieldError[] = duplicateKeyErrors(body.lines ?? [], (l) => String(l.line_number), 'lines', 'line_number');
+  if (body.is_rejected === true && body.rejection_reason_code === undefined) {
+    errors.push({ path: 'rejection_reason_code', message: 'is required to reject an order (a reason code of type 2)' });
+  }
+  if (body.status_id === STATUS.collected) errors.push({ path: 'status_id', message: 'an order is collected by POST /customerorders/clearance' });
+  if (body.status_id === STATUS.rejected && body.is_rejected !== true) errors.push({ path: 'status_id', message: 'reject with is_rejected=true and a rejection_reason_code' });
+  if (body.is_rejected === true && body.lines !== undefined && body.lines.length > 0) errors.push({ path: 'lines', message: 'a rejection releases every line: send no picks with it' });
+  if (errors.length > 0) throw validationFailed('The order update is invalid', errors);
+}
+
+/** The status after an update: forward only (PRODUCT §7), skips allowed. */
+function nextStatus(order: OrderRow, body: OrderUpdateBody, lines: readonly OrderLineRow[], pickedMilli: ReadonlyMap<number, number>): number {
+  let status = order.status_id;
+  const raise = (to: number) => (status = Math.max(status, to));
+  if (body.is_claimed === true) raise(STATUS.claimed);
+  const picked = lines.map((line) => pickedMilli.get(line.id) ?? Number(line.picked_quantity));
+  if (picked.some((q) => q > 0)) raise(STATUS.picking);
+  if (lines.length > 0 && lines.every((line, i) => picked[i]! >= Number(line.quantity))) raise(STATUS.picked);
+  if (body.is_picked === true) raise(STATUS.picked);
+  if (body.status_id !== undefined) raise(body.status_id);
+  return status;
+}
+
+/** PUT /stores/{s}/orders/customerorder (PRODUCT §7): claim, pick, unpick, reject, cancel; atomic. */
+export async function updateCustomerOrder(ctx: AppContext, storeNumber: string, body: OrderUpdateBody, actor: string): Promise<string> {
+  checkUpdate(body);
+  const store = await findLiveStore(ctx.db, storeNumber);
+  if (!store) throw notFound(`Unknown store '${storeNumber}'`);
+  try {
+    return await inTransaction(ctx.handle, async (trx) => {
+      const now = Date.now();
+      const order = (await lockOrders(trx, ctx.dialect, [body.order_number])).get(body.order_number);
+      if (!order || order.store_id !== store.id) throw notFound(`No customer order '${body.order_number}' in store '${storeNumber}'`);
+      if (FINAL_STATUSES.has(order.status_id)) throw conflict(`Customer order '${order.order_number}' is closed (status ${order.status_id}): it can no longer change`);
+      if (body.status_id !== undefined && body.status_id < order.status_id) {
+        throw conflict(`Customer order '${order.order_number}' is at status ${order.status_id}: a status moves only forward`, [
+          { path: 'status_id', message: `${body.status_id} is before ${order.status_id}` },
+        ]);
+      }
+      const lines = await linesOf(trx, [order.id]);
+      const changes = {
+        is_claimed: body.is_claimed === undefined ? order.is_claimed : body.is_claimed ? (1 as const) : order.is_claimed,
+        picked_username: body.picked_username ?? order.picked_username,
+        comment: body.comment ?? order.comment,
+        pickup_at: body.pickup_date === undefined ? order.pickup_at : requireDateTime(body.pickup_date),
+        updated_on: now,
+        modified_by: actor,
+      };
+      if (body.is_rejected === true) {
+        const reason = (await findReasonCodes(trx, [body.rejection_reason_code!])).get(body.rejection_reason_code!);
+        if (!reason) throw unprocessable('Unknown rejection reason code', [{ path: 'rejection_reason_code', message: `unknown reason code ${body.rejection_reason_code}` }]);
+        if (reason.reason_code_type !== REJECTION_REASON_TYPE) {
+          throw unprocessable('Not a rejection reason code', [
+            { path: 'rejection_reason_code', message: `reason code ${reason.reason_code} is of type ${reason.reason_code_type}, not a rejection code (type 2)` },
+          ]);
+        }
+        await releaseAll(trx, ctx.dialect, store, order, lines, actor, now);
+        await updateOrder(trx, order.id, { ...changes, status_id: STATUS.rejected, rejection_reason_code: reason.reason_code });
+        return `rejected '${order.order_number}'`;
+      }
+      if (body.status_id === STATUS.cancelled) {
+        await releaseAll(trx, ctx.dialect, store, order, lines, actor, now);
+        await updateOrder(trx, order.id, { ...changes, status_id: STATUS.cancelled });
+        return `cancelled '${order.order_number}'`;
+      }
+      const pickedMilli = await applyPicks(trx, ctx.dialect, store, order, lines, body, actor, now);
+      const status = nextStatus(order, body, lines, pickedMilli);
+      await updateOrder(trx, order.id, { ...changes, status_id: status });
+      return `updated '${order.order_number}': status ${status}`;
+    });
+  } catch (error) {
+    if (error instanceof InsufficientStockError) {
+      const line = body.lines![error.lineIndex]!;
+      throw conflict(`Line ${line.line_number} cannot be picked: not that much free stock at its source`, [
+        { path: `lines[${error.lineIndex}].picked_quantity`, message: `${fromQuantity(Math.max(0, error.availableMilli))} free at the source; nothing of this request was bound` },
+      ]);
+    }
+    throw error;
+  }
+}
+
+/** The picks of an update: each line's new picked total, the difference bound or released. Returns the new totals by line id. */
+async function applyPicks(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  store: BookingStore,
+  order: OrderRow,
+  lines: readonly OrderLineRow[],
+  body: OrderUpdateBody,
+  actor: string,
+  now: number,
+): Promise<Map<number, number>> {
+  const byNumber = new Map(lines.map((line) => [Number(line.line_number), line]));
+  const requested = body.lines ?? [];
+  const codes = requested.flatMap((pick) => {
+    const line = byNumber.get(pick.line_number);
+    const code = pick.stock_location ?? line?.stock_location ?? line?.preferred_location_code;
+    return code ? [code] : [];
+  });
+  const locations = await findLocationsByCodes(trx, store.id, codes);
+  const errors: FieldError[] = [];
+  const moves: Move[] = [];
+  const totals = new Map<number, number>();
+  requested.forEach((pick, index) => {
+    const line = byNumber.get(pick.line_number);
+    if (!line) {
+      errors.push({ path: `lines[${index}].line_number`, message: `order '${order.order_number}' has no line ${pick.line_number}` });
+      return;
+    }
+    const code = pick.stock_location ?? line.stock_location ?? line.preferred_location_code ?? undefined;
+    const location = code === undefined ? undefined : locations.get(code);
+    if (code !== undefined && !location) errors.push({ path: `lines[${index}].stock_location`, message: `unknown location '${code}' in this store` });
+    const current = Number(line.picked_quantity);
+    if (pick.stock_pool !== undefined && pick.stock_pool !== line.stock_pool && current !== 0) {
+      errors.push({ path: `lines[${index}].stock_pool`, message: `line ${line.line_number} has stock bound in pool ${line.stock_pool}: lower its picked_quantity to 0 first` });
+    }
+    if (errors.length > 0) return;
+    const pool = pick.stock_pool ?? line.stock_pool;
+    const target = pick.picked_quantity === undefined ? current : toQuantity(pick.picked_quantity);
+    const updated = { ...line, stock_pool: pool };
+    // A pick comes from the named source; a release goes back to a named location, else to where the line was picked.
+    const releaseTo = pick.stock_location !== undefined ? location : line.stock_location ? locations.get(line.stock_location) : undefined;
+    if (target !== current) moves.push({ line: updated, quantityMilli: target - current, location: target > current ? location : releaseTo, requestIndex: index });
+    totals.set(line.id, target);
+    byNumber.set(pick.line_number, { ...updated, picked_quantity: target, stock_location: target > current ? (location?.location_code ?? null) : line.stock_location });
+  });
+  if (errors.length > 0) throw unprocessable('Some picks cannot be applied', errors);
+  await bookMoves(trx, dialect, store, order, moves, actor, now, body.picked_username);
+  for (const line of lines) {
+    const after = byNumber.get(Number(line.line_number))!;
+    if (after === line) continue;
+    await updateLine(trx, line.id, {
+      picked_quantity: after.picked_quantity,
+      stock_pool: after.stock_pool,
+      stock_location: after.stock_location,
+      picked_username: body.picked_username ?? line.picked_username,
+    });
+  }
+  return totals;
+}
+
+/** POST /customerorders/clearance (PRODUCT §7): the bound stock is handed over and leaves the store; status 5. */
+export async function clearOrder(ctx: AppContext, body: ClearanceBody, principal: Principal): Promise<string> {
+  assertStoreAccess(principal, body.store_number);
+  const store = await findLiveStore(ctx.db, body.store_number);
+  if (!store) throw notFound(`Unknown store '${body.store_number}'`);
+  return inTransaction(ctx.handle, async (trx) => {
+    const now = Date.now();
+    const order = (await lockOrders(trx, ctx.dialect, [body.order_number])).get(body.order_number);
+    if (!order || order.store_id !== store.id) throw notFound(`No customer order '${body.order_number}' in store '${body.store_number}'`);
+    if (FINAL_STATUSES.has(order.status_id)) throw conflict(`Customer order '${order.order_number}' is closed (status ${order.status_id}): it cannot be cleared`);
+    const picked = (await linesOf(trx, [order.id])).filter((line) => Number(line.picked_quantity) !== 0);
+    const products = await findBookingProductsByIds(trx, picked.map((line) => line.product_id));
+    const drafts: EntryDraft[] = picked.map((line) => ({
+      product: products.get(line.product_id)!,
+      at: now,
+      isCount: false,
+      pending: false,
+      customerOrderNumber: order.order_number,
+      customerOrderLineNumber: Number(line.line_number),
+      poolParts: [{ pool: line.stock_pool as PoolPart['pool'], quantityMilli: -Number(line.picked_quantity) }],
+      reference: order.order_number,
+      source: SOURCE_CLEARANCE,
+    }));
+    await bookEntries(trx, ctx.dialect, store, drafts, principal.name, now);
+    await updateOrder(trx, order.id, { status_id: STATUS.collected, updated_on: now, modified_by: principal.name });
+    return `cleared '${order.order_number}': ${picked.length} lines handed over`;
+  });
+}

@@ -1,0 +1,201 @@
+import type { Insertable, Kysely, SelectQueryBuilder, Transaction } from 'kysely';
+import type { Dialect } from '../../db/dialect/types.js';
+import { inListChunks } from '../../db/in-list.js';
+import { insertMany } from '../../db/insert-many.js';
+import { pageOf, type PageSlice } from '../../db/page.js';
+import type { CustomerOrderLineTable, CustomerOrderTable, Database } from '../../db/schema.js';
+import { POOL_COUNT } from '../../domain/stock-rules.js';
+import { LINE_COLUMNS, type LineRecord } from './mapping.js';
+import type { OrderLineReadRow, OrderLineRow, OrderReadRow, OrderRow, StoreLocationRow } from './rows.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+const KEYS_PER_QUERY = 2_000;
+
+/**
+ * Stored orders by number, locked until the transaction ends (PostgreSQL; SQLite's write
+ * transaction excludes other writers), in id order: every change of an order — upsert,
+ * picking, rejection, clearance — runs after the one before, so of a clearance and a
+ * rejection racing on one order exactly one finds it still open (PRODUCT §7).
+ */
+export async function lockOrders(trx: Transaction<Database>, dialect: Dialect, orderNumbers: readonly string[]): Promise<Map<string, OrderRow>> {
+  const found = new Map<string, OrderRow>();
+  for (const part of inListChunks([...new Set(orderNumbers)], KEYS_PER_QUERY)) {
+    const rows = await dialect.lockForUpdate(trx.selectFrom('customer_orders').selectAll().where('order_number', 'in', part).orderBy('id')).execute();
+    for (const row of rows) found.set(row.order_number, row);
+  }
+  return found;
+}
+
+export async function linesOf(db: Db, orderIds: readonly number[]): Promise<OrderLineRow[]> {
+  const lines: OrderLineRow[] = [];
+  for (const part of inListChunks([...new Set(orderIds)], KEYS_PER_QUERY)) {
+    lines.push(...(await db.selectFrom('customer_order_lines').selectAll().where('order_id', 'in', part).orderBy('order_id').orderBy('line_number').execute()));
+  }
+  return lines;
+}
+
+const ORDER_INSERT_COLUMNS = [
+  'store_id', 'store_number', 'order_number', 'status_id', 'is_claimed', 'pickup_at', 'rejection_reason_code', 'order_type_code',
+  'description', 'customer_name', 'comment', 'reference', 'sales_order_id', 'stores_allowed', 'picked_username', 'content_hash',
+  'created_on', 'updated_on', 'created_by', 'modified_by',
+] as const satisfies ReadonlyArray<keyof Insertable<CustomerOrderTable>>;
+
+export async function insertOrders(trx: Transaction<Database>, dialect: Dialect, rows: ReadonlyArray<Insertable<CustomerOrderTable>>): Promise<Map<string, number>> {
+  const inserted = await insertMany<{ id: number; order_number: string }>(
+    trx, dialect, 'customer_orders', ORDER_INSERT_COLUMNS,
+    rows.map((row) => ORDER_INSERT_COLUMNS.map((column) => row[column] ?? null)),
+    'returning id, order_number',
+  );
+  return new Map(inserted.map((row) => [row.order_number, Number(row.id)]));
+}
+
+export async function updateOrder(trx: Transaction<Database>, id: number, changes: Partial<Insertable<CustomerOrderTable>>): Promise<void> {
+  await trx.updateTable('customer_orders').set(changes).where('id', '=', id).execute();
+}
+
+export interface NewLines {
+  orderId: number;
+  storeId: number;
+  lines: readonly LineRecord[];
+}
+
+const LINE_INSERT_COLUMNS = ['order_id', 'store_id', 'picked_quantity', ...LINE_COLUMNS] as const;
+
+/** New lines start with nothing picked. */
+export async function insertLines(trx: Transaction<Database>, dialect: Dialect, batches: readonly NewLines[]): Promise<void> {
+  const rows: unknown[][] = [];
+  for (const batch of batches) {
+    for (const line of batch.lines) {
+      const row: unknown[] = [batch.orderId, batch.storeId, 0];
+      for (const column of LINE_COLUMNS) row.push(line[column] ?? null);
+      rows.push(row);
+    }
+  }
+  await insertMany(trx, dialect, 'customer_order_lines', LINE_INSERT_COLUMNS, rows);
+}
+
+export async function updateLine(trx: Transaction<Database>, id: number, changes: Partial<Insertable<CustomerOrderLineTable>>): Promise<void> {
+  await trx.updateTable('customer_order_lines').set(changes).where('id', '=', id).execute();
+}
+
+export async function deleteLines(trx: Transaction<Database>, ids: readonly number[]): Promise<void> {
+  for (const part of inListChunks([...new Set(ids)], KEYS_PER_QUERY)) await trx.deleteFrom('customer_order_lines').where('id', 'in', part).execute();
+}
+
+export interface OrderFilters {
+  storeId: number;
+  statusId?: number;
+  orderNumber?: string;
+  isActive?: boolean;
+  updatedFrom?: number;
+  pickupBetween?: { from: number; to: number };
+}
+
+function applyFilters<O>(query: SelectQueryBuilder<Database, 'customer_orders', O>, filters: OrderFilters) {
+  let filtered = query.where('customer_orders.store_id', '=', filters.storeId);
+  if (filters.statusId !== undefined) filtered = filtered.where('customer_orders.status_id', '=', filters.statusId);
+  if (filters.orderNumber !== undefined) filtered = filtered.where('customer_orders.order_number', '=', filters.orderNumber);
+  if (filters.isActive !== undefined) filtered = filtered.where('customer_orders.status_id', filters.isActive ? '<' : '>=', 5);
+  if (filters.updatedFrom !== undefined) filtered = filtered.where('customer_orders.updated_on', '>=', filters.updatedFrom);
+  const between = filters.pickupBetween;
+  if (between !== undefined) filtered = filtered.where('customer_orders.pickup_at', '>=', between.from).where('customer_orders.pickup_at', '<', between.to);
+  return filtered;
+}
+
+export async function countOrders(db: Db, filters: OrderFilters): Promise<number> {
+  const row = await applyFilters(db.selectFrom('customer_orders'), filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function pageOfOrders(db: Db, filters: OrderFilters, window: PageSlice): Promise<OrderReadRow[]> {
+  const query = db
+    .selectFrom('customer_orders')
+    .leftJoin('reason_codes as r', 'r.reason_code', 'customer_orders.rejection_reason_code')
+    .selectAll('customer_orders')
+    .select('r.reason_code_description as rejection_reason_code_description');
+  return pageOf(applyFilters(query, filters), 'customer_orders.id', window).execute();
+}
+
+export async function ordersLastModified(db: Db, storeId: number): Promise<number | null> {
+  const row = await db.selectFrom('customer_orders').select((eb) => eb.fn.max('updated_on').as('last')).where('store_id', '=', storeId).executeTakeFirst();
+  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+}
+
+export async function readLines(db: Db, orderIds: readonly number[]): Promise<Map<number, OrderLineReadRow[]>> {
+  const byOrder = new Map<number, OrderLineReadRow[]>();
+  for (const part of inListChunks([...new Set(orderIds)], KEYS_PER_QUERY)) {
+    const rows = await db
+      .selectFrom('customer_order_lines as l')
+      .innerJoin('products as p', 'p.id', 'l.product_id')
+      .selectAll('l')
+      .select(['p.barcode as master_barcode', 'p.product_name'])
+      .where('l.order_id', 'in', part)
+      .orderBy('l.order_id')
+      .orderBy('l.line_number')
+      .execute();
+    for (const row of rows) byOrder.set(row.order_id, [...(byOrder.get(row.order_id) ?? []), row]);
+  }
+  return byOrder;
+}
+
+/** Free (not order-bound) stock of the products at the store's locations, per pool: where to pick. */
+export async function storeLocationsOf(db: Db, storeId: number, productIds: readonly number[]): Promise<Map<number, StoreLocationRow[]>> {
+  const byProduct = new Map<number, StoreLocationRow[]>();
+  for (const part of inListChunks([...new Set(productIds)], KEYS_PER_QUERY)) {
+    const rows = await db
+      .selectFrom('stock_balances as b')
+      .innerJoin('locations as l', 'l.id', 'b.location_id')
+      .select(['b.product_id', 'b.pool', 'b.quantity', 'l.location_code', 'l.location_order', 'l.default_stock_pool', 'l.tags'])
+      .where('b.store_id', '=', storeId)
+      .where('b.order_key', '=', '')
+      .where('b.location_id', '<>', 0)
+      .where('b.product_id', 'in', part)
+      .where('l.deleted_on', 'is', null)
+      .orderBy('l.location_order')
+      .orderBy('l.location_code')
+      .execute();
+    for (const row of rows) {
+      const list = byProduct.get(row.product_id) ?? [];
+      let location = list.find((l) => l.location_code === row.location_code);
+      if (!location) {
+        location = {
+          product_id: row.product_id,
+          location_code: row.location_code,
+          location_order: Number(row.location_order),
+          default_stock_pool: row.default_stock_pool,
+          tags: JSON.parse(row.tags) as string[],
+          pools: new Array<number>(POOL_COUNT).fill(0),
+        };
+        list.push(location);
+      }
+      location.pools[row.pool - 1]! += Number(row.quantity);
+      byProduct.set(row.product_id, list);
+    }
+  }
+  return byProduct;
+}
+
+/** Orders of the store by number (not locked): stock posts naming a managed order's number (stock-logs, movements). */
+export async function managedOrderNumbers(db: Db, storeId: number, orderNumbers: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const part of inListChunks([...new Set(orderNumbers)], KEYS_PER_QUERY)) {
+    const rows = await db.selectFrom('customer_orders').select('order_number').where('store_id', '=', storeId).where('order_number', 'in', part).execute();
+    for (const row of rows) found.add(row.order_number);
+  }
+  return found;
+}
+
+
+/**
+ * Stock of a customer order managed here is bound and released by picking, rejection and
+ * clearance only (PRODUCT §7): a stock log entry or movement naming such an order is a 422,
+ * or the order's bound stock would no longer be what its lines picked (docs/decisions.md).
+ */
+export async function managedOrderErrors(db: Db, storeId: number, refs: ReadonlyArray<{ orderNumber: string | undefined; path: string }>): Promise<Array<{ path: string; message: string }>> {
+  const named = refs.filter((ref): ref is { orderNumber: string; path: string } => !!ref.orderNumber);
+  if (named.length === 0) return [];
+  const managed = await managedOrderNumbers(db, storeId, named.map((ref) => ref.orderNumber));
+  return named
+    .filter((ref) => managed.has(ref.orderNumber))
+    .map((ref) => ({ path: ref.path, message: `'${ref.orderNumber}' is a customer order of this store: its stock is bound by picking (PUT …/orders/customerorder)` }));
+}

@@ -1,0 +1,187 @@
+import type { Insertable, Transaction } from 'kysely';
+import type { AppContext } from '../../app-context.js';
+import type { CustomerOrderTable, Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import { requireDateTime, utcDayOf } from '../../domain/datetime.js';
+import { assertStoreAccess, type Principal } from '../../shared/access.js';
+import { describeCounts, duplicateKeyErrors, type UpsertCounts } from '../../shared/bulk.js';
+import { AppError, conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
+import { diffLineSet } from '../../shared/line-set.js';
+import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import type { FieldError } from '../../shared/validation.js';
+import { findBookingProducts } from '../products/repository.js';
+import type { StoreRow } from '../stores/rows.js';
+import { findLiveStore, findLiveStores } from '../stores/repository.js';
+import { headerHash, headerOf, lineRecord, lineSignature, toCustomerOrder, toCustomerOrderLine, type LineRecord } from './mapping.js';
+import * as orders from './repository.js';
+import type { OrderLineRow, OrderRow } from './rows.js';
+import { FINAL_STATUSES, OrdersQuery, STATUS, type CustomerOrder, type OrderInput } from './schema.js';
+
+const orderPath = (index: number) => `orders[${index}]`;
+
+function checkRequest(sent: readonly OrderInput[]): void {
+  const errors: FieldError[] = duplicateKeyErrors(sent, (o) => o.order_number, 'orders', 'order_number');
+  sent.forEach((order, index) => {
+    errors.push(...duplicateKeyErrors(order.lines ?? [], (l) => String(l.line_number), `${orderPath(index)}.lines`, 'line_number'));
+  });
+  if (errors.length > 0) throw validationFailed('Some customer orders are invalid', errors);
+}
+
+interface Plan {
+  counts: UpsertCounts;
+  created: Array<{ row: Insertable<CustomerOrderTable>; lines: LineRecord[] }>;
+  updates: Array<(trx: Transaction<Database>) => Promise<void>>;
+}
+
+/**
+ * Create or update customer orders by order_number (PRODUCT §7), atomic. An update may change
+ * the header and the lines; a line with picked (bound) stock keeps its product and cannot be
+ * removed (409). A collected, rejected or cancelled order no longer changes (409), unless the
+ * re-send is identical.
+ */
+export async function importOrders(ctx: AppContext, input: readonly OrderInput[], principal: Principal, storeFromPath?: string): Promise<string> {
+  const sent = storeFromPath === undefined ? input : input.map((order) => ({ ...order, store_number: storeFromPath }));
+  checkRequest(sent);
+  for (const order of sent) assertStoreAccess(principal, order.store_number!);
+  const stores = await findLiveStores(ctx.db, sent.map((o) => o.store_number!));
+  const unknown = sent.flatMap((order, index) => (stores.has(order.store_number!) ? [] : [{ path: `${orderPath(index)}.store_number`, message: `unknown store '${order.store_number}'` }]));
+  if (unknown.length > 0) {
+    throw storeFromPath === undefined ? new AppError('NOT_FOUND', 'Some customer orders name unknown stores', unknown) : notFound(`Unknown store '${storeFromPath}'`);
+  }
+  const counts = await inTransaction(ctx.handle, async (trx) => {
+    const now = Date.now();
+    const products = await findBookingProducts(trx, sent.flatMap((o) => (o.lines ?? []).map((l) => l.product_number)));
+    const missing: FieldError[] = [];
+    sent.forEach((order, index) =>
+      (order.lines ?? []).forEach((line, lineIndex) => {
+        if (!products.has(line.product_number)) missing.push({ path: `${orderPath(index)}.lines[${lineIndex}].product_number`, message: `unknown product '${line.product_number}'` });
+      }),
+    );
+    if (missing.length > 0) throw unprocessable('Some order lines name unknown products', missing);
+    const existing = await orders.lockOrders(trx, ctx.dialect, sent.map((o) => o.order_number));
+    const storedLines = await orders.linesOf(trx, [...existing.values()].map((o) => o.id));
+    const plan: Plan = { counts: { created: 0, updated: 0, unchanged: 0, deleted: 0 }, created: [], updates: [] };
+    const conflicts: FieldError[] = [];
+    sent.forEach((order, index) => {
+      const store = stores.get(order.store_number!)!;
+      const lines = order.lines?.map((line) => lineRecord(line, products.get(line.product_number)!));
+      const stored = existing.get(order.order_number);
+      if (!stored) planCreate(plan, order, store, lines ?? [], principal.name, now);
+      else if (stored.store_id !== store.id) conflicts.push({ path: `${orderPath(index)}.order_number`, message: `belongs to an order of store '${stored.store_number}'` });
+      else conflicts.push(...planUpdate(ctx, plan, index, order, stored, storedLines.filter((l) => l.order_id === stored.id), lines, principal.name, now));
+    });
+    if (conflicts.length > 0) throw conflict('Some customer orders cannot change that way', conflicts);
+    const ids = await orders.insertOrders(trx, ctx.dialect, plan.created.map((c) => c.row));
+    await orders.insertLines(trx, ctx.dialect, plan.created.map((c) => ({ orderId: ids.get(c.row.order_number)!, storeId: c.row.store_id, lines: c.lines })));
+    for (const update of plan.updates) await update(trx);
+    return plan.counts;
+  });
+  return describeCounts(counts);
+}
+
+function planCreate(plan: Plan, order: OrderInput, store: StoreRow, lines: LineRecord[], actor: string, now: number): void {
+  const header = headerOf(order);
+  plan.counts.created++;
+  plan.created.push({
+    row: {
+      ...header,
+      store_id: store.id,
+      store_number: store.store_number,
+      order_number: order.order_number,
+      status_id: STATUS.new,
+      is_claimed: 0,
+      rejection_reason_code: null,
+      picked_username: null,
+      content_hash: headerHash(header),
+      created_on: now,
+      updated_on: now,
+      created_by: actor,
+      modified_by: actor,
+    },
+    lines,
+  });
+}
+
+function planUpdate(
+  ctx: AppContext,
+  plan: Plan,
+  index: number,
+  order: OrderInput,
+  stored: OrderRow,
+  storedLines: readonly OrderLineRow[],
+  sentLines: LineRecord[] | undefined,
+  actor: string,
+  now: number,
+): FieldError[] {
+  const lineChanges = diffLineSet({
+    stored: storedLines,
+    sent: sentLines ?? storedLines,
+    signature: lineSignature,
+    inUse: (line) => (Number(line.picked_quantity) !== 0 ? `has picked stock (${Number(line.picked_quantity) / 1000})` : undefined),
+    linesPath: `${orderPath(index)}.lines`,
+  });
+  // A picked line keeps its pool too: its bound stock is in that pool.
+  for (const { line, record } of lineChanges.changes) {
+    if (Number(line.picked_quantity) !== 0 && line.stock_pool !== record.stock_pool) {
+      lineChanges.conflicts.push({ path: `${orderPath(index)}.lines`, message: `line ${line.line_number} has picked stock in pool ${line.stock_pool}: its pool cannot change` });
+    }
+  }
+  const header = headerOf(order);
+  const hash = headerHash(header);
+  const changed = hash !== stored.content_hash || lineChanges.inserts.length + lineChanges.changes.length + lineChanges.removals.length > 0;
+  if (!changed) {
+    plan.counts.unchanged++;
+    return [];
+  }
+  if (FINAL_STATUSES.has(stored.status_id)) {
+    return [{ path: `${orderPath(index)}.order_number`, message: `order '${stored.order_number}' is closed (status ${stored.status_id}): it can no longer change` }];
+  }
+  if (lineChanges.conflicts.length > 0) return lineChanges.conflicts;
+  plan.counts.updated++;
+  plan.updates.push(async (trx) => {
+    await orders.updateOrder(trx, stored.id, { ...header, content_hash: hash, updated_on: now, modified_by: actor });
+    await orders.deleteLines(trx, lineChanges.removals.map((line) => line.id));
+    for (const { line, record } of lineChanges.changes) await orders.updateLine(trx, line.id, record);
+    await orders.insertLines(trx, ctx.dialect, [{ orderId: stored.id, storeId: stored.store_id, lines: lineChanges.inserts }]);
+  });
+  return [];
+}
+
+/** GET /stores/{s}/orders/customerorders (interface §4.12, §2.9): the store's orders with their lines. */
+export async function listOrders(ctx: AppContext, storeNumber: string, query: OrdersQuery): Promise<PagedResult<CustomerOrder>> {
+  const store = await findLiveStore(ctx.db, storeNumber);
+  if (!store) throw notFound(`Unknown store '${storeNumber}'`);
+  const window = resolvePage(query, OrdersQuery, `customer_orders:${store.id}`, ctx.cursors);
+  const pickupBetween = query.pickup_date === undefined ? undefined : utcDayOf(query.pickup_date);
+  if (query.pickup_date !== undefined && pickupBetween === undefined) {
+    throw validationFailed('pickup_date is not a date', [{ path: 'query.pickup_date', message: 'must be a day (YYYY-MM-DD) or an ISO 8601 date-time' }]);
+  }
+  const filters: orders.OrderFilters = {
+    storeId: store.id,
+    statusId: query.status_id,
+    orderNumber: query.order_number,
+    isActive: query.is_active,
+    updatedFrom: query.last_modified_date ? requireDateTime(query.last_modified_date) : undefined,
+    pickupBetween,
+  };
+  const [rows, totalCount, lastModified] = await Promise.all([
+    orders.pageOfOrders(ctx.db, filters, window),
+    orders.countOrders(ctx.db, filters),
+    orders.ordersLastModified(ctx.db, store.id),
+  ]);
+  const pageRows = rows.slice(0, window.pageSize);
+  const lines = await orders.readLines(ctx.db, pageRows.map((row) => row.id));
+  const locations = await orders.storeLocationsOf(ctx.db, store.id, [...lines.values()].flat().map((line) => line.product_id));
+  return pagedResponse({
+    window,
+    rows,
+    idOf: (row) => row.id,
+    toItem: (row) => {
+      const lineRows = lines.get(row.id) ?? [];
+      return toCustomerOrder(row, lineRows, lineRows.map((line) => toCustomerOrderLine(line, row, locations.get(line.product_id) ?? [])));
+    },
+    totalCount,
+    lastModified,
+    cursors: ctx.cursors,
+  });
+}
