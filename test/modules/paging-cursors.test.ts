@@ -33,6 +33,7 @@ const KEEPS_BOTH: Record<string, { name: string; value: string } | null> = {
   '/orders/deliveries': { name: 'supplier_name', value: 'acme' },
   '/orders/receipts': { name: 'is_submitted', value: 'false' },
   '/stores/{store_number}/orders/receipts': { name: 'is_submitted', value: 'false' },
+  '/stores/{store_number}/orders/customerorders': { name: 'is_active', value: 'true' },
 };
 
 /** Query parameters a list requires: sent with every request of it, never a filter under test. */
@@ -99,6 +100,9 @@ for (const dialect of DIALECTS) {
       for (const orderNumber of ['PC-1', 'PC-2', 'PC-1']) {
         await ok(`/stores/S1/orders/deliveries/${orderNumber}/receive`, { lines: [{ line_number: 1, received_quantity: 1 }] });
       }
+      await ok('/stores/S1/orders/customerorders', {
+        orders: ['CO-1', 'CO-2'].map((order_number) => ({ order_number, lines: [{ line_number: 1, product_number: 'P1', quantity: 1 }] })),
+      });
       // A receipt listing shows receipts changed before its moment: let the clock pass the last one.
       await new Promise((resolve) => setTimeout(resolve, 5));
       const document = (await t.get(`${API}/openapi.json`, null)).json() as { paths: Record<string, { get?: { parameters?: Parameter[] } }> };
