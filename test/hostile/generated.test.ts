@@ -79,10 +79,13 @@ for (const dialect of DIALECTS) {
       it(`${operation.method} ${operation.path}`, async () => {
         await seed();
         const findings: string[] = [];
-        let plausibleStatus = 0;
-        for (const variant of variantsOf(operation, { token: ADMIN_TOKEN })) {
-          const answer = await client.request(variant).catch((error: Error) => ({ status: 0, headers: {}, text: `connection failed: ${error.message}` }));
-          plausibleStatus ||= answer.status;
+        const variants = variantsOf(operation, { token: ADMIN_TOKEN });
+        const send = (variant: Variant) => client.request(variant).catch((error: Error) => ({ status: 0, headers: {}, text: `connection failed: ${error.message}` }));
+        for (const variant of variants) {
+          // Compared with the plausible request sent again just before it: earlier variants may
+          // have changed what it touches (an order cancelled by a boundary value is closed now).
+          const plausibleStatus = variant.sameStatusAsPlausible ? (await send(variants[0]!)).status : 0;
+          const answer = await send(variant);
           const problem = answer.status === 0 ? answer.text : problemWith(variant, answer, plausibleStatus);
           if (problem) findings.push(`${variant.name}: ${problem}`);
         }
