@@ -5,13 +5,13 @@ import { inTransaction } from '../../db/transaction.js';
 import { requireDateTime, utcDayOf } from '../../domain/datetime.js';
 import { assertStoreAccess, type Principal } from '../../shared/access.js';
 import { describeCounts, duplicateKeyErrors, type UpsertCounts } from '../../shared/bulk.js';
-import { AppError, conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
+import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import { diffLineSet } from '../../shared/line-set.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProducts } from '../products/repository.js';
 import type { StoreRow } from '../stores/rows.js';
-import { findLiveStore, findLiveStores } from '../stores/repository.js';
+import { findLiveStore, storesOfOrders } from '../stores/repository.js';
 import { headerHash, headerOf, lineRecord, lineSignature, toCustomerOrder, toCustomerOrderLine, type LineRecord } from './mapping.js';
 import * as orders from './repository.js';
 import type { OrderLineRow, OrderRow } from './rows.js';
@@ -43,11 +43,7 @@ export async function importOrders(ctx: AppContext, input: readonly OrderInput[]
   const sent = storeFromPath === undefined ? input : input.map((order) => ({ ...order, store_number: storeFromPath }));
   checkRequest(sent);
   for (const order of sent) assertStoreAccess(principal, order.store_number!);
-  const stores = await findLiveStores(ctx.db, sent.map((o) => o.store_number!));
-  const unknown = sent.flatMap((order, index) => (stores.has(order.store_number!) ? [] : [{ path: `${orderPath(index)}.store_number`, message: `unknown store '${order.store_number}'` }]));
-  if (unknown.length > 0) {
-    throw storeFromPath === undefined ? new AppError('NOT_FOUND', 'Some customer orders name unknown stores', unknown) : notFound(`Unknown store '${storeFromPath}'`);
-  }
+  const stores = await storesOfOrders(ctx.db, sent, 'customer orders', storeFromPath);
   const counts = await inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
     const products = await findBookingProducts(trx, sent.flatMap((o) => (o.lines ?? []).map((l) => l.product_number)));

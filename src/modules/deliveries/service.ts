@@ -5,13 +5,13 @@ import { inTransaction } from '../../db/transaction.js';
 import { requireDateTime, utcDayOf } from '../../domain/datetime.js';
 import { assertStoreAccess, visibleStores, type Principal } from '../../shared/access.js';
 import { describeCounts, duplicateKeyErrors, type UpsertCounts } from '../../shared/bulk.js';
-import { AppError, conflict, unprocessable, validationFailed } from '../../shared/errors.js';
+import { conflict, unprocessable, validationFailed } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import { diffLineSet } from '../../shared/line-set.js';
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProducts, findProductsByBarcodes } from '../products/repository.js';
 import type { StoreRow } from '../stores/rows.js';
-import { findLiveStores } from '../stores/repository.js';
+import { storesOfOrders } from '../stores/repository.js';
 import { containerCount, headerHash, headerOf, lineRecord, lineSignature, toDeliveryOrder, type LineRecord } from './mapping.js';
 import * as deliveries from './repository.js';
 import { touchReceipts } from './receipt-writes.js';
@@ -95,11 +95,7 @@ export async function importDeliveries(
   const sent = storeFromPath === undefined ? orders : orders.map((order) => ({ ...order, store_number: storeFromPath }));
   checkRequest(sent);
   for (const order of sent) assertStoreAccess(principal, order.store_number!);
-  const stores = await findLiveStores(ctx.db, sent.map((o) => o.store_number!));
-  const unknown = sent.flatMap((order, index) => (stores.has(order.store_number!) ? [] : [{ path: `${orderPath(index)}.store_number`, message: `unknown store '${order.store_number}'` }]));
-  if (unknown.length > 0) {
-    throw storeFromPath === undefined ? new AppError('NOT_FOUND', 'Some delivery orders name unknown stores', unknown) : new AppError('NOT_FOUND', `Unknown store '${storeFromPath}'`);
-  }
+  const stores = await storesOfOrders(ctx.db, sent, 'delivery orders', storeFromPath);
 
   const counts = await inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();

@@ -3,6 +3,7 @@ import type { Dialect } from '../../db/dialect/types.js';
 import { columnIn, inListChunks } from '../../db/in-list.js';
 import { pageOf, type PageSlice } from '../../db/page.js';
 import type { Database } from '../../db/schema.js';
+import { AppError } from '../../shared/errors.js';
 import type { StoreRow } from './rows.js';
 
 export interface StoreFilters {
@@ -66,4 +67,23 @@ export async function findLiveStores(db: Kysely<Database> | Transaction<Database
     for (const row of rows) found.set(row.store_number, row);
   }
   return found;
+}
+
+/**
+ * The live store each order of a bulk write names (deliveries, customer orders): 404 when
+ * one is unknown — naming `orders[i].store_number` on the cross-store path, the store of the
+ * path otherwise. Store access is checked by the caller before.
+ */
+export async function storesOfOrders(
+  db: Kysely<Database>,
+  orders: ReadonlyArray<{ store_number?: string }>,
+  what: string,
+  storeFromPath?: string,
+): Promise<Map<string, StoreRow>> {
+  const stores = await findLiveStores(db, orders.map((o) => o.store_number!));
+  const unknown = orders.flatMap((order, index) => (stores.has(order.store_number!) ? [] : [{ path: `orders[${index}].store_number`, message: `unknown store '${order.store_number}'` }]));
+  if (unknown.length > 0) {
+    throw storeFromPath === undefined ? new AppError('NOT_FOUND', `Some ${what} name unknown stores`, unknown) : new AppError('NOT_FOUND', `Unknown store '${storeFromPath}'`);
+  }
+  return stores;
 }
