@@ -194,6 +194,7 @@ async function applyPicks(
   });
   const locations = await findLocationsByCodes(trx, store.id, codes);
   const errors: FieldError[] = [];
+  const conflicts: FieldError[] = [];
   const moves: Move[] = [];
   const totals = new Map<number, number>();
   requested.forEach((pick, index) => {
@@ -207,9 +208,9 @@ async function applyPicks(
     if (code !== undefined && !location) errors.push({ path: `lines[${index}].stock_location`, message: `unknown location '${code}' in this store` });
     const current = Number(line.picked_quantity);
     if (pick.stock_pool !== undefined && pick.stock_pool !== line.stock_pool && current !== 0) {
-      errors.push({ path: `lines[${index}].stock_pool`, message: `line ${line.line_number} has stock bound in pool ${line.stock_pool}: lower its picked_quantity to 0 first` });
+      conflicts.push({ path: `lines[${index}].stock_pool`, message: `line ${line.line_number} has stock bound in pool ${line.stock_pool}: lower its picked_quantity to 0 first` });
     }
-    if (errors.length > 0) return;
+    if (errors.length > 0 || conflicts.length > 0) return;
     const pool = pick.stock_pool ?? line.stock_pool;
     const target = pick.picked_quantity === undefined ? current : toQuantity(pick.picked_quantity);
     const updated = { ...line, stock_pool: pool };
@@ -219,7 +220,8 @@ async function applyPicks(
     totals.set(line.id, target);
     byNumber.set(pick.line_number, { ...updated, picked_quantity: target, stock_location: target > current ? (location?.location_code ?? null) : line.stock_location });
   });
-  if (errors.length > 0) throw unprocessable('Some picks cannot be applied', errors);
+  if (errors.length > 0) throw unprocessable('Some picks name unknown lines or locations', errors);
+  if (conflicts.length > 0) throw conflict('Some picks cannot be applied now', conflicts);
   await bookMoves(trx, dialect, store, order, moves, actor, now, body.picked_username);
   for (const line of lines) {
     const after = byNumber.get(Number(line.line_number))!;

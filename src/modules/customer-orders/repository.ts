@@ -172,6 +172,8 @@ export async function storeLocationsOf(db: Db, storeId: number, productIds: read
       byProduct.set(row.product_id, list);
     }
   }
+  // Where the free stock is: a location whose balances are all zero is not a place to pick from.
+  for (const [productId, list] of byProduct) byProduct.set(productId, list.filter((location) => location.pools.some((q) => q !== 0)));
   return byProduct;
 }
 
