@@ -15,6 +15,7 @@ import { resultSpecs, type ResultSpec, type Sample, type Scenario } from './lib/
 import { profileServicesInto, SERVICE_COMMAND, serviceSynchronous } from './lib/service.js';
 import { significant, withTimeout } from './lib/stats.js';
 import { SkipScenario } from './lib/ledger-db.js';
+import { ordersImport, ordersPickPg, ordersPickSqlite } from './scenarios/customer-orders.js';
 import { deliveriesImport, deliveriesReceive } from './scenarios/deliveries.js';
 import { externalCounting } from './scenarios/external-counting.js';
 import { ledgerHotPg } from './scenarios/ledger-hot.js';
@@ -42,6 +43,9 @@ const SCENARIOS: Scenario[] = [
   externalCounting,
   deliveriesImport,
   deliveriesReceive,
+  ordersImport,
+  ordersPickSqlite,
+  ordersPickPg,
   ledgerLateSqlite,
   ledgerLatePg,
   ledgerHotPg,

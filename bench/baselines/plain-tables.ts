@@ -83,3 +83,19 @@ export const deliveryLinesTable = (columns: readonly string[]): PlainTable => ({
   naturalKey: ['order_id', 'line_number'],
   columns: columns.filter((column) => column !== 'order_id' && column !== 'line_number'),
 });
+
+/**
+ * A customer order: unique order_number (chain-wide, PRODUCT §7); the store from the path,
+ * then one column per header field the orders carry (the lines are rows of their own).
+ */
+export const customerOrdersTable = (columns: readonly string[]): PlainTable => ({
+  name: 'customer_orders',
+  naturalKey: ['order_number'],
+  columns: ['store_number', ...columns.filter((column) => column !== 'store_number' && column !== 'lines')],
+});
+/** A customer order line: unique (order id, line_number); one column per field the lines carry. */
+export const customerOrderLinesTable = (columns: readonly string[]): PlainTable => ({
+  name: 'customer_order_lines',
+  naturalKey: ['order_id', 'line_number'],
+  columns: columns.filter((column) => column !== 'order_id' && column !== 'line_number'),
+});

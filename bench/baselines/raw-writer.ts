@@ -16,6 +16,7 @@ export type RawWriterRequest =
   | { op: 'stock-master'; storeNumber: string; reasons: Record<string, { isLoss: boolean; isGain: boolean }>; defaultPools: Record<string, number | null> }
   | { op: 'stock-post'; body: string }
   | { op: 'deliveries-import'; storeNumber: string; body: string }
+  | { op: 'customer-orders-import'; storeNumber: string; body: string }
   | { op: 'close' };
 
 export interface RawWriterAnswer {
@@ -125,13 +126,25 @@ function postStock(request: Extract<RawWriterRequest, { op: 'stock-post' }>): Ra
   return { ms, rows: entries.length };
 }
 
+/** Where an order import puts its rows: the header table, the line table, and the field holding each order's lines. */
+interface OrderImportShape {
+  what: string;
+  orderTable: string;
+  lineTable: string;
+  linesField: string;
+}
+
+const DELIVERIES: OrderImportShape = { what: 'delivery', orderTable: 'delivery_orders', lineTable: 'delivery_lines', linesField: 'order_lines' };
+const CUSTOMER_ORDERS: OrderImportShape = { what: 'customer order', orderTable: 'customer_orders', lineTable: 'customer_order_lines', linesField: 'lines' };
+
 /**
- * A delivery import at the least: per order its row (the store from the path), per line
- * its row pointing at the order's new id — into `delivery_orders` and `delivery_lines`.
+ * An order import at the least: per order its row (the store from the path), per line its
+ * row pointing at the order's new id — deliveries into `delivery_orders` and
+ * `delivery_lines`, customer orders into `customer_orders` and `customer_order_lines`.
  */
-function importDeliveries(request: Extract<RawWriterRequest, { op: 'deliveries-import' }>): RawWriterAnswer {
-  const orderTable = tables.get('delivery_orders')!;
-  const lineTable = tables.get('delivery_lines')!;
+function importOrders(shape: OrderImportShape, request: { storeNumber: string; body: string }): RawWriterAnswer {
+  const orderTable = tables.get(shape.orderTable)!;
+  const lineTable = tables.get(shape.lineTable)!;
   // The table's columns after the natural key: store_number (from the path), then the header fields.
   const headerColumns = orderTable.columns.slice(1);
   const lineColumns = lineTable.columns;
@@ -140,7 +153,7 @@ function importDeliveries(request: Extract<RawWriterRequest, { op: 'deliveries-i
   const write = opened().transaction((orders: Json[]) => {
     for (const order of orders) {
       const { lastInsertRowid } = insertOrder.run(order.order_number, request.storeNumber, ...headerColumns.map((column) => columnValue(order[column])));
-      for (const line of order.order_lines ?? []) insertLine.run(lastInsertRowid, line.line_number, ...lineColumns.map((column) => columnValue(line[column])));
+      for (const line of order[shape.linesField] ?? []) insertLine.run(lastInsertRowid, line.line_number, ...lineColumns.map((column) => columnValue(line[column])));
     }
   });
   const ordersBefore = count(orderTable.name);
@@ -150,9 +163,9 @@ function importDeliveries(request: Extract<RawWriterRequest, { op: 'deliveries-i
     orders = (JSON.parse(request.body) as Json).orders as Json[];
     write.immediate(orders);
   });
-  const lines = orders.reduce((sum, order) => sum + (order.order_lines?.length ?? 0), 0);
+  const lines = orders.reduce((sum, order) => sum + (order[shape.linesField]?.length ?? 0), 0);
   const [orderRows, lineRows] = [count(orderTable.name) - ordersBefore, count(lineTable.name) - linesBefore];
-  if (orderRows !== orders.length || lineRows !== lines) throw new Error(`raw delivery import stored ${orderRows} orders and ${lineRows} lines, expected ${orders.length} and ${lines}`);
+  if (orderRows !== orders.length || lineRows !== lines) throw new Error(`raw ${shape.what} import stored ${orderRows} orders and ${lineRows} lines, expected ${orders.length} and ${lines}`);
   return { ms, rows: orderRows + lineRows };
 }
 
@@ -168,7 +181,9 @@ function handle(request: RawWriterRequest): RawWriterAnswer {
     case 'stock-post':
       return postStock(request);
     case 'deliveries-import':
-      return importDeliveries(request);
+      return importOrders(DELIVERIES, request);
+    case 'customer-orders-import':
+      return importOrders(CUSTOMER_ORDERS, request);
     case 'close':
       database?.close();
       database = undefined;

@@ -44,11 +44,16 @@ export async function getOk(baseUrl: string, path: string, what: string): Promis
  * outside the timing): what a client waits from sending the first byte to the last byte
  * of the answer.
  */
-export async function timedPost(baseUrl: string, path: string, body: string, expected: string | RegExp): Promise<number> {
-  const { ms, result } = await timed(() => call(baseUrl, 'POST', path, body));
-  expectStatus(result, 200, `POST ${path}`);
+export function timedPost(baseUrl: string, path: string, body: string, expected: string | RegExp): Promise<number> {
+  return timedSend(baseUrl, 'POST', path, body, expected);
+}
+
+/** timedPost for any writing method (e.g. the PUT of a customer order pick). */
+export async function timedSend(baseUrl: string, method: 'POST' | 'PUT', path: string, body: string, expected: string | RegExp): Promise<number> {
+  const { ms, result } = await timed(() => call(baseUrl, method, path, body));
+  expectStatus(result, 200, `${method} ${path}`);
   const message = result.json<{ message: string }>().message;
   const matches = typeof expected === 'string' ? message === expected : expected.test(message);
-  if (!matches) throw new Error(`POST ${path} answered "${message}", expected "${expected}"`);
+  if (!matches) throw new Error(`${method} ${path} answered "${message}", expected "${expected}"`);
   return ms;
 }

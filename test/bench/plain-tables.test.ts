@@ -5,6 +5,7 @@ import {
 } from '../../bench/baselines/plain-tables.js';
 import { storeInputs } from '../../bench/lib/data.js';
 import { picker } from '../../bench/lib/data.js';
+import { CUSTOMER_ORDER_FIELDS, CUSTOMER_ORDER_LINE_FIELDS, customerOrderPlainTables, customerOrders } from '../../bench/scenarios/customer-orders.js';
 import { DELIVERY_LINE_FIELDS, DELIVERY_ORDER_FIELDS, deliveryOrders, deliveryPlainTables } from '../../bench/scenarios/deliveries.js';
 import { productInput } from '../../bench/scenarios/products.js';
 
@@ -18,6 +19,7 @@ const TABLES: PlainTable[] = [
   stockEntriesTable,
   stockLevelsTable,
   ...deliveryPlainTables(),
+  ...customerOrderPlainTables(),
 ];
 
 describe('plain tables of the raw write baselines', () => {
@@ -63,5 +65,20 @@ describe('plain tables of the raw write baselines', () => {
     expect(lineTable!.naturalKey).toEqual(['order_id', 'line_number']);
     expect(new Set(lineTable!.columns)).toEqual(new Set(columnsOfRecords(lines, ['line_number'])));
     expect(new Set(lineTable!.columns)).toEqual(new Set(DELIVERY_LINE_FIELDS.filter((f) => f !== 'line_number')));
+  });
+
+  it('customer orders: a column for every field the generated orders and lines carry, the store from the path, lines keyed by order id and line number', () => {
+    const orders = customerOrders(picker(3), 1, 500, 5, 2_000);
+    const [orderTable, lineTable] = customerOrderPlainTables();
+    const lines = orders.flatMap((order) => order.lines);
+    expect(orderTable!.name).toBe('customer_orders');
+    expect(orderTable!.naturalKey).toEqual(['order_number']);
+    expect(orderTable!.columns[0]).toBe('store_number');
+    expect(new Set(orderTable!.columns.slice(1))).toEqual(new Set(columnsOfRecords(orders, ['order_number', 'lines'])));
+    expect(new Set(orderTable!.columns.slice(1))).toEqual(new Set(CUSTOMER_ORDER_FIELDS.filter((f) => f !== 'order_number')));
+    expect(lineTable!.name).toBe('customer_order_lines');
+    expect(lineTable!.naturalKey).toEqual(['order_id', 'line_number']);
+    expect(new Set(lineTable!.columns)).toEqual(new Set(columnsOfRecords(lines, ['line_number'])));
+    expect(new Set(lineTable!.columns)).toEqual(new Set(CUSTOMER_ORDER_LINE_FIELDS.filter((f) => f !== 'line_number')));
   });
 });

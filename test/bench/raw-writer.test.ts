@@ -7,6 +7,7 @@ import { columnsOfRecords, stockEntriesTable, stockLevelsTable, storesTable } fr
 import { picker, storeInputs } from '../../bench/lib/data.js';
 import { startRawWriter, type RawWriter } from '../../bench/lib/raw-writer-client.js';
 import { REASON, stockMasterForRawWriter } from '../../bench/lib/stock.js';
+import { customerOrderPlainTables, customerOrders } from '../../bench/scenarios/customer-orders.js';
 import { deliveryOrders, deliveryPlainTables } from '../../bench/scenarios/deliveries.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-raw-writer-test-'));
@@ -83,5 +84,26 @@ describe('raw write baseline process', () => {
     // The natural key holds: the same order number again rolls the whole request back.
     await expect(writer.send({ op: 'deliveries-import', storeNumber: 'S00001', body: JSON.stringify({ orders: orders.slice(2) }) })).rejects.toThrow(/UNIQUE/);
     expect(read(file, 'select count(*) as n from delivery_lines')).toEqual([{ n: 12 }]);
+  });
+
+  it('imports customer orders: a row per order (store from the path), a row per line pointing at its order, one transaction; refuses a repeated order number', async () => {
+    const file = path.join(dir, 'customer-orders.sqlite');
+    await writer.open({ op: 'open', file, synchronous: 'FULL', tables: customerOrderPlainTables() });
+    const orders = customerOrders(picker(7), 1, 3, 5, 50);
+    const answer = await writer.send({ op: 'customer-orders-import', storeNumber: 'S00001', body: JSON.stringify({ orders }) });
+    expect(answer.rows).toBe(3 + 15);
+    expect(answer.ms).toBeGreaterThan(0);
+    const stored = read<{ id: number; order_number: string; store_number: string; customer_name: string; pickup_date: string }>(file, 'select * from customer_orders order by id');
+    expect(stored.map((o) => [o.order_number, o.store_number, o.customer_name, o.pickup_date])).toEqual(orders.map((o) => [o.order_number, 'S00001', o.customer_name, o.pickup_date]));
+    const lines = read<{ order_id: number; line_number: number; product_number: string; quantity: number; price: number; stock_pool: number | null }>(
+      file,
+      'select * from customer_order_lines order by id',
+    );
+    expect(lines.map((l) => [l.order_id, l.line_number, l.product_number, l.quantity, l.price, l.stock_pool])).toEqual(
+      orders.flatMap((o, k) => o.lines.map((l) => [stored[k]!.id, l.line_number, l.product_number, l.quantity, l.price, l.stock_pool ?? null])),
+    );
+    // The natural key holds: the same order number again rolls the whole request back.
+    await expect(writer.send({ op: 'customer-orders-import', storeNumber: 'S00001', body: JSON.stringify({ orders: orders.slice(2) }) })).rejects.toThrow(/UNIQUE/);
+    expect(read(file, 'select count(*) as n from customer_order_lines')).toEqual([{ n: 15 }]);
   });
 });
