@@ -38,3 +38,15 @@ export interface UpsertCounts {
 export function describeCounts(counts: UpsertCounts): string {
   return `created ${counts.created}, updated ${counts.updated}, unchanged ${counts.unchanged}, deleted ${counts.deleted}`;
 }
+
+/** Items grouped by a key, each group in input order (Map.groupBy arrives with Node 21). */
+export function groupBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}

@@ -133,7 +133,11 @@ export async function readLines(db: Db, orderIds: readonly number[]): Promise<Ma
       .orderBy('l.order_id')
       .orderBy('l.line_number')
       .execute();
-    for (const row of rows) byOrder.set(row.order_id, [...(byOrder.get(row.order_id) ?? []), row]);
+    for (const row of rows) {
+      const list = byOrder.get(row.order_id);
+      if (list) list.push(row);
+      else byOrder.set(row.order_id, [row]);
+    }
   }
   return byOrder;
 }

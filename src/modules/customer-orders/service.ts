@@ -4,7 +4,7 @@ import type { CustomerOrderTable, Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { requireDateTime, utcDayOf } from '../../domain/datetime.js';
 import { assertStoreAccess, type Principal } from '../../shared/access.js';
-import { describeCounts, duplicateKeyErrors, type UpsertCounts } from '../../shared/bulk.js';
+import { describeCounts, duplicateKeyErrors, groupBy, type UpsertCounts } from '../../shared/bulk.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import { diffLineSet } from '../../shared/line-set.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
@@ -55,7 +55,7 @@ export async function importOrders(ctx: AppContext, input: readonly OrderInput[]
     );
     if (missing.length > 0) throw unprocessable('Some order lines name unknown products', missing);
     const existing = await orders.lockOrders(trx, ctx.dialect, sent.map((o) => o.order_number));
-    const storedLines = await orders.linesOf(trx, [...existing.values()].map((o) => o.id));
+    const storedLines = groupBy(await orders.linesOf(trx, [...existing.values()].map((o) => o.id)), (line) => line.order_id);
     const plan: Plan = { counts: { created: 0, updated: 0, unchanged: 0, deleted: 0 }, created: [], updates: [] };
     const conflicts: FieldError[] = [];
     sent.forEach((order, index) => {
@@ -64,7 +64,7 @@ export async function importOrders(ctx: AppContext, input: readonly OrderInput[]
       const stored = existing.get(order.order_number);
       if (!stored) planCreate(plan, order, store, lines ?? [], principal.name, now);
       else if (stored.store_id !== store.id) conflicts.push({ path: `${orderPath(index)}.order_number`, message: `belongs to an order of store '${stored.store_number}'` });
-      else conflicts.push(...planUpdate(ctx, plan, index, order, stored, storedLines.filter((l) => l.order_id === stored.id), lines, principal.name, now));
+      else conflicts.push(...planUpdate(ctx, plan, index, order, stored, storedLines.get(stored.id) ?? [], lines, principal.name, now));
     });
     if (conflicts.length > 0) throw conflict('Some customer orders cannot change that way', conflicts);
     const ids = await orders.insertOrders(trx, ctx.dialect, plan.created.map((c) => c.row));

@@ -82,7 +82,11 @@ async function linesOfReceipts(db: Kysely<Database>, receiptIds: readonly number
       .where('r.updated_on', '<', asOf)
       .orderBy('r.id')
       .execute();
-    for (const row of rows) byReceipt.set(row.receipt_id, [...(byReceipt.get(row.receipt_id) ?? []), row]);
+    for (const row of rows) {
+      const list = byReceipt.get(row.receipt_id);
+      if (list) list.push(row);
+      else byReceipt.set(row.receipt_id, [row]);
+    }
   }
   return byReceipt;
 }

@@ -6,6 +6,7 @@ import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { fromQuantity, toQuantity } from '../../domain/decimal.js';
 import type { PoolPart } from '../../domain/stock-rules.js';
+import { groupBy } from '../../shared/bulk.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProductsByIds } from '../products/repository.js';
@@ -166,8 +167,7 @@ async function advanceStatuses(trx: Transaction<Database>, touched: readonly Del
  */
 async function bookTransferLegs(trx: Transaction<Database>, dialect: Dialect, plan: ReceivingPlan, drafts: readonly EntryDraft[], ids: readonly number[], actor: string, now: number): Promise<void> {
   const transfers = plan.items.filter((item) => item.delivery.store_origin !== null && item.quantityMilli !== 0);
-  const byOrigin = new Map<string, ReceivingItem[]>();
-  for (const item of transfers) byOrigin.set(item.delivery.store_origin!, [...(byOrigin.get(item.delivery.store_origin!) ?? []), item]);
+  const byOrigin = groupBy(transfers, (item) => item.delivery.store_origin!);
   for (const [originNumber, items] of byOrigin) {
     const origin = await findLiveStore(trx, originNumber);
     if (!origin) continue;

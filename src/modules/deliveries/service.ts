@@ -4,7 +4,7 @@ import type { Database, DeliveryOrderTable } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { requireDateTime, utcDayOf } from '../../domain/datetime.js';
 import { assertStoreAccess, visibleStores, type Principal } from '../../shared/access.js';
-import { describeCounts, duplicateKeyErrors, type UpsertCounts } from '../../shared/bulk.js';
+import { describeCounts, duplicateKeyErrors, groupBy, type UpsertCounts } from '../../shared/bulk.js';
 import { conflict, unprocessable, validationFailed } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import { diffLineSet } from '../../shared/line-set.js';
@@ -103,8 +103,7 @@ export async function importDeliveries(
     const existing = await deliveries.lockDeliveries(trx, ctx.dialect, sent.map((o) => o.order_number));
     const storedLines = await deliveries.linesOf(trx, [...existing.values()].map((d) => d.id));
     const received = await deliveries.linesWithReceipts(trx, storedLines.map((l) => l.id));
-    const linesByDelivery = new Map<number, DeliveryLineRow[]>();
-    for (const line of storedLines) linesByDelivery.set(line.delivery_id, [...(linesByDelivery.get(line.delivery_id) ?? []), line]);
+    const linesByDelivery = groupBy(storedLines, (line) => line.delivery_id);
 
     const plan: Plan = { counts: { created: 0, updated: 0, unchanged: 0, deleted: 0 }, newDeliveries: [], updates: [], touchedReceiptDeliveries: [] };
     const errors: FieldError[] = [];
