@@ -4,8 +4,8 @@ import type { Database } from './schema.js';
 
 /**
  * Rows per statement. A fixed size keeps the SQL text of full chunks identical, so the
- * prepared statement is reused (db/dialect statement cache) instead of being prepared
- * and planned again for every batch.
+ * prepared statement is reused (SQLite's statement cache, PostgreSQL's named statements:
+ * dialect keepPrepared) instead of being prepared and planned again for every batch.
  */
 export const ROWS_PER_STATEMENT = 100;
 
@@ -20,6 +20,8 @@ function statementText(dialect: Dialect, table: string, columns: readonly string
     for (let r = 0; r < rowCount; r++) tuples.push(`(${columns.map(() => dialect.placeholder(position++)).join(', ')})`);
     text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${tuples.join(', ')}${suffix ? ` ${suffix}` : ''}`;
     texts.set(cacheKey, text);
+    // Full chunks run over and over: worth keeping prepared (the last, shorter one varies).
+    if (rowCount === ROWS_PER_STATEMENT) dialect.keepPrepared(text);
   }
   return text;
 }

@@ -30,6 +30,7 @@ const sqliteDialect: Dialect = {
   },
   lockForUpdate: (query) => query,
   lockInTurn: async () => undefined,
+  keepPrepared: () => undefined,
   placeholder: () => '?',
   maxParameters: 32_000,
 };

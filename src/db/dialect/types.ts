@@ -33,6 +33,13 @@ export interface Dialect {
    * the busy timeout).
    */
   lockInTurn(trx: Transaction<Database>, keys: readonly string[]): Promise<void>;
+  /**
+   * Marks a statement text the service runs over and over with fresh parameters (the full
+   * chunks of db/insert-many.ts). PostgreSQL keeps it prepared on each connection, so it is
+   * parsed and planned once instead of at every run (a 100-row insert carries thousands of
+   * parameters); SQLite prepares every statement once anyway (its statement cache).
+   */
+  keepPrepared(sqlText: string): void;
   /** The bound-parameter marker at 0-based position `index` (`?` or `$1`). */
   placeholder(index: number): string;
   /** Largest number of bound parameters one statement may carry. */
