@@ -5,7 +5,8 @@ import { insertMany } from '../../db/insert-many.js';
 import { pageOf, type PageSlice } from '../../db/page.js';
 import type { CustomerOrderLineTable, CustomerOrderTable, Database } from '../../db/schema.js';
 import { POOL_COUNT } from '../../domain/stock-rules.js';
-import { LINE_COLUMNS, type LineRecord } from './mapping.js';
+import { LINE_COLUMNS, type LineRecord, type OrderHeader } from './mapping.js';
+import { STATUS } from './schema.js';
 import type { OrderLineReadRow, OrderLineRow, OrderReadRow, OrderRow, StoreLocationRow } from './rows.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -34,19 +35,33 @@ export async function linesOf(db: Db, orderIds: readonly number[]): Promise<Orde
   return lines;
 }
 
+/** An order the ERP sent for the first time: status new, nothing claimed or picked. */
+export interface NewOrder {
+  storeId: number;
+  storeNumber: string;
+  orderNumber: string;
+  header: OrderHeader;
+  contentHash: string;
+  lines: readonly LineRecord[];
+}
+
 const ORDER_INSERT_COLUMNS = [
-  'store_id', 'store_number', 'order_number', 'status_id', 'is_claimed', 'pickup_at', 'rejection_reason_code', 'order_type_code',
-  'description', 'customer_name', 'comment', 'reference', 'sales_order_id', 'stores_allowed', 'picked_username', 'content_hash',
-  'created_on', 'updated_on', 'created_by', 'modified_by',
+  'store_id', 'store_number', 'order_number', 'status_id', 'is_claimed', 'pickup_at', 'order_type_code', 'description', 'customer_name',
+  'comment', 'reference', 'sales_order_id', 'stores_allowed', 'content_hash', 'created_on', 'updated_on', 'created_by', 'modified_by',
 ] as const satisfies ReadonlyArray<keyof Insertable<CustomerOrderTable>>;
 
-export async function insertOrders(trx: Transaction<Database>, dialect: Dialect, rows: ReadonlyArray<Insertable<CustomerOrderTable>>): Promise<Map<string, number>> {
-  const inserted = await insertMany<{ id: number; order_number: string }>(
-    trx, dialect, 'customer_orders', ORDER_INSERT_COLUMNS,
-    rows.map((row) => ORDER_INSERT_COLUMNS.map((column) => row[column] ?? null)),
-    'returning id, order_number',
-  );
-  return new Map(inserted.map((row) => [row.order_number, Number(row.id)]));
+/** New orders and their lines; values go straight into statement rows (a 1,000-order import builds no row objects). */
+export async function insertOrders(trx: Transaction<Database>, dialect: Dialect, created: readonly NewOrder[], actor: string, now: number): Promise<void> {
+  const values = created.map((order) => {
+    const h = order.header;
+    return [
+      order.storeId, order.storeNumber, order.orderNumber, STATUS.new, 0, h.pickup_at, h.order_type_code, h.description, h.customer_name,
+      h.comment, h.reference, h.sales_order_id, h.stores_allowed, order.contentHash, now, now, actor, actor,
+    ];
+  });
+  const inserted = await insertMany<{ id: number; order_number: string }>(trx, dialect, 'customer_orders', ORDER_INSERT_COLUMNS, values, 'returning id, order_number');
+  const ids = new Map(inserted.map((row) => [row.order_number, Number(row.id)]));
+  await insertLines(trx, dialect, created.map((order) => ({ orderId: ids.get(order.orderNumber)!, storeId: order.storeId, lines: order.lines })));
 }
 
 export async function updateOrder(trx: Transaction<Database>, id: number, changes: Partial<Insertable<CustomerOrderTable>>): Promise<void> {

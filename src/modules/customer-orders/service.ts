@@ -1,6 +1,6 @@
-import type { Insertable, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.js';
-import type { CustomerOrderTable, Database } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { requireDateTime, utcDayOf } from '../../domain/datetime.js';
 import { assertStoreAccess, type Principal } from '../../shared/access.js';
@@ -15,7 +15,7 @@ import { findLiveStore, storesOfOrders } from '../stores/repository.js';
 import { headerHash, headerOf, lineRecord, lineSignature, toCustomerOrder, toCustomerOrderLine, type LineRecord } from './mapping.js';
 import * as orders from './repository.js';
 import type { OrderLineRow, OrderRow } from './rows.js';
-import { FINAL_STATUSES, OrdersQuery, STATUS, type CustomerOrder, type OrderInput } from './schema.js';
+import { FINAL_STATUSES, OrdersQuery, type CustomerOrder, type OrderInput } from './schema.js';
 
 const orderPath = (index: number) => `orders[${index}]`;
 
@@ -29,7 +29,7 @@ function checkRequest(sent: readonly OrderInput[]): void {
 
 interface Plan {
   counts: UpsertCounts;
-  created: Array<{ row: Insertable<CustomerOrderTable>; lines: LineRecord[] }>;
+  created: orders.NewOrder[];
   updates: Array<(trx: Transaction<Database>) => Promise<void>>;
 }
 
@@ -62,40 +62,22 @@ export async function importOrders(ctx: AppContext, input: readonly OrderInput[]
       const store = stores.get(order.store_number!)!;
       const lines = order.lines?.map((line) => lineRecord(line, products.get(line.product_number)!));
       const stored = existing.get(order.order_number);
-      if (!stored) planCreate(plan, order, store, lines ?? [], principal.name, now);
+      if (!stored) planCreate(plan, order, store, lines ?? []);
       else if (stored.store_id !== store.id) conflicts.push({ path: `${orderPath(index)}.order_number`, message: `belongs to an order of store '${stored.store_number}'` });
       else conflicts.push(...planUpdate(ctx, plan, index, order, stored, storedLines.get(stored.id) ?? [], lines, principal.name, now));
     });
     if (conflicts.length > 0) throw conflict('Some customer orders cannot change that way', conflicts);
-    const ids = await orders.insertOrders(trx, ctx.dialect, plan.created.map((c) => c.row));
-    await orders.insertLines(trx, ctx.dialect, plan.created.map((c) => ({ orderId: ids.get(c.row.order_number)!, storeId: c.row.store_id, lines: c.lines })));
+    await orders.insertOrders(trx, ctx.dialect, plan.created, principal.name, now);
     for (const update of plan.updates) await update(trx);
     return plan.counts;
   });
   return describeCounts(counts);
 }
 
-function planCreate(plan: Plan, order: OrderInput, store: StoreRow, lines: LineRecord[], actor: string, now: number): void {
+function planCreate(plan: Plan, order: OrderInput, store: StoreRow, lines: LineRecord[]): void {
   const header = headerOf(order);
   plan.counts.created++;
-  plan.created.push({
-    row: {
-      ...header,
-      store_id: store.id,
-      store_number: store.store_number,
-      order_number: order.order_number,
-      status_id: STATUS.new,
-      is_claimed: 0,
-      rejection_reason_code: null,
-      picked_username: null,
-      content_hash: headerHash(header),
-      created_on: now,
-      updated_on: now,
-      created_by: actor,
-      modified_by: actor,
-    },
-    lines,
-  });
+  plan.created.push({ storeId: store.id, storeNumber: store.store_number, orderNumber: order.order_number, header, contentHash: headerHash(header), lines });
 }
 
 function planUpdate(

@@ -4,7 +4,7 @@ import { columnIn, inListChunks } from '../../db/in-list.js';
 import { insertMany } from '../../db/insert-many.js';
 import { pageOf, type PageSlice } from '../../db/page.js';
 import type { Database, DeliveryOrderLineTable, DeliveryOrderTable } from '../../db/schema.js';
-import { LINE_COLUMNS, type LineRecord } from './mapping.js';
+import { LINE_COLUMNS, type DeliveryHeader, type LineRecord } from './mapping.js';
 import type { DeliveryLineReadRow, DeliveryLineRow, DeliveryReadRow, DeliveryRow } from './rows.js';
 import type { DeliveryStatus } from './schema.js';
 
@@ -51,14 +51,29 @@ const DELIVERY_INSERT_COLUMNS = [
   'created_on', 'updated_on', 'created_by', 'modified_by',
 ] as const satisfies ReadonlyArray<keyof Insertable<DeliveryOrderTable>>;
 
-/** New deliveries; returns their ids by order number. */
-export async function insertDeliveries(trx: Transaction<Database>, dialect: Dialect, rows: ReadonlyArray<Insertable<DeliveryOrderTable>>): Promise<Map<string, number>> {
-  const inserted = await insertMany<{ id: number; order_number: string }>(
-    trx, dialect, 'delivery_orders', DELIVERY_INSERT_COLUMNS,
-    rows.map((row) => DELIVERY_INSERT_COLUMNS.map((column) => row[column] ?? null)),
-    'returning id, order_number',
-  );
-  return new Map(inserted.map((row) => [row.order_number, Number(row.id)]));
+/** A delivery the ERP sent for the first time, with its lines. */
+export interface NewDelivery {
+  storeId: number;
+  storeNumber: string;
+  orderNumber: string;
+  status: 'open' | 'cancelled';
+  header: DeliveryHeader;
+  contentHash: string;
+  lines: readonly LineRecord[];
+}
+
+/** New deliveries and their lines; values go straight into statement rows (no row objects for 1,000 orders). */
+export async function insertDeliveries(trx: Transaction<Database>, dialect: Dialect, created: readonly NewDelivery[], actor: string, now: number): Promise<void> {
+  const values = created.map((d) => {
+    const h = d.header;
+    return [
+      d.storeId, d.storeNumber, d.orderNumber, h.order_type, d.status, h.datetime_created_at, h.datetime_expected_at, h.no_of_containers,
+      h.reason_code, h.description, h.reference, h.store_origin, h.supplier_code, h.supplier_name, h.tracing_url, d.contentHash, now, now, actor, actor,
+    ];
+  });
+  const inserted = await insertMany<{ id: number; order_number: string }>(trx, dialect, 'delivery_orders', DELIVERY_INSERT_COLUMNS, values, 'returning id, order_number');
+  const ids = new Map(inserted.map((row) => [row.order_number, Number(row.id)]));
+  await insertLines(trx, dialect, created.map((d) => ({ deliveryId: ids.get(d.orderNumber)!, storeId: d.storeId, lines: d.lines })));
 }
 
 export async function updateDelivery(trx: Transaction<Database>, id: number, changes: Partial<Insertable<DeliveryOrderTable>>): Promise<void> {

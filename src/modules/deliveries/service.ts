@@ -1,6 +1,6 @@
-import type { Insertable, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.js';
-import type { Database, DeliveryOrderTable } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { requireDateTime, utcDayOf } from '../../domain/datetime.js';
 import { assertStoreAccess, visibleStores, type Principal } from '../../shared/access.js';
@@ -73,7 +73,7 @@ async function resolveLineProducts(trx: Transaction<Database>, orders: readonly 
 
 interface Plan {
   counts: UpsertCounts;
-  newDeliveries: Array<{ row: Insertable<DeliveryOrderTable>; lines: LineRecord[] }>;
+  newDeliveries: deliveries.NewDelivery[];
   updates: Array<() => Promise<void>>;
   /** Deliveries with a receipt whose header changed: their receipts change with them. */
   touchedReceiptDeliveries: number[];
@@ -112,7 +112,7 @@ export async function importDeliveries(
       const sentLines = order.order_lines?.map((line, lineIndex) => lineRecord(line, products[index]![lineIndex]!));
       const stored = existing.get(order.order_number);
       if (!stored) {
-        planCreate(plan, order, store, sentLines ?? [], containerOverride, principal.name, now);
+        planCreate(plan, order, store, sentLines ?? [], containerOverride, now);
         return;
       }
       if (stored.store_id !== store.id) {
@@ -123,12 +123,7 @@ export async function importDeliveries(
     });
     if (errors.length > 0) throw conflict('Some delivery orders cannot change that way', errors);
 
-    const ids = await deliveries.insertDeliveries(trx, ctx.dialect, plan.newDeliveries.map((d) => d.row));
-    await deliveries.insertLines(
-      trx,
-      ctx.dialect,
-      plan.newDeliveries.map((delivery) => ({ deliveryId: ids.get(delivery.row.order_number)!, storeId: delivery.row.store_id, lines: delivery.lines })),
-    );
+    await deliveries.insertDeliveries(trx, ctx.dialect, plan.newDeliveries, principal.name, now);
     for (const update of plan.updates) await update();
     await touchReceipts(trx, plan.touchedReceiptDeliveries, principal.name);
     return plan.counts;
@@ -136,22 +131,16 @@ export async function importDeliveries(
   return describeCounts(counts);
 }
 
-function planCreate(plan: Plan, order: DeliveryInput, store: StoreRow, lines: LineRecord[], containerOverride: boolean, actor: string, now: number): void {
+function planCreate(plan: Plan, order: DeliveryInput, store: StoreRow, lines: LineRecord[], containerOverride: boolean, now: number): void {
   const header = headerOf(order, containerCount(order.no_of_containers, lines, containerOverride), now);
   plan.counts.created++;
   plan.newDeliveries.push({
-    row: {
-      ...header,
-      store_id: store.id,
-      store_number: store.store_number,
-      order_number: order.order_number,
-      status: order.status === 'cancelled' ? 'cancelled' : 'open',
-      content_hash: headerHash(header),
-      created_on: now,
-      updated_on: now,
-      created_by: actor,
-      modified_by: actor,
-    },
+    storeId: store.id,
+    storeNumber: store.store_number,
+    orderNumber: order.order_number,
+    status: order.status === 'cancelled' ? 'cancelled' : 'open',
+    header,
+    contentHash: headerHash(header),
     lines,
   });
 }
