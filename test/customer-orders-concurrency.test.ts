@@ -4,7 +4,7 @@ import type { Config } from '../src/config.js';
 import { verifyAll } from '../src/verify.js';
 import { DIALECTS } from './helpers/dialects.js';
 import { locationInput, productInput, reasonCodeInput, storeInput } from './helpers/factories.js';
-import { startServer, type ServerProcess } from './helpers/server-process.js';
+import { callJson, startServer, type Json, type ServerProcess } from './helpers/server-process.js';
 import { balancesOf } from './helpers/stock.js';
 
 // Customer orders under concurrency (docs/customer-orders.md: "No sequence or interleaving of
@@ -43,16 +43,7 @@ const raceOrder = (i: number) => `COC-PB-${String(i).padStart(2, '0')}`;
 /** What order i picks of each product: a deterministic spread over 0..3, some orders nothing at all. */
 const racePicks = (i: number) => [(i * 7) % 4, (i * 5 + 1) % 3];
 
-type Json = Record<string, any>;
-
-async function call(server: ServerProcess, method: string, url: string, body?: unknown): Promise<{ status: number; json: Json }> {
-  const response = await fetch(`${server.baseUrl}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, json: (await response.json()) as Json };
-}
+const call = (server: ServerProcess, method: string, url: string, body?: unknown) => callJson(server, TOKEN, method, url, body);
 
 function configFor(databaseUrl: string): Config {
   return { port: 0, host: '127.0.0.1', databaseUrl, adminToken: TOKEN, logLevel: 'silent', rateLimitPerMinute: 0 };

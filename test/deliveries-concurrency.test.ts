@@ -4,7 +4,7 @@ import type { Config } from '../src/config.js';
 import { verifyAll } from '../src/verify.js';
 import { DIALECTS } from './helpers/dialects.js';
 import { productInput, storeInput } from './helpers/factories.js';
-import { startServer, type ServerProcess } from './helpers/server-process.js';
+import { callJson, startServer, type Json, type ServerProcess } from './helpers/server-process.js';
 import { balancesOf } from './helpers/stock.js';
 
 // Receiving under concurrency (docs/deliveries.md "Receiving", "Transfers", "Receipts"), with
@@ -22,16 +22,7 @@ const DELIVERIES = ['DC-1', 'DC-2', 'DC-3', 'DC-4'];
 /** DC-1 is a transfer from K2: every receipt on it also books out of K2. */
 const HOT = 'DC-1';
 
-type Json = Record<string, any>;
-
-async function call(server: ServerProcess, method: string, url: string, body?: unknown): Promise<{ status: number; json: Json }> {
-  const response = await fetch(`${server.baseUrl}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, json: (await response.json()) as Json };
-}
+const call = (server: ServerProcess, method: string, url: string, body?: unknown) => callJson(server, TOKEN, method, url, body);
 
 function configFor(databaseUrl: string): Config {
   return { port: 0, host: '127.0.0.1', databaseUrl, adminToken: TOKEN, logLevel: 'silent', rateLimitPerMinute: 0 };

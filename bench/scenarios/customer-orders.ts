@@ -11,20 +11,17 @@
  * same concurrency. Both are a pair of ledger entries under the source balance's guard; the
  * pick also locks and updates its order and line — the cost the ratio shows.
  */
-import path from 'node:path';
 import { customerOrderLinesTable, customerOrdersTable } from '../baselines/plain-tables.js';
 import { getOk, postOk, timedPost, timedSend } from '../lib/client.js';
 import { picker, type Picker } from '../lib/data.js';
-import { importCounts } from '../lib/import-session.js';
+import { orderImportScenario } from '../lib/order-import.js';
 import { freshDatabase, requirePostgres, storeOpsVerify, type BenchDatabase, type BenchDialect } from '../lib/ledger-db.js';
-import { tempDir } from '../lib/processes.js';
-import { startRawWriter } from '../lib/raw-writer-client.js';
 import { Resources } from '../lib/resources.js';
 import type { Sample, Scenario } from '../lib/scenario.js';
-import { API, serviceSynchronous, startServiceAt, type Service } from '../lib/service.js';
+import { API, startServiceAt, type Service } from '../lib/service.js';
 import { median } from '../lib/stats.js';
 import {
-  STOCK_LOCATIONS, STOCK_STORE, StockClock, productNumber, seedStockMasterData, startStockService, stockBody, stockProductInput, timedStockPost, type StockEntry,
+  STOCK_LOCATIONS, STOCK_STORE, StockClock, productNumber, seedStockMasterData, stockBody, stockProductInput, timedStockPost, type StockEntry,
 } from '../lib/stock.js';
 
 const ORDERS_PATH = `${API}/stores/${STOCK_STORE}/orders/customerorders`;
@@ -191,7 +188,7 @@ async function checkImported(service: Service, orders: readonly CustomerOrder[],
 }
 
 /** Issue 13: a 1,000-order import (5 lines each) should cost at most three raw inserts of its rows. */
-export const ordersImport: Scenario = {
+export const ordersImport: Scenario = orderImportScenario({
   name: IMPORT,
   description:
     `POST ${API}/stores/{s}/orders/customerorders with ${IMPORT_ORDERS} new customer orders × ${IMPORT_LINES} lines (customer, pickup date, ` +
@@ -199,65 +196,16 @@ export const ordersImport: Scenario = {
     `over HTTP, against the raw writer process (JSON.parse of the same body text, better-sqlite3 prepared inserts in one transaction of the same ` +
     `${IMPORT_ORDERS} order rows and ${IMPORT_ORDERS * IMPORT_LINES} line rows into plain tables: customer_orders with integer primary key + unique ` +
     'order_number, customer_order_lines with integer primary key + unique (order id, line_number), one column per field; same synchronous mode)',
-  unit: 'ms',
-  valueLabel: 'service',
-  baselineLabel: 'raw better-sqlite3, plain tables',
-  baselineKind: 'raw-driver',
-  defaultRuns: 5,
-  target: { ratio: 3, comparison: '<=', description: `service import time ≤ 3 × raw prepared-statement inserts of the same ${IMPORT_ORDERS} orders and ${IMPORT_ORDERS * IMPORT_LINES} lines` },
-
-  prepare: () =>
-    new Resources().preparing(async (resources) => {
-      const temp = resources.add(tempDir('orders-import'), (t) => t.remove());
-      const service = await startStockService(resources, temp.dir, PRODUCTS);
-      const raw = resources.add(startRawWriter(), (r) => r.stop());
-      await raw.open({ op: 'open', file: path.join(temp.dir, 'raw.sqlite'), synchronous: serviceSynchronous(), tables: customerOrderPlainTables() });
-      const p = picker(13);
-      let nextSequence = 1;
-      let totalOrders = 0;
-      // Both sides get the same bodies in the same order, so their databases grow alike.
-      const nextBatch = () => {
-        const orders = customerOrders(p, nextSequence, IMPORT_ORDERS, IMPORT_LINES, PRODUCTS);
-        nextSequence += IMPORT_ORDERS;
-        return { orders, body: JSON.stringify({ orders }) };
-      };
-      const serviceImport = (body: string) => timedPost(service.baseUrl, ORDERS_PATH, body, importCounts(IMPORT_ORDERS, 0));
-      const rawImport = (body: string) => raw.timed({ op: 'customer-orders-import', storeNumber: STOCK_STORE, body });
-
-      // One untimed full-size round, so neither side's first measured run pays for its JIT warm-up.
-      const warmup = nextBatch();
-      await serviceImport(warmup.body);
-      await rawImport(warmup.body);
-      totalOrders += IMPORT_ORDERS;
-      await checkImported(service, warmup.orders, totalOrders);
-
-      return {
-        async measure(run) {
-          const { orders, body } = nextBatch();
-          // Alternate who goes first, so a drift in machine speed favours neither side.
-          let baseline = run % 2 === 1 ? await rawImport(body) : 0;
-          const value = await serviceImport(body);
-          if (run % 2 === 0) baseline = await rawImport(body);
-          totalOrders += IMPORT_ORDERS;
-          await checkImported(service, orders, totalOrders);
-          const verifyMs = await storeOpsVerify(`sqlite:${service.file}`);
-          const linesPerSecond = (ms: number) => (IMPORT_ORDERS * IMPORT_LINES * 1000) / ms;
-          return {
-            value,
-            baseline,
-            extra: {
-              'service lines/s': linesPerSecond(value),
-              'raw lines/s': linesPerSecond(baseline),
-              'body MB': Buffer.byteLength(body) / 1_048_576,
-              'service peak RSS MB': service.peakRssMb(),
-              'verify ms': verifyMs,
-            },
-          };
-        },
-        close: () => resources.release(),
-      };
-    }),
-};
+  path: ORDERS_PATH,
+  orders: IMPORT_ORDERS,
+  linesPerOrder: IMPORT_LINES,
+  products: PRODUCTS,
+  seed: 13,
+  plainTables: customerOrderPlainTables,
+  rawOp: 'customer-orders-import',
+  generate: customerOrders,
+  checkImported,
+});
 
 // ---------------------------------------------------------------- orders.pick200.sqlite / .pg
 

@@ -4,17 +4,15 @@
  * products seeded over HTTP; every delivery is new (fresh order numbers), so every import
  * creates and every receipt lands on an open delivery.
  */
-import path from 'node:path';
 import { deliveryLinesTable, deliveryOrdersTable } from '../baselines/plain-tables.js';
 import { getOk, postOk, timedPost } from '../lib/client.js';
 import { picker, type Picker } from '../lib/data.js';
-import { importCounts } from '../lib/import-session.js';
+import { orderImportScenario } from '../lib/order-import.js';
 import { storeOpsVerify } from '../lib/ledger-db.js';
 import { tempDir } from '../lib/processes.js';
-import { startRawWriter } from '../lib/raw-writer-client.js';
 import { Resources } from '../lib/resources.js';
 import type { Scenario } from '../lib/scenario.js';
-import { API, serviceSynchronous, type Service } from '../lib/service.js';
+import { API, type Service } from '../lib/service.js';
 import { STOCK_LOGS_PATH, STOCK_STORE, productNumber, startStockService, stockProductInput } from '../lib/stock.js';
 
 const DELIVERIES_PATH = `${API}/stores/${STOCK_STORE}/orders/deliveries`;
@@ -184,7 +182,7 @@ async function checkImported(service: Service, orders: readonly DeliveryOrder[],
 }
 
 /** Issue 12: a 1,000-delivery import (20 lines each) should cost at most three raw inserts of its rows. */
-export const deliveriesImport: Scenario = {
+export const deliveriesImport: Scenario = orderImportScenario({
   name: IMPORT,
   description:
     `POST ${API}/stores/{s}/orders/deliveries with ${IMPORT_ORDERS} new delivery orders × ${IMPORT_LINES} lines (purchase orders and DC transfers, ` +
@@ -192,65 +190,16 @@ export const deliveriesImport: Scenario = {
     'writer process (JSON.parse of the same body text, better-sqlite3 prepared inserts in one transaction of the same 1,000 order rows and 20,000 line ' +
     'rows into plain tables: delivery_orders with integer primary key + unique order_number, delivery_lines with integer primary key + unique ' +
     '(order id, line_number), one column per field; same synchronous mode)',
-  unit: 'ms',
-  valueLabel: 'service',
-  baselineLabel: 'raw better-sqlite3, plain tables',
-  baselineKind: 'raw-driver',
-  defaultRuns: 5,
-  target: { ratio: 3, comparison: '<=', description: `service import time ≤ 3 × raw prepared-statement inserts of the same ${IMPORT_ORDERS} orders and ${IMPORT_ORDERS * IMPORT_LINES} lines` },
-
-  prepare: () =>
-    new Resources().preparing(async (resources) => {
-      const temp = resources.add(tempDir('deliveries-import'), (t) => t.remove());
-      const service = await startStockService(resources, temp.dir, PRODUCTS);
-      const raw = resources.add(startRawWriter(), (r) => r.stop());
-      await raw.open({ op: 'open', file: path.join(temp.dir, 'raw.sqlite'), synchronous: serviceSynchronous(), tables: deliveryPlainTables() });
-      const p = picker(12);
-      let nextSequence = 1;
-      let totalOrders = 0;
-      // Both sides get the same bodies in the same order, so their databases grow alike.
-      const nextBatch = () => {
-        const orders = deliveryOrders(p, nextSequence, IMPORT_ORDERS, IMPORT_LINES, PRODUCTS);
-        nextSequence += IMPORT_ORDERS;
-        return { orders, body: JSON.stringify({ orders }) };
-      };
-      const serviceImport = (body: string) => timedPost(service.baseUrl, DELIVERIES_PATH, body, importCounts(IMPORT_ORDERS, 0));
-      const rawImport = (body: string) => raw.timed({ op: 'deliveries-import', storeNumber: STOCK_STORE, body });
-
-      // One untimed full-size round, so neither side's first measured run pays for its JIT warm-up.
-      const warmup = nextBatch();
-      await serviceImport(warmup.body);
-      await rawImport(warmup.body);
-      totalOrders += IMPORT_ORDERS;
-      await checkImported(service, warmup.orders, totalOrders);
-
-      return {
-        async measure(run) {
-          const { orders, body } = nextBatch();
-          // Alternate who goes first, so a drift in machine speed favours neither side.
-          let baseline = run % 2 === 1 ? await rawImport(body) : 0;
-          const value = await serviceImport(body);
-          if (run % 2 === 0) baseline = await rawImport(body);
-          totalOrders += IMPORT_ORDERS;
-          await checkImported(service, orders, totalOrders);
-          const verifyMs = await storeOpsVerify(`sqlite:${service.file}`);
-          const linesPerSecond = (ms: number) => (IMPORT_ORDERS * IMPORT_LINES * 1000) / ms;
-          return {
-            value,
-            baseline,
-            extra: {
-              'service lines/s': linesPerSecond(value),
-              'raw lines/s': linesPerSecond(baseline),
-              'body MB': Buffer.byteLength(body) / 1_048_576,
-              'service peak RSS MB': service.peakRssMb(),
-              'verify ms': verifyMs,
-            },
-          };
-        },
-        close: () => resources.release(),
-      };
-    }),
-};
+  path: DELIVERIES_PATH,
+  orders: IMPORT_ORDERS,
+  linesPerOrder: IMPORT_LINES,
+  products: PRODUCTS,
+  seed: 12,
+  plainTables: deliveryPlainTables,
+  rawOp: 'deliveries-import',
+  generate: deliveryOrders,
+  checkImported,
+});
 
 // ---------------------------------------------------------------- deliveries.receive.200
 

@@ -55,3 +55,15 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
     },
   };
 }
+
+export type Json = Record<string, any>;
+
+/** A JSON request to a server process with a bearer token: its status and parsed body. */
+export async function callJson(server: ServerProcess, token: string, method: string, url: string, body?: unknown): Promise<{ status: number; json: Json }> {
+  const response = await fetch(`${server.baseUrl}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as Json };
+}
