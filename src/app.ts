@@ -17,6 +17,7 @@ import { customerOrderRoutes } from './modules/customer-orders/routes.js';
 import { deliveryRoutes } from './modules/deliveries/routes.js';
 import { externalCountingRoutes } from './modules/external-counting/routes.js';
 import { movementRoutes } from './modules/movements/routes.js';
+import { productListRoutes } from './modules/product-lists/routes.js';
 import { stockLogRoutes } from './modules/stock-logs/routes.js';
 import { storeRoutes } from './modules/stores/routes.js';
 import { productRoutes } from './modules/products/routes.js';
@@ -105,6 +106,7 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   await app.register(storeStockRoutes, { prefix: API_PREFIX });
   await app.register(deliveryRoutes, { prefix: API_PREFIX });
   await app.register(customerOrderRoutes, { prefix: API_PREFIX });
+  await app.register(productListRoutes, { prefix: API_PREFIX });
   return app;
 }
 

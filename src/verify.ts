@@ -4,6 +4,7 @@ import { CATEGORY_CHECKS } from './modules/categories/verify-checks.js';
 import { CUSTOMER_ORDER_CHECKS } from './modules/customer-orders/verify-checks.js';
 import { DELIVERY_CHECKS } from './modules/deliveries/verify-checks.js';
 import { LOCATION_CHECKS } from './modules/locations/verify-checks.js';
+import { PRODUCT_LIST_CHECKS } from './modules/product-lists/verify-checks.js';
 import { PRODUCT_CHECKS } from './modules/products/verify-checks.js';
 import { REASON_CODE_CHECKS } from './modules/reason-codes/verify-checks.js';
 import { STOCK_LEDGER_CHECKS } from './modules/stock-logs/verify-checks.js';
@@ -29,6 +30,7 @@ export const VERIFY_CHECKS: readonly VerifyCheck[] = [
   ...STORE_PRODUCT_CHECKS,
   ...DELIVERY_CHECKS,
   ...CUSTOMER_ORDER_CHECKS,
+  ...PRODUCT_LIST_CHECKS,
 ];
 
 export async function verifyAll(handle: DbHandle): Promise<Violation[]> {

@@ -609,4 +609,52 @@ export interface Database {
   receipt_lines: ReceiptLineTable;
   customer_orders: CustomerOrderTable;
   customer_order_lines: CustomerOrderLineTable;
+  product_list_types: ProductListTypeTable;
+  product_list_modules: ProductListModuleTable;
+  product_lists: ProductListTable;
+  product_list_lines: ProductListLineTable;
+}
+
+/** A product list type and what it is called (interface §2.1 `type_description`). */
+export interface ProductListTypeTable {
+  type: number;
+  description: string;
+}
+
+/** Which list type a handheld module creates (interface §4.1 `module_id`). */
+export interface ProductListModuleTable {
+  module_id: number;
+  type: number;
+}
+
+/** A store's product list (interface §2.1, §4.1; PRODUCT §8). */
+export interface ProductListTable {
+  id: Generated<number>;
+  store_id: number;
+  store_number: string;
+  name: string;
+  type: number;
+  module_id: number | null;
+  app_username: string;
+  allow_duplicates: Bool;
+  /** JSON array of {key, value}. */
+  free_fields: string;
+  /** Set while the list is archived: out of the listing, lines kept. */
+  archived_on: number | null;
+  created_on: number;
+  updated_on: number;
+  created_by: string;
+  modified_by: string;
+}
+
+/** A line of a product list; what it shows of the product is read from the master. */
+export interface ProductListLineTable {
+  id: Generated<number>;
+  list_id: number;
+  /** 1-based position in the list. */
+  line_no: number;
+  product_id: number;
+  /** Thousandths, at least 1. */
+  quantity: number;
+  stock_pool: number | null;
 }

@@ -142,6 +142,21 @@ const PART_PREFIX: Record<string, string | undefined> = {
   headers: 'headers',
 };
 
+const PATTERN_MESSAGES = new Map<string, string>();
+
+/**
+ * A pattern with the sentence its failure shows instead of Ajv's `must match pattern "…"`,
+ * which says nothing to a person typing a list name on a handheld.
+ */
+export function describedPattern(pattern: string, message: string): string {
+  PATTERN_MESSAGES.set(pattern, message);
+  return pattern;
+}
+
+function patternMessage(error: ErrorObject): string | undefined {
+  return error.keyword === 'pattern' ? PATTERN_MESSAGES.get((error.params as { pattern: string }).pattern) : undefined;
+}
+
 /** Every failing field, by path; one entry per field and problem. */
 export function toFieldErrors(errors: ErrorObject[], context: string | undefined): FieldError[] {
   const prefix = context ? PART_PREFIX[context] : undefined;
@@ -155,7 +170,7 @@ export function toFieldErrors(errors: ErrorObject[], context: string | undefined
       const missing = (error.params as { missingProperty: string }).missingProperty;
       path = path === '' ? missing : `${path}.${missing}`;
     }
-    const message = error.keyword === 'required' ? 'is required' : (error.message ?? 'is invalid');
+    const message = error.keyword === 'required' ? 'is required' : (patternMessage(error) ?? error.message ?? 'is invalid');
     const key = `${path}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -67,7 +67,8 @@ describe('the served contract matches the interface document', () => {
     expect(missing).toEqual([]);
   });
 
-  describe('pending endpoints (interface sections not built yet)', () => {
+  // Every section of the interface is served now: the suite stays for the next one pending.
+  describe.skipIf(PENDING.length === 0 && !ADDED.some((a) => a.pending))('pending endpoints (interface sections not built yet)', () => {
     for (const pending of PENDING) {
       it(`${pending.endpoint} (§${pending.section}) is pending: once served, remove it from PENDING`, () => {
         expect(specKeys.has(pending.endpoint), 'a pending endpoint must be one of the interface').toBe(true);

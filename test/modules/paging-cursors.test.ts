@@ -34,6 +34,7 @@ const KEEPS_BOTH: Record<string, { name: string; value: string } | null> = {
   '/orders/receipts': { name: 'is_submitted', value: 'false' },
   '/stores/{store_number}/orders/receipts': { name: 'is_submitted', value: 'false' },
   '/stores/{store_number}/orders/customerorders': { name: 'is_active', value: 'true' },
+  '/stores/{store_number}/productlists': { name: 'type', value: '1' },
 };
 
 /** Query parameters a list requires: sent with every request of it, never a filter under test. */
@@ -103,6 +104,9 @@ for (const dialect of DIALECTS) {
       await ok('/stores/S1/orders/customerorders', {
         orders: ['CO-1', 'CO-2'].map((order_number) => ({ order_number, lines: [{ line_number: 1, product_number: 'P1', quantity: 1 }] })),
       });
+      for (const name of ['Reorder A', 'Reorder B']) {
+        await ok('/stores/S1/productlists', { product_list_name: name, product_list_type: 1, lines: [{ product_number: 'P1', quantity: 2 }] });
+      }
       // A receipt listing shows receipts changed before its moment: let the clock pass the last one.
       await new Promise((resolve) => setTimeout(resolve, 5));
       const document = (await t.get(`${API}/openapi.json`, null)).json() as { paths: Record<string, { get?: { parameters?: Parameter[] } }> };

@@ -10,6 +10,7 @@ import * as stockReadVersions from './2026-11-22T0009_stock_read_versions.js';
 import * as ledgerCountIndex from './2026-11-24T0010_ledger_count_index.js';
 import * as deliveriesReceipts from './2026-11-24T0011_deliveries_receipts.js';
 import * as customerOrders from './2026-11-25T0013_customer_orders.js';
+import * as productLists from './2026-11-25T0014_product_lists.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-24T0010_ledger_count_index': ledgerCountIndex,
   '2026-11-24T0011_deliveries_receipts': deliveriesReceipts,
   '2026-11-25T0013_customer_orders': customerOrders,
+  '2026-11-25T0014_product_lists': productLists,
 };
 
 export const migrationProvider: MigrationProvider = {
