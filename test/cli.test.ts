@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, it } from 'vitest';
 import { API, buildTestApp } from './helpers/build.js';
 import { DIALECTS } from './helpers/dialects.js';
-import { restartableDatabaseUrl } from './helpers/factories.js';
+import { restartableDatabaseUrl, storeInput } from './helpers/factories.js';
 
 /**
  * `store-ops` as an operator runs it (PRODUCT §2): a child process on DATABASE_URL,
@@ -87,7 +87,99 @@ describe('store-ops CLI (PRODUCT §2)', { timeout: 120_000 }, () => {
             expect(result.stdout, args.join(' ')).not.toMatch(/sot_/);
           });
         });
+
+        it.concurrent('productlists: bad numbers and missing arguments exit 2 before the database is opened', async ({ expect }) => {
+          const databaseUrl = await restartableDatabaseUrl(DIALECTS[0]!);
+          const cases: Array<[string[], RegExp]> = [
+            [['productlists', 'type', 'abc', 'Name'], /whole number/],
+            [['productlists', 'type', '-1', 'Name'], /./],
+            [['productlists', 'type', '1.5', 'Name'], /whole number/],
+            [['productlists', 'type', '7'], /description/],
+            [['productlists', 'type', '7', ''], /description/],
+            [['productlists', 'type', '7', '   '], /description/],
+            [['productlists', 'type', '7', 'x'.repeat(256)], /description/],
+            [['productlists', 'module', '12', 'seven'], /whole number/],
+            [['productlists', 'module', '12', '2147483648'], /whole number/],
+            [['productlists', 'module', '99999999999', '1'], /whole number/],
+            [['productlists', 'module', '12'], /type/],
+            [['productlists', 'remove-module', 'x'], /whole number/],
+            [['productlists', 'remove-module'], /module_id/],
+            [['productlists', 'frobnicate'], /unknown command/],
+          ];
+          const results = await Promise.all(cases.map(([args]) => storeOps(args, databaseUrl)));
+          results.forEach((result, index) => {
+            const [args, message] = cases[index]!;
+            expect(result.code, args.join(' ')).toBe(2);
+            expect(result.stderr, args.join(' ')).toMatch(message);
+            expect(result.stdout, args.join(' ')).toBe('');
+          });
+          // Nothing opened the database: it was never created.
+          const { existsSync } = await import('node:fs');
+          expect(existsSync(databaseUrl.replace(/^sqlite:/, ''))).toBe(false);
+        });
       }
+
+      it.concurrent(`productlists show, type, module and remove-module change what a running server does (${dialect.name})`, async ({ expect }) => {
+        const databaseUrl = await restartableDatabaseUrl(dialect);
+        const t = await buildTestApp(dialect, { databaseUrl });
+        try {
+          const ok = async (args: string[]) => {
+            const result = await storeOps(args, databaseUrl);
+            expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+            return result;
+          };
+          const failed = async (args: string[], message: RegExp) => {
+            const result = await storeOps(args, databaseUrl);
+            expect(result.code, args.join(' ')).toBe(1);
+            expect(result.stderr, args.join(' ')).toMatch(message);
+            expect(result.stdout, args.join(' ')).toBe('');
+          };
+          const defaults = ['Re-order list', 'Shelf-label list', 'Promotion check', 'Counting list', 'Price check'];
+          expect(lines((await ok(['productlists', 'show'])).stdout)).toEqual([
+            ...defaults.map((name, i) => `type\t${i + 1}\t${name}`),
+            ...defaults.map((_, i) => `module\t${i + 1}\ttype ${i + 1}`),
+          ]);
+          expect(JSON.parse((await ok(['productlists', 'show', '--json'])).stdout)).toEqual({
+            types: defaults.map((description, i) => ({ type: i + 1, description })),
+            modules: defaults.map((_, i) => ({ module_id: i + 1, type: i + 1 })),
+          });
+
+          expect((await ok(['productlists', 'type', '7', 'Markdown list'])).stdout.trim()).toBe('type 7: Markdown list');
+          expect((await ok(['productlists', 'module', '12', '7'])).stdout.trim()).toBe('module 12: type 7');
+          const shown = JSON.parse((await ok(['productlists', 'show', '--json'])).stdout);
+          expect(shown.types).toContainEqual({ type: 7, description: 'Markdown list' });
+          expect(shown.modules).toContainEqual({ module_id: 12, type: 7 });
+
+          // The running server uses it at once: module 12 creates type-7 lists.
+          expect((await t.post(`${API}/stores`, { stores: [storeInput('PL1')] })).statusCode).toBe(200);
+          const create = (body: Record<string, unknown>) => t.post(`${API}/stores/PL1/productlists`, { product_list_name: 'Cli list', product_list_type: 1, ...body });
+          const readList = async (id: number) => (await t.get(`${API}/stores/PL1/productlists?product_list_id=${id}`)).json().list[0];
+          const created = await create({ module_id: 12 });
+          expect(created.statusCode, created.body).toBe(200);
+          const id = created.json().product_list_id;
+          expect(await readList(id)).toMatchObject({ type: 7, type_description: 'Markdown list', module_id: 12 });
+          await ok(['productlists', 'type', '7', 'Markdown (renamed)']);
+          expect((await readList(id)).type_description).toBe('Markdown (renamed)');
+
+          // A module pointing at a type that is not configured: exit 1, nothing changes.
+          await failed(['productlists', 'module', '13', '42'], /list type 42 is not configured/);
+          expect(JSON.parse((await ok(['productlists', 'show', '--json'])).stdout).modules).not.toContainEqual(expect.objectContaining({ module_id: 13 }));
+          expect((await create({ module_id: 13 })).statusCode).toBe(422);
+
+          expect((await ok(['productlists', 'remove-module', '12'])).stdout.trim()).toBe('removed module 12');
+          const gone = await create({ module_id: 12 });
+          expect(gone.statusCode).toBe(422);
+          expect(gone.json()).toMatchObject({ code: 'UNPROCESSABLE', errors: [expect.objectContaining({ path: 'module_id' })] });
+          await failed(['productlists', 'remove-module', '12'], /no module 12 is configured/);
+          // The list made for the removed module keeps its type.
+          expect(await readList(id)).toMatchObject({ type: 7, module_id: 12 });
+
+          const verified = await ok(['verify']);
+          expect(lines(verified.stdout)).toEqual(['ok: every invariant holds']);
+        } finally {
+          await t.close();
+        }
+      });
 
       it.concurrent(`migrate, seed twice, verify (${dialect.name})`, async ({ expect }) => {
         const databaseUrl = await restartableDatabaseUrl(dialect);

@@ -14,7 +14,9 @@ const MAX_CONFIG_NUMBER = 2_147_483_647;
  * that is not a space.
  */
 export const LIST_NAME_PATTERN = describedPattern(
-  '^[\\p{L}\\p{M}\\p{N} ._-]*[\\p{L}\\p{M}\\p{N}._-][\\p{L}\\p{M}\\p{N} ._-]*$',
+  // Leading spaces, then a character that is not one: the parts cannot match the same text,
+  // so a long invalid name fails in linear time (overlapping parts made it quadratic).
+  '^ *[\\p{L}\\p{M}\\p{N}._-][\\p{L}\\p{M}\\p{N} ._-]*$',
   'may only hold letters, digits, spaces, dots, hyphens and underscores, and not only spaces',
 );
 export const MAX_LIST_NAME = 100;

@@ -62,7 +62,8 @@ export async function createList(ctx: AppContext, storeNumber: string, body: Cre
       name: body.product_list_name,
       type,
       module_id: body.module_id ?? null,
-      app_username: appUsername ?? DEFAULT_APP_USERNAME,
+      // Sent empty is not a user either: the list belongs to "unknown" as when it is left out.
+      app_username: appUsername === undefined || appUsername.trim() === '' ? DEFAULT_APP_USERNAME : appUsername,
       allow_duplicates: allowDuplicates ? 1 : 0,
       free_fields: JSON.stringify(freeFields.map(({ key, value }) => ({ key, value }))),
       archived_on: null,
