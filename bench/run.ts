@@ -21,6 +21,7 @@ import { externalCounting } from './scenarios/external-counting.js';
 import { ledgerHotPg } from './scenarios/ledger-hot.js';
 import { ledgerLatePg, ledgerLateSqlite } from './scenarios/ledger-late.js';
 import { movementPost } from './scenarios/movements.js';
+import { productListsCreate, productListsGetLines } from './scenarios/product-lists.js';
 import { productsImport, productsList } from './scenarios/products.js';
 import { stockListScroll } from './scenarios/stock-list.js';
 import { stockLogsPost } from './scenarios/stock-logs.js';
@@ -46,6 +47,8 @@ const SCENARIOS: Scenario[] = [
   ordersImport,
   ordersPickSqlite,
   ordersPickPg,
+  productListsCreate,
+  productListsGetLines,
   ledgerLateSqlite,
   ledgerLatePg,
   ledgerHotPg,

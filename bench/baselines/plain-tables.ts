@@ -99,3 +99,41 @@ export const customerOrderLinesTable = (columns: readonly string[]): PlainTable 
   naturalKey: ['order_id', 'line_number'],
   columns: columns.filter((column) => column !== 'order_id' && column !== 'line_number'),
 });
+
+/**
+ * A product list's header as created (interface §4.1): no natural key (two lists may share a
+ * name); the store from the path, then the fields the request carries and the two moments.
+ */
+export const productListsTable: PlainTable = {
+  name: 'product_lists',
+  naturalKey: [],
+  columns: ['store_number', 'name', 'type', 'module_id', 'app_username', 'allow_duplicates', 'free_fields', 'created_on', 'updated_on'],
+};
+
+/**
+ * A product list's line as created: its list's new rowid, its position, the product's id
+ * (looked up by product_number in the plain `products` table), thousandths, the pool. No
+ * natural key and no other index (issue 14: "a plain table (no secondary indexes)"): the
+ * unique (list, position) the service keeps is the service's cost.
+ */
+export const productListLinesTable: PlainTable = {
+  name: 'product_list_lines',
+  naturalKey: [],
+  columns: ['list_id', 'line_no', 'product_id', 'quantity', 'stock_pool'],
+};
+
+/** The fields of a product list line as the service answers them (interface §2.1), in its order. */
+export const PRODUCT_LIST_LINE_FIELDS = [
+  'quantity', 'barcode', 'category_code', 'colli', 'is_decimal', 'parent_category_code', 'product_name', 'product_number', 'stock_pool', 'store_walking_order',
+] as const;
+
+/**
+ * The read floor's copy of list lines as the service answered them (servers/product-list-floor.ts):
+ * unique (list_id, line_no) — the key it is read by, in list order — then one column per field
+ * of the answer, the values as answered (is_decimal 0/1, an absent field null).
+ */
+export const productListReadLinesTable: PlainTable = {
+  name: 'product_list_read_lines',
+  naturalKey: ['list_id', 'line_no'],
+  columns: [...PRODUCT_LIST_LINE_FIELDS],
+};

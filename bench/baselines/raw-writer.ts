@@ -17,11 +17,14 @@ export type RawWriterRequest =
   | { op: 'stock-post'; body: string }
   | { op: 'deliveries-import'; storeNumber: string; body: string }
   | { op: 'customer-orders-import'; storeNumber: string; body: string }
+  | { op: 'product-list-create'; storeNumber: string; appUsername: string; body: string }
   | { op: 'close' };
 
 export interface RawWriterAnswer {
   ms?: number;
   rows?: number;
+  /** After `product-list-create`: the sent lines whose product number matched no product. */
+  skipped?: number;
   /** After `open`: the synchronous mode SQLite reports for the connection (FULL or NORMAL). */
   synchronous?: string;
   error?: string;
@@ -169,6 +172,45 @@ function importOrders(shape: OrderImportShape, request: { storeNumber: string; b
   return { ms, rows: orderRows + lineRows };
 }
 
+/**
+ * Creating a product list at the least (interface §4.1): its header row (the store from the
+ * path, the app user from the query), then per sent line its product's id looked up by
+ * product_number in the plain `products` table (filled beforehand with the same products as
+ * the service's master: a line of an unknown product is skipped, as the service skips it),
+ * and a row in `product_list_lines` pointing at the list's new rowid, numbered in the order
+ * sent, quantity in thousandths (0 counts as 1). Duplicates are kept (the body allows them).
+ */
+function createProductList(request: Extract<RawWriterRequest, { op: 'product-list-create' }>): RawWriterAnswer {
+  const lookUp = opened().prepare('select id from products where product_number = ?').pluck();
+  const insertList = insertStatement(tables.get('product_lists')!);
+  const insertLine = insertStatement(tables.get('product_list_lines')!);
+  const write = opened().transaction((list: Json): number => {
+    const now = Date.now();
+    const { lastInsertRowid } = insertList.run(
+      request.storeNumber, list.product_list_name, list.product_list_type, list.module_id ?? null, request.appUsername,
+      list.is_allow_duplicate_products === false ? 0 : 1, JSON.stringify(list.free_fields ?? []), now, now,
+    );
+    let lineNo = 0;
+    for (const line of (list.lines ?? []) as Json[]) {
+      const productId = lookUp.get(line.product_number);
+      if (productId === undefined) continue;
+      insertLine.run(lastInsertRowid, ++lineNo, productId, Math.round(line.quantity * 1000) || 1000, null);
+    }
+    return lineNo;
+  });
+  const [listsBefore, linesBefore] = [count('product_lists'), count('product_list_lines')];
+  let sent = 0;
+  let stored = 0;
+  const ms = timedMs(() => {
+    const list = JSON.parse(request.body) as Json;
+    sent = list.lines?.length ?? 0;
+    stored = write.immediate(list);
+  });
+  const [listRows, lineRows] = [count('product_lists') - listsBefore, count('product_list_lines') - linesBefore];
+  if (listRows !== 1 || lineRows !== stored) throw new Error(`raw product list create stored ${listRows} lists and ${lineRows} lines, expected 1 and ${stored}`);
+  return { ms, rows: listRows + lineRows, skipped: sent - stored };
+}
+
 function handle(request: RawWriterRequest): RawWriterAnswer {
   switch (request.op) {
     case 'open':
@@ -184,6 +226,8 @@ function handle(request: RawWriterRequest): RawWriterAnswer {
       return importOrders(DELIVERIES, request);
     case 'customer-orders-import':
       return importOrders(CUSTOMER_ORDERS, request);
+    case 'product-list-create':
+      return createProductList(request);
     case 'close':
       database?.close();
       database = undefined;

@@ -49,3 +49,8 @@ export async function startBareJsonServer(dir: string, routePath: string, body: 
 export function startStockPageFloor(routePath: string, databaseFile: string, probeQuery: string): Promise<BaselineServer> {
   return startServerScript('stock-page-floor.ts', (port) => [String(port), routePath, databaseFile], `${routePath}${probeQuery}`);
 }
+
+/** The product list's read floor: one hand-written query per request on the plain copy `databaseFile` of the list's lines. */
+export function startProductListFloor(routePath: string, databaseFile: string, probeQuery: string): Promise<BaselineServer> {
+  return startServerScript('product-list-floor.ts', (port) => [String(port), routePath, databaseFile], `${routePath}${probeQuery}`);
+}

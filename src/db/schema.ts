@@ -649,9 +649,8 @@ export interface ProductListTable {
 
 /** A line of a product list; what it shows of the product is read from the master. */
 export interface ProductListLineTable {
-  id: Generated<number>;
   list_id: number;
-  /** 1-based position in the list. */
+  /** 1-based position in the list; (list_id, line_no) is the key. */
   line_no: number;
   product_id: number;
   /** Thousandths, at least 1. */

@@ -1,7 +1,8 @@
 import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
-  columnsOfRecords, plainTableDdl, productBarcodesTable, productsTable, stockEntriesTable, stockLevelsTable, storesTable, type PlainTable,
+  columnsOfRecords, plainTableDdl, productBarcodesTable, productListLinesTable, productListReadLinesTable, productListsTable, productsTable, stockEntriesTable,
+  stockLevelsTable, storesTable, PRODUCT_LIST_LINE_FIELDS, type PlainTable,
 } from '../../bench/baselines/plain-tables.js';
 import { storeInputs } from '../../bench/lib/data.js';
 import { picker } from '../../bench/lib/data.js';
@@ -20,6 +21,9 @@ const TABLES: PlainTable[] = [
   stockLevelsTable,
   ...deliveryPlainTables(),
   ...customerOrderPlainTables(),
+  productListsTable,
+  productListLinesTable,
+  productListReadLinesTable,
 ];
 
 describe('plain tables of the raw write baselines', () => {
@@ -80,5 +84,13 @@ describe('plain tables of the raw write baselines', () => {
     expect(lineTable!.naturalKey).toEqual(['order_id', 'line_number']);
     expect(new Set(lineTable!.columns)).toEqual(new Set(columnsOfRecords(lines, ['line_number'])));
     expect(new Set(lineTable!.columns)).toEqual(new Set(CUSTOMER_ORDER_LINE_FIELDS.filter((f) => f !== 'line_number')));
+  });
+
+  it('product lists: header and lines without a natural key or any other index (issue 14); the read copy keyed by list and position, a column per answered field', () => {
+    expect(productListsTable.naturalKey).toEqual([]);
+    expect(productListLinesTable.naturalKey).toEqual([]);
+    expect(productListLinesTable.columns).toEqual(['list_id', 'line_no', 'product_id', 'quantity', 'stock_pool']);
+    expect(productListReadLinesTable.naturalKey).toEqual(['list_id', 'line_no']);
+    expect(productListReadLinesTable.columns).toEqual([...PRODUCT_LIST_LINE_FIELDS]);
   });
 });

@@ -3,12 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { columnsOfRecords, stockEntriesTable, stockLevelsTable, storesTable } from '../../bench/baselines/plain-tables.js';
+import {
+  columnsOfRecords, productBarcodesTable, productListLinesTable, productListsTable, productsTable, stockEntriesTable, stockLevelsTable, storesTable,
+} from '../../bench/baselines/plain-tables.js';
 import { picker, storeInputs } from '../../bench/lib/data.js';
 import { startRawWriter, type RawWriter } from '../../bench/lib/raw-writer-client.js';
-import { REASON, stockMasterForRawWriter } from '../../bench/lib/stock.js';
+import { REASON, productNumber, stockMasterForRawWriter, stockProductInput } from '../../bench/lib/stock.js';
 import { customerOrderPlainTables, customerOrders } from '../../bench/scenarios/customer-orders.js';
 import { deliveryOrders, deliveryPlainTables } from '../../bench/scenarios/deliveries.js';
+import { productListBody } from '../../bench/scenarios/product-lists.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-raw-writer-test-'));
 let writer: RawWriter;
@@ -105,5 +108,52 @@ describe('raw write baseline process', () => {
     // The natural key holds: the same order number again rolls the whole request back.
     await expect(writer.send({ op: 'customer-orders-import', storeNumber: 'S00001', body: JSON.stringify({ orders: orders.slice(2) }) })).rejects.toThrow(/UNIQUE/);
     expect(read(file, 'select count(*) as n from customer_order_lines')).toEqual([{ n: 15 }]);
+  });
+
+  it('creates a product list: a header row, then per line its product looked up by number and a row in the order sent (0 as 1, unknown skipped), one transaction', async () => {
+    const file = path.join(dir, 'product-lists.sqlite');
+    const products = Array.from({ length: 10 }, (_, index) => stockProductInput(index));
+    const productsFile = path.join(dir, 'list-products.json');
+    fs.writeFileSync(productsFile, JSON.stringify({ products }));
+    await writer.open({
+      op: 'open',
+      file,
+      synchronous: 'FULL',
+      tables: [productsTable(columnsOfRecords(products, ['product_number'])), productBarcodesTable, productListsTable, productListLinesTable],
+    });
+    await writer.send({ op: 'import', entity: 'products', bodyFile: productsFile });
+    const ids = new Map(read<{ id: number; product_number: string }>(file, 'select id, product_number from products').map((row) => [row.product_number, row.id]));
+    const body = {
+      product_list_name: 'Re-order aisle 3',
+      product_list_type: 1,
+      free_fields: [{ key: 'aisle', value: '3' }],
+      lines: [
+        { product_number: productNumber(7), quantity: 2 },
+        { product_number: 'NO-SUCH-PRODUCT', quantity: 1 },
+        { product_number: productNumber(2), quantity: 0, barcode: 'ignored' },
+        { product_number: productNumber(7), quantity: 0.25 },
+      ],
+    };
+    const answer = await writer.send({ op: 'product-list-create', storeNumber: 'S00001', appUsername: 'anna', body: JSON.stringify(body) });
+    expect(answer).toMatchObject({ rows: 1 + 3, skipped: 1 });
+    expect(answer.ms).toBeGreaterThan(0);
+    const lists = read<Record<string, unknown>>(file, 'select * from product_lists');
+    expect(lists).toEqual([
+      expect.objectContaining({ store_number: 'S00001', name: 'Re-order aisle 3', type: 1, module_id: null, app_username: 'anna', allow_duplicates: 1, free_fields: '[{"key":"aisle","value":"3"}]' }),
+    ]);
+    const lines = read(file, 'select list_id, line_no, product_id, quantity, stock_pool from product_list_lines order by id');
+    expect(lines).toEqual([
+      { list_id: lists[0]!.id, line_no: 1, product_id: ids.get(productNumber(7)), quantity: 2000, stock_pool: null },
+      { list_id: lists[0]!.id, line_no: 2, product_id: ids.get(productNumber(2)), quantity: 1000, stock_pool: null },
+      { list_id: lists[0]!.id, line_no: 3, product_id: ids.get(productNumber(7)), quantity: 250, stock_pool: null },
+    ]);
+  });
+
+  it('product list bodies of the bench: distinct existing products, quantities 0 (stored as 1) to 24', () => {
+    const { body, lines } = productListBody(picker(41), 1, 500, 600);
+    expect(JSON.parse(body).lines).toEqual(lines);
+    expect(lines).toHaveLength(500);
+    expect(new Set(lines.map((line) => line.product_number)).size).toBe(500);
+    expect(lines.every((line) => Number(line.product_number.slice(1)) <= 600 && line.quantity >= 0 && line.quantity <= 24)).toBe(true);
   });
 });

@@ -11,7 +11,7 @@ function sent(index: number, productNumber: string, productId: number | undefine
   return { path: `lines[${index}]`, productNumber, productId, quantity, ...(stockPool === undefined ? {} : { stockPool }) };
 }
 
-const stored = (id: number, productId: number, quantity: number, stockPool: number | null = null): StoredLine => ({ id, productId, quantity, stockPool });
+const stored = (lineNo: number, productId: number, quantity: number, stockPool: number | null = null): StoredLine => ({ lineNo, productId, quantity, stockPool });
 
 describe('lineQuantity', () => {
   it('0 counts as 1 unit', () => {
@@ -137,13 +137,13 @@ describe('planLineUpdate (line update)', () => {
 
   it('a product the list holds: its first line gets the sent quantity (set, not added)', () => {
     const plan = planLineUpdate([stored(1, 10, 2000), stored(2, 20, 3000), stored(3, 10, 4000)], [sent(0, 'A', 10, 10_000)]);
-    expect(plan).toEqual({ ...empty, updates: [{ id: 1, quantity: 10_000, stockPool: null }] });
+    expect(plan).toEqual({ ...empty, updates: [{ lineNo: 1, quantity: 10_000, stockPool: null }] });
   });
 
   it('the pool is set when sent and kept when not', () => {
-    expect(planLineUpdate([stored(1, 10, 1000, 4)], [sent(0, 'A', 10, 2000)]).updates).toEqual([{ id: 1, quantity: 2000, stockPool: 4 }]);
-    expect(planLineUpdate([stored(1, 10, 1000, 4)], [sent(0, 'A', 10, 1000, 6)]).updates).toEqual([{ id: 1, quantity: 1000, stockPool: 6 }]);
-    expect(planLineUpdate([stored(1, 10, 1000)], [sent(0, 'A', 10, 1000, 2)]).updates).toEqual([{ id: 1, quantity: 1000, stockPool: 2 }]);
+    expect(planLineUpdate([stored(1, 10, 1000, 4)], [sent(0, 'A', 10, 2000)]).updates).toEqual([{ lineNo: 1, quantity: 2000, stockPool: 4 }]);
+    expect(planLineUpdate([stored(1, 10, 1000, 4)], [sent(0, 'A', 10, 1000, 6)]).updates).toEqual([{ lineNo: 1, quantity: 1000, stockPool: 6 }]);
+    expect(planLineUpdate([stored(1, 10, 1000)], [sent(0, 'A', 10, 1000, 2)]).updates).toEqual([{ lineNo: 1, quantity: 1000, stockPool: 2 }]);
   });
 
   it('the same quantity and pool (or no pool sent) is unchanged', () => {
@@ -153,13 +153,13 @@ describe('planLineUpdate (line update)', () => {
 
   it('lines of one product in one request are summed into one change', () => {
     const plan = planLineUpdate([stored(1, 10, 9000)], [sent(0, 'A', 10, 1000), sent(1, 'B', 20, 2000), sent(2, 'A', 10, 2500), sent(3, 'B', 20, 1000)]);
-    expect(plan.updates).toEqual([{ id: 1, quantity: 3500, stockPool: null }]);
+    expect(plan.updates).toEqual([{ lineNo: 1, quantity: 3500, stockPool: null }]);
     expect(plan.inserts).toEqual([{ productId: 20, quantity: 3000, stockPool: null }]);
     expect(plan.errors).toEqual([]);
   });
 
   it('a pool sent on a later line of the product applies to the change', () => {
-    expect(planLineUpdate([stored(1, 10, 1000)], [sent(0, 'A', 10, 1000), sent(1, 'A', 10, 1000, 5)]).updates).toEqual([{ id: 1, quantity: 2000, stockPool: 5 }]);
+    expect(planLineUpdate([stored(1, 10, 1000)], [sent(0, 'A', 10, 1000), sent(1, 'A', 10, 1000, 5)]).updates).toEqual([{ lineNo: 1, quantity: 2000, stockPool: 5 }]);
     expect(planLineUpdate([], [sent(0, 'A', 10, 1000, 5), sent(1, 'A', 10, 1000), sent(2, 'A', 10, 1000, 5)]).inserts).toEqual([
       { productId: 10, quantity: 3000, stockPool: 5 },
     ]);
@@ -179,14 +179,14 @@ describe('planLineUpdate (line update)', () => {
   it('unknown products are skipped and listed as sent', () => {
     const plan = planLineUpdate([stored(1, 10, 1000)], [sent(0, 'X', undefined, 1000), sent(1, 'A', 10, 2000), sent(2, 'X', undefined, 1000), sent(3, 'Y', undefined, 1)]);
     expect(plan.skipped).toEqual(['X', 'X', 'Y']);
-    expect(plan.updates).toEqual([{ id: 1, quantity: 2000, stockPool: null }]);
+    expect(plan.updates).toEqual([{ lineNo: 1, quantity: 2000, stockPool: null }]);
     expect(plan.inserts).toEqual([]);
   });
 
   it('summed quantities up to the maximum are fine; beyond it an error at the line that passes it', () => {
     const exact = planLineUpdate([stored(1, 10, 1000)], [sent(0, 'A', 10, MAX_LINE_QUANTITY - 1), sent(1, 'A', 10, 1)]);
     expect(exact.errors).toEqual([]);
-    expect(exact.updates).toEqual([{ id: 1, quantity: MAX_LINE_QUANTITY, stockPool: null }]);
+    expect(exact.updates).toEqual([{ lineNo: 1, quantity: MAX_LINE_QUANTITY, stockPool: null }]);
 
     const over = planLineUpdate([stored(1, 10, 1000)], [sent(0, 'A', 10, MAX_LINE_QUANTITY), sent(1, 'B', 20, UNIT), sent(2, 'A', 10, 1)]);
     expect(over.errors).toEqual([{ path: 'lines[2].quantity', message: expect.stringMatching(/'A'.*999999999999/) }]);
@@ -211,8 +211,8 @@ describe('planLineUpdate (line update)', () => {
     expect(plan).toEqual({
       inserts: [{ productId: 40, quantity: UNIT, stockPool: null }],
       updates: [
-        { id: 1, quantity: 5000, stockPool: null },
-        { id: 2, quantity: 2000, stockPool: 9 },
+        { lineNo: 1, quantity: 5000, stockPool: null },
+        { lineNo: 2, quantity: 2000, stockPool: 9 },
       ],
       unchanged: 1,
       skipped: ['Z'],

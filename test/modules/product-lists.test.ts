@@ -601,6 +601,21 @@ for (const dialect of DIALECTS) {
         expect((await mustRead(id)).lines![0]).toMatchObject({ product_name: 'After', colli: 12 });
       });
 
+      it('a category moved under another parent, and a product moved to another category, read at once (the product details cache follows both)', async () => {
+        const ok = async (url: string, body: unknown) => {
+          const response = await t.post(`${API}${url}`, body);
+          expect(response.statusCode, response.body).toBe(200);
+        };
+        await ok('/categories', { categories: [categoryInput('LIVE-ROOT-A'), categoryInput('LIVE-ROOT-B'), categoryInput('LIVE-LEAF', { parent_category_code: 'LIVE-ROOT-A' })] });
+        const p = await product({ category_code: 'LIVE-LEAF' });
+        const id = await create({ lines: [line(p, 1)] });
+        expect((await mustRead(id)).lines![0]).toMatchObject({ category_code: 'LIVE-LEAF', parent_category_code: 'LIVE-ROOT-A' });
+        await ok('/categories', { categories: [categoryInput('LIVE-LEAF', { parent_category_code: 'LIVE-ROOT-B' })] });
+        expect((await mustRead(id)).lines![0]).toMatchObject({ category_code: 'LIVE-LEAF', parent_category_code: 'LIVE-ROOT-B' });
+        await ok('/products', { products: [productInput(p, { category_code: 'LIVE-ROOT-A' })] });
+        expect((await mustRead(id)).lines![0]).toMatchObject({ category_code: 'LIVE-ROOT-A' });
+      });
+
       it('stock_pool reads as text once a line update set it, and is absent before', async () => {
         const p = await product();
         const id = await create({ lines: [line(p, 1)] });
@@ -1264,7 +1279,7 @@ for (const dialect of DIALECTS) {
       const productId = async (number: string) =>
         Number((await t.app.ctx.db.selectFrom('products').select('id').where('product_number', '=', number).executeTakeFirstOrThrow()).id);
       const lineIds = async (listId: number) =>
-        (await t.app.ctx.db.selectFrom('product_list_lines').select('id').where('list_id', '=', listId).orderBy('line_no').execute()).map((r) => Number(r.id));
+        (await t.app.ctx.db.selectFrom('product_list_lines').select('line_no').where('list_id', '=', listId).orderBy('line_no').execute()).map((r) => Number(r.line_no));
       const listViolations = async () => (await verifyAll(t.app.ctx.handle)).filter((v) => v.check === 'product lists');
 
       it('a line below a thousandth or with a pool outside 1-10 is reported, and nothing else', async () => {
@@ -1272,8 +1287,8 @@ for (const dialect of DIALECTS) {
         const id = await create({ lines: [line(a, 1), line(a, 2)] });
         const [first, second] = await lineIds(id);
         const pid = await productId(a);
-        await t.app.ctx.db.updateTable('product_list_lines').set({ quantity: 0 }).where('id', '=', first!).execute();
-        await t.app.ctx.db.updateTable('product_list_lines').set({ stock_pool: 11 }).where('id', '=', second!).execute();
+        await t.app.ctx.db.updateTable('product_list_lines').set({ quantity: 0 }).where('list_id', '=', id).where('line_no', '=', first!).execute();
+        await t.app.ctx.db.updateTable('product_list_lines').set({ stock_pool: 11 }).where('list_id', '=', id).where('line_no', '=', second!).execute();
         try {
           expect(await listViolations()).toEqual([
             { check: 'product lists', detail: `list ${id} product ${pid}: impossible line` },
@@ -1290,11 +1305,11 @@ for (const dialect of DIALECTS) {
         const id = await create({ is_allow_duplicate_products: false, lines: [line(a, 1), line(b, 1)] });
         const [, second] = await lineIds(id);
         const pid = await productId(a);
-        await t.app.ctx.db.updateTable('product_list_lines').set({ product_id: pid }).where('id', '=', second!).execute();
+        await t.app.ctx.db.updateTable('product_list_lines').set({ product_id: pid }).where('list_id', '=', id).where('line_no', '=', second!).execute();
         try {
           expect(await listViolations()).toEqual([{ check: 'product lists', detail: `list ${id} product ${pid}: duplicate product on a list that merges duplicates` }]);
         } finally {
-          await t.app.ctx.db.updateTable('product_list_lines').set({ product_id: await productId(b) }).where('id', '=', second!).execute();
+          await t.app.ctx.db.updateTable('product_list_lines').set({ product_id: await productId(b) }).where('list_id', '=', id).where('line_no', '=', second!).execute();
         }
         expect(await listViolations()).toEqual([]);
       });

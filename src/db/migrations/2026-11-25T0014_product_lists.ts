@@ -1,4 +1,4 @@
-import type { CreateTableBuilder, Kysely } from 'kysely';
+import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
@@ -60,7 +60,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('product_lists_store').on('product_lists').columns(['store_id', 'id']).execute();
 
-  await withId(db, db.schema.createTable('product_list_lines'))
+  // Lines are stored in list order under their (list, position) key and nothing else: a
+  // list's lines are one contiguous range, read and appended without a secondary index
+  // (on SQLite the key is the table itself: WITHOUT ROWID).
+  const lines = db.schema
+    .createTable('product_list_lines')
     .addColumn('list_id', 'bigint', (col) => col.notNull().references('product_lists.id'))
     // Position in the list, 1-based: lines read in the order they were added.
     .addColumn('line_no', 'bigint', (col) => col.notNull())
@@ -68,8 +72,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     // Thousandths, at least 1 (a quantity of 0 is stored as 1 unit).
     .addColumn('quantity', 'bigint', (col) => col.notNull())
     .addColumn('stock_pool', 'integer')
-    .addUniqueConstraint('product_list_lines_position', ['list_id', 'line_no'])
-    .execute();
+    .addPrimaryKeyConstraint('product_list_lines_pk', ['list_id', 'line_no']);
+  await (isPostgres(db) ? lines : lines.modifyEnd(sql`without rowid`)).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

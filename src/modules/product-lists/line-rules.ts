@@ -66,7 +66,8 @@ export function newListLines(sent: readonly SentLine[], allowDuplicates: boolean
 }
 
 export interface StoredLine {
-  id: number;
+  /** The line's position in its list: its key. */
+  lineNo: number;
   productId: number;
   quantity: number;
   stockPool: number | null;
@@ -74,7 +75,7 @@ export interface StoredLine {
 
 export interface LineUpdatePlan {
   inserts: ListLine[];
-  updates: Array<{ id: number; quantity: number; stockPool: number | null }>;
+  updates: Array<{ lineNo: number; quantity: number; stockPool: number | null }>;
   unchanged: number;
   skipped: string[];
   errors: FieldError[];
@@ -117,7 +118,7 @@ export function planLineUpdate(stored: readonly StoredLine[], sent: readonly Sen
     }
     const stockPool = change.stockPool ?? line.stockPool;
     if (line.quantity === change.quantity && line.stockPool === stockPool) plan.unchanged++;
-    else plan.updates.push({ id: line.id, quantity: change.quantity, stockPool });
+    else plan.updates.push({ lineNo: line.lineNo, quantity: change.quantity, stockPool });
   }
   return plan;
 }

@@ -1,5 +1,6 @@
 import { formatDateTime } from '../../domain/datetime.js';
 import { fromQuantity } from '../../domain/decimal.js';
+import type { ProductDetails } from './product-details.js';
 import type { LineReadRow, ListReadRow } from './rows.js';
 import type { ProductList, ProductListLine } from './schema.js';
 
@@ -11,16 +12,16 @@ export interface FreeField {
 const present = (text: string | null): string | undefined => (text === null || text === '' ? undefined : text);
 
 /** A line as read (interface §2.1 "Product list line"), enriched from the master (PRODUCT §8). */
-export function toListLine(row: LineReadRow): ProductListLine {
+export function toListLine(row: LineReadRow, product: ProductDetails): ProductListLine {
   return {
     quantity: fromQuantity(Number(row.quantity)),
-    barcode: present(row.barcode),
-    category_code: present(row.category_code),
-    colli: fromQuantity(Number(row.carrier_item_quantity)),
-    is_decimal: Number(row.allow_decimal) === 1,
-    parent_category_code: present(row.parent_category_code),
-    product_name: row.product_name,
-    product_number: row.product_number,
+    barcode: present(product.barcode),
+    category_code: present(product.category_code),
+    colli: fromQuantity(product.carrier_item_quantity),
+    is_decimal: product.allow_decimal === 1,
+    parent_category_code: present(product.parent_category_code),
+    product_name: product.product_name,
+    product_number: product.product_number,
     stock_pool: row.stock_pool === null ? undefined : String(row.stock_pool),
     store_walking_order: row.store_walking_order === null ? 0 : Number(row.store_walking_order),
   };

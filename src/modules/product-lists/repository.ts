@@ -36,15 +36,15 @@ export async function lockList(trx: Transaction<Database>, dialect: Dialect, sto
 
 /** A list's lines in list order, and the last position used. */
 export async function storedLines(db: Db, listId: number): Promise<{ lines: StoredLine[]; lastLineNo: number }> {
-  const rows = await db.selectFrom('product_list_lines').select(['id', 'line_no', 'product_id', 'quantity', 'stock_pool']).where('list_id', '=', listId).orderBy('line_no').execute();
+  const rows = await db.selectFrom('product_list_lines').select(['line_no', 'product_id', 'quantity', 'stock_pool']).where('list_id', '=', listId).orderBy('line_no').execute();
   return {
-    lines: rows.map((row) => ({ id: Number(row.id), productId: Number(row.product_id), quantity: Number(row.quantity), stockPool: row.stock_pool })),
+    lines: rows.map((row) => ({ lineNo: Number(row.line_no), productId: Number(row.product_id), quantity: Number(row.quantity), stockPool: row.stock_pool })),
     lastLineNo: rows.length === 0 ? 0 : Number(rows[rows.length - 1]!.line_no),
   };
 }
 
-export async function updateLine(trx: Transaction<Database>, id: number, quantity: number, stockPool: number | null): Promise<void> {
-  await trx.updateTable('product_list_lines').set({ quantity, stock_pool: stockPool }).where('id', '=', id).execute();
+export async function updateLine(trx: Transaction<Database>, listId: number, lineNo: number, quantity: number, stockPool: number | null): Promise<void> {
+  await trx.updateTable('product_list_lines').set({ quantity, stock_pool: stockPool }).where('list_id', '=', listId).where('line_no', '=', lineNo).execute();
 }
 
 export async function touchList(trx: Transaction<Database>, id: number, changes: Partial<Insertable<ProductListTable>> & { updated_on: number; modified_by: string }): Promise<void> {
@@ -105,22 +105,17 @@ export async function listsLastModified(db: Db, storeId: number): Promise<number
 }
 
 /**
- * The lines of the lists in list order, each with what the master says of its product
- * (PRODUCT §8): barcode, name, colli, decimals, category and its parent, and the lowest
- * `location_order` of the store's locations that hold a balance of the product — an empty
- * shelf is still the product's place, which is what a re-order list walks to.
+ * The lines of the lists in list order (one key range per list), each with the lowest
+ * `location_order` of the store's locations that hold a balance of its product (PRODUCT §8)
+ * — an empty shelf is still the product's place, which is what a re-order list walks to.
+ * What the master says of the product comes from product-details.ts.
  */
 export async function readLines(db: Db, storeId: number, listIds: readonly number[]): Promise<Map<number, LineReadRow[]>> {
   const byList = new Map<number, LineReadRow[]>();
   for (const part of inListChunks([...new Set(listIds)], KEYS_PER_QUERY)) {
     const rows = await db
       .selectFrom('product_list_lines as l')
-      .innerJoin('products as p', 'p.id', 'l.product_id')
-      .leftJoin('categories as c', (join) => join.onRef('c.category_code', '=', 'p.category_code').on('c.deleted_on', 'is', null))
-      .select([
-        'l.list_id', 'l.quantity', 'l.stock_pool', 'p.product_number', 'p.product_name', 'p.barcode', 'p.carrier_item_quantity', 'p.allow_decimal',
-        'p.category_code', 'c.parent_category_code',
-      ])
+      .select(['l.list_id', 'l.product_id', 'l.quantity', 'l.stock_pool'])
       .select((eb) =>
         eb
           .selectFrom('stock_balances as b')

@@ -5,13 +5,14 @@ import { duplicateKeyErrors } from '../../shared/bulk.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import type { FieldError } from '../../shared/validation.js';
-import { findBookingProducts } from '../products/repository.js';
+import { liveProductIds } from '../products/repository.js';
 import type { StoreRow } from '../stores/rows.js';
 import { findLiveStore } from '../stores/repository.js';
 import { lineQuantity, newListLines, planLineUpdate, type SentLine } from './line-rules.js';
 import { toListLine, toProductList } from './mapping.js';
+import { productDetails } from './product-details.js';
 import * as lists from './repository.js';
-import { ListsQuery, MAX_LIST_LINES, type CreateListBody, type DeleteQuery, type ProductList, type UpdateLineInput, type UpdateLinesResult } from './schema.js';
+import { ListsQuery, MAX_LIST_LINES, type CreateListBody, type DeleteQuery, type ProductList, type ProductListLine, type UpdateLineInput, type UpdateLinesResult } from './schema.js';
 
 const DEFAULT_APP_USERNAME = 'unknown';
 /** At most this many unknown product numbers are named in a line update's message. */
@@ -43,12 +44,12 @@ export async function createList(ctx: AppContext, storeNumber: string, body: Cre
       type = configured;
     }
     const sent = body.lines ?? [];
-    const products = await findBookingProducts(trx, sent.map((line) => line.product_number));
+    const products = await liveProductIds(trx, sent.map((line) => line.product_number));
     const resolved = sent.map(
       (line, index): SentLine => ({
         path: `lines[${index}]`,
         productNumber: line.product_number,
-        productId: products.get(line.product_number)?.id,
+        productId: products.get(line.product_number),
         quantity: lineQuantity(line.quantity),
       }),
     );
@@ -111,12 +112,12 @@ export async function updateLines(ctx: AppContext, storeNumber: string, id: numb
     const list = await lists.lockList(trx, ctx.dialect, store.id, id);
     if (!list) throw listNotFound(id, storeNumber);
     if (list.archived_on !== null) throw conflict(`Product list ${id} is archived: its lines no longer change`);
-    const products = await findBookingProducts(trx, numbers as string[]);
+    const products = await liveProductIds(trx, numbers as string[]);
     const resolved = sentLines.map(
       (line, index): SentLine => ({
         path: `lines[${index}]`,
         productNumber: numbers[index]!,
-        productId: products.get(numbers[index]!)?.id,
+        productId: products.get(numbers[index]!),
         quantity: lineQuantity(line.quantity),
         stockPool: line.stock_pool === undefined ? undefined : Number(line.stock_pool),
       }),
@@ -128,7 +129,7 @@ export async function updateLines(ctx: AppContext, storeNumber: string, id: numb
     if (total > MAX_LIST_LINES) {
       throw unprocessable('The list would be too long', [{ path: 'lines', message: `the list would hold ${total} lines; a list holds at most ${MAX_LIST_LINES}` }]);
     }
-    for (const update of plan.updates) await lists.updateLine(trx, update.id, update.quantity, update.stockPool);
+    for (const update of plan.updates) await lists.updateLine(trx, id, update.lineNo, update.quantity, update.stockPool);
     await lists.appendLines(trx, ctx.dialect, id, stored.lastLineNo, plan.inserts);
     // A request that changes nothing leaves modified_on alone, so incremental reads stay quiet (PRODUCT §3).
     if (plan.updates.length + plan.inserts.length > 0) await lists.touchList(trx, id, { updated_on: Date.now(), modified_by: actor });
@@ -159,6 +160,15 @@ export async function deleteList(ctx: AppContext, storeNumber: string, query: De
   });
 }
 
+/** The lines of the lists as read (interface §2.1), each with its product as the master says now. */
+async function readListLines(ctx: AppContext, storeId: number, listIds: readonly number[]): Promise<Map<number, ProductListLine[]>> {
+  const rows = await lists.readLines(ctx.db, storeId, listIds);
+  const products = await productDetails(ctx.db, ctx.handle, [...rows.values()].flatMap((lines) => lines.map((line) => Number(line.product_id))));
+  const read = new Map<number, ProductListLine[]>();
+  for (const [listId, lines] of rows) read.set(listId, lines.map((line) => toListLine(line, products.get(Number(line.product_id))!)));
+  return read;
+}
+
 /** GET /stores/{s}/productlists (interface §4.1, §2.1): the store's lists, lines only with show_lines=true. */
 export async function listLists(ctx: AppContext, storeNumber: string, query: ListsQuery): Promise<PagedResult<ProductList>> {
   const store = await storeOf(ctx, storeNumber);
@@ -176,12 +186,12 @@ export async function listLists(ctx: AppContext, storeNumber: string, query: Lis
     lists.countLists(ctx.db, ctx.dialect, filters),
     lists.listsLastModified(ctx.db, store.id),
   ]);
-  const lines = query.show_lines === true ? await lists.readLines(ctx.db, store.id, rows.slice(0, window.pageSize).map((row) => Number(row.id))) : undefined;
+  const lines = query.show_lines === true ? await readListLines(ctx, store.id, rows.slice(0, window.pageSize).map((row) => Number(row.id))) : undefined;
   return pagedResponse({
     window,
     rows,
     idOf: (row) => Number(row.id),
-    toItem: (row) => toProductList(row, lines === undefined ? undefined : (lines.get(Number(row.id)) ?? []).map(toListLine)),
+    toItem: (row) => toProductList(row, lines === undefined ? undefined : (lines.get(Number(row.id)) ?? [])),
     totalCount,
     lastModified,
     cursors: ctx.cursors,

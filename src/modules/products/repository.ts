@@ -181,6 +181,12 @@ export async function findProductsByNumbers(db: Db, numbers: readonly string[]):
 }
 
 /** product_number → id of the live products among `numbers` (reference checks of prices, discounts). */
+/**
+ * Ids of the live products among `numbers`. Read from the product_number index alone (it
+ * holds the id) minus the few soft-deleted ids of the partial `products_deleted` index: the
+ * wide product rows are never read, which made resolving 5,000 numbers cost several times
+ * more.
+ */
 export async function liveProductIds(db: Db, numbers: readonly string[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   for (const numberChunk of inListChunks([...new Set(numbers)], KEYS_PER_QUERY)) {
@@ -188,9 +194,9 @@ export async function liveProductIds(db: Db, numbers: readonly string[]): Promis
       .selectFrom('products')
       .select(['id', 'product_number'])
       .where('product_number', 'in', numberChunk)
-      .where('deleted_on', 'is', null)
+      .where('id', 'not in', (eb) => eb.selectFrom('products as deleted').select('deleted.id').where('deleted.deleted_on', 'is not', null))
       .execute();
-    for (const row of rows) ids.set(row.product_number, row.id);
+    for (const row of rows) ids.set(row.product_number, Number(row.id));
   }
   return ids;
 }
