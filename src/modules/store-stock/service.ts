@@ -4,6 +4,7 @@ import { visibleStores, type Principal } from '../../shared/access.js';
 import { notFound } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import { effectivePricesInStores } from '../products/prices/effective.js';
+import { cachedStockListCount } from './count-cache.js';
 import { parsePoolNames, summarise, toSingleProductStock, toStoreProductStock, toSurroundingStock } from './mapping.js';
 import type { StockListRow } from './rows.js';
 import * as stock from './repository.js';
@@ -77,7 +78,7 @@ export async function listStoreProductStock(
   };
   const [rows, totalCount, lastModified] = await Promise.all([
     stock.pageOfStockList(ctx.db, ctx.dialect, listFiltersOfQuery, window),
-    stock.countStockList(ctx.db, ctx.dialect, listFiltersOfQuery),
+    cachedStockListCount(ctx.db, ctx.handle, listFiltersOfQuery, () => stock.countStockList(ctx.db, ctx.dialect, listFiltersOfQuery)),
     stock.storeProductsLastModified(ctx.db),
   ]);
   const pageRows = rows.slice(0, window.pageSize);

@@ -1,0 +1,52 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { readVersions } from '../../db/versions.js';
+import type { StockListFilters } from './repository.js';
+
+/**
+ * The exact total_count of a stock listing (PRODUCT §3.1), kept per filter set while the
+ * versions it depends on hold — which store products exist (migration 0015), the products
+ * with their barcodes, the stores and the categories, all bumped by database triggers from
+ * any process and read fresh on every request — so paging through a store's 50,000 products
+ * does not count them again for every page (that count was half of a page's SQL time).
+ * Filters on modification times (`last_modified_date`, `last_stock_modified_datetime`) change
+ * with every stock write and are always counted.
+ *
+ * A count is stored only while the cache is still at the versions read before counting: a
+ * count taken before a change must never be kept under the versions after it.
+ */
+
+const MAX_ENTRIES = 1_000;
+
+interface Entry {
+  versions: string;
+  count: number;
+}
+
+const caches = new WeakMap<object, Map<string, Entry>>();
+
+const cacheable = (filters: StockListFilters) => filters.modifiedSince === undefined && filters.stockModifiedSince === undefined;
+
+export async function cachedStockListCount(
+  db: Kysely<Database>,
+  owner: object,
+  filters: StockListFilters,
+  count: () => Promise<number>,
+): Promise<number> {
+  if (!cacheable(filters)) return count();
+  const versions = await readVersions(db, ['store_products', 'products', 'stores', 'categories']);
+  let cache = caches.get(owner);
+  if (!cache) {
+    cache = new Map();
+    caches.set(owner, cache);
+  }
+  const key = JSON.stringify([filters.storeIds === undefined ? null : [...filters.storeIds].sort((a, b) => a - b), filters.productNumbers, filters.barcode,
+    filters.categoryCode, filters.parentCategoryCode, filters.searchText, filters.fromId, filters.toId]);
+  const hit = cache.get(key);
+  if (hit && hit.versions === versions) return hit.count;
+  const counted = await count();
+  if (cache.size >= MAX_ENTRIES) cache.clear();
+  // Versions move forward only: re-read them, and keep the count only if nothing changed meanwhile.
+  if ((await readVersions(db, ['store_products', 'products', 'stores', 'categories'])) === versions) cache.set(key, { versions, count: counted });
+  return counted;
+}
