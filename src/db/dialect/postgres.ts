@@ -75,6 +75,7 @@ const postgresDialect: Dialect = {
     if (!preparedNames.has(sqlText) && preparedNames.size < MAX_PREPARED) preparedNames.set(sqlText, `store_ops_${preparedNames.size + 1}`);
   },
   placeholder: (index) => `$${index + 1}`,
+  writersExcludeEachOther: false,
   maxParameters: 60_000,
 };
 

@@ -31,6 +31,7 @@ const sqliteDialect: Dialect = {
   lockForUpdate: (query) => query,
   lockInTurn: async () => undefined,
   keepPrepared: () => undefined,
+  writersExcludeEachOther: true,
   placeholder: () => '?',
   maxParameters: 32_000,
 };

@@ -40,6 +40,13 @@ export interface Dialect {
    * parameters); SQLite prepares every statement once anyway (its statement cache).
    */
   keepPrepared(sqlText: string): void;
+  /**
+   * Whether a write transaction already excludes every other writer (SQLite: `BEGIN
+   * IMMEDIATE` holds the database's only write lock), so rows about to be changed need only
+   * be read, not written once to lock them. False on PostgreSQL, where rows are locked one by
+   * one.
+   */
+  readonly writersExcludeEachOther: boolean;
   /** The bound-parameter marker at 0-based position `index` (`?` or `$1`). */
   placeholder(index: number): string;
   /** Largest number of bound parameters one statement may carry. */

@@ -12,6 +12,7 @@ import * as deliveriesReceipts from './2026-11-24T0011_deliveries_receipts.js';
 import * as customerOrders from './2026-11-25T0013_customer_orders.js';
 import * as productLists from './2026-11-25T0014_product_lists.js';
 import * as storeProductMembershipVersion from './2026-11-25T0015_store_product_membership_version.js';
+import * as stockLogPartialIndexes from './2026-11-25T0016_stock_log_partial_indexes.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-25T0013_customer_orders': customerOrders,
   '2026-11-25T0014_product_lists': productLists,
   '2026-11-25T0015_store_product_membership_version': storeProductMembershipVersion,
+  '2026-11-25T0016_stock_log_partial_indexes': stockLogPartialIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,4 +1,4 @@
-import type { Selectable, Transaction } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { insertMany, ROWS_PER_STATEMENT } from '../../db/insert-many.js';
 import type { Database, StockBalanceTable } from '../../db/schema.js';
@@ -252,6 +252,44 @@ async function markStockChanged(trx: Transaction<Database>, touched: readonly Ba
   }
 }
 
+const BALANCE_INSERT_COLUMNS = ['store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at', 'updated_on'];
+const BALANCE_RETURNING = 'id, store_id, store_number, product_id, location_id, pool, order_key, quantity, last_at, last_count_at';
+const newBalanceValues = (k: BalanceKey, storeNumbers: ReadonlyMap<number, string>, now: number) =>
+  [k.storeId, storeNumbers.get(k.storeId) ?? '', k.productId, k.locationId, k.pool, k.orderKey, 0, null, null, now];
+
+/**
+ * Where a write transaction excludes every other writer (SQLite), the balances are read by
+ * their keys and only the missing ones inserted: the lock upsert
+ * below would rewrite every existing row once before its real write (about a tenth of a
+ * 1,000-entry post).
+ */
+async function readOrCreateBalances(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  keys: readonly BalanceKey[],
+  storeNumbers: ReadonlyMap<number, string>,
+  now: number,
+): Promise<BalanceRow[]> {
+  const wanted = new Set(keys.map(keyOf));
+  const found: BalanceRow[] = [];
+  // Exact keys as row values: one probe of the key's unique index each, padded to a few
+  // statement shapes (in-list.ts); reading every balance of the products instead cost more
+  // than the upsert it replaces.
+  for (const part of inListChunks(keys, 1_000)) {
+    const { rows } = await sql<BalanceRow>`
+      select ${sql.raw(BALANCE_RETURNING)} from stock_balances
+      where (store_id, product_id, location_id, pool, order_key) in
+        (values ${sql.join(part.map((k) => sql`(${k.storeId}, ${k.productId}, ${k.locationId}, ${k.pool}, ${k.orderKey})`))})`.execute(trx);
+    for (const row of rows) {
+      const key = keyOf({ storeId: Number(row.store_id), productId: Number(row.product_id), locationId: Number(row.location_id), pool: row.pool, orderKey: row.order_key });
+      if (wanted.delete(key)) found.push(row);
+    }
+  }
+  const missing = keys.filter((k) => wanted.has(keyOf(k)));
+  const created = await insertMany<BalanceRow>(trx, dialect, 'stock_balances', BALANCE_INSERT_COLUMNS, missing.map((k) => newBalanceValues(k, storeNumbers, now)), `returning ${BALANCE_RETURNING}`);
+  return [...found, ...created];
+}
+
 /**
  * Creates missing balances and locks and reads every balance the postings touch, in one
  * upsert per chunk: `on conflict do update` takes the row lock on PostgreSQL (SQLite's
@@ -275,15 +313,17 @@ async function lockBalances(
   // before the upsert below locks the rows: with a hot balance, a row lock's wake-up race
   // made some requests lose round after round (docs/stock.md "Hot balance").
   await dialect.lockInTurn(trx, keys.map(keyOf));
-  const rows = await insertMany<BalanceRow>(
-    trx,
-    dialect,
-    'stock_balances',
-    ['store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at', 'updated_on'],
-    keys.map((k) => [k.storeId, storeNumbers.get(k.storeId) ?? '', k.productId, k.locationId, k.pool, k.orderKey, 0, null, null, now]),
-    `on conflict (store_id, product_id, location_id, pool, order_key) do update set quantity = stock_balances.quantity
-     returning id, store_id, store_number, product_id, location_id, pool, order_key, quantity, last_at, last_count_at`,
-  );
+  const rows = dialect.writersExcludeEachOther
+    ? await readOrCreateBalances(trx, dialect, keys, storeNumbers, now)
+    : await insertMany<BalanceRow>(
+        trx,
+        dialect,
+        'stock_balances',
+        BALANCE_INSERT_COLUMNS,
+        keys.map((k) => newBalanceValues(k, storeNumbers, now)),
+        `on conflict (store_id, product_id, location_id, pool, order_key) do update set quantity = stock_balances.quantity
+         returning ${BALANCE_RETURNING}`,
+      );
   const balances = new Map<string, BalanceState>();
   for (const row of rows) {
     const key = keyOf({ storeId: Number(row.store_id), productId: Number(row.product_id), locationId: Number(row.location_id), pool: row.pool, orderKey: row.order_key });
