@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import { chunk, type UpsertCounts } from '../shared/bulk.js';
 import type { Dialect } from './dialect/types.js';
+import { insertMany } from './insert-many.js';
 import type { AuditColumns, Database } from './schema.js';
 
 /** Tables whose records are master data upserted by a natural key, with audit columns. */
@@ -62,7 +63,7 @@ export async function upsertByKey(trx: Transaction<Database>, dialect: Dialect, 
   }
 
   const result: UpsertResult = { created: 0, updated: 0, unchanged: 0, deleted: 0, idsByKey: new Map(), writtenKeys: new Set() };
-  const toWrite: Record<string, unknown>[] = [];
+  const toWrite: Array<Record<string, unknown>> = [];
   for (const record of spec.records) {
     const key = String(record[spec.keyColumn]);
     const current = existing.get(key);
@@ -74,35 +75,40 @@ export async function upsertByKey(trx: Transaction<Database>, dialect: Dialect, 
     if (current) result.updated++;
     else result.created++;
     result.writtenKeys.add(key);
-    toWrite.push({
-      ...record,
-      created_on: spec.now,
-      updated_on: spec.now,
-      created_by: spec.actor,
-      modified_by: spec.actor,
-      deleted_on: null,
-    });
+    toWrite.push(record);
   }
 
   if (toWrite.length > 0) {
-    const columns = Object.keys(toWrite[0]!);
+    // Rows go out as value arrays through insertMany (statement text built once per shape,
+    // kept prepared on PostgreSQL) rather than Kysely's per-value query tree: for 10,000
+    // products of ~95 columns that tree was most of the import's garbage and a tenth of its time.
+    const recordColumns = columnsOf(toWrite);
+    const columns = [...recordColumns, 'created_on', 'updated_on', 'created_by', 'modified_by', 'deleted_on'];
     const conflictColumns = spec.scope ? [spec.scope.column, spec.keyColumn] : [spec.keyColumn];
     const updatable = columns.filter((c) => !conflictColumns.includes(c) && c !== 'created_on' && c !== 'created_by');
-    for (const rows of chunk(toWrite, Math.max(1, Math.floor(dialect.maxParameters / columns.length)))) {
-      const written: Array<{ id: number; key: string }> = await db
-        .insertInto(spec.table)
-        .values(rows)
-        .onConflict((oc: any) =>
-          oc.columns(conflictColumns).doUpdateSet(Object.fromEntries(updatable.map((c) => [c, sql.ref(`excluded.${c}`)]))),
-        )
-        .returning(['id', sql.ref<string>(spec.keyColumn).as('key')])
-        .execute();
-      for (const row of written) result.idsByKey.set(String(row.key), row.id);
-    }
+    const rows = toWrite.map((record) => {
+      const row: unknown[] = recordColumns.map((column) => record[column] ?? null);
+      row.push(spec.now, spec.now, spec.actor, spec.actor, null);
+      return row;
+    });
+    const suffix =
+      `on conflict (${conflictColumns.map(quoted).join(', ')}) do update set ` +
+      `${updatable.map((c) => `${quoted(c)} = excluded.${quoted(c)}`).join(', ')} returning id, ${quoted(spec.keyColumn)} as key`;
+    const written = await insertMany<{ id: number; key: string }>(trx, dialect, spec.table, columns, rows, suffix);
+    for (const row of written) result.idsByKey.set(String(row.key), Number(row.id));
   }
 
   if (spec.flush) result.deleted = await softDeleteAbsent(db, spec, new Set(keys));
   return result;
+}
+
+const quoted = (column: string) => `"${column}"`;
+
+/** Every column any record names, in first-seen order (records of one import share one shape). */
+function columnsOf(records: ReadonlyArray<Record<string, unknown>>): string[] {
+  const seen = new Set<string>();
+  for (const record of records) for (const column of Object.keys(record)) seen.add(column);
+  return [...seen];
 }
 
 async function softDeleteAbsent(db: Transaction<any>, spec: UpsertSpec, keep: Set<string>): Promise<number> {
