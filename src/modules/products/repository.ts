@@ -1,4 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Dialect } from '../../db/dialect/types.js';
+import { insertMany } from '../../db/insert-many.js';
 import type { Database, ProductBarcodeTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import type { BarcodeKind } from './barcodes.js';
@@ -65,7 +67,8 @@ export async function barcodeOwners(db: Db, barcodes: readonly string[]): Promis
  */
 export async function replaceBarcodes(
   trx: Transaction<Database>,
-  change: { productIds: readonly number[]; barcodes: readonly string[]; rows: readonly ProductBarcodeTable[]; rowsPerInsert: number },
+  dialect: Dialect,
+  change: { productIds: readonly number[]; barcodes: readonly string[]; rows: readonly ProductBarcodeTable[] },
 ): Promise<void> {
   for (const ids of chunk(change.productIds, KEYS_PER_QUERY)) {
     await trx.deleteFrom('product_barcodes').where('product_id', 'in', ids).execute();
@@ -73,9 +76,8 @@ export async function replaceBarcodes(
   for (const barcodes of chunk(change.barcodes, KEYS_PER_QUERY)) {
     await trx.deleteFrom('product_barcodes').where('barcode', 'in', barcodes).execute();
   }
-  for (const batch of chunk(change.rows, change.rowsPerInsert)) {
-    await trx.insertInto('product_barcodes').values(batch).execute();
-  }
+  // Value arrays through insertMany: 40,000 barcodes of an import built no query tree.
+  await insertMany(trx, dialect, 'product_barcodes', ['barcode', 'product_id', 'kind', 'unit_quantity'], change.rows.map((row) => [row.barcode, row.product_id, row.kind, row.unit_quantity]));
 }
 
 /** Soft-deletes the live products among `numbers`; returns the numbers it deleted. */

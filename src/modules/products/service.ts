@@ -109,11 +109,10 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
       const owner = owners.get(row.barcode);
       return owner !== undefined && !previousIds.has(owner.product_id);
     });
-    await products.replaceBarcodes(trx, {
+    await products.replaceBarcodes(trx, ctx.dialect, {
       productIds: [...previousIds],
       barcodes: movedBarcodes.map((row) => row.barcode),
       rows: barcodeRows,
-      rowsPerInsert: Math.floor(ctx.dialect.maxParameters / 4),
     });
     // is_reset_store_stock on a product that is written (new or changed): its stock in
     // every store goes to zero through the ledger. An identical re-send resets nothing.
