@@ -25,6 +25,7 @@ import { productListsCreate, productListsGetLines } from './scenarios/product-li
 import { productsImport, productsList } from './scenarios/products.js';
 import { stockListScroll } from './scenarios/stock-list.js';
 import { stockLogsPost } from './scenarios/stock-logs.js';
+import { stockSpreadPg } from './scenarios/stock-spread.js';
 import { stockVerify } from './scenarios/stock-verify.js';
 import { stockSingleGet } from './scenarios/store-stock.js';
 import { storesImport } from './scenarios/stores-import.js';
@@ -52,6 +53,7 @@ const SCENARIOS: Scenario[] = [
   ledgerLateSqlite,
   ledgerLatePg,
   ledgerHotPg,
+  stockSpreadPg,
 ];
 
 /** Each figure is a median of at least three runs (rounds, for the throughput pairs). */

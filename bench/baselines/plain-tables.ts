@@ -12,6 +12,8 @@ export interface PlainTable {
   naturalKey: readonly string[];
   /** Every other column, untyped (SQLite stores what it is given). */
   columns: readonly string[];
+  /** The type of every column on PostgreSQL, for the tables a PostgreSQL baseline fills (it needs types). */
+  pgTypes?: Readonly<Record<string, 'text' | 'integer' | 'bigint'>>;
 }
 
 const identifier = (name: string) => {
@@ -19,11 +21,21 @@ const identifier = (name: string) => {
   return name;
 };
 
-export function plainTableDdl(table: PlainTable): string {
+/**
+ * The table's DDL: on SQLite untyped columns and the rowid as primary key; on PostgreSQL a
+ * bigint identity primary key and each column of its type (`pgTypes`).
+ */
+export function plainTableDdl(table: PlainTable, dialect: 'sqlite' | 'postgres' = 'sqlite'): string {
+  const typed = (column: string) => {
+    if (dialect === 'sqlite') return identifier(column);
+    const type = table.pgTypes?.[column];
+    if (type === undefined) throw new Error(`plain table ${table.name}: no PostgreSQL type for ${column}`);
+    return `${identifier(column)} ${type}`;
+  };
   const columns = [
-    'id integer primary key',
-    ...table.naturalKey.map((column) => `${identifier(column)} not null`),
-    ...table.columns.map(identifier),
+    dialect === 'sqlite' ? 'id integer primary key' : 'id bigint generated always as identity primary key',
+    ...table.naturalKey.map((column) => `${typed(column)} not null`),
+    ...table.columns.map(typed),
   ];
   if (table.naturalKey.length > 0) columns.push(`unique (${table.naturalKey.map(identifier).join(', ')})`);
   return `create table ${identifier(table.name)} (${columns.join(', ')})`;
@@ -59,6 +71,10 @@ export const stockEntriesTable: PlainTable = {
   name: 'stock_entries',
   naturalKey: [],
   columns: ['store_number', 'product_number', 'location_code', 'pool', 'reason_code', 'delta', 'modification_at', 'app_user_name', 'reference', 'customer_order_line_number'],
+  pgTypes: {
+    store_number: 'text', product_number: 'text', location_code: 'text', pool: 'integer', reason_code: 'integer', delta: 'bigint', modification_at: 'bigint',
+    app_user_name: 'text', reference: 'text', customer_order_line_number: 'integer',
+  },
 };
 
 /** A stock level: one per store, product, location ('' when unlocated) and pool. */
@@ -66,6 +82,7 @@ export const stockLevelsTable: PlainTable = {
   name: 'stock_levels',
   naturalKey: ['store_number', 'product_number', 'location_code', 'pool'],
   columns: ['quantity', 'last_at'],
+  pgTypes: { store_number: 'text', product_number: 'text', location_code: 'text', pool: 'integer', quantity: 'bigint', last_at: 'bigint' },
 };
 
 /**

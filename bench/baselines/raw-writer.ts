@@ -8,12 +8,14 @@
  */
 import fs from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
+import { answerRequests } from './ipc.js';
 import { columnValue, plainTableDdl, type PlainTable } from './plain-tables.js';
+import { bookEntry, type PostedEntry, type StockMaster } from './stock-booking.js';
 
 export type RawWriterRequest =
   | { op: 'open'; file: string; synchronous: 'FULL' | 'NORMAL'; tables: PlainTable[] }
   | { op: 'import'; entity: 'stores' | 'products'; bodyFile: string }
-  | { op: 'stock-master'; storeNumber: string; reasons: Record<string, { isLoss: boolean; isGain: boolean }>; defaultPools: Record<string, number | null> }
+  | ({ op: 'stock-master'; storeNumber: string } & StockMaster)
   | { op: 'stock-post'; body: string }
   | { op: 'deliveries-import'; storeNumber: string; body: string }
   | { op: 'customer-orders-import'; storeNumber: string; body: string }
@@ -95,8 +97,7 @@ function importBody(request: Extract<RawWriterRequest, { op: 'import' }>): RawWr
 
 /**
  * Booking stock log entries at the least: per entry its row, and its stock level moved by
- * the signed quantity (a loss code subtracts, a gain code adds, else the sign as sent; the
- * pool is the entry's, else the location's default, else 1) — thousandths, epoch ms.
+ * the signed quantity in its pool (bookEntry, stock-booking.ts) — thousandths, epoch ms.
  */
 function postStock(request: Extract<RawWriterRequest, { op: 'stock-post' }>): RawWriterAnswer {
   const master = stockMaster;
@@ -108,12 +109,7 @@ function postStock(request: Extract<RawWriterRequest, { op: 'stock-post' }>): Ra
     do update set quantity = quantity + excluded.quantity, last_at = max(last_at, excluded.last_at)`);
   const book = opened().transaction((entries: Json[]) => {
     for (const entry of entries) {
-      const reason = entry.reason_code === undefined ? undefined : master.reasons[String(entry.reason_code)];
-      const thousandths = Math.round(entry.quantity * 1000);
-      const delta = reason?.isLoss ? -Math.abs(thousandths) : reason?.isGain ? Math.abs(thousandths) : thousandths;
-      const locationCode: string = entry.location_code ?? '';
-      const pool = entry.pool_location ?? master.defaultPools[locationCode] ?? 1;
-      const at = Date.parse(entry.modification_datetime);
+      const { locationCode, pool, delta, at } = bookEntry(master, entry as PostedEntry);
       insertEntry.run(
         master.storeNumber, entry.product_number, locationCode, pool, entry.reason_code ?? null, delta, at,
         entry.app_user_name ?? null, entry.reference ?? null, entry.customer_order_line_number ?? null,
@@ -235,12 +231,4 @@ function handle(request: RawWriterRequest): RawWriterAnswer {
   }
 }
 
-process.on('message', (message: { id: number; request: RawWriterRequest }) => {
-  let answer: RawWriterAnswer;
-  try {
-    answer = handle(message.request);
-  } catch (error) {
-    answer = { error: error instanceof Error ? error.message : String(error) };
-  }
-  process.send!({ id: message.id, ...answer });
-});
+answerRequests(handle);

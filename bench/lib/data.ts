@@ -52,6 +52,9 @@ function isoAt(baseMillis: number, offsetHours: number): string {
   return new Date(baseMillis + offsetHours * 3_600_000).toISOString();
 }
 
+/** The store number of the `index`-th store (0 → S00001). */
+export const storeNumberOf = (index: number) => `S${String(index + 1).padStart(5, '0')}`;
+
 /**
  * One store as the ERP sends it (interface §4.7), with every nested array filled the way
  * a real chain fills them: a few free fields, seven opening-hour lines, a weekly ordering
@@ -63,7 +66,7 @@ export function storeInput(index: number, seed = 1): Record<string, unknown> {
   const [typeCode, typeDescription] = p.pick(STORE_TYPES);
   const city = p.pick(CITIES);
   const isWarehouse = typeCode === 'DC';
-  const storeNumber = `S${String(index + 1).padStart(5, '0')}`;
+  const storeNumber = storeNumberOf(index);
   const base = Date.UTC(2026, 10, 23, 6, 0, 0);
   const store: Record<string, unknown> = {
     store_number: storeNumber,

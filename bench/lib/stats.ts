@@ -5,6 +5,13 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** The `p`-th percentile (nearest rank) of `values`, e.g. p99 of request latencies. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) throw new RangeError('percentile of no values');
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
 /** Rounds to `digits` significant digits: enough to read, few enough to diff. */
 export function significant(value: number, digits = 4): number {
   if (value === 0 || !Number.isFinite(value)) return value;

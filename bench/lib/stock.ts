@@ -4,13 +4,17 @@
  * send them (interface §4.8), and posting them to the service over HTTP. Stock itself only
  * ever enters through the service's ledger, except where a scenario says otherwise.
  */
+import type { PostedEntry, StockMaster } from '../baselines/stock-booking.js';
 import { postOk, timedPost } from './client.js';
-import { storeInput, type Picker } from './data.js';
+import type { BenchDatabase } from './ledger-db.js';
+import { storeInput, storeNumberOf, type Picker } from './data.js';
 import type { Resources } from './resources.js';
 import { API, startService, type Service } from './service.js';
 
-export const STOCK_STORE = 'S00001';
-export const STOCK_LOGS_PATH = `${API}/stores/${STOCK_STORE}/products/stock/storeproductlogs`;
+export const STOCK_STORE = storeNumberOf(0);
+/** Where a store's stock log entries are posted. */
+export const stockLogsPath = (storeNumber: string) => `${API}/stores/${storeNumber}/products/stock/storeproductlogs`;
+export const STOCK_LOGS_PATH = stockLogsPath(STOCK_STORE);
 
 /** Locations of the store: two with a default pool, tags as the jsonTag filters use them. */
 export const STOCK_LOCATIONS = [
@@ -68,15 +72,33 @@ export function stockProductInput(index: number): Record<string, unknown> {
   };
 }
 
-/** The store, `productCount` products, the locations and reason codes, through the service's HTTP API. */
-export async function seedStockMasterData(baseUrl: string, productCount: number): Promise<void> {
-  await postOk(baseUrl, `${API}/stores`, { stores: [storeInput(0)] }, 'seeding the store');
+/**
+ * The store (or the first `storeCount` stores, each with the same locations), `productCount`
+ * products and the reason codes, through the service's HTTP API.
+ */
+export async function seedStockMasterData(baseUrl: string, productCount: number, storeCount = 1): Promise<void> {
+  const stores = Array.from({ length: storeCount }, (_, i) => storeInput(i));
+  await postOk(baseUrl, `${API}/stores`, { stores }, storeCount === 1 ? 'seeding the store' : `seeding ${storeCount} stores`);
   for (let from = 0; from < productCount; from += 10_000) {
     const products = Array.from({ length: Math.min(10_000, productCount - from) }, (_, i) => stockProductInput(from + i));
     await postOk(baseUrl, `${API}/products`, { products }, `seeding products ${from + 1}–${from + products.length}`);
   }
-  await postOk(baseUrl, `${API}/stores/${STOCK_STORE}/locations`, { locations: STOCK_LOCATIONS }, 'seeding locations');
+  for (let i = 0; i < storeCount; i++) {
+    await postOk(baseUrl, `${API}/stores/${storeNumberOf(i)}/locations`, { locations: STOCK_LOCATIONS }, `seeding the locations of ${storeNumberOf(i)}`);
+  }
   await postOk(baseUrl, `${API}/reasoncodes`, { reason_codes: STOCK_REASON_CODES }, 'seeding reason codes');
+}
+
+/**
+ * The store's assortment as the ERP sends it (POST /stores/{s}/storeproducts, interface §4.4):
+ * a store product for each of the first `productCount` products, with min and max levels —
+ * so stock posts afterwards land on store products that exist, as in a running store.
+ */
+export async function seedAssortment(baseUrl: string, storeNumber: string, productCount: number): Promise<void> {
+  for (let from = 0; from < productCount; from += 10_000) {
+    const products = Array.from({ length: Math.min(10_000, productCount - from) }, (_, i) => ({ product_number: productNumber(from + i), min: 2 + ((from + i) % 5), max: 24 }));
+    await postOk(baseUrl, `${API}/stores/${storeNumber}/storeproducts`, { products }, `seeding the assortment of ${storeNumber}`);
+  }
 }
 
 /** The service on a fresh file in `dir`, seeded with the stock store's master data; stopped with the scenario's resources. */
@@ -86,8 +108,27 @@ export async function startStockService(resources: Resources, dir: string, produ
   return service;
 }
 
-/** What the raw stock baseline needs to know of the master data, as a raw importer would cache it. */
-export function stockMasterForRawWriter() {
+/** A balance of the service (its own `stock_balances`, read by the bench), named by numbers and codes (location null when unlocated). */
+export interface ServiceBalance {
+  store_number: string;
+  product_number: string;
+  location_code: string | null;
+  pool: unknown;
+  order_key: string;
+  quantity: unknown;
+}
+
+/** Every non-zero balance of the service's database (untimed checks against a model of what was posted). */
+export function readServiceBalances(db: BenchDatabase): Promise<ServiceBalance[]> {
+  return db.query<ServiceBalance>(
+    `select b.store_number, p.product_number, l.location_code, b.pool, b.order_key, b.quantity
+       from stock_balances b join products p on p.id = b.product_id left join locations l on l.id = b.location_id
+      where b.quantity <> 0`,
+  );
+}
+
+/** What the raw stock baselines need to know of the master data, as a raw importer would cache it. */
+export function stockMasterForRawWriter(): StockMaster & { storeNumber: string } {
   return {
     storeNumber: STOCK_STORE,
     reasons: Object.fromEntries(STOCK_REASON_CODES.map((r) => [String(r.reason_code), { isLoss: r.is_loss, isGain: r.is_gain }])),
@@ -95,15 +136,9 @@ export function stockMasterForRawWriter() {
   };
 }
 
-/** One stock log entry as posted (interface §4.8). */
-export interface StockEntry {
-  product_number: string;
-  quantity: number;
+/** One stock log entry as posted (interface §4.8): what the booking reads (PostedEntry), and the rest. */
+export interface StockEntry extends PostedEntry {
   customer_order_line_number: number;
-  modification_datetime: string;
-  location_code?: string;
-  pool_location?: number;
-  reason_code?: number;
   app_user_name?: string;
   reference?: string;
 }
@@ -148,9 +183,9 @@ export function stockEntries(p: Picker, clock: StockClock, count: number, produc
   });
 }
 
-/** POSTs entries (body serialised outside the timing) over HTTP; checks that every entry was applied. */
-export function timedStockPost(baseUrl: string, body: string, count: number): Promise<number> {
-  return timedPost(baseUrl, STOCK_LOGS_PATH, body, `created ${count}: applied ${count}, pending review 0`);
+/** POSTs entries (body serialised outside the timing) over HTTP to the store's path; checks that every entry was applied. */
+export function timedStockPost(baseUrl: string, body: string, count: number, storeNumber = STOCK_STORE): Promise<number> {
+  return timedPost(baseUrl, stockLogsPath(storeNumber), body, `created ${count}: applied ${count}, pending review 0`);
 }
 
 export function stockBody(entries: readonly StockEntry[]): string {

@@ -19,9 +19,10 @@ import { freshDatabase, requirePostgres, storeOpsVerify, type BenchDatabase, typ
 import { Resources } from '../lib/resources.js';
 import type { Sample, Scenario } from '../lib/scenario.js';
 import { API, startServiceAt, type Service } from '../lib/service.js';
-import { median } from '../lib/stats.js';
+import { median, percentile } from '../lib/stats.js';
 import {
-  STOCK_LOCATIONS, STOCK_STORE, StockClock, productNumber, seedStockMasterData, stockBody, stockProductInput, timedStockPost, type StockEntry,
+  STOCK_LOCATIONS, STOCK_STORE, StockClock, productNumber, readServiceBalances, seedStockMasterData, stockBody, stockProductInput, timedStockPost,
+  type ServiceBalance, type StockEntry,
 } from '../lib/stock.js';
 
 const ORDERS_PATH = `${API}/stores/${STOCK_STORE}/orders/customerorders`;
@@ -256,11 +257,6 @@ async function inFlight(send: (index: number) => Promise<number>, count: number)
   return { ms, latencies };
 }
 
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 /** What the store's stock should hold, in thousandths, by product, location code ('' unlocated), pool and order key. */
 class StockModel {
   readonly levels = new Map<string, number>();
@@ -278,7 +274,7 @@ class StockModel {
     this.add(p.product, SECOND_SHELF, 1, '', milli(p.quantity));
   }
   /** Every non-zero balance of the store (read from the service's own tables) against the model: the differences. */
-  differences(rows: ReadonlyArray<{ product_number: string; location_code: string | null; pool: unknown; order_key: string; quantity: unknown }>): string[] {
+  differences(rows: readonly ServiceBalance[]): string[] {
     const read = new Map<string, number>();
     for (const row of rows) read.set(StockModel.key(row.product_number, row.location_code ?? '', Number(row.pool), row.order_key), Number(row.quantity));
     const problems: string[] = [];
@@ -368,11 +364,7 @@ function ordersPick(dialect: BenchDialect): Scenario {
               throw new Error(`order ${pick.order} reads status ${order?.status_id}, picked ${JSON.stringify(wrong.map((l) => [l.line_number, l.picked_quantity]))}, expected status 3 with line ${pick.line} picked ${pick.quantity}`);
             }
           }
-          const rows = await database.query<{ product_number: string; location_code: string | null; pool: unknown; order_key: string; quantity: unknown }>(
-            `select p.product_number, l.location_code, b.pool, b.order_key, b.quantity
-               from stock_balances b join products p on p.id = b.product_id left join locations l on l.id = b.location_id
-              where b.quantity <> 0`,
-          );
+          const rows = await readServiceBalances(database);
           // No bench connection stays open on the service's database while the next batches run.
           await database.disconnect();
           const problems = model.differences(rows);

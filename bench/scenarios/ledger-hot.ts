@@ -23,7 +23,7 @@ import { Resources } from '../lib/resources.js';
 import type { Sample, Scenario } from '../lib/scenario.js';
 import { API, startServiceAt } from '../lib/service.js';
 import { productNumber, seedStockMasterData, STOCK_LOGS_PATH, STOCK_STORE } from '../lib/stock.js';
-import { median } from '../lib/stats.js';
+import { median, percentile } from '../lib/stats.js';
 
 const WRITERS = 8;
 const ENTRIES = 1_000;
@@ -43,11 +43,6 @@ function body(now: number): string {
       modification_datetime: new Date(now - (ENTRIES - 1 - i)).toISOString(),
     })),
   });
-}
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 interface Answered {
