@@ -609,10 +609,17 @@ export interface Database {
   receipt_lines: ReceiptLineTable;
   customer_orders: CustomerOrderTable;
   customer_order_lines: CustomerOrderLineTable;
+  store_product_versions: StoreProductVersionTable;
   product_list_types: ProductListTypeTable;
   product_list_modules: ProductListModuleTable;
   product_lists: ProductListTable;
   product_list_lines: ProductListLineTable;
+}
+
+/** Per store, a version of which store products it has (migration 0015 triggers). */
+export interface StoreProductVersionTable {
+  store_id: number;
+  version: number;
 }
 
 /** A product list type and what it is called (interface §2.1 `type_description`). */

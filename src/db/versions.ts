@@ -4,11 +4,8 @@ import type { Dialect } from './dialect/types.js';
 import { compiledOnce } from './compiled.js';
 import type { Database } from './schema.js';
 
-/**
- * Resources whose tables bump a version on every change (triggers of migrations 0007 and
- * 0009); `store_products` only on a change of which store products exist (migration 0015).
- */
-export type VersionedResource = 'stores' | 'categories' | 'reason_codes' | 'products' | 'locations' | 'store_products';
+/** Resources whose tables bump a version on every change (triggers of migrations 0007 and 0009). */
+export type VersionedResource = 'stores' | 'categories' | 'reason_codes' | 'products' | 'locations';
 
 const selectVersion = compiledOnce((db, resource: string) => db.selectFrom('resource_versions').select('version').where('resource', '=', resource));
 

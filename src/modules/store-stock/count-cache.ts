@@ -5,15 +5,15 @@ import type { StockListFilters } from './repository.js';
 
 /**
  * The exact total_count of a stock listing (PRODUCT §3.1), kept per filter set while the
- * versions it depends on hold — which store products exist (migration 0015), the products
- * with their barcodes, the stores and the categories, all bumped by database triggers from
- * any process and read fresh on every request — so paging through a store's 50,000 products
- * does not count them again for every page (that count was half of a page's SQL time).
- * Filters on modification times (`last_modified_date`, `last_stock_modified_datetime`) change
- * with every stock write and are always counted.
+ * versions it depends on hold — which store products its stores have (per store, migration
+ * 0015), the products with their barcodes, the stores and the categories, all bumped by
+ * database triggers from any process and read fresh on every request — so paging through a
+ * store's 50,000 products does not count them again for every page (that count was half of
+ * a page's SQL time). Filters on modification times (`last_modified_date`,
+ * `last_stock_modified_datetime`) change with every stock write and are always counted.
  *
- * A count is stored only while the cache is still at the versions read before counting: a
- * count taken before a change must never be kept under the versions after it.
+ * A count is stored only if the versions read before counting are still the versions after
+ * it: a count taken across a change must never be kept under either side's versions.
  */
 
 const MAX_ENTRIES = 1_000;
@@ -27,6 +27,22 @@ const caches = new WeakMap<object, Map<string, Entry>>();
 
 const cacheable = (filters: StockListFilters) => filters.modifiedSince === undefined && filters.stockModifiedSince === undefined;
 
+/**
+ * The membership versions of the stores (all stores when undefined) as one number: the sum
+ * of per-store versions, which only grow (a store's first bump creates its row at 1).
+ */
+async function membershipVersion(db: Kysely<Database>, storeIds: readonly number[] | undefined): Promise<string> {
+  let query = db.selectFrom('store_product_versions').select((eb) => eb.fn.sum<number>('version').as('total'));
+  if (storeIds !== undefined) query = query.where('store_id', 'in', storeIds.length === 0 ? [-1] : [...storeIds]);
+  const row = await query.executeTakeFirst();
+  return String(row?.total ?? 0);
+}
+
+async function versionsOf(db: Kysely<Database>, filters: StockListFilters): Promise<string> {
+  const [membership, master] = await Promise.all([membershipVersion(db, filters.storeIds), readVersions(db, ['products', 'stores', 'categories'])]);
+  return `${membership}:${master}`;
+}
+
 export async function cachedStockListCount(
   db: Kysely<Database>,
   owner: object,
@@ -34,7 +50,7 @@ export async function cachedStockListCount(
   count: () => Promise<number>,
 ): Promise<number> {
   if (!cacheable(filters)) return count();
-  const versions = await readVersions(db, ['store_products', 'products', 'stores', 'categories']);
+  const versions = await versionsOf(db, filters);
   let cache = caches.get(owner);
   if (!cache) {
     cache = new Map();
@@ -46,7 +62,6 @@ export async function cachedStockListCount(
   if (hit && hit.versions === versions) return hit.count;
   const counted = await count();
   if (cache.size >= MAX_ENTRIES) cache.clear();
-  // Versions move forward only: re-read them, and keep the count only if nothing changed meanwhile.
-  if ((await readVersions(db, ['store_products', 'products', 'stores', 'categories'])) === versions) cache.set(key, { versions, count: counted });
+  if ((await versionsOf(db, filters)) === versions) cache.set(key, { versions, count: counted });
   return counted;
 }
