@@ -817,6 +817,17 @@ for (const dialect of DIALECTS) {
     // ---- POST /stores/{s}/productlists/{id} ----------------------------------------------
 
     describe('line update (POST /stores/{s}/productlists/{id})', () => {
+      it('1,200 lines updated in one request (quantities and pools, several statements): every line reads its new values', async () => {
+        const numbers = Array.from({ length: 1200 }, (_, i) => `BULK-UPD-${i}`);
+        const seeded = await t.post(`${API}/products`, { products: numbers.map((number) => productInput(number)) });
+        expect(seeded.statusCode, seeded.body).toBe(200);
+        const id = await create({ lines: numbers.map((number) => line(number, 1)) });
+        const message = await updateOk(id, numbers.map((number, i) => ({ product_number: number, quantity: i + 2, stock_pool: String((i % 10) + 1) })));
+        expect(message).toBe('added 0, updated 1200, unchanged 0');
+        const lines = (await mustRead(id)).lines!;
+        expect(lines.map((l) => [l.product_number, l.quantity, l.stock_pool])).toEqual(numbers.map((number, i) => [number, i + 2, String((i % 10) + 1)]));
+      });
+
       it('adds new products at the end and sets the quantity of a product’s first line', async () => {
         const [a, b, c] = [await product(), await product(), await product()];
         const id = await create({ lines: [line(a, 2), line(b, 3), line(a, 4)] });

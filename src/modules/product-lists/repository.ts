@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { inListChunks } from '../../db/in-list.js';
+import { chunk } from '../../shared/bulk.js';
 import { insertMany } from '../../db/insert-many.js';
 import { pageOf, type PageSlice } from '../../db/page.js';
 import type { Database, ProductListTable } from '../../db/schema.js';
@@ -43,8 +44,25 @@ export async function storedLines(db: Db, listId: number): Promise<{ lines: Stor
   };
 }
 
-export async function updateLine(trx: Transaction<Database>, listId: number, lineNo: number, quantity: number, stockPool: number | null): Promise<void> {
-  await trx.updateTable('product_list_lines').set({ quantity, stock_pool: stockPool }).where('list_id', '=', listId).where('line_no', '=', lineNo).execute();
+/**
+ * New quantities (and pools) of lines of one list: one statement per 500 lines, whatever the
+ * request's size (a re-sent 5,000-line list is ten statements, not 5,000).
+ */
+export async function updateLines(
+  trx: Transaction<Database>,
+  listId: number,
+  updates: ReadonlyArray<{ lineNo: number; quantity: number; stockPool: number | null }>,
+): Promise<void> {
+  for (const part of chunk(updates, 500)) {
+    const quantity = sql<number>`case line_no ${sql.join(part.map((u) => sql`when ${u.lineNo} then cast(${u.quantity} as bigint)`), sql` `)} end`;
+    const stockPool = sql<number | null>`case line_no ${sql.join(part.map((u) => sql`when ${u.lineNo} then cast(${u.stockPool} as integer)`), sql` `)} end`;
+    await trx
+      .updateTable('product_list_lines')
+      .set({ quantity, stock_pool: stockPool })
+      .where('list_id', '=', listId)
+      .where('line_no', 'in', part.map((u) => u.lineNo))
+      .execute();
+  }
 }
 
 export async function touchList(trx: Transaction<Database>, id: number, changes: Partial<Insertable<ProductListTable>> & { updated_on: number; modified_by: string }): Promise<void> {

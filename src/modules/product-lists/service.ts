@@ -129,7 +129,7 @@ export async function updateLines(ctx: AppContext, storeNumber: string, id: numb
     if (total > MAX_LIST_LINES) {
       throw unprocessable('The list would be too long', [{ path: 'lines', message: `the list would hold ${total} lines; a list holds at most ${MAX_LIST_LINES}` }]);
     }
-    for (const update of plan.updates) await lists.updateLine(trx, id, update.lineNo, update.quantity, update.stockPool);
+    await lists.updateLines(trx, id, plan.updates);
     await lists.appendLines(trx, ctx.dialect, id, stored.lastLineNo, plan.inserts);
     // A request that changes nothing leaves modified_on alone, so incremental reads stay quiet (PRODUCT §3).
     if (plan.updates.length + plan.inserts.length > 0) await lists.touchList(trx, id, { updated_on: Date.now(), modified_by: actor });
