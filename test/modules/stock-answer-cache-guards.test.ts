@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StockAnswerCache } from '../../src/modules/store-stock/answer-cache.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
@@ -62,6 +63,26 @@ for (const dialect of DIALECTS) {
       expect(await stockOf()).toBe(12);
       await t.app.ctx.db.deleteFrom('stock_balances').execute();
       expect(await stockOf()).toBe(0);
+    });
+
+    it('a post bumps each store product it changes once, however many of its balances move; the triggers stay out of it', async () => {
+      const versionOf = async () =>
+        Number((await t.app.ctx.db.selectFrom('store_products').select('stock_version').where('product_id', '=', productId).executeTakeFirstOrThrow()).stock_version);
+      const productId = Number((await t.app.ctx.db.selectFrom('products').select('id').where('product_number', '=', 'G-1').executeTakeFirstOrThrow()).id);
+      const before = await versionOf();
+      // Six balances of one product (pools 1–6), created and moved by one request.
+      const entries = [1, 2, 3, 4, 5, 6].map((pool) => ({ product_number: 'G-1', quantity: pool, customer_order_line_number: 0, pool_location: pool, modification_datetime: '2026-01-11T10:00:00Z' }));
+      const post = await t.post(`${API}/stores/G1/products/stock/storeproductlogs`, { storeproductlog: entries });
+      expect(post.statusCode, post.body).toBe(200);
+      expect(await versionOf()).toBe(before + 1);
+      if (dialect.name === 'sqlite') {
+        // The engine's marker row lives only inside its own write transaction.
+        const { rows } = await sql<{ n: number }>`select count(*) as n from engine_balance_writes`.execute(t.app.ctx.db);
+        expect(Number(rows[0]!.n)).toBe(0);
+      }
+      // And a writer outside the engine is still seen, after the engine wrote in this session.
+      await t.app.ctx.db.updateTable('stock_balances').set((eb) => ({ quantity: eb('quantity', '+', 1000) })).where('pool', '=', 6).execute();
+      expect(await versionOf()).toBe(before + 2);
     });
   });
 }

@@ -6,6 +6,7 @@ import type { SqliteSynchronous } from '../../config.js';
 import type { Database } from '../schema.js';
 import { registerDirectReader } from '../compiled.js';
 import { escapeLike } from './like.js';
+import { valuesInsertStatements } from '../values-insert.js';
 import type { DbErrorKind, DbHandle, Dialect } from './types.js';
 
 const sqliteDialect: Dialect = {
@@ -30,8 +31,19 @@ const sqliteDialect: Dialect = {
   },
   lockForUpdate: (query) => query,
   lockInTurn: async () => undefined,
+  rowsSource(alias, columns, rows) {
+    const names = sql.join(columns.map((c, index) => sql`${sql.raw(`column${index + 1}`)} as ${sql.id(c.name)}`));
+    const tuples = sql.join(rows.map((row) => sql`(${sql.join(columns.map((_, index) => sql`${row[index] ?? null}`))})`));
+    return sql`(select ${names} from (values ${tuples})) as ${sql.id(alias)}`;
+  },
+  insertStatements: async (_trx, table, columns, rows, suffix) => valuesInsertStatements(sqliteDialect, table, columns, rows, suffix),
+  async engineBalanceWrites(trx, write) {
+    await sql`insert or ignore into engine_balance_writes (id) values (1)`.execute(trx);
+    const result = await write();
+    await sql`delete from engine_balance_writes`.execute(trx);
+    return result;
+  },
   keepPrepared: () => undefined,
-  writersExcludeEachOther: true,
   placeholder: () => '?',
   maxParameters: 32_000,
 };

@@ -34,6 +34,14 @@ export interface Dialect {
    */
   lockInTurn(trx: Transaction<Database>, keys: readonly string[]): Promise<void>;
   /**
+   * Runs the posting engine's balance writes (`write`) telling the stock-version triggers on
+   * stock_balances that the engine bumps the store products' versions itself, once per
+   * request (migration 0017); any other writer of balances still bumps them through the
+   * triggers. PostgreSQL: a transaction-local setting; SQLite: a row inserted before and
+   * deleted after, inside the same write transaction, which no other writer can see.
+   */
+  engineBalanceWrites<T>(trx: Transaction<Database>, write: () => Promise<T>): Promise<T>;
+  /**
    * Marks a statement text the service runs over and over with fresh parameters (the full
    * chunks of db/insert-many.ts). PostgreSQL keeps it prepared on each connection, so it is
    * parsed and planned once instead of at every run (a 100-row insert carries thousands of
@@ -41,16 +49,42 @@ export interface Dialect {
    */
   keepPrepared(sqlText: string): void;
   /**
-   * Whether a write transaction already excludes every other writer (SQLite: `BEGIN
-   * IMMEDIATE` holds the database's only write lock), so rows about to be changed need only
-   * be read, not written once to lock them. False on PostgreSQL, where rows are locked one by
-   * one.
+   * Rows sent with a statement as a derived table `(…) as <alias>` with the named columns,
+   * to join an update against (`update … from <rows> where …`). PostgreSQL: `unnest` of one
+   * typed array per column, so the statement text and its plan are the same for any number
+   * of rows; SQLite: a `values` list (at most `maxParameters` values).
    */
-  readonly writersExcludeEachOther: boolean;
+  rowsSource(alias: string, columns: readonly RowsSourceColumn[], rows: ReadonlyArray<readonly unknown[]>): RawBuilder<unknown>;
+  /**
+   * The statements of a multi-row insert (db/insert-many.ts). SQLite: `values` lists of a
+   * fixed number of rows, one parameter per value. PostgreSQL: one statement per 10,000 rows
+   * that inserts from `unnest` of one typed array per column — a fixed text with one
+   * parameter per column, parsed and planned once per connection whatever the row count.
+   */
+  insertStatements(
+    trx: Transaction<Database>,
+    table: string,
+    columns: readonly string[],
+    rows: ReadonlyArray<readonly unknown[]>,
+    suffix: string,
+  ): Promise<InsertStatement[]>;
   /** The bound-parameter marker at 0-based position `index` (`?` or `$1`). */
   placeholder(index: number): string;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
+}
+
+/** One statement of a multi-row insert, and how many rows it inserts. */
+export interface InsertStatement {
+  text: string;
+  parameters: unknown[];
+  rowCount: number;
+}
+
+/** A column of `Dialect.rowsSource`: its name and SQL type. */
+export interface RowsSourceColumn {
+  name: string;
+  type: 'bigint' | 'text';
 }
 
 export interface DbHandle {

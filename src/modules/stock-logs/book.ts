@@ -1,11 +1,11 @@
-import { sql, type Insertable, type Transaction } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import type { Database, StockLogTable } from '../../db/schema.js';
 import { POOL_COUNT, type PoolPart } from '../../domain/stock-rules.js';
-import { insertMany, ROWS_PER_STATEMENT as INSERT_ROWS } from '../../db/insert-many.js';
+import { insertManyReturningIds } from '../../db/insert-many.js';
 import { ensureStoreProducts } from '../store-products/repository.js';
 import { applyPostings, type Posting } from './ledger.js';
-import { inListChunks } from '../../db/in-list.js';
+import type { StockTouch } from './store-product-stamps.js';
 import type { BookingProductRow } from '../products/rows.js';
 
 /**
@@ -151,14 +151,8 @@ export async function bookEntries(
   await ensureStoreProducts(trx, store, [...products.values()].sort((a, b) => a.id - b.id), now, actor);
 
   const rows = drafts.map((draft) => logRow(store, draft, actor, now));
-  const ids: number[] = [];
   const columns = Object.keys(rows[0]!) as Array<keyof Insertable<StockLogTable>>;
-  const inserted = await insertMany<{ id: number }>(trx, dialect, 'stock_logs', columns, rows.map((row) => columns.map((c) => row[c] ?? null)), 'returning id');
-  // Ids grow in VALUES order on both databases; sorting each statement's ids guards
-  // against any return order (insertMany keeps statements in order).
-  for (let start = 0; start < inserted.length; start += INSERT_ROWS) {
-    ids.push(...inserted.slice(start, start + INSERT_ROWS).map((r) => Number(r.id)).sort((a, b) => a - b));
-  }
+  const ids = await insertManyReturningIds(trx, dialect, 'stock_logs', columns, rows.map((row) => columns.map((c) => row[c] ?? null)));
 
   const postings: Posting[] = [];
   drafts.forEach((draft, index) => {
@@ -175,61 +169,18 @@ export async function bookEntries(
     };
     postings.push(...postingsOf(origin, draft.poolParts));
   });
-  await applyPostings(trx, dialect, postings, new Map([[store.id, store.store_number]]), now);
-  await markStoreProducts(trx, store.id, drafts.filter((d) => !d.pending).map(touchOf), actor, now);
+  const touches = drafts.filter((d) => !d.pending).map((draft) => touchOf(store.id, draft, actor));
+  await applyPostings(trx, dialect, postings, new Map([[store.id, store.store_number]]), now, touches);
   return ids;
 }
 
-/** What applying an entry means for its store product's bookkeeping. */
-export interface StockTouch {
-  productId: number;
-  at: number;
-  isCount: boolean;
-  isLoss: boolean;
-  isFromReceipt: boolean;
-  appUserName?: string;
-}
-
-export const touchOf = (draft: EntryDraft): StockTouch => ({
+/** What applying an entry means for its store product's bookkeeping (store-product-stamps.ts). */
+export const touchOf = (storeId: number, draft: EntryDraft, actor: string): StockTouch => ({
+  storeId,
   productId: draft.product.id,
   at: draft.at,
   isCount: draft.isCount,
   isLoss: draft.reason?.is_loss === 1,
   isFromReceipt: draft.isFromReceipt === true,
-  appUserName: draft.appUserName,
+  by: draft.appUserName ?? actor,
 });
-
-/**
- * Keeps the store products' stock bookkeeping (§2.5): the latest count, loss and receipt
- * with who did it (when stock last changed is the ledger's own: ledger.ts
- * markStockChanged). One statement per kind (and per 2,000 products), whatever the
- * batch size.
- */
-export async function markStoreProducts(trx: Transaction<Database>, storeId: number, applied: readonly StockTouch[], actor: string, now: number): Promise<void> {
-  if (applied.length === 0) return;
-  const kinds = [
-    { at: 'last_counted_at', by: 'last_counted_by', applies: (t: StockTouch) => t.isCount },
-    { at: 'last_loss_at', by: 'last_loss_by', applies: (t: StockTouch) => t.isLoss },
-    { at: 'last_receipt_at', by: 'last_receipt_by', applies: (t: StockTouch) => t.isFromReceipt },
-  ] as const;
-  for (const kind of kinds) {
-    // The latest touch per product wins; one statement per kind and chunk, not per product.
-    const latest = new Map<number, { at: number; by: string }>();
-    for (const touch of applied) {
-      if (!kind.applies(touch)) continue;
-      const previous = latest.get(touch.productId);
-      if (!previous || touch.at >= previous.at) latest.set(touch.productId, { at: touch.at, by: touch.appUserName ?? actor });
-    }
-    for (const part of inListChunks([...latest], 2_000)) {
-      const atOf = sql<number>`case product_id ${sql.join(part.map(([id, v]) => sql`when ${id} then cast(${v.at} as bigint)`), sql` `)} end`;
-      const byOf = sql<string>`case product_id ${sql.join(part.map(([id, v]) => sql`when ${id} then cast(${v.by} as text)`), sql` `)} end`;
-      await trx
-        .updateTable('store_products')
-        .set({ [kind.at]: atOf, [kind.by]: byOf })
-        .where('store_id', '=', storeId)
-        .where('product_id', 'in', part.map(([id]) => id))
-        .where((eb) => eb.or([eb(kind.at, 'is', null), eb(kind.at, '<=', atOf)]))
-        .execute();
-    }
-  }
-}

@@ -1,19 +1,20 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
-import type { Dialect } from '../../db/dialect/types.js';
-import { insertMany, ROWS_PER_STATEMENT } from '../../db/insert-many.js';
+import type { Dialect, RowsSourceColumn } from '../../db/dialect/types.js';
+import { insertMany, insertManyReturningIds } from '../../db/insert-many.js';
 import type { Database, StockBalanceTable } from '../../db/schema.js';
 import type { TimelineEntry } from '../../domain/ledger.js';
 import { historyRange, historyWindow, planBatch, type HistoryRange, type HistoryWindow, type PlannedArrival } from '../../domain/ledger-batch.js';
 import { inListChunks } from '../../db/in-list.js';
+import { stampStoreProducts, type StockTouch } from './store-product-stamps.js';
 
 /**
  * The posting engine: the only code that changes stock (PRODUCT §5 "Ledger first").
  * Each posting appends a stock_ledger row and moves its balance in the same transaction;
  * a late entry re-bases the next count of its balance (domain/ledger.ts). Balances are
- * locked (first come, first served, then PostgreSQL row locks, in key order) before they
- * are read, so concurrent writers on the same balance queue instead of losing updates; the
- * work that does not depend on the balance is done before, so the queue moves fast
- * (docs/stock.md "Hot balance").
+ * taken (dialect lockInTurn: first come, first served, in key order) before they are read,
+ * so concurrent writers on the same balance queue instead of losing updates; the work that
+ * does not depend on the balance is done before, so the queue moves fast (docs/stock.md
+ * "Hot balance"). Each touched balance and store product is written once per request.
  */
 
 /** Identifies one balance: (store, product, location or 0, pool, customer order or ''). */
@@ -57,7 +58,6 @@ export interface PostingResult {
 }
 
 interface BalanceState {
-  id: number;
   key: BalanceKey;
   storeNumber: string;
   quantity: number;
@@ -68,7 +68,7 @@ interface BalanceState {
 
 const LEDGER_COLUMNS = ['log_id', 'store_id', 'product_id', 'location_id', 'pool', 'order_key', 'at', 'delta', 'is_count', 'counted', 'expected'];
 
-type BalanceRow = Omit<Selectable<StockBalanceTable>, 'updated_on'>;
+type BalanceRow = Omit<Selectable<StockBalanceTable>, 'id' | 'updated_on'>;
 
 const keyOf = (k: BalanceKey) => `${k.storeId}|${k.productId}|${k.locationId}|${k.pool}|${k.orderKey}`;
 
@@ -78,6 +78,7 @@ export async function applyPostings(
   postings: readonly Posting[],
   storeNumbers: ReadonlyMap<number, string>,
   now: number,
+  touches: readonly StockTouch[] = [],
 ): Promise<PostingResult[]> {
   if (postings.length === 0) return [];
   // A delta's ledger row is the same whatever the balance holds (a later count absorbing it
@@ -86,7 +87,7 @@ export async function applyPostings(
   // balance itself. Counts depend on the level, so a request with any count writes its rows
   // under the lock, as the arrival order of its own entries at one moment must stay its id order.
   let early = postings.every((posting) => !posting.isCount) ? await insertLedgerRows(trx, dialect, postings, postings.map(deltaRow)) : undefined;
-  const balances = await lockBalances(trx, dialect, postings, storeNumbers, now);
+  const balances = await lockBalances(trx, dialect, postings, storeNumbers);
 
   // One plan per balance for all of its postings of this request (issue 11): only a balance
   // with late entries that a count can see reads its history, and only the stretch they need.
@@ -151,8 +152,16 @@ export async function applyPostings(
     await trx.updateTable('stock_ledger').set({ delta: count.deltaMilli, expected: count.expectedMilli }).where('id', '=', count.id).execute();
   }
   const touched = [...balances.values()].filter((b) => b.touched);
-  await writeBalances(trx, dialect, touched, now);
-  await markStockChanged(trx, touched, now);
+  // The versions of the store products whose balances change are bumped by the stamp
+  // below, once per product, not by the triggers once per balance (migration 0017).
+  await dialect.engineBalanceWrites(trx, () => writeBalances(trx, dialect, touched, now));
+  const changed = new Map<number, Set<number>>();
+  for (const { key } of touched) {
+    let products = changed.get(key.storeId);
+    if (!products) changed.set(key.storeId, (products = new Set()));
+    products.add(key.productId);
+  }
+  await stampStoreProducts(trx, dialect, changed, touches, now);
   return postings.map((posting, index) => ({ logId: posting.logId, deltaMilli: plans[index]!.deltaMilli, expectedMilli: plans[index]!.expectedMilli }));
 }
 
@@ -178,13 +187,7 @@ async function insertLedgerRows(
     posting.isCount ? posting.quantityMilli : null,
     figures[index]!.expectedMilli ?? null,
   ]);
-  const inserted = await insertMany<{ id: number }>(trx, dialect, 'stock_ledger', LEDGER_COLUMNS, rows, 'returning id');
-  // Ids grow in VALUES order; sorting each statement's ids guards against any return order.
-  const ids: number[] = [];
-  for (let start = 0; start < inserted.length; start += ROWS_PER_STATEMENT) {
-    ids.push(...inserted.slice(start, start + ROWS_PER_STATEMENT).map((r) => Number(r.id)).sort((a, b) => a - b));
-  }
-  return ids;
+  return insertManyReturningIds(trx, dialect, 'stock_ledger', LEDGER_COLUMNS, rows);
 }
 
 async function deleteLedgerRows(trx: Transaction<Database>, ids: readonly number[]): Promise<void> {
@@ -226,82 +229,31 @@ async function countRecordedAfterOwnRow(trx: Transaction<Database>, balance: Bal
   return counts.some((count) => (firstIdAt.get(Number(count.at)) ?? Infinity) < Number(count.id));
 }
 
-/**
- * The store products whose balances this transaction changed: when (interface §2.5
- * last_stock_modified_datetime). Here, next to the only writer of balances, so no path
- * that changes stock can leave it behind. (Their stock_version, which read caches compare,
- * is bumped by the database itself: migration 0009.) One statement per store and 10,000
- * products.
- */
-async function markStockChanged(trx: Transaction<Database>, touched: readonly BalanceState[], now: number): Promise<void> {
-  const productsByStore = new Map<number, Set<number>>();
-  for (const balance of touched) {
-    let products = productsByStore.get(balance.key.storeId);
-    if (!products) productsByStore.set(balance.key.storeId, (products = new Set()));
-    products.add(balance.key.productId);
-  }
-  for (const [storeId, products] of productsByStore) {
-    for (const ids of inListChunks([...products], 10_000)) {
-      await trx
-        .updateTable('store_products')
-        .set({ stock_modified_at: now })
-        .where('store_id', '=', storeId)
-        .where('product_id', 'in', ids)
-        .execute();
-    }
-  }
-}
-
-const BALANCE_INSERT_COLUMNS = ['store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at', 'updated_on'];
-const BALANCE_RETURNING = 'id, store_id, store_number, product_id, location_id, pool, order_key, quantity, last_at, last_count_at';
-const newBalanceValues = (k: BalanceKey, storeNumbers: ReadonlyMap<number, string>, now: number) =>
-  [k.storeId, storeNumbers.get(k.storeId) ?? '', k.productId, k.locationId, k.pool, k.orderKey, 0, null, null, now];
+const BALANCE_COLUMNS = ['store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at', 'updated_on'];
+const BALANCE_SELECTED = 'b.store_id, b.store_number, b.product_id, b.location_id, b.pool, b.order_key, b.quantity, b.last_at, b.last_count_at';
+const KEY_COLUMNS: readonly RowsSourceColumn[] = [
+  { name: 'store_id', type: 'bigint' },
+  { name: 'product_id', type: 'bigint' },
+  { name: 'location_id', type: 'bigint' },
+  { name: 'pool', type: 'bigint' },
+  { name: 'order_key', type: 'text' },
+];
 
 /**
- * Where a write transaction excludes every other writer (SQLite), the balances are read by
- * their keys and only the missing ones inserted: the lock upsert
- * below would rewrite every existing row once before its real write (about a tenth of a
- * 1,000-entry post).
- */
-async function readOrCreateBalances(
-  trx: Transaction<Database>,
-  dialect: Dialect,
-  keys: readonly BalanceKey[],
-  storeNumbers: ReadonlyMap<number, string>,
-  now: number,
-): Promise<BalanceRow[]> {
-  const wanted = new Set(keys.map(keyOf));
-  const found: BalanceRow[] = [];
-  // Exact keys as row values: one probe of the key's unique index each, padded to a few
-  // statement shapes (in-list.ts); reading every balance of the products instead cost more
-  // than the upsert it replaces.
-  for (const part of inListChunks(keys, 1_000)) {
-    const { rows } = await sql<BalanceRow>`
-      select ${sql.raw(BALANCE_RETURNING)} from stock_balances
-      where (store_id, product_id, location_id, pool, order_key) in
-        (values ${sql.join(part.map((k) => sql`(${k.storeId}, ${k.productId}, ${k.locationId}, ${k.pool}, ${k.orderKey})`))})`.execute(trx);
-    for (const row of rows) {
-      const key = keyOf({ storeId: Number(row.store_id), productId: Number(row.product_id), locationId: Number(row.location_id), pool: row.pool, orderKey: row.order_key });
-      if (wanted.delete(key)) found.push(row);
-    }
-  }
-  const missing = keys.filter((k) => wanted.has(keyOf(k)));
-  const created = await insertMany<BalanceRow>(trx, dialect, 'stock_balances', BALANCE_INSERT_COLUMNS, missing.map((k) => newBalanceValues(k, storeNumbers, now)), `returning ${BALANCE_RETURNING}`);
-  return [...found, ...created];
-}
-
-/**
- * Creates missing balances and locks and reads every balance the postings touch, in one
- * upsert per chunk: `on conflict do update` takes the row lock on PostgreSQL (SQLite's
- * write transaction already holds the database lock). Keys go in one global order, so
- * two transactions lock shared balances in the same order and cannot deadlock on them.
+ * Takes the balances the postings touch for this transaction and reads them. Exclusion is
+ * the dialect's `lockInTurn` on every balance key (PostgreSQL: transaction advisory locks,
+ * granted first come, first served; SQLite: the write transaction's database lock), which
+ * every writer of balances takes — this is the only one. So the rows need no row lock
+ * of their own: they are read by their keys, and each touched balance is written once, at
+ * the end (writeBalances), created there when it does not exist yet. (The lock upsert this
+ * replaced wrote every balance twice: issue 15.) Keys go in one global order, so two
+ * transactions wanting overlapping balances queue in the same order and cannot deadlock.
  */
 async function lockBalances(
   trx: Transaction<Database>,
   dialect: Dialect,
   postings: readonly Posting[],
   storeNumbers: ReadonlyMap<number, string>,
-  now: number,
 ): Promise<Map<string, BalanceState>> {
   const distinct = new Map<string, BalanceKey>();
   for (const p of postings) distinct.set(keyOf(p), { storeId: p.storeId, productId: p.productId, locationId: p.locationId, pool: p.pool, orderKey: p.orderKey });
@@ -309,33 +261,35 @@ async function lockBalances(
     (a, b) =>
       a.storeId - b.storeId || a.productId - b.productId || a.locationId - b.locationId || a.pool - b.pool || (a.orderKey < b.orderKey ? -1 : a.orderKey > b.orderKey ? 1 : 0),
   );
-  // Writers of the same balance take turns in the order they asked (dialect lockInTurn)
-  // before the upsert below locks the rows: with a hot balance, a row lock's wake-up race
-  // made some requests lose round after round (docs/stock.md "Hot balance").
   await dialect.lockInTurn(trx, keys.map(keyOf));
-  const rows = dialect.writersExcludeEachOther
-    ? await readOrCreateBalances(trx, dialect, keys, storeNumbers, now)
-    : await insertMany<BalanceRow>(
-        trx,
-        dialect,
-        'stock_balances',
-        BALANCE_INSERT_COLUMNS,
-        keys.map((k) => newBalanceValues(k, storeNumbers, now)),
-        `on conflict (store_id, product_id, location_id, pool, order_key) do update set quantity = stock_balances.quantity
-         returning ${BALANCE_RETURNING}`,
-      );
   const balances = new Map<string, BalanceState>();
-  for (const row of rows) {
-    const key = keyOf({ storeId: Number(row.store_id), productId: Number(row.product_id), locationId: Number(row.location_id), pool: row.pool, orderKey: row.order_key });
-    balances.set(key, {
-      id: Number(row.id),
-      key: distinct.get(key)!,
-      storeNumber: row.store_number,
-      quantity: Number(row.quantity),
-      lastAt: row.last_at === null ? null : Number(row.last_at),
-      lastCountAt: row.last_count_at === null ? null : Number(row.last_count_at),
-      touched: false,
-    });
+  // The exact keys joined as rows sent with the statement: one probe of the key's unique
+  // index each (reading every balance of the products instead cost more).
+  const perStatement = Math.floor((dialect.maxParameters - 10) / KEY_COLUMNS.length);
+  for (let start = 0; start < keys.length; start += perStatement) {
+    const part = keys.slice(start, start + perStatement).map((k) => [k.storeId, k.productId, k.locationId, k.pool, k.orderKey]);
+    const { rows } = await sql<BalanceRow>`
+      select ${sql.raw(BALANCE_SELECTED)} from ${dialect.rowsSource('k', KEY_COLUMNS, part)}
+      join stock_balances b on b.store_id = k.store_id and b.product_id = k.product_id and b.location_id = k.location_id
+        and b.pool = k.pool and b.order_key = k.order_key`.execute(trx);
+    for (const row of rows) {
+      const key = keyOf({ storeId: Number(row.store_id), productId: Number(row.product_id), locationId: Number(row.location_id), pool: row.pool, orderKey: row.order_key });
+      const balanceKey = distinct.get(key);
+      if (!balanceKey || balances.has(key)) continue;
+      balances.set(key, {
+        key: balanceKey,
+        storeNumber: row.store_number,
+        quantity: Number(row.quantity),
+        lastAt: row.last_at === null ? null : Number(row.last_at),
+        lastCountAt: row.last_count_at === null ? null : Number(row.last_count_at),
+        touched: false,
+      });
+    }
+  }
+  for (const [key, balanceKey] of distinct) {
+    if (!balances.has(key)) {
+      balances.set(key, { key: balanceKey, storeNumber: storeNumbers.get(balanceKey.storeId) ?? '', quantity: 0, lastAt: null, lastCountAt: null, touched: false });
+    }
   }
   return balances;
 }
@@ -387,15 +341,15 @@ async function readHistory(trx: Transaction<Database>, balance: BalanceState, ra
 }
 
 async function writeBalances(trx: Transaction<Database>, dialect: Dialect, touched: BalanceState[], now: number): Promise<void> {
-  // Absolute values, written as one multi-row upsert on the primary key: the rows are
-  // locked by this transaction, so nobody else moved them in between.
+  // Absolute values, one multi-row upsert on the balance key: nobody else writes these
+  // balances until this transaction ends (lockBalances), and a missing one is created here.
   await insertMany(
     trx,
     dialect,
     'stock_balances',
-    ['id', 'store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at', 'updated_on'],
-    touched.map((b) => [b.id, b.key.storeId, b.storeNumber, b.key.productId, b.key.locationId, b.key.pool, b.key.orderKey, b.quantity, b.lastAt, b.lastCountAt, now]),
-    `on conflict (id) do update set quantity = excluded.quantity, last_at = excluded.last_at,
+    BALANCE_COLUMNS,
+    touched.map((b) => [b.key.storeId, b.storeNumber, b.key.productId, b.key.locationId, b.key.pool, b.key.orderKey, b.quantity, b.lastAt, b.lastCountAt, now]),
+    `on conflict (store_id, product_id, location_id, pool, order_key) do update set quantity = excluded.quantity, last_at = excluded.last_at,
      last_count_at = excluded.last_count_at, updated_on = excluded.updated_on`,
   );
 }

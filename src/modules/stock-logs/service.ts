@@ -14,7 +14,7 @@ import { findReasonCodes } from '../reason-codes/repository.js';
 import { managedOrderErrors } from '../customer-orders/repository.js';
 import { finishReceiving, planReceiving, type ReceivingCandidate } from '../deliveries/receiving.js';
 import { findLiveStore } from '../stores/repository.js';
-import { bookEntries, markStoreProducts, poolPartsFromJson, postingsOf, type EntryDraft } from './book.js';
+import { bookEntries, poolPartsFromJson, postingsOf, type EntryDraft } from './book.js';
 import { applyPostings } from './ledger.js';
 import { toStockLog } from './mapping.js';
 import * as logs from './repository.js';
@@ -192,17 +192,17 @@ export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body
           poolPartsFromJson(row.pool_quantities),
         ),
       );
-      await applyPostings(trx, ctx.dialect, postings, new Map([[store.id, store.store_number]]), now);
       const reasons = await findReasonCodes(trx, rows.flatMap((row) => (row.reason_code === null ? [] : [row.reason_code])));
       const touches = rows.map((row) => ({
+        storeId: store.id,
         productId: row.product_id,
         at: row.modification_at,
         isCount: row.is_count === 1,
         isLoss: row.reason_code !== null && reasons.get(row.reason_code)?.is_loss === 1,
         isFromReceipt: row.is_from_receipt === 1,
-        appUserName: row.app_user_name ?? undefined,
+        by: row.app_user_name ?? actor,
       }));
-      await markStoreProducts(trx, store.id, touches, actor, now);
+      await applyPostings(trx, ctx.dialect, postings, new Map([[store.id, store.store_number]]), now, touches);
     }
     return `${body.approve ? 'approved' : 'rejected'} ${ids.length}`;
   });
