@@ -29,7 +29,9 @@ import { locationRoutes } from './modules/locations/routes.js';
 import { storeProductRoutes } from './modules/store-products/routes.js';
 import { storeStockRoutes } from './modules/store-stock/routes.js';
 import { StockAnswerCache } from './modules/store-stock/answer-cache.js';
+import { tokenRoutes } from './modules/tokens/routes.js';
 import { ensureBootstrapAdmin } from './modules/tokens/service.js';
+import { consolePlugin } from './console/plugin.js';
 import { CursorCodec } from './shared/cursor.js';
 import { ErrorEnvelope } from './shared/schemas.js';
 import { createValidatorCompiler } from './shared/validation.js';
@@ -107,6 +109,9 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   await app.register(deliveryRoutes, { prefix: API_PREFIX });
   await app.register(customerOrderRoutes, { prefix: API_PREFIX });
   await app.register(productListRoutes, { prefix: API_PREFIX });
+  await app.register(tokenRoutes, { prefix: API_PREFIX });
+  // The store console: static pages at /console that call the API above (docs/console.md).
+  await app.register(consolePlugin);
   return app;
 }
 

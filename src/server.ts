@@ -10,7 +10,8 @@ async function main(): Promise<void> {
     // Printed once, on the first start of an empty database; only the hash is stored.
     process.stdout.write(
       `\nNo API token existed, so an admin token was generated. It is shown only now:\n\n  ${token}\n\n` +
-        `Use it as: Authorization: Bearer <token>\n\n`,
+        `Use it as: Authorization: Bearer <token>\n` +
+        `or paste it into the store console: http://${config.host}:${config.port}/console\n\n`,
     );
   };
   const app = await buildApp(config, { logger: true });

@@ -19,9 +19,10 @@ export interface Principal {
  * - `store`: a `{store_number}` path; a store token only for its stores;
  * - `cross-store`: lists across stores (filtered to a store token's stores) and writes whose
  *   items name their store (checked by the service);
- * - `admin`: token management.
+ * - `admin`: token management;
+ * - `any`: reads by every valid token, whatever its role (a token describing itself).
  */
-export type AccessRule = 'public' | 'master' | 'store' | 'cross-store' | 'admin';
+export type AccessRule = 'public' | 'master' | 'store' | 'cross-store' | 'admin' | 'any';
 
 function isReadMethod(method: string): boolean {
   return method === 'GET' || method === 'HEAD';
@@ -47,6 +48,8 @@ export function assertStoreAccess(principal: Principal, storeNumber: string): vo
 export function assertRouteAccess(principal: Principal, rule: AccessRule, method: string, storeNumber?: string): void {
   const read = isReadMethod(method);
   if (principal.role === 'admin') return;
+  // `any` admits every role to reads only: a write marked so still meets the role checks below.
+  if (rule === 'any' && read) return;
   if (rule === 'admin') throw forbidden('Token management needs an admin token');
   if (!read && principal.role === 'read') throw forbidden(`Token '${principal.name}' has the read role: it may only read`);
   if (!read && rule === 'master' && principal.role === 'store') {

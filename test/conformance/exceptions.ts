@@ -132,6 +132,11 @@ export const ADDED: AddedEndpoint[] = [
     body: '{lines*: array of {line_number*: number, received_quantity*: number, target_stock_pool: number}, submit: boolean}',
     response: 'Ack',
   },
+  {
+    endpoint: 'GET /tokens/current',
+    allowedBy: 'docs/decisions.md Console "what a token may do": the store console (issue 16) shows only what the token may use',
+    response: '{name*: string, role*: string, stores*: array of string, expires_at*: string}',
+  },
 ];
 
 /** Responses the interface leaves "not shown" and PRODUCT decides, in the interface's notation. */

@@ -35,6 +35,10 @@ export function findTokenByHash(db: Kysely<Database>, tokenHash: string): Promis
   return db.selectFrom('api_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
 }
 
+export function findTokenById(db: Kysely<Database>, id: number): Promise<TokenRow | undefined> {
+  return db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export function listTokens(db: Kysely<Database>): Promise<TokenRow[]> {
   return db.selectFrom('api_tokens').selectAll().orderBy('id').execute();
 }

@@ -5,6 +5,7 @@ import { ROLES, type Principal, type Role } from '../../shared/access.js';
 import { formatOptionalDateTime } from '../../domain/datetime.js';
 import * as tokens from './repository.js';
 import type { TokenRow } from './rows.js';
+import type { CurrentToken } from './schema.js';
 
 /** Name of the token that `STORE_OPS_ADMIN_TOKEN` (or the first start) provides. */
 const BOOTSTRAP_ADMIN_NAME = 'admin';
@@ -104,6 +105,18 @@ export async function listTokenSummaries(db: Kysely<Database>): Promise<TokenSum
     created_on: formatOptionalDateTime(row.created_on)!,
     created_by: row.created_by,
   }));
+}
+
+/** GET /tokens/current: the authenticated token as its holder may see it (never its value or hash). */
+export async function describeToken(db: Kysely<Database>, principal: Principal): Promise<CurrentToken> {
+  // The principal was admitted moments ago; the row adds the expiry it does not carry.
+  const row = await tokens.findTokenById(db, principal.tokenId);
+  return {
+    name: principal.name,
+    role: principal.role,
+    stores: principal.role === 'store' ? [...(principal.stores ?? [])] : null,
+    expires_at: formatOptionalDateTime(row?.expires_at) ?? null,
+  };
 }
 
 export const revokeToken = (db: Kysely<Database>, name: string) => tokens.revokeToken(db, name, Date.now());

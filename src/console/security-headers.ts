@@ -1,0 +1,35 @@
+/**
+ * Headers on every console response (issue 16: "a strict Content-Security-Policy on the
+ * page, no inline scripts"). The page may load only its own files and talk only to its
+ * own origin:
+ * - no inline script or style, no eval, no plugins, no frames, no foreign hosts;
+ * - `form-action 'none'`: forms are handled by the page's script, so even with scripts
+ *   broken a form cannot be submitted and put what was typed (the token) into a URL;
+ * - `require-trusted-types-for 'script'`: the page builds its DOM from nodes and text only,
+ *   so any assignment of HTML text to `innerHTML` (the usual XSS sink) is refused outright;
+ * - no referrer, no framing, no MIME sniffing, no window shared with other origins.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'",
+].join('; ');
+
+export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  // Revalidate every time (cheap: an ETag match is a 304), so a new version shows at once.
+  'cache-control': 'no-cache',
+};

@@ -1,0 +1,17 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ROLES } from '../../shared/access.js';
+
+/**
+ * What a token may do, as its holder may know it (issue 16): the console shows only the
+ * stores and buttons the token can use. Never the token's value or hash. The API still
+ * checks every request on its own; this only saves the client from guessing.
+ */
+export const CurrentToken = Type.Object({
+  name: Type.String({ description: 'The token name (created_by / modified_by of what it writes)' }),
+  role: Type.Union(ROLES.map((role) => Type.Literal(role)), { description: 'admin, integration, store or read (PRODUCT §4)' }),
+  stores: Type.Union([Type.Array(Type.String()), Type.Null()], {
+    description: 'Store numbers a store token may use; null: every store (every other role)',
+  }),
+  expires_at: Type.Union([Type.String(), Type.Null()], { description: 'When the token expires; null: never' }),
+});
+export type CurrentToken = Static<typeof CurrentToken>;
