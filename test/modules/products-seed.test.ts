@@ -35,6 +35,9 @@ for (const dialect of DIALECTS) {
       const tray = DEMO_PRODUCTS[0]!.units![0]!;
       expect((await findProductsByBarcodes(t.app.ctx.db, [tray.unit_barcode])).get(tray.unit_barcode)?.unitQuantityMilli).toBe(12_000);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
+      // The demo stock is what a store could hold: nothing below zero (the console shows it first).
+      const negative = await t.app.ctx.db.selectFrom('stock_balances').select(['store_number', 'product_id', 'location_id', 'pool', 'quantity']).where('quantity', '<', 0).execute();
+      expect(negative).toEqual([]);
     });
 
     it('verify finds a stale hash and read document, an unresolved barcode and an empty price window', async () => {

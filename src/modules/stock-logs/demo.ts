@@ -33,7 +33,8 @@ export async function seedStockHistory(ctx: AppContext, storeNumbers: readonly s
       { ...base, product_number, quantity: 12, location_code: 'BR-01', modification_datetime: at(0, 1) },
       { ...base, product_number, quantity: -(3 + (index % 5)), location_code: index % 2 ? 'A-01' : 'C-01', modification_datetime: at(1, 5) },
     ]);
-    deltas.push({ ...base, product_number: productNumbers[0]!, quantity: 1, reason_code: 101, location_code: 'DMG', modification_datetime: at(2) });
+    // Written off where the stock is (a loss at the empty DMG location left it at −1).
+    deltas.push({ ...base, product_number: productNumbers[0]!, quantity: 1, reason_code: 101, location_code: 'C-01', modification_datetime: at(2) });
     deltas.push({ ...base, product_number: productNumbers[1]!, quantity: 2, reason_code: 103, loss_comment: 'Empty packaging found', modification_datetime: at(2, 3) });
     const posted = await postStockLogs(ctx, storeNumber, { storeproductlog: deltas }, {}, 'seed');
     const counts: StockLogInput[] = productNumbers.slice(0, 3).map((product_number) => ({
