@@ -155,13 +155,7 @@ export async function applyPostings(
   // The versions of the store products whose balances change are bumped by the stamp
   // below, once per product, not by the triggers once per balance (migration 0017).
   await dialect.engineBalanceWrites(trx, () => writeBalances(trx, dialect, touched, now));
-  const changed = new Map<number, Set<number>>();
-  for (const { key } of touched) {
-    let products = changed.get(key.storeId);
-    if (!products) changed.set(key.storeId, (products = new Set()));
-    products.add(key.productId);
-  }
-  await stampStoreProducts(trx, dialect, changed, touches, now);
+  await stampStoreProducts(trx, dialect, touched.map((balance) => balance.key), touches, now);
   return postings.map((posting, index) => ({ logId: posting.logId, deltaMilli: plans[index]!.deltaMilli, expectedMilli: plans[index]!.expectedMilli }));
 }
 

@@ -56,13 +56,13 @@ const later = (previous: Latest | undefined, at: number, by: string): Latest => 
 
 /**
  * One update per store and chunk over every store product whose balances changed
- * (`changed`, by store) or that a touch names. Products in ascending id order, so two
+ * (`changed`: their keys) or that a touch names. Products in ascending id order, so two
  * writers of one store lock shared rows in the same order.
  */
 export async function stampStoreProducts(
   trx: Transaction<Database>,
   dialect: Dialect,
-  changed: ReadonlyMap<number, ReadonlySet<number>>,
+  changed: ReadonlyArray<{ storeId: number; productId: number }>,
   touches: readonly StockTouch[],
   now: number,
 ): Promise<void> {
@@ -74,7 +74,7 @@ export async function stampStoreProducts(
     if (!stamp) stamps.set(productId, (stamp = {}));
     return stamp;
   };
-  for (const [storeId, products] of changed) for (const productId of products) stampOf(storeId, productId);
+  for (const { storeId, productId } of changed) stampOf(storeId, productId);
   for (const touch of touches) {
     const stamp = stampOf(touch.storeId, touch.productId);
     if (touch.isCount) stamp.counted = later(stamp.counted, touch.at, touch.by);
