@@ -31,10 +31,16 @@ const sqliteDialect: Dialect = {
   },
   lockForUpdate: (query) => query,
   lockInTurn: async () => undefined,
+  // The rows travel as one JSON parameter: a `values` list of 1,000 keys was 5,000+
+  // parameters that Kysely built and compiled one by one (~10 ms of a 1,000-entry post), and
+  // a text that changed with the row count. `->>` gives JSON integers as INTEGER and strings
+  // as TEXT, what the same values bound as parameters would be. `limit -1` (no limit) keeps
+  // SQLite from flattening the subquery: it is materialised once and the statement probes
+  // the other table's index per row; flattened, the planner looped over that table and
+  // scanned the JSON for each of its rows (1.5 s for 1,000 store products instead of 2 ms).
   rowsSource(alias, columns, rows) {
-    const names = sql.join(columns.map((c, index) => sql`${sql.raw(`column${index + 1}`)} as ${sql.id(c.name)}`));
-    const tuples = sql.join(rows.map((row) => sql`(${sql.join(columns.map((_, index) => sql`${row[index] ?? null}`))})`));
-    return sql`(select ${names} from (values ${tuples})) as ${sql.id(alias)}`;
+    const names = sql.join(columns.map((c, index) => sql`value ->> ${sql.lit(index)} as ${sql.id(c.name)}`));
+    return sql`(select ${names} from json_each(${JSON.stringify(rows)}) limit -1) as ${sql.id(alias)}`;
   },
   insertStatements: async (_trx, table, columns, rows, suffix) => valuesInsertStatements(sqliteDialect, table, columns, rows, suffix),
   async engineBalanceWrites(trx, write) {

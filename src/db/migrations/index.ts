@@ -14,6 +14,7 @@ import * as productLists from './2026-11-25T0014_product_lists.js';
 import * as storeProductMembershipVersion from './2026-11-25T0015_store_product_membership_version.js';
 import * as stockLogPartialIndexes from './2026-11-25T0016_stock_log_partial_indexes.js';
 import * as stockVersionByEngine from './2026-11-26T0017_stock_version_by_engine.js';
+import * as balanceLocationIndex from './2026-11-26T0018_balance_location_index.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-25T0015_store_product_membership_version': storeProductMembershipVersion,
   '2026-11-25T0016_stock_log_partial_indexes': stockLogPartialIndexes,
   '2026-11-26T0017_stock_version_by_engine': stockVersionByEngine,
+  '2026-11-26T0018_balance_location_index': balanceLocationIndex,
 };
 
 export const migrationProvider: MigrationProvider = {
