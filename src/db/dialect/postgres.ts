@@ -51,7 +51,7 @@ const QUOTED_IN_ARRAY = /[\\"]/g;
  * numbers, text, booleans and nulls, so the literal is a join. Anything else goes to pg as
  * it is.
  */
-export function arrayLiteral(values: readonly unknown[]): string | readonly unknown[] {
+function arrayLiteral(values: readonly unknown[]): string | readonly unknown[] {
   const parts = new Array<string>(values.length);
   for (let i = 0; i < values.length; i++) {
     const value = values[i];

@@ -52,7 +52,8 @@ export interface Dialect {
    * Rows sent with a statement as a derived table `(…) as <alias>` with the named columns,
    * to join an update against (`update … from <rows> where …`). PostgreSQL: `unnest` of one
    * typed array per column, so the statement text and its plan are the same for any number
-   * of rows; SQLite: `json_each` of one JSON array of the rows.
+   * of rows; SQLite: `json_each` of one JSON array of the rows. Either way a fixed number of
+   * parameters, so callers send all their rows in one statement.
    */
   rowsSource(alias: string, columns: readonly RowsSourceColumn[], rows: ReadonlyArray<readonly unknown[]>): RawBuilder<unknown>;
   /**

@@ -259,26 +259,23 @@ async function lockBalances(
   const balances = new Map<string, BalanceState>();
   // The exact keys joined as rows sent with the statement: one probe of the key's unique
   // index each (reading every balance of the products instead cost more).
-  const perStatement = Math.floor((dialect.maxParameters - 10) / KEY_COLUMNS.length);
-  for (let start = 0; start < keys.length; start += perStatement) {
-    const part = keys.slice(start, start + perStatement).map((k) => [k.storeId, k.productId, k.locationId, k.pool, k.orderKey]);
-    const { rows } = await sql<BalanceRow>`
-      select ${sql.raw(BALANCE_SELECTED)} from ${dialect.rowsSource('k', KEY_COLUMNS, part)}
-      join stock_balances b on b.store_id = k.store_id and b.product_id = k.product_id and b.location_id = k.location_id
-        and b.pool = k.pool and b.order_key = k.order_key`.execute(trx);
-    for (const row of rows) {
-      const key = keyOf({ storeId: Number(row.store_id), productId: Number(row.product_id), locationId: Number(row.location_id), pool: row.pool, orderKey: row.order_key });
-      const balanceKey = distinct.get(key);
-      if (!balanceKey || balances.has(key)) continue;
-      balances.set(key, {
-        key: balanceKey,
-        storeNumber: row.store_number,
-        quantity: Number(row.quantity),
-        lastAt: row.last_at === null ? null : Number(row.last_at),
-        lastCountAt: row.last_count_at === null ? null : Number(row.last_count_at),
-        touched: false,
-      });
-    }
+  const keyRows = keys.map((k) => [k.storeId, k.productId, k.locationId, k.pool, k.orderKey]);
+  const { rows } = await sql<BalanceRow>`
+    select ${sql.raw(BALANCE_SELECTED)} from ${dialect.rowsSource('k', KEY_COLUMNS, keyRows)}
+    join stock_balances b on b.store_id = k.store_id and b.product_id = k.product_id and b.location_id = k.location_id
+      and b.pool = k.pool and b.order_key = k.order_key`.execute(trx);
+  for (const row of rows) {
+    const key = keyOf({ storeId: Number(row.store_id), productId: Number(row.product_id), locationId: Number(row.location_id), pool: row.pool, orderKey: row.order_key });
+    const balanceKey = distinct.get(key);
+    if (!balanceKey || balances.has(key)) continue;
+    balances.set(key, {
+      key: balanceKey,
+      storeNumber: row.store_number,
+      quantity: Number(row.quantity),
+      lastAt: row.last_at === null ? null : Number(row.last_at),
+      lastCountAt: row.last_count_at === null ? null : Number(row.last_count_at),
+      touched: false,
+    });
   }
   for (const [key, balanceKey] of distinct) {
     if (!balances.has(key)) {

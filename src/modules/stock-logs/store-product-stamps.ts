@@ -52,10 +52,22 @@ const KINDS = [
   { name: 'receipt', at: 'last_receipt_at', by: 'last_receipt_by' },
 ] as const;
 
+/** A kind's stamp moves only forward: an entry older than the recorded one leaves it. */
+const KIND_SETS = sql.join(
+  KINDS.flatMap((kind) => {
+    const at = sql.ref(`v.${kind.name}_at`);
+    const newer = sql`${at} is not null and (store_products.${sql.raw(kind.at)} is null or store_products.${sql.raw(kind.at)} <= ${at})`;
+    return [
+      sql`${sql.raw(kind.at)} = case when ${newer} then ${at} else store_products.${sql.raw(kind.at)} end`,
+      sql`${sql.raw(kind.by)} = case when ${newer} then ${sql.ref(`v.${kind.name}_by`)} else store_products.${sql.raw(kind.by)} end`,
+    ];
+  }),
+);
+
 const later = (previous: Latest | undefined, at: number, by: string): Latest => (previous && previous.at > at ? previous : { at, by });
 
 /**
- * One update per store and chunk over every store product whose balances changed
+ * One update per store over every store product whose balances changed
  * (`changed`: their keys) or that a touch names. Products in ascending id order, so two
  * writers of one store lock shared rows in the same order.
  */
@@ -82,29 +94,16 @@ export async function stampStoreProducts(
     if (touch.isFromReceipt) stamp.receipt = later(stamp.receipt, touch.at, touch.by);
   }
 
-  const rowsPerStatement = Math.floor((dialect.maxParameters - 10) / COLUMNS.length);
   for (const [storeId, stamps] of stampsByStore) {
     const rows = [...stamps]
       .sort((a, b) => a[0] - b[0])
       .map(([productId, s]) => [productId, s.counted?.at, s.counted?.by, s.loss?.at, s.loss?.by, s.receipt?.at, s.receipt?.by]);
-    for (let start = 0; start < rows.length; start += rowsPerStatement) {
-      const source = dialect.rowsSource('v', COLUMNS, rows.slice(start, start + rowsPerStatement));
-      // A kind's stamp moves only forward: an entry older than the recorded one leaves it.
-      const kindSets = KINDS.flatMap((kind) => {
-        const at = sql.ref(`v.${kind.name}_at`);
-        const newer = sql`${at} is not null and (store_products.${sql.raw(kind.at)} is null or store_products.${sql.raw(kind.at)} <= ${at})`;
-        return [
-          sql`${sql.raw(kind.at)} = case when ${newer} then ${at} else store_products.${sql.raw(kind.at)} end`,
-          sql`${sql.raw(kind.by)} = case when ${newer} then ${sql.ref(`v.${kind.name}_by`)} else store_products.${sql.raw(kind.by)} end`,
-        ];
-      });
-      await sql`
-        update store_products set
-          stock_version = store_products.stock_version + 1,
-          stock_modified_at = ${now},
-          ${sql.join(kindSets)}
-        from ${source}
-        where store_products.store_id = ${storeId} and store_products.product_id = v.product_id`.execute(trx);
-    }
+    await sql`
+      update store_products set
+        stock_version = store_products.stock_version + 1,
+        stock_modified_at = ${now},
+        ${KIND_SETS}
+      from ${dialect.rowsSource('v', COLUMNS, rows)}
+      where store_products.store_id = ${storeId} and store_products.product_id = v.product_id`.execute(trx);
   }
 }
