@@ -6,6 +6,7 @@ import type { SqliteSynchronous } from '../../config.js';
 import type { Database } from '../schema.js';
 import { registerDirectReader } from '../compiled.js';
 import { escapeLike } from './like.js';
+import { objectRowReader } from './sqlite-rows.js';
 import { valuesInsertStatements } from '../values-insert.js';
 import type { DbErrorKind, DbHandle, Dialect } from './types.js';
 
@@ -89,12 +90,9 @@ interface DriverStatement {
  * at 32,766 parameters, well within what a call's arguments can hold.
  */
 function boundByArguments(statement: SqliteDatabase.Statement): DriverStatement {
-  return {
-    reader: statement.reader,
-    all: (parameters) => statement.all(...parameters),
-    run: (parameters) => statement.run(...parameters),
-    iterate: (parameters) => statement.iterate(...parameters),
-  };
+  const run = (parameters: readonly unknown[]) => statement.run(...parameters);
+  if (statement.reader) return { reader: true, run, ...objectRowReader(statement) };
+  return { reader: false, run, all: (parameters) => statement.all(...parameters), iterate: (parameters) => statement.iterate(...parameters) };
 }
 
 /**
@@ -148,11 +146,14 @@ export function openSqlite(url: string, synchronous: SqliteSynchronous): DbHandl
   // its turn instead of seeing that transaction's uncommitted rows: Kysely queues it.
   // Each compiled query keeps its own statement: a fixed set, outside the LRU's churn.
   registerDirectReader(db, (sqlText) => {
-    let statement: SqliteDatabase.Statement | undefined;
+    let reader: ReturnType<typeof objectRowReader> | null | undefined;
     return (parameters) => {
       if (database.inTransaction || !database.open) return undefined;
-      statement ??= database.prepare(sqlText);
-      return statement.reader ? statement.all(...parameters) : undefined;
+      if (reader === undefined) {
+        const statement = database.prepare(sqlText);
+        reader = statement.reader ? objectRowReader(statement) : null;
+      }
+      return reader === null ? undefined : reader.all(parameters);
     };
   });
   return {

@@ -150,14 +150,13 @@ export function toStoreProductStock(
   priceMoney: number | null,
   includeLocations: boolean,
 ): StoreProductStock {
-  const arrayBarcodes = JSON.parse(row.barcodes_array) as string[];
-  return {
+  // One literal, pools set on it afterwards (no spread): a page maps 100 of these.
+  const entry: StoreProductStock = {
     id: row.id,
     is_replenishment: row.is_replenishment === 1,
     // A product is stock-kept unless the master says otherwise.
     is_stock: row.is_stock !== 0,
     most_likely_quantity: fromQuantity(summary.total),
-    ...setPoolFields({}, 'most_likely_pool_', summary.pools, true),
     adjusted_order_level: quantity(row.adjusted_order_level),
     demand_until_delivery: quantity(row.demand_until_delivery),
     forecast: quantity(row.forecast),
@@ -171,7 +170,7 @@ export function toStoreProductStock(
     smallest_item_quantity: quantity(row.smallest_quantity),
     attention_codes: joinedList(row.attention_code),
     average_array: joinedList(row.average_array),
-    barcode: row.barcode ?? arrayBarcodes[0],
+    barcode: row.barcode ?? (JSON.parse(row.barcodes_array) as string[])[0],
     category_code: orUndefined(row.category_code),
     category_name: orUndefined(row.category_name),
     forecast_array: joinedList(row.forecast_array),
@@ -201,6 +200,7 @@ export function toStoreProductStock(
       ? storeLocations(summary, parsePoolNames(row.stock_pool_names), { includeZeroLines: false, allPools: true })
       : undefined,
   };
+  return setPoolFields(entry, 'most_likely_pool_', summary.pools, true);
 }
 
 export interface StoreProductSchedule {
