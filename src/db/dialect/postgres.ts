@@ -189,6 +189,7 @@ export function openPostgres(url: string): DbHandle {
       await sql`select 1`.execute(db);
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    changeToken: () => undefined,
     async close() {
       await db.destroy();
     },

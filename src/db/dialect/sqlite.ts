@@ -88,11 +88,30 @@ interface DriverStatement {
  * element through slow engine calls; passed as separate arguments they bind about twice as
  * fast, which is several milliseconds of a 1,000-entry stock post. SQLite caps a statement
  * at 32,766 parameters, well within what a call's arguments can hold.
+ * `onChange` is called before every statement that is not a pure read (writes, and BEGIN,
+ * COMMIT, ROLLBACK, SAVEPOINT: they return no rows), for the connection's change token.
  */
-function boundByArguments(statement: SqliteDatabase.Statement): DriverStatement {
-  const run = (parameters: readonly unknown[]) => statement.run(...parameters);
-  if (statement.reader) return { reader: true, run, ...objectRowReader(statement) };
-  return { reader: false, run, all: (parameters) => statement.all(...parameters), iterate: (parameters) => statement.iterate(...parameters) };
+function boundByArguments(statement: SqliteDatabase.Statement, onChange: () => void): DriverStatement {
+  if (statement.reader && statement.readonly) return { reader: true, run: (parameters) => statement.run(...parameters), ...objectRowReader(statement) };
+  const run = (parameters: readonly unknown[]) => {
+    onChange();
+    return statement.run(...parameters);
+  };
+  if (!statement.reader) return { reader: false, run, all: (parameters) => statement.all(...parameters), iterate: (parameters) => statement.iterate(...parameters) };
+  // A write that returns rows (insert … returning).
+  const rows = objectRowReader(statement);
+  return {
+    reader: true,
+    run,
+    all(parameters) {
+      onChange();
+      return rows.all(parameters);
+    },
+    iterate(parameters) {
+      onChange();
+      return rows.iterate(parameters);
+    },
+  };
 }
 
 /**
@@ -101,7 +120,7 @@ function boundByArguments(statement: SqliteDatabase.Statement): DriverStatement 
  * are kept in a small LRU keyed by their SQL text. SQLite re-prepares a cached statement
  * by itself when the schema changes.
  */
-function withStatementCache(database: SqliteDatabase.Database, capacity = 1000) {
+function withStatementCache(database: SqliteDatabase.Database, onChange: () => void, capacity = 1000) {
   const cache = new Map<string, DriverStatement>();
   return {
     prepare(sqlText: string) {
@@ -109,7 +128,7 @@ function withStatementCache(database: SqliteDatabase.Database, capacity = 1000) 
       if (statement) {
         cache.delete(sqlText);
       } else {
-        statement = boundByArguments(database.prepare(sqlText));
+        statement = boundByArguments(database.prepare(sqlText), onChange);
         if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
       }
       cache.set(sqlText, statement);
@@ -138,7 +157,12 @@ export function openSqlite(url: string, synchronous: SqliteSynchronous): DbHandl
   database.function('unicode_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );
-  const statements = withStatementCache(database);
+  // Bumped before every statement of this connection that may change data or end a
+  // transaction (a rollback undoes what reads inside it saw): with SQLite's data_version,
+  // which moves with every commit of any *other* connection, it makes the change token.
+  let ownChanges = 0;
+  const statements = withStatementCache(database, () => void ownChanges++);
+  const dataVersion = database.prepare('pragma data_version').pluck();
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }) });
   // better-sqlite3 runs a statement synchronously, so a read outside any transaction is the
   // same statement Kysely would run, minus its connection hand-over (a few awaits). While a
@@ -151,7 +175,7 @@ export function openSqlite(url: string, synchronous: SqliteSynchronous): DbHandl
       if (database.inTransaction || !database.open) return undefined;
       if (reader === undefined) {
         const statement = database.prepare(sqlText);
-        reader = statement.reader ? objectRowReader(statement) : null;
+        reader = statement.reader && statement.readonly ? objectRowReader(statement) : null;
       }
       return reader === null ? undefined : reader.all(parameters);
     };
@@ -163,6 +187,8 @@ export function openSqlite(url: string, synchronous: SqliteSynchronous): DbHandl
       await sql`select 1`.execute(db);
     },
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    // Inside a transaction its own uncommitted writes are visible on the connection: no token.
+    changeToken: () => (database.inTransaction || !database.open ? undefined : `${dataVersion.get() as number}.${ownChanges}`),
     async close() {
       await db.destroy();
     },

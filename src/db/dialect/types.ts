@@ -102,5 +102,12 @@ export interface DbHandle {
   ping(): Promise<void>;
   /** Connection pool figures for /metrics. */
   poolStats(): { total: number; idle: number; waiting: number };
+  /**
+   * A value that changes whenever committed data may have changed, by this process or any
+   * other: two equal tokens mean nothing was committed between the two reads of them.
+   * Read it *before* the data it labels. Undefined when the database cannot tell cheaply
+   * (PostgreSQL: a pool of connections and other processes) or cannot tell right now.
+   */
+  changeToken(): string | undefined;
   close(): Promise<void>;
 }

@@ -13,7 +13,12 @@ const DEFAULT_MAX_HELD = 32 * 1024 * 1024;
  *
  * An answer is stored with the versions read *before* its balances: a change committed in
  * between makes it newer than its label, never older, and the next request sees the new
- * version and builds the answer again. Beyond `capacity` answers or about `maxHeld` bytes,
+ * version and builds the answer again.
+ *
+ * The same answers are also kept by path ("path\0<store>\0<product or barcode>\0<flags>"),
+ * fingerprinted with the database's change token (DbHandle.changeToken, SQLite only): while
+ * nothing at all was committed, a request is answered without resolving its path — the
+ * statement that does so was most of what remained of this read's cost. Beyond `capacity` answers or about `maxHeld` bytes,
  * the answer stored longest ago goes first (a hit does not reorder: that would cost every
  * hit a map rewrite).
  */

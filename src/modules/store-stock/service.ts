@@ -114,7 +114,8 @@ async function subjectOfPath(ctx: AppContext, storeNumber: string, productRef: s
  * (the route's response schema) writes it. A product without any stock in the store still
  * answers one entry with most_likely_stock 0: the app asked about a known product, and
  * "0 in stock" is the answer it shows. Answers are reused from the process's answer cache
- * while everything they show is unchanged (answer-cache.ts).
+ * while everything they show is unchanged, or while nothing was committed at all
+ * (answer-cache.ts).
  */
 export async function productStockBody(
   ctx: AppContext,
@@ -123,12 +124,32 @@ export async function productStockBody(
   query: SingleProductStockQuery,
   serialize: (response: SingleProductStockResponse) => string,
 ): Promise<string> {
-  const subject = await subjectOfPath(ctx, storeNumber, productRef);
   const flags: AnswerFlags = {
     excludeOrderBound: query.exclude_customer_order_stock === true,
     withLocations: query.include_locations === true,
     includeZeroLines: query.include_zero_lines === true,
   };
+  // Nothing committed since this path was last answered: the same answer, without even
+  // resolving the path (read before anything else, so the answer is never older than it).
+  const changeToken = ctx.handle.changeToken();
+  const pathKey = changeToken === undefined ? undefined : `path\u0000${storeNumber}\u0000${productRef}\u0000${flagsKey(flags)}`;
+  const unchanged = pathKey === undefined ? undefined : ctx.stockAnswers.get(pathKey, changeToken!);
+  if (unchanged !== undefined) return unchanged;
+
+  const body = await freshProductStockBody(ctx, storeNumber, productRef, flags, serialize);
+  if (pathKey !== undefined) ctx.stockAnswers.set(pathKey, changeToken!, body);
+  return body;
+}
+
+/** The answer of productStockBody from the database: the path resolved, then the answer cache by versions. */
+async function freshProductStockBody(
+  ctx: AppContext,
+  storeNumber: string,
+  productRef: string,
+  flags: AnswerFlags,
+  serialize: (response: SingleProductStockResponse) => string,
+): Promise<string> {
+  const subject = await subjectOfPath(ctx, storeNumber, productRef);
   const slot = answerSlot(subject, flags);
   const cached = slot && ctx.stockAnswers.get(slot.key, slot.fingerprint);
   if (cached !== undefined) return cached;
@@ -153,6 +174,8 @@ interface AnswerFlags {
   includeZeroLines: boolean;
 }
 
+const flagsKey = (flags: AnswerFlags) => `${+flags.excludeOrderBound}${+flags.withLocations}${+flags.includeZeroLines}`;
+
 /**
  * Where an answer is kept — per store product and flags — and its fingerprint: the versions
  * its balances and locations are read at, and every other value the answer shows. None
@@ -161,7 +184,7 @@ interface AnswerFlags {
 function answerSlot(subject: StockSubject, flags: AnswerFlags): { key: string; fingerprint: string } | undefined {
   const { store, product, schedule, versions } = subject;
   if (versions === undefined) return undefined;
-  const key = `${versions.storeProductId}|${+flags.excludeOrderBound}${+flags.withLocations}${+flags.includeZeroLines}`;
+  const key = `${versions.storeProductId}|${flagsKey(flags)}`;
   const fingerprint = [
     versions.stock,
     flags.withLocations ? versions.locations : '',
