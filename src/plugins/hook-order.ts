@@ -35,7 +35,7 @@ export const ROUTE_HOOKS: readonly RouteHookStep[] = [
   { name: 'auth', phases: 'onRequest', register: (app, { handle }) => registerAuth(app, handle.db) },
   { name: 'rate limit', phases: 'onRequest', register: (app, { config }) => registerRateLimit(app, config.rateLimitPerMinute) },
   { name: 'idempotency', phases: 'preHandler, onSend', register: (app, { handle }) => registerIdempotency(app, handle.db) },
-  { name: 'list cache', phases: 'preHandler, onSend', register: (app, { handle }) => registerListCache(app, handle.db) },
+  { name: 'list cache', phases: 'preHandler, onSend', register: (app, { handle }) => registerListCache(app, handle) },
 ];
 
 /** Registers every per-route hook in ROUTE_HOOKS order; before any route that needs them. */

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { DbHandle } from '../db/dialect/types.js';
 import { readVersions } from '../db/versions.js';
 import { visibleStores } from '../shared/access.js';
 import { hookEachRoute, hookRoutes } from './route-hooks.js';
@@ -12,6 +11,8 @@ const ISO_LENGTH = 24; // YYYY-MM-DDTHH:mm:ss.sssZ
 
 interface Entry {
   version: string;
+  /** The database's change token read before the versions (SQLite only): equal again, nothing was committed since. */
+  changeToken: string | undefined;
   /** The answer depends on the clock (validity windows) and is right until this moment. */
   validUntil: number;
   /** The response split around server_time, the only part that changes between hits. */
@@ -19,11 +20,11 @@ interface Entry {
   tail: Buffer | undefined;
 }
 
-function entryOf(version: string, validUntil: number, payload: string): Entry {
+function entryOf(label: Pick<Entry, 'version' | 'changeToken' | 'validUntil'>, payload: string): Entry {
   const at = payload.indexOf(SERVER_TIME_MARK);
-  if (at === -1) return { version, validUntil, head: Buffer.from(payload), tail: undefined };
+  if (at === -1) return { ...label, head: Buffer.from(payload), tail: undefined };
   const valueAt = at + SERVER_TIME_MARK.length;
-  return { version, validUntil, head: Buffer.from(payload.slice(0, valueAt)), tail: Buffer.from(payload.slice(valueAt + ISO_LENGTH)) };
+  return { ...label, head: Buffer.from(payload.slice(0, valueAt)), tail: Buffer.from(payload.slice(valueAt + ISO_LENGTH)) };
 }
 
 function render(entry: Entry): Buffer {
@@ -38,8 +39,11 @@ function render(entry: Entry): Buffer {
  * the clock — except server_time, re-stamped on every hit, and validity windows, for which
  * a handler sets `request.listCacheValidUntil` — so a hit is exactly what a fresh answer
  * would be. Routes opt in with `config: { listCache: 'stores' }` (or several resources).
+ * Where the database gives a change token (SQLite) and it is the one read when the answer
+ * was made, nothing at all was committed since: the answer is served without reading the
+ * versions either.
  */
-export function registerListCache(app: FastifyInstance, db: Kysely<Database>): void {
+export function registerListCache(app: FastifyInstance, handle: DbHandle): void {
   const entries = new Map<string, Entry>();
   let bytes = 0;
   const size = (e: Entry) => e.head.length + (e.tail?.length ?? 0);
@@ -51,23 +55,27 @@ export function registerListCache(app: FastifyInstance, db: Kysely<Database>): v
     const resources = Array.isArray(listed) ? listed : [listed];
     return async (request: FastifyRequest, reply: FastifyReply) => {
       if (!request.principal) return;
-      const version = await readVersions(db, resources);
+      const changeToken = handle.changeToken();
       const key = `${request.url}\u0000${visibleStores(request.principal)?.join('\u0001') ?? '*'}`;
-      const hit = entries.get(key);
+      const kept = entries.get(key);
+      // Nothing committed since the kept answer was made: its versions are still the current ones.
+      const unchanged = kept !== undefined && changeToken !== undefined && kept.changeToken === changeToken;
+      const version = unchanged ? kept.version : await readVersions(handle.db, resources);
+      const hit = unchanged ? kept : entries.get(key);
       if (hit && hit.version === version && Date.now() < hit.validUntil) {
         entries.delete(key);
         entries.set(key, hit); // most recently used last
         reply.header('content-type', 'application/json; charset=utf-8');
         return reply.send(render(hit));
       }
-      request.listCache = { key, version };
+      request.listCache = { key, version, changeToken };
     };
   });
 
   hookRoutes(app, 'onSend', cached, async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const pending = request.listCache;
     if (!pending || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
-    const entry = entryOf(pending.version, request.listCacheValidUntil ?? Number.POSITIVE_INFINITY, payload);
+    const entry = entryOf({ version: pending.version, changeToken: pending.changeToken, validUntil: request.listCacheValidUntil ?? Number.POSITIVE_INFINITY }, payload);
     const previous = entries.get(pending.key);
     if (previous) bytes -= size(previous);
     entries.delete(pending.key);

@@ -16,7 +16,7 @@ declare module 'fastify' {
     rawBodyHash?: string;
     idempotency?: { scope: string; key: string };
     /** A list response to keep, at the resource version read before answering (plugins/list-cache.ts). */
-    listCache?: { key: string; version: string };
+    listCache?: { key: string; version: string; changeToken: string | undefined };
     /** Until when (epoch ms) the answer stays right as time passes; default forever. */
     listCacheValidUntil?: number;
   }
