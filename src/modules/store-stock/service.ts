@@ -132,12 +132,13 @@ export async function productStockBody(
   // Nothing committed since this path was last answered: the same answer, without even
   // resolving the path (read before anything else, so the answer is never older than it).
   const changeToken = ctx.handle.changeToken();
-  const pathKey = changeToken === undefined ? undefined : `path\u0000${storeNumber}\u0000${productRef}\u0000${flagsKey(flags)}`;
-  const unchanged = pathKey === undefined ? undefined : ctx.stockAnswers.get(pathKey, changeToken!);
+  if (changeToken === undefined) return freshProductStockBody(ctx, storeNumber, productRef, flags, serialize);
+  const pathKey = `path\u0000${storeNumber}\u0000${productRef}\u0000${flagsKey(flags)}`;
+  const unchanged = ctx.stockAnswers.get(pathKey, changeToken);
   if (unchanged !== undefined) return unchanged;
 
   const body = await freshProductStockBody(ctx, storeNumber, productRef, flags, serialize);
-  if (pathKey !== undefined) ctx.stockAnswers.set(pathKey, changeToken!, body);
+  ctx.stockAnswers.set(pathKey, changeToken, body);
   return body;
 }
 
