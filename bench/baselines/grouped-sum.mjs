@@ -3,12 +3,14 @@
  * open the database file with better-sqlite3 and run ONE plain grouped sum of the ledger by
  * balance key — the least work that reads every ledger entry and yields every balance.
  * Prints `{"groups": n, "queryMs": ms}` on stdout.
- * Usage: grouped-sum.ts <database file>
+ * Plain JavaScript, run by `node` alone: a floor pays no TypeScript compiler at start, as the
+ * CLI, running from its bundle (bin/cli-bundle.js), pays none either.
+ * Usage: grouped-sum.mjs <database file>
  */
 import SqliteDatabase from 'better-sqlite3';
 
 const file = process.argv[2];
-if (file === undefined) throw new Error('usage: grouped-sum.ts <database file>');
+if (file === undefined) throw new Error('usage: grouped-sum.mjs <database file>');
 const database = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
 const start = process.hrtime.bigint();
 const groups = database
