@@ -3,6 +3,7 @@ import { chunk, type UpsertCounts } from '../shared/bulk.js';
 import type { Dialect } from './dialect/types.js';
 import { insertMany } from './insert-many.js';
 import type { AuditColumns, Database } from './schema.js';
+import { valuesOf } from '../shared/column-access.js';
 
 /** Tables whose records are master data upserted by a natural key, with audit columns. */
 export type UpsertTable = {
@@ -86,8 +87,9 @@ export async function upsertByKey(trx: Transaction<Database>, dialect: Dialect, 
     const columns = [...recordColumns, 'created_on', 'updated_on', 'created_by', 'modified_by', 'deleted_on'];
     const conflictColumns = spec.scope ? [spec.scope.column, spec.keyColumn] : [spec.keyColumn];
     const updatable = columns.filter((c) => !conflictColumns.includes(c) && c !== 'created_on' && c !== 'created_by');
+    const valuesOfRecord = valuesOf(recordColumns);
     const rows = toWrite.map((record) => {
-      const row: unknown[] = recordColumns.map((column) => record[column] ?? null);
+      const row = valuesOfRecord(record);
       row.push(spec.now, spec.now, spec.actor, spec.actor, null);
       return row;
     });

@@ -1,28 +1,28 @@
 import type SqliteDatabase from 'better-sqlite3';
+import { objectOf, type ObjectOf } from '../../shared/column-access.js';
 
 type Row = Record<string, unknown>;
-type RowOf = (values: unknown[]) => Row;
 
 /**
  * better-sqlite3 builds each object row through one engine call per column, which for a
  * wide select costs more than SQLite's own execution: a page of 100 stock list rows (50
  * columns) took 1.2 ms as objects against 0.5 ms as arrays. So readers run in raw (array)
  * mode and each row becomes an object through a function generated once per statement
- * from its column names: an object literal with the names as keys, which V8 builds as
- * one fixed shape. The rows are the objects better-sqlite3 would have made — same keys in
- * the same order, a later column of the same name winning.
+ * from its column names (shared/column-access.ts): an object literal with the names as
+ * keys, which V8 builds as one fixed shape. The rows are the objects better-sqlite3 would
+ * have made — same keys in the same order, a later column of the same name winning.
  */
 export function objectRowReader(statement: SqliteDatabase.Statement) {
   statement.raw(true);
   let columnCount = -1;
-  let rowOf: RowOf | undefined;
+  let rowOf: ObjectOf | undefined;
   // The columns are read again when a row does not match them: SQLite re-prepares a
   // statement after a schema change, and `select *` may then return other columns.
   const toObject = (values: unknown[]): Row => {
     if (rowOf === undefined || values.length !== columnCount) {
       const names = statement.columns().map((column) => column.name);
       columnCount = names.length;
-      rowOf = rowFunction(names);
+      rowOf = objectOf(names);
     }
     return rowOf(values);
   };
@@ -36,21 +36,4 @@ export function objectRowReader(statement: SqliteDatabase.Statement) {
       for (const values of statement.iterate(...parameters) as IterableIterator<unknown[]>) yield toObject(values);
     },
   };
-}
-
-/**
- * `(values) => ({ "name": values[0], … })`. The names are written as JSON strings, so no
- * column name can become code; `__proto__` as a literal key would set the prototype, so a
- * statement with such a column gets the plain loop instead.
- */
-function rowFunction(names: readonly string[]): RowOf {
-  if (names.includes('__proto__')) {
-    return (values) => {
-      const row: Row = {};
-      names.forEach((name, index) => Object.defineProperty(row, name, { value: values[index], enumerable: true, writable: true, configurable: true }));
-      return row;
-    };
-  }
-  const fields = names.map((name, index) => `${JSON.stringify(name)}: values[${index}]`).join(', ');
-  return new Function('values', `return { ${fields} };`) as RowOf;
 }

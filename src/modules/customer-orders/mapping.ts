@@ -4,6 +4,7 @@ import { contentHash } from '../../shared/bulk.js';
 import { orNull, orUndefined } from '../../shared/nullable.js';
 import type { OrderLineReadRow, OrderLineRow, OrderReadRow, StoreLocationRow } from './rows.js';
 import { FINAL_STATUSES, STATUS, type CustomerOrder, type CustomerOrderLine, type OrderInput, type OrderLineInput } from './schema.js';
+import { valuesOf } from '../../shared/column-access.js';
 
 /** The header columns the ERP's upsert writes. */
 export interface OrderHeader {
@@ -56,7 +57,7 @@ export function lineRecord(input: OrderLineInput, product: { id: number; product
 }
 
 export function lineSignature(line: LineRecord | OrderLineRow): string {
-  return JSON.stringify(LINE_COLUMNS.map((column) => line[column] ?? null));
+  return JSON.stringify(valuesOf(LINE_COLUMNS)(line));
 }
 
 function toStoreLocation(row: StoreLocationRow) {

@@ -8,6 +8,7 @@ import { POOL_COUNT } from '../../domain/stock-rules.js';
 import { LINE_COLUMNS, type LineRecord, type OrderHeader } from './mapping.js';
 import { STATUS } from './schema.js';
 import type { OrderLineReadRow, OrderLineRow, OrderReadRow, OrderRow, StoreLocationRow } from './rows.js';
+import { valuesOf } from '../../shared/column-access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 const KEYS_PER_QUERY = 2_000;
@@ -79,12 +80,9 @@ const LINE_INSERT_COLUMNS = ['order_id', 'store_id', 'picked_quantity', ...LINE_
 /** New lines start with nothing picked. */
 export async function insertLines(trx: Transaction<Database>, dialect: Dialect, batches: readonly NewLines[]): Promise<void> {
   const rows: unknown[][] = [];
+  const lineValues = valuesOf(LINE_COLUMNS);
   for (const batch of batches) {
-    for (const line of batch.lines) {
-      const row: unknown[] = [batch.orderId, batch.storeId, 0];
-      for (const column of LINE_COLUMNS) row.push(line[column] ?? null);
-      rows.push(row);
-    }
+    for (const line of batch.lines) rows.push([batch.orderId, batch.storeId, 0, ...lineValues(line)]);
   }
   await insertMany(trx, dialect, 'customer_order_lines', LINE_INSERT_COLUMNS, rows);
 }

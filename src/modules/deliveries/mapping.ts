@@ -6,6 +6,7 @@ import { contentHash } from '../../shared/bulk.js';
 import { orNull, orUndefined } from '../../shared/nullable.js';
 import type { DeliveryLineReadRow, DeliveryLineRow, DeliveryReadRow } from './rows.js';
 import type { DeliveryInput, DeliveryLine, DeliveryLineInput, DeliveryOrder } from './schema.js';
+import { valuesOf } from '../../shared/column-access.js';
 
 /** The header columns an import writes (status, audit and id are the service's). */
 export interface DeliveryHeader {
@@ -58,7 +59,7 @@ export const LINE_COLUMNS = [
 
 /** Equal for a stored line and a sent one exactly when the import would not change it. */
 export function lineSignature(line: LineRecord | DeliveryLineRow): string {
-  return JSON.stringify(LINE_COLUMNS.map((column) => line[column] ?? null));
+  return JSON.stringify(valuesOf(LINE_COLUMNS)(line));
 }
 
 /**

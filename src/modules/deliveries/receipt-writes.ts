@@ -5,6 +5,7 @@ import { insertMany } from '../../db/insert-many.js';
 import type { Database, ReceiptLineTable } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { DeliveryRow } from './rows.js';
+import { valuesOf } from '../../shared/column-access.js';
 
 /**
  * The receipts clock (docs/decisions.md Receipts "incremental pulls"). Every receipt write
@@ -109,5 +110,5 @@ const RECEIPT_LINE_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof Insertable<ReceiptLineTable>>;
 
 export async function insertReceiptLines(trx: Transaction<Database>, dialect: Dialect, rows: ReadonlyArray<Insertable<ReceiptLineTable>>): Promise<void> {
-  await insertMany(trx, dialect, 'receipt_lines', RECEIPT_LINE_COLUMNS, rows.map((row) => RECEIPT_LINE_COLUMNS.map((column) => row[column] ?? null)));
+  await insertMany(trx, dialect, 'receipt_lines', RECEIPT_LINE_COLUMNS, rows.map(valuesOf(RECEIPT_LINE_COLUMNS)));
 }

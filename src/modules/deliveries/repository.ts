@@ -7,6 +7,7 @@ import type { Database, DeliveryOrderLineTable, DeliveryOrderTable } from '../..
 import { LINE_COLUMNS, type DeliveryHeader, type LineRecord } from './mapping.js';
 import type { DeliveryLineReadRow, DeliveryLineRow, DeliveryReadRow, DeliveryRow } from './rows.js';
 import type { DeliveryStatus } from './schema.js';
+import { valuesOf } from '../../shared/column-access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -92,12 +93,9 @@ const LINE_INSERT_COLUMNS = ['delivery_id', 'store_id', 'received_quantity', ...
 /** Values straight into statement rows: a 20,000-line import builds no intermediate objects. */
 export async function insertLines(trx: Transaction<Database>, dialect: Dialect, batches: readonly NewLines[]): Promise<void> {
   const rows: unknown[][] = [];
+  const lineValues = valuesOf(LINE_COLUMNS);
   for (const batch of batches) {
-    for (const line of batch.lines) {
-      const row: unknown[] = [batch.deliveryId, batch.storeId, 0];
-      for (const column of LINE_COLUMNS) row.push(line[column] ?? null);
-      rows.push(row);
-    }
+    for (const line of batch.lines) rows.push([batch.deliveryId, batch.storeId, 0, ...lineValues(line)]);
   }
   await insertMany(trx, dialect, 'delivery_order_lines', LINE_INSERT_COLUMNS, rows);
 }

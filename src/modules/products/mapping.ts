@@ -4,6 +4,7 @@ import { contentHash } from '../../shared/bulk.js';
 import type { ProductInput, ProductItem } from './schema.js';
 import { orNull, orUndefined } from '../../shared/nullable.js';
 import type { ProductReadRow, ProductRow } from './rows.js';
+import { valuesOf } from '../../shared/column-access.js';
 
 /** Columns written from input; content_hash covers exactly these, in this order. */
 export type ProductRecord = Omit<
@@ -125,8 +126,7 @@ export const PRODUCT_RECORD_COLUMNS = Object.keys(
 
 /** content_hash of a record or of a stored row (PRODUCT §3: identical re-send changes nothing). */
 export function productHash(columns: ProductRecord | ProductRow): string {
-  const values = columns as Record<string, unknown>;
-  return contentHash(PRODUCT_RECORD_COLUMNS.map((column) => values[column] ?? null));
+  return contentHash(valuesOf(PRODUCT_RECORD_COLUMNS)(columns));
 }
 
 export function parseFreeFields(row: Pick<ProductRow, 'free_fields'>): FreeFieldTriple[] {
@@ -137,10 +137,14 @@ export function parseUnits(row: Pick<ProductRow, 'units'>): UnitTriple[] {
   return JSON.parse(row.units) as UnitTriple[];
 }
 
-const strings = (text: string) => JSON.parse(text) as string[];
-const optionalList = (text: string) => {
+// Most list columns hold `[]`: not parsing those halves readDocument's parsing on an import.
+const NO_VALUES: readonly never[] = Object.freeze([]);
+const parsedList = <T>(text: string): readonly T[] => (text === '[]' ? NO_VALUES : (JSON.parse(text) as T[]));
+const strings = (text: string) => parsedList<string>(text);
+const optionalList = (text: string): string[] | undefined => {
   const values = strings(text);
-  return values.length === 0 ? undefined : values;
+  // Not empty, so parsed for this call alone: the item may own it.
+  return values.length === 0 ? undefined : (values as string[]);
 };
 const joined = (text: string) => {
   const values = strings(text);
@@ -235,12 +239,12 @@ export function readDocument(row: ProductRecord): string {
     promo_stores_not_allowed: optionalList(row.promo_stores_not_allowed),
     stores_allowed: optionalList(row.stores_allowed),
     stores_not_allowed: optionalList(row.stores_not_allowed),
-    free_fields: parseFreeFields(row).map(([sort_order, key, value]) => ({ sort_order, key: orUndefined(key), value: orUndefined(value) })),
-    set_product: (JSON.parse(row.set_products) as Array<[string | null, string | null]>).map(([set_item_quantity, set_product_number]) => ({
+    free_fields: parsedList<FreeFieldTriple>(row.free_fields).map(([sort_order, key, value]) => ({ sort_order, key: orUndefined(key), value: orUndefined(value) })),
+    set_product: parsedList<[string | null, string | null]>(row.set_products).map(([set_item_quantity, set_product_number]) => ({
       set_item_quantity: orUndefined(set_item_quantity),
       set_product_number: orUndefined(set_product_number),
     })),
-    units: parseUnits(row).map(([unit_barcode, unit_name, quantityMilli]) => ({
+    units: parsedList<UnitTriple>(row.units).map(([unit_barcode, unit_name, quantityMilli]) => ({
       unit_quantity: fromQuantity(quantityMilli),
       unit_barcode,
       unit_name,

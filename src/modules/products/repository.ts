@@ -45,19 +45,19 @@ export interface BarcodeOwner {
   deleted_on: number | null;
 }
 
-/** Current owner of each of `barcodes` that has one, live or soft-deleted. */
-export async function barcodeOwners(db: Db, barcodes: readonly string[]): Promise<BarcodeOwner[]> {
-  const owners: BarcodeOwner[] = [];
-  for (const barcodeChunk of inListChunks(barcodes, KEYS_PER_QUERY)) {
-    const rows = await db
-      .selectFrom('product_barcodes as b')
-      .innerJoin('products as p', 'p.id', 'b.product_id')
-      .select(['b.barcode', 'b.product_id', 'p.product_number', 'p.deleted_on'])
-      .where('b.barcode', 'in', barcodeChunk)
-      .execute();
-    owners.push(...rows);
-  }
-  return owners;
+/**
+ * Current owner of each of `barcodes` that has one, live or soft-deleted. The barcodes go
+ * as rows sent with one statement (one probe of the barcode key each): an import claims
+ * ~50,000, which as `in` lists were five queries of 10,000 parameters built one by one.
+ */
+export async function barcodeOwners(db: Db, dialect: Dialect, barcodes: readonly string[]): Promise<BarcodeOwner[]> {
+  if (barcodes.length === 0) return [];
+  const { rows } = await sql<BarcodeOwner>`
+    select b.barcode, b.product_id, p.product_number, p.deleted_on
+    from ${dialect.rowsSource('claimed', [{ name: 'barcode', type: 'text' }], barcodes.map((barcode) => [barcode]))}
+    join product_barcodes b on b.barcode = claimed.barcode
+    join products p on p.id = b.product_id`.execute(db);
+  return rows.map((row) => ({ ...row, product_id: Number(row.product_id), deleted_on: row.deleted_on === null ? null : Number(row.deleted_on) }));
 }
 
 /**

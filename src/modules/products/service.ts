@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.js';
 import { upsertByKey } from '../../db/bulk-upsert.js';
+import type { Dialect } from '../../db/dialect/types.js';
 import type { Database, ProductBarcodeTable } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { nextOldPrice } from '../../domain/pricing.js';
@@ -16,6 +17,9 @@ import * as products from './repository.js';
 import { ProductsQuery, type DeleteProductsBody, type ProductInput, type ProductsBody, type ProductsEnvelope } from './schema.js';
 import { resetProductStock } from '../stock-logs/reset.js';
 import { nextPricingChange } from './prices/repository.js';
+
+/** A planned record with the columns derived only for the products that are written. */
+type WrittenRecord = PlannedProduct['record'] & { old_price?: number | null; read_document?: string };
 
 interface PlannedProduct {
   index: number;
@@ -36,8 +40,11 @@ function planImport(body: ProductsBody): { planned: PlannedProduct[]; deletions:
     }
     const { claims, errors: claimErrors } = barcodeClaims(input, index);
     errors.push(...claimErrors);
-    const record = toProductRecord(input);
-    planned.push({ index, input, record: { ...record, content_hash: productHash(record) }, claims });
+    // Completed in place rather than spread into a copy: copying a 90-column object cost
+    // ~4 µs a product, twice per import (issue 15).
+    const record = toProductRecord(input) as PlannedProduct['record'];
+    record.content_hash = productHash(record);
+    planned.push({ index, input, record, claims });
   });
   errors.push(...crossProductBarcodeErrors(planned.map((p) => p.claims)));
   if (errors.length > 0) throw validationFailed('The products are invalid', errors);
@@ -52,12 +59,13 @@ function planImport(body: ProductsBody): { planned: PlannedProduct[]; deletions:
  */
 async function assertBarcodesFree(
   trx: Transaction<Database>,
+  dialect: Dialect,
   toWrite: readonly PlannedProduct[],
   requestNumbers: ReadonlySet<string>,
 ): Promise<Map<string, products.BarcodeOwner>> {
   const claims = toWrite.flatMap((p) => p.claims.map((claim) => ({ claim, productNumber: p.input.product_number })));
   if (claims.length === 0) return new Map();
-  const owners = new Map((await products.barcodeOwners(trx, claims.map((c) => c.claim.barcode))).map((o) => [o.barcode, o]));
+  const owners = new Map((await products.barcodeOwners(trx, dialect, claims.map((c) => c.claim.barcode))).map((o) => [o.barcode, o]));
   const errors: FieldError[] = [];
   for (const { claim, productNumber } of claims) {
     const owner = owners.get(claim.barcode);
@@ -86,16 +94,18 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
       const current = stored.get(p.input.product_number);
       return current === undefined || current.deleted_on !== null || current.content_hash !== p.record.content_hash;
     });
-    const owners = await assertBarcodesFree(trx, toWrite, requestNumbers);
+    const owners = await assertBarcodesFree(trx, ctx.dialect, toWrite, requestNumbers);
 
     // Derived columns only for the products that will be written; upsertByKey skips the
     // unchanged ones before looking at any column but the key and content_hash.
     const writing = new Set(toWrite);
-    const records = planned.map((p) => {
+    const records = planned.map((p): PlannedProduct['record'] => {
       if (!writing.has(p)) return p.record;
       const current = stored.get(p.input.product_number);
-      const oldPrice = current === undefined ? null : nextOldPrice(current.price, current.old_price, p.record.price);
-      return { ...p.record, old_price: oldPrice, read_document: readDocument(p.record) };
+      const record: WrittenRecord = p.record;
+      record.old_price = current === undefined ? null : nextOldPrice(current.price, current.old_price, p.record.price);
+      record.read_document = readDocument(p.record);
+      return record;
     });
     const result = await upsertByKey(trx, ctx.dialect, { table: 'products', keyColumn: 'product_number', records, actor, now, flush });
 

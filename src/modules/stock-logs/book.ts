@@ -7,6 +7,7 @@ import { ensureStoreProducts } from '../store-products/repository.js';
 import { applyPostings, type Posting } from './ledger.js';
 import type { StockTouch } from './store-product-stamps.js';
 import type { BookingProductRow } from '../products/rows.js';
+import { valuesOf } from '../../shared/column-access.js';
 
 /**
  * Booking: turns resolved entry drafts into stock_logs rows and, unless they wait for
@@ -152,7 +153,7 @@ export async function bookEntries(
 
   const rows = drafts.map((draft) => logRow(store, draft, actor, now));
   const columns = Object.keys(rows[0]!) as Array<keyof Insertable<StockLogTable>>;
-  const ids = await insertManyReturningIds(trx, dialect, 'stock_logs', columns, rows.map((row) => columns.map((c) => row[c] ?? null)));
+  const ids = await insertManyReturningIds(trx, dialect, 'stock_logs', columns, rows.map(valuesOf(columns)));
 
   const postings: Posting[] = [];
   drafts.forEach((draft, index) => {
