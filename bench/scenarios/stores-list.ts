@@ -8,10 +8,14 @@ import { cannedBytesSession } from '../lib/throughput.js';
 
 const STORES = 1_000;
 const PATH = `${API}/stores`;
-// Ten full stores (~24 KiB): a page of 100 full stores is ~237 KiB, which the load generator
-// moves no faster than either server can answer it, so that ratio measured autocannon instead.
-const QUERY = '?page_size=10';
-const NAME = 'stores.list.page10';
+// Two full stores (~5.4 KiB). Larger pages measured the load generator instead of the service:
+// 100 stores (~237 KiB), then 10 (~24 KiB) once a cached answer cost the service no more than
+// the bytes (service 17,640 vs bare 17,170 req/s, both held by autocannon on the other core;
+// sanity rule 3 refused the run). At this size the bare route answers ~40,000–50,000 req/s, so
+// what is left between the two is the service's own cost per request, which the target is about.
+const PAGE_SIZE = 2;
+const QUERY = `?page_size=${PAGE_SIZE}`;
+const NAME = `stores.list.page${PAGE_SIZE}`;
 
 /** Issue 3 (a): reading a page of stores should cost at most twice serving its bytes. */
 export const storesList: Scenario = {
@@ -35,7 +39,7 @@ export const storesList: Scenario = {
         routePath: PATH,
         query: QUERY,
         check: (page) => {
-          if (page.json<{ list: unknown[] }>().list.length !== 10) throw new Error('the seeded page does not hold 10 stores');
+          if (page.json<{ list: unknown[] }>().list.length !== PAGE_SIZE) throw new Error(`the seeded page does not hold ${PAGE_SIZE} stores`);
         },
       });
     }),
