@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,6 +60,18 @@ describe('SQLite change token', () => {
     expect(token()).not.toBe(before);
   });
 
+  it('changes with a commit of another process, read from the WAL-index header rather than asked of SQLite', () => {
+    const before = token();
+    // The fast path: the stamp is the -shm file's header, not data_version (`v…`).
+    expect(before.startsWith('v')).toBe(false);
+    const script = `const D = require('better-sqlite3'); const d = new D(${JSON.stringify(join(dir, 'db.sqlite'))}); d.prepare("update probe set label = 'other process' where id = 1").run(); d.close();`;
+    const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    expect(token()).not.toBe(before);
+    const unchanged = token();
+    expect(token()).toBe(unchanged);
+  });
+
   it('is undefined inside a transaction, and changes when one rolls back', async () => {
     const before = token();
     await expect(
@@ -70,7 +83,24 @@ describe('SQLite change token', () => {
     ).rejects.toThrow('roll back');
     expect(token()).not.toBe(before);
     const rows = await sql<{ label: string }>`select label from probe where id = 1`.execute(handle.db);
-    expect(rows.rows[0]?.label).toBe('from elsewhere');
+    expect(rows.rows[0]?.label).toBe('other process');
+  });
+});
+
+describe('SQLite change token without a WAL-index header (in-memory database)', () => {
+  it('asks SQLite instead, and still changes with every write and only then', async () => {
+    const memory = openSqlite('sqlite::memory:', 'NORMAL');
+    try {
+      await sql`create table probe (id integer primary key)`.execute(memory.db);
+      const before = memory.changeToken();
+      expect(before?.startsWith('v')).toBe(true);
+      await sql`select count(*) from probe`.execute(memory.db);
+      expect(memory.changeToken()).toBe(before);
+      await sql`insert into probe (id) values (1)`.execute(memory.db);
+      expect(memory.changeToken()).not.toBe(before);
+    } finally {
+      await memory.close();
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import type { SqliteSynchronous } from '../../config.js';
 import type { Database } from '../schema.js';
 import { registerDirectReader } from '../compiled.js';
 import { escapeLike } from './like.js';
+import { commitStamp } from './sqlite-commit-stamp.js';
 import { objectRowReader } from './sqlite-rows.js';
 import { valuesInsertStatements } from '../values-insert.js';
 import type { DbErrorKind, DbHandle, Dialect } from './types.js';
@@ -158,11 +159,11 @@ export function openSqlite(url: string, synchronous: SqliteSynchronous): DbHandl
     typeof value === 'string' ? value.toLowerCase() : value,
   );
   // Bumped before every statement of this connection that may change data or end a
-  // transaction (a rollback undoes what reads inside it saw): with SQLite's data_version,
-  // which moves with every commit of any *other* connection, it makes the change token.
+  // transaction (a rollback undoes what reads inside it saw): with the commit stamp, which
+  // moves with every commit of any *other* connection, it makes the change token.
   let ownChanges = 0;
   const statements = withStatementCache(database, () => void ownChanges++);
-  const dataVersion = database.prepare('pragma data_version').pluck();
+  const commits = commitStamp(database, file);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }) });
   // better-sqlite3 runs a statement synchronously, so a read outside any transaction is the
   // same statement Kysely would run, minus its connection hand-over (a few awaits). While a
@@ -188,8 +189,9 @@ export function openSqlite(url: string, synchronous: SqliteSynchronous): DbHandl
     },
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     // Inside a transaction its own uncommitted writes are visible on the connection: no token.
-    changeToken: () => (database.inTransaction || !database.open ? undefined : `${dataVersion.get() as number}.${ownChanges}`),
+    changeToken: () => (database.inTransaction || !database.open ? undefined : `${commits.read()}\u0000${ownChanges}`),
     async close() {
+      commits.close();
       await db.destroy();
     },
   };
