@@ -41,7 +41,7 @@ function parentsByPid(): Map<number, number> {
 
 /**
  * The process that serves, among `pid`'s descendants: `npm start` runs
- * `exec tsx src/server.ts`, and tsx starts the server as a child of its own. Of that
+ * `exec tsx --min-semi-space-size=16 src/server.ts`, and tsx starts the server as a child of its own. Of that
  * chain (npm, tsx, server) the server is the one holding the app: the largest resident set.
  */
 export function servingDescendant(pid: number): number {

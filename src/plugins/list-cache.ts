@@ -18,6 +18,8 @@ interface Entry {
   /** The response split around server_time, the only part that changes between hits. */
   head: Buffer;
   tail: Buffer | undefined;
+  /** The last answer made from head and tail, and the millisecond its server_time names. */
+  rendered?: { at: number; body: Buffer };
 }
 
 function entryOf(label: Pick<Entry, 'version' | 'changeToken' | 'validUntil'>, payload: string): Entry {
@@ -27,8 +29,19 @@ function entryOf(label: Pick<Entry, 'version' | 'changeToken' | 'validUntil'>, p
   return { ...label, head: Buffer.from(payload.slice(0, valueAt)), tail: Buffer.from(payload.slice(valueAt + ISO_LENGTH)) };
 }
 
+/**
+ * The answer stamped with the current millisecond. Hits within one millisecond share one
+ * Buffer — the same bytes a fresh answer would carry. Joining a new one per hit allocated an
+ * ArrayBuffer outside V8's heap for every answer over 4 KiB; at ~20,000 hits a second that
+ * external memory pushed V8 into frequent full collections (p99 5 ms instead of 1).
+ */
 function render(entry: Entry): Buffer {
-  return entry.tail === undefined ? entry.head : Buffer.concat([entry.head, Buffer.from(new Date().toISOString()), entry.tail]);
+  if (entry.tail === undefined) return entry.head;
+  const now = Date.now();
+  if (entry.rendered?.at !== now) {
+    entry.rendered = { at: now, body: Buffer.concat([entry.head, Buffer.from(new Date(now).toISOString()), entry.tail]) };
+  }
+  return entry.rendered.body;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { FastifyInstance } from 'fastify';
 import { API, ADMIN_TOKEN } from '../helpers/build.js';
@@ -35,6 +35,24 @@ for (const dialect of DIALECTS) {
       const second = (await get(a, `${API}/stores?page_size=10`)).json();
       expect(second.server_time).not.toBe(first.server_time);
       expect({ ...second, server_time: null }).toEqual({ ...first, server_time: null });
+    });
+
+    it('stamps each hit with the millisecond it is answered in, hits of one millisecond alike', async () => {
+      const url = `${API}/stores?page_size=10`;
+      await get(a, url); // kept
+      const at = Date.parse('2026-11-25T10:00:00.000Z');
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(at);
+        const first = await get(a, url);
+        const second = await get(a, url);
+        expect(first.json().server_time).toBe('2026-11-25T10:00:00.000Z');
+        expect(second.body).toBe(first.body);
+        vi.setSystemTime(at + 1);
+        expect((await get(a, url)).json().server_time).toBe('2026-11-25T10:00:00.001Z');
+      } finally {
+        vi.useRealTimers();
+      }
     });
 
     it('a change through another process is seen on the next request', async () => {
