@@ -44,6 +44,10 @@ function usePreparedStatements(client: pg.PoolClient): void {
 /** What a double-quoted array element must escape with a backslash. */
 const QUOTED_IN_ARRAY = /[\\"]/g;
 
+/** Text as a double-quoted element. Most text holds neither character: two native scans, and the regex only when needed. */
+const quotedElement = (text: string) =>
+  text.indexOf('"') === -1 && text.indexOf('\\') === -1 ? `"${text}"` : `"${text.replace(QUOTED_IN_ARRAY, '\\$&')}"`;
+
 /**
  * A one-dimensional array parameter as PostgreSQL's array literal text. pg builds the same
  * text element by element through its generic value preparation, which was ~11 ms of a
@@ -57,7 +61,7 @@ function arrayLiteral(values: readonly unknown[]): string | readonly unknown[] {
     const value = values[i];
     if (value === null || value === undefined) parts[i] = 'NULL';
     else if (typeof value === 'number') parts[i] = Number.isFinite(value) ? String(value) : `"${value}"`;
-    else if (typeof value === 'string') parts[i] = `"${value.replace(QUOTED_IN_ARRAY, '\\$&')}"`;
+    else if (typeof value === 'string') parts[i] = quotedElement(value);
     else if (typeof value === 'boolean') parts[i] = value ? 't' : 'f';
     else return values;
   }
