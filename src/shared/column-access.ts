@@ -20,18 +20,20 @@ export type ValuesOf = (record: object) => unknown[];
 export type ObjectOf = (values: readonly unknown[]) => Row;
 
 const UNSAFE_NAME = '__proto__';
-/** By list identity first (a module's constant list: one probe), then by content (a list rebuilt per call). */
-const byList = new WeakMap<readonly string[], ValuesOf>();
-const byNames = new Map<string, ValuesOf>();
+const readers = new Map<string, ValuesOf>();
 
-/** The values reader of a column list, generated on first use and kept (column lists are few and fixed). */
+/**
+ * The values reader of a column list, generated on first use and kept by the names (column
+ * lists are few and fixed). A caller converting record after record keeps the reader, e.g.
+ * in a module constant, rather than asking for it per record.
+ */
 export function valuesOf(columns: readonly string[]): ValuesOf {
-  let read = byList.get(columns);
-  if (read !== undefined) return read;
   const names = JSON.stringify(columns);
-  read = byNames.get(names) ?? generateValuesOf([...columns]);
-  byNames.set(names, read);
-  byList.set(columns, read);
+  let read = readers.get(names);
+  if (read === undefined) {
+    read = generateValuesOf([...columns]);
+    readers.set(names, read);
+  }
   return read;
 }
 

@@ -38,6 +38,9 @@ export const LINE_COLUMNS = [
   'line_number', 'product_id', 'product_number', 'quantity', 'price', 'stock_pool', 'delivery_at', 'barcode', 'description',
   'preferred_location_code', 'reference',
 ] as const;
+
+/** A line's values in LINE_COLUMNS order, null where absent (its signature and its insert row). */
+export const lineValues = valuesOf(LINE_COLUMNS);
 export type LineRecord = { [C in (typeof LINE_COLUMNS)[number]]: OrderLineRow[C] };
 
 export function lineRecord(input: OrderLineInput, product: { id: number; product_number: string }): LineRecord {
@@ -57,7 +60,7 @@ export function lineRecord(input: OrderLineInput, product: { id: number; product
 }
 
 export function lineSignature(line: LineRecord | OrderLineRow): string {
-  return JSON.stringify(valuesOf(LINE_COLUMNS)(line));
+  return JSON.stringify(lineValues(line));
 }
 
 function toStoreLocation(row: StoreLocationRow) {

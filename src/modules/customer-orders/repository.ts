@@ -5,10 +5,9 @@ import { insertMany } from '../../db/insert-many.js';
 import { pageOf, type PageSlice } from '../../db/page.js';
 import type { CustomerOrderLineTable, CustomerOrderTable, Database } from '../../db/schema.js';
 import { POOL_COUNT } from '../../domain/stock-rules.js';
-import { LINE_COLUMNS, type LineRecord, type OrderHeader } from './mapping.js';
+import { LINE_COLUMNS, lineValues, type LineRecord, type OrderHeader } from './mapping.js';
 import { STATUS } from './schema.js';
 import type { OrderLineReadRow, OrderLineRow, OrderReadRow, OrderRow, StoreLocationRow } from './rows.js';
-import { valuesOf } from '../../shared/column-access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 const KEYS_PER_QUERY = 2_000;
@@ -80,7 +79,6 @@ const LINE_INSERT_COLUMNS = ['order_id', 'store_id', 'picked_quantity', ...LINE_
 /** New lines start with nothing picked. */
 export async function insertLines(trx: Transaction<Database>, dialect: Dialect, batches: readonly NewLines[]): Promise<void> {
   const rows: unknown[][] = [];
-  const lineValues = valuesOf(LINE_COLUMNS);
   for (const batch of batches) {
     for (const line of batch.lines) rows.push([batch.orderId, batch.storeId, 0, ...lineValues(line)]);
   }

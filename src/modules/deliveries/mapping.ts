@@ -57,9 +57,12 @@ export const LINE_COLUMNS = [
   'product_description', 'reference', 'secondary_order_number',
 ] as const satisfies ReadonlyArray<keyof LineRecord>;
 
+/** A line's values in LINE_COLUMNS order, null where absent (its signature and its insert row). */
+export const lineValues = valuesOf(LINE_COLUMNS);
+
 /** Equal for a stored line and a sent one exactly when the import would not change it. */
 export function lineSignature(line: LineRecord | DeliveryLineRow): string {
-  return JSON.stringify(valuesOf(LINE_COLUMNS)(line));
+  return JSON.stringify(lineValues(line));
 }
 
 /**

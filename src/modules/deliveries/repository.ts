@@ -4,10 +4,9 @@ import { columnIn, inListChunks } from '../../db/in-list.js';
 import { insertMany } from '../../db/insert-many.js';
 import { pageOf, type PageSlice } from '../../db/page.js';
 import type { Database, DeliveryOrderLineTable, DeliveryOrderTable } from '../../db/schema.js';
-import { LINE_COLUMNS, type DeliveryHeader, type LineRecord } from './mapping.js';
+import { LINE_COLUMNS, lineValues, type DeliveryHeader, type LineRecord } from './mapping.js';
 import type { DeliveryLineReadRow, DeliveryLineRow, DeliveryReadRow, DeliveryRow } from './rows.js';
 import type { DeliveryStatus } from './schema.js';
-import { valuesOf } from '../../shared/column-access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -93,7 +92,6 @@ const LINE_INSERT_COLUMNS = ['delivery_id', 'store_id', 'received_quantity', ...
 /** Values straight into statement rows: a 20,000-line import builds no intermediate objects. */
 export async function insertLines(trx: Transaction<Database>, dialect: Dialect, batches: readonly NewLines[]): Promise<void> {
   const rows: unknown[][] = [];
-  const lineValues = valuesOf(LINE_COLUMNS);
   for (const batch of batches) {
     for (const line of batch.lines) rows.push([batch.deliveryId, batch.storeId, 0, ...lineValues(line)]);
   }

@@ -124,9 +124,11 @@ export const PRODUCT_RECORD_COLUMNS = Object.keys(
   toProductRecord({ product_number: '', product_name: '', carrier_item_quantity: 0, is_counted: false, price_compare_multiplier: 0 }),
 ) as Array<keyof ProductRecord>;
 
+const hashedValues = valuesOf(PRODUCT_RECORD_COLUMNS);
+
 /** content_hash of a record or of a stored row (PRODUCT §3: identical re-send changes nothing). */
 export function productHash(columns: ProductRecord | ProductRow): string {
-  return contentHash(valuesOf(PRODUCT_RECORD_COLUMNS)(columns));
+  return contentHash(hashedValues(columns));
 }
 
 export function parseFreeFields(row: Pick<ProductRow, 'free_fields'>): FreeFieldTriple[] {

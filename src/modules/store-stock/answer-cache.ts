@@ -18,9 +18,10 @@ const DEFAULT_MAX_HELD = 32 * 1024 * 1024;
  * The same answers are also kept by path ("path\0<store>\0<product or barcode>\0<flags>"),
  * fingerprinted with the database's change token (DbHandle.changeToken, SQLite only): while
  * nothing at all was committed, a request is answered without resolving its path — the
- * statement that does so was most of what remained of this read's cost. Beyond `capacity` answers or about `maxHeld` bytes,
- * the answer stored longest ago goes first (a hit does not reorder: that would cost every
- * hit a map rewrite).
+ * statement that does so was most of what remained of this read's cost.
+ *
+ * Beyond `capacity` answers or about `maxHeld` bytes, the answer stored longest ago goes
+ * first (a hit does not reorder: that would cost every hit a map rewrite).
  */
 export class StockAnswerCache {
   private readonly entries = new Map<string, { fingerprint: string; body: string }>();
