@@ -15,6 +15,7 @@ import * as storeProductMembershipVersion from './2026-11-25T0015_store_product_
 import * as stockLogPartialIndexes from './2026-11-25T0016_stock_log_partial_indexes.js';
 import * as stockVersionByEngine from './2026-11-26T0017_stock_version_by_engine.js';
 import * as balanceLocationIndex from './2026-11-26T0018_balance_location_index.js';
+import * as stockModifiedHot from './2026-11-27T0019_stock_modified_hot.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-25T0016_stock_log_partial_indexes': stockLogPartialIndexes,
   '2026-11-26T0017_stock_version_by_engine': stockVersionByEngine,
   '2026-11-26T0018_balance_location_index': balanceLocationIndex,
+  '2026-11-27T0019_stock_modified_hot': stockModifiedHot,
 };
 
 export const migrationProvider: MigrationProvider = {
