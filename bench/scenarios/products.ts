@@ -153,7 +153,7 @@ export const productsList: Scenario = {
   baselineLabel: 'bare fastify, same bytes',
   baselineKind: 'canned-bytes',
   defaultRuns: 3,
-  target: { ratio: 0.4, comparison: '>=', description: 'service throughput ≥ 0.4 × a bare Fastify route serving the same JSON bytes' },
+  target: { ratio: 0.5, comparison: '>=', description: 'service throughput ≥ 0.5 × a bare Fastify route serving the same JSON bytes (issue 15; 0.4 before)' },
 
   prepare: () =>
     new Resources().preparing(async (resources) => {
