@@ -6,7 +6,7 @@ import { sql, type Kysely } from 'kysely';
 // PostgreSQL only. Every stock booking stamps `stock_modified_at` on each store product it
 // touches (stock-logs/store-product-stamps.ts). With that column indexed (store_id,
 // stock_modified_at) no stamp could be a HOT update, so each wrote a new entry into all
-// five indexes of store_products: ~9 of the ~80 ms of database time of a 1,000-entry post,
+// six indexes of store_products: ~9 of the ~80 ms of database time of a 1,000-entry post,
 // and ~12 % of the entries/s of 8 concurrent writers (issue 15, bench stock.spread.pg).
 // Without the index the stamp is HOT wherever its page has room; fillfactor 85 keeps that
 // room on pages filled from now on. The one read that used the index, the
