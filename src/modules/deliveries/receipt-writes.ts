@@ -109,6 +109,8 @@ const RECEIPT_LINE_COLUMNS = [
   'created_on', 'updated_on',
 ] as const satisfies ReadonlyArray<keyof Insertable<ReceiptLineTable>>;
 
+const receiptLineValues = valuesOf(RECEIPT_LINE_COLUMNS);
+
 export async function insertReceiptLines(trx: Transaction<Database>, dialect: Dialect, rows: ReadonlyArray<Insertable<ReceiptLineTable>>): Promise<void> {
-  await insertMany(trx, dialect, 'receipt_lines', RECEIPT_LINE_COLUMNS, rows.map(valuesOf(RECEIPT_LINE_COLUMNS)));
+  await insertMany(trx, dialect, 'receipt_lines', RECEIPT_LINE_COLUMNS, rows.map((row) => receiptLineValues(row)));
 }

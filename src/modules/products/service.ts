@@ -96,17 +96,15 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
     });
     const owners = await assertBarcodesFree(trx, ctx.dialect, toWrite, requestNumbers);
 
-    // Derived columns only for the products that will be written; upsertByKey skips the
-    // unchanged ones before looking at any column but the key and content_hash.
-    const writing = new Set(toWrite);
-    const records = planned.map((p): PlannedProduct['record'] => {
-      if (!writing.has(p)) return p.record;
+    // Derived columns, completed in place, only for the products that will be written;
+    // upsertByKey skips the unchanged ones before looking at any column but the key and content_hash.
+    for (const p of toWrite) {
       const current = stored.get(p.input.product_number);
       const record: WrittenRecord = p.record;
       record.old_price = current === undefined ? null : nextOldPrice(current.price, current.old_price, p.record.price);
       record.read_document = readDocument(p.record);
-      return record;
-    });
+    }
+    const records = planned.map((p) => p.record);
     const result = await upsertByKey(trx, ctx.dialect, { table: 'products', keyColumn: 'product_number', records, actor, now, flush });
 
     const barcodeRows: ProductBarcodeTable[] = toWrite.flatMap((p) => {
