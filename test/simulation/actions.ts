@@ -1,0 +1,153 @@
+import fc from 'fast-check';
+import { LOCATIONS, PRODUCTS, STORES, TOKENS, UNKNOWN_LOCATION, UNKNOWN_STORE, type LocationCode, type ReasonKind, type TokenName } from './chain.js';
+
+/**
+ * The operations of a simulated sequence (issue 26) and their generators. An action says what
+ * a client does in the chain's own terms (indexes into what exists, kinds of time); the step
+ * planner (steps.ts) turns it into a request and the model's prediction. Hostile but plausible
+ * moves are part of the generators: other stores named in bodies, times in the past, the future
+ * and out of range, extreme quantities, deletes in the middle of flows, revoked tokens, re-sends
+ * with the same key in another spelling.
+ */
+
+/** When an event happened, relative to the server's clock at the request. */
+export type TimeKind =
+  | { kind: 'past'; minutes: number; ms: number }
+  | { kind: 'now' }
+  | { kind: 'soon'; seconds: number }
+  | { kind: 'future'; minutes: number }
+  | { kind: 'far' }
+  | { kind: 'year10000' }
+  | { kind: 'year0' };
+
+export type QuantityKind = { kind: 'small'; value: number } | { kind: 'extreme'; sign: 1 | -1 } | { kind: 'tiny' };
+
+export interface EntryArg {
+  product: number; // index into PRODUCTS, PRODUCTS.length = an unknown product
+  location: LocationCode | typeof UNKNOWN_LOCATION | undefined;
+  pool: number | undefined;
+  reason: ReasonKind | undefined;
+  quantity: QuantityKind;
+  time: TimeKind;
+}
+
+export type StorePick = (typeof STORES)[number] | typeof UNKNOWN_STORE;
+
+export type Action =
+  | { kind: 'log'; who: TokenName; store: StorePick; entries: EntryArg[]; count: boolean; key: boolean; userSpelling: number }
+  | { kind: 'move'; who: TokenName; store: StorePick; product: number; from: LocationCode | null; fromPool: number | undefined; to: LocationCode | null; toPool: number | undefined; quantity: number; overage: boolean; key: boolean }
+  | { kind: 'review'; who: TokenName; pending: number; approve: boolean }
+  | { kind: 'deliveryCreate'; who: TokenName; store: StorePick; origin: 'none' | 'other' | 'self' | 'outside'; originIndex: number; lines: Array<{ product: number; quantity: number; pool: number }>; key: boolean }
+  | { kind: 'deliveryResend'; who: TokenName; delivery: number; variant: 'identical' | 'reorigin'; originIndex: number }
+  | { kind: 'receive'; who: TokenName; delivery: number; lines: Array<{ line: number; quantity: number }>; submit: boolean; key: boolean }
+  | { kind: 'orderCreate'; who: TokenName; store: StorePick; lines: Array<{ product: number; quantity: number }>; key: boolean }
+  | { kind: 'pick'; who: TokenName; order: number; line: number; total: number; location: LocationCode | null | 'best' }
+  | { kind: 'clear'; who: TokenName; order: number; otherStore: boolean }
+  | { kind: 'reject'; who: TokenName; order: number }
+  | { kind: 'externalCount'; who: TokenName; store: StorePick; time: TimeKind; lines: Array<{ product: number; unit: boolean; quantity: number }> }
+  | { kind: 'deleteProduct'; product: number }
+  | { kind: 'restoreProduct'; product: number }
+  | { kind: 'revoke'; who: TokenName }
+  | { kind: 'resend'; spelling: number }
+  | { kind: 'read'; who: TokenName; store: number; product: number };
+
+const weighted = <T>(...pairs: Array<[number, fc.Arbitrary<T>]>) => fc.oneof(...pairs.map(([weight, arbitrary]) => ({ weight, arbitrary })));
+
+/** Mostly the tokens that may write everywhere; store and read tokens often enough to meet their limits. */
+const whoArb: fc.Arbitrary<TokenName> = fc.constantFrom<TokenName>('admin', 'integration', 'integration', 'storeS1', 'storeS1', 'storeS1S2', 'storeS1S2', 'read');
+const storeArb: fc.Arbitrary<StorePick> = weighted<StorePick>([30, fc.constantFrom('S1', 'S1', 'S2', 'W1')], [1, fc.constant(UNKNOWN_STORE)]);
+const productArb = weighted([30, fc.nat({ max: PRODUCTS.length - 1 })], [1, fc.constant(PRODUCTS.length)]);
+const locationArb = weighted<LocationCode | typeof UNKNOWN_LOCATION | undefined>([30, fc.constantFrom<LocationCode | undefined>(...LOCATIONS, undefined)], [1, fc.constant(UNKNOWN_LOCATION)]);
+const knownLocationArb = fc.constantFrom<LocationCode | null>('A', 'B', null);
+
+export const timeArb: fc.Arbitrary<TimeKind> = weighted<TimeKind>(
+  [20, fc.record({ kind: fc.constant('past' as const), minutes: fc.integer({ min: 1, max: 3000 }), ms: fc.nat({ max: 59_999 }) })],
+  [12, fc.constant({ kind: 'now' as const })],
+  [2, fc.record({ kind: fc.constant('soon' as const), seconds: fc.integer({ min: 30, max: 240 }) })],
+  [2, fc.record({ kind: fc.constant('future' as const), minutes: fc.integer({ min: 6, max: 60 * 24 * 400 }) })],
+  [1, fc.constant({ kind: 'far' as const })],
+  [1, fc.constantFrom({ kind: 'year10000' as const }, { kind: 'year0' as const })],
+);
+
+const quantityArb: fc.Arbitrary<QuantityKind> = weighted<QuantityKind>(
+  [30, fc.oneof(fc.integer({ min: -4, max: 12 }), fc.integer({ min: -4000, max: 12_000 }).map((m) => m / 1000)).map((value) => ({ kind: 'small' as const, value }))],
+  [2, fc.record({ kind: fc.constant('extreme' as const), sign: fc.constantFrom<1 | -1>(1, 1, -1) })],
+  [1, fc.constant({ kind: 'tiny' as const })],
+);
+
+const reasonArb = weighted<ReasonKind | undefined>(
+  [12, fc.constant(undefined)],
+  [3, fc.constantFrom<ReasonKind>('plain', 'loss', 'gain')],
+  [2, fc.constant<ReasonKind>('review')],
+  [1, fc.constant<ReasonKind>('unknown')],
+);
+
+const entryArb: fc.Arbitrary<EntryArg> = fc.record({
+  product: productArb,
+  location: locationArb,
+  pool: weighted<number | undefined>([6, fc.constant(undefined)], [2, fc.constantFrom(1, 2, 3)]),
+  reason: reasonArb,
+  quantity: quantityArb,
+  time: timeArb,
+});
+
+const keyArb = fc.boolean();
+
+export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
+  [14, fc.record({ kind: fc.constant('log' as const), who: whoArb, store: storeArb, entries: fc.array(entryArb, { minLength: 1, maxLength: 3 }), count: fc.constant(false), key: keyArb, userSpelling: fc.nat({ max: 2 }) })],
+  [5, fc.record({ kind: fc.constant('log' as const), who: whoArb, store: storeArb, entries: fc.array(entryArb, { minLength: 1, maxLength: 2 }), count: fc.constant(true), key: keyArb, userSpelling: fc.nat({ max: 2 }) })],
+  [
+    5,
+    fc.record({
+      kind: fc.constant('move' as const), who: whoArb, store: storeArb, product: productArb,
+      from: knownLocationArb, fromPool: fc.option(fc.constantFrom(1, 2), { nil: undefined }),
+      to: knownLocationArb, toPool: fc.option(fc.constantFrom(1, 2), { nil: undefined }),
+      quantity: fc.integer({ min: 1, max: 8 }), overage: fc.boolean(), key: keyArb,
+    }),
+  ],
+  [3, fc.record({ kind: fc.constant('review' as const), who: whoArb, pending: fc.nat({ max: 9 }), approve: fc.boolean() })],
+  [
+    4,
+    fc.record({
+      kind: fc.constant('deliveryCreate' as const), who: whoArb, store: storeArb,
+      origin: fc.constantFrom<'none' | 'other' | 'self' | 'outside'>('none', 'other', 'other', 'other', 'self', 'outside'), originIndex: fc.nat({ max: 2 }),
+      lines: fc.array(fc.record({ product: productArb, quantity: fc.integer({ min: 1, max: 10 }), pool: fc.constantFrom(1, 1, 2) }), { minLength: 1, maxLength: 2 }),
+      key: keyArb,
+    }),
+  ],
+  [2, fc.record({ kind: fc.constant('deliveryResend' as const), who: whoArb, delivery: fc.nat({ max: 9 }), variant: fc.constantFrom<'identical' | 'reorigin'>('identical', 'identical', 'reorigin'), originIndex: fc.nat({ max: 2 }) })],
+  [
+    6,
+    fc.record({
+      kind: fc.constant('receive' as const), who: whoArb, delivery: fc.nat({ max: 9 }),
+      lines: fc.array(fc.record({ line: fc.nat({ max: 1 }), quantity: weighted([8, fc.integer({ min: 1, max: 10 })], [1, fc.integer({ min: -6, max: -1 })]) }), { minLength: 0, maxLength: 2 }),
+      submit: weighted([4, fc.constant(false)], [1, fc.constant(true)]), key: keyArb,
+    }),
+  ],
+  [4, fc.record({ kind: fc.constant('orderCreate' as const), who: whoArb, store: storeArb, lines: fc.array(fc.record({ product: productArb, quantity: fc.integer({ min: 1, max: 5 }) }), { minLength: 1, maxLength: 2 }), key: keyArb })],
+  [8, fc.record({ kind: fc.constant('pick' as const), who: whoArb, order: fc.nat({ max: 9 }), line: fc.nat({ max: 1 }), total: fc.integer({ min: 0, max: 6 }), location: fc.constantFrom<LocationCode | null | 'best'>('best', 'best', 'A', 'B', null) })],
+  [3, fc.record({ kind: fc.constant('clear' as const), who: whoArb, order: fc.nat({ max: 9 }), otherStore: weighted([8, fc.constant(false)], [1, fc.constant(true)]) })],
+  [2, fc.record({ kind: fc.constant('reject' as const), who: whoArb, order: fc.nat({ max: 9 }) })],
+  [
+    3,
+    fc.record({
+      kind: fc.constant('externalCount' as const), who: whoArb, store: storeArb, time: timeArb,
+      lines: fc.array(fc.record({ product: productArb, unit: weighted([5, fc.constant(false)], [1, fc.constant(true)]), quantity: fc.integer({ min: 0, max: 20 }) }), { minLength: 1, maxLength: 3 }),
+    }),
+  ],
+  [1, fc.record({ kind: fc.constant('deleteProduct' as const), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
+  [1, fc.record({ kind: fc.constant('restoreProduct' as const), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
+  [3, fc.record({ kind: fc.constant('resend' as const), spelling: fc.nat({ max: 3 }) })],
+  [3, fc.record({ kind: fc.constant('read' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
+);
+
+/** Rare: a token revoked in the middle of a sequence (costs a second: the credential cache). */
+export const revokeArb: fc.Arbitrary<Action> = fc.record({ kind: fc.constant('revoke' as const), who: fc.constantFrom<TokenName>('storeS1S2', 'read', 'integration') });
+
+/** A sequence: some stock and flows to start from, then anything. Steps shrink to nothing. */
+export function sequenceArb(minSteps: number, maxSteps: number): fc.Arbitrary<Action[]> {
+  const step = fc.option(weighted<Action>([60, actionArb], [1, revokeArb]), { nil: undefined, freq: 30 });
+  return fc.array(step, { minLength: minSteps, maxLength: maxSteps }).map((steps) => steps.filter((s): s is Action => s !== undefined));
+}
+
+export const ALL_TOKENS = TOKENS;

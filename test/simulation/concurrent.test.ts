@@ -1,0 +1,167 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import type { Config } from '../../src/config.js';
+import { verifyAll } from '../../src/verify.js';
+import { DIALECTS } from '../helpers/dialects.js';
+import { startServer, type ServerProcess } from '../helpers/server-process.js';
+import { actionArb, type Action } from './actions.js';
+import { PRODUCTS, type TokenName } from './chain.js';
+import { ChainModel } from './model.js';
+import { createSequenceTokens, setUpChain, type Answer } from './runner.js';
+import { API, planStep, type Plan, type SequenceContext } from './steps.js';
+
+// The whole-store simulation's concurrent variant (issue 26): two clients drive random
+// sequences at once against two server processes on one PostgreSQL schema, over shared
+// deliveries and customer orders (receiving the same lines, picking, clearing and rejecting
+// the same orders) and their own. The interleaving is not predictable, so the check is on
+// what must hold whatever it was: no answer is a 5xx; the chain's stock of each product is
+// what the accepted requests brought in minus what clearances handed over; every delivery
+// line received exactly what the accepted receipts say; `verify` is clean.
+
+const TOKEN = 'simulation-concurrent-admin-token';
+const STEPS = 70;
+const SHARED_DELIVERIES = 3;
+const SHARED_ORDERS = 4;
+
+/** Counts and external counts state levels: the order of two of them decides the result. */
+const concurrentActionArb = actionArb.filter(
+  (a) => !(a.kind === 'log' && a.count) && a.kind !== 'externalCount' && a.kind !== 'resend' && a.kind !== 'revoke',
+);
+
+function configFor(databaseUrl: string): Config {
+  return { port: 0, host: '127.0.0.1', databaseUrl, adminToken: TOKEN, logLevel: 'silent', rateLimitPerMinute: 0 };
+}
+
+/** The chain's total of each product in a model (what the accepted requests booked). */
+const totals = (model: ChainModel) => new Map(PRODUCTS.map((p) => [p, (['S1', 'S2', 'W1'] as const).reduce((sum, s) => sum + model.storeTotal(s, p), 0n)]));
+
+for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
+  describe('whole-store simulation, two processes at once (postgres)', () => {
+    let databaseUrl: string;
+    let servers: ServerProcess[] = [];
+    let observer: Awaited<ReturnType<typeof buildApp>>;
+    let tokens: Record<TokenName, string>;
+    const shared = new ChainModel();
+
+    beforeAll(async () => {
+      databaseUrl = await dialect.freshDatabaseUrl();
+      observer = await buildApp(configFor(databaseUrl));
+      tokens = await createSequenceTokens(observer, 'c');
+      const send = async (request: Plan['request']): Promise<Answer> => {
+        const response = await observer.inject({ method: request.method, url: request.url, headers: { authorization: `Bearer ${tokens[request.who]}` }, ...(request.body !== undefined ? { payload: request.body as object } : {}) });
+        return { status: response.statusCode, json: response.json(), raw: response.body, headers: response.headers };
+      };
+      await setUpChain(send, (message) => {
+        throw new Error(message);
+      });
+      // Shared flows both clients will contend for, and stock to pick and move.
+      const context: SequenceContext = { deliveries: 0, orders: 0, step: 0 };
+      const setup: Action[] = [
+        ...PRODUCTS.flatMap((_, product) =>
+          (['A', 'B'] as const).map((location): Action => ({
+            kind: 'log', who: 'admin', store: 'S1', count: false, key: false, userSpelling: 0,
+            entries: [{ product, location, pool: 1, reason: undefined, quantity: { kind: 'small', value: 40 }, time: { kind: 'past', minutes: 60, ms: product } }],
+          })),
+        ),
+        ...Array.from({ length: SHARED_DELIVERIES }, (_, i): Action => ({
+          kind: 'deliveryCreate', who: 'admin', store: 'S1', origin: i === 0 ? 'none' : 'other', originIndex: i, key: false,
+          lines: [{ product: i % PRODUCTS.length, quantity: 10, pool: 1 }, { product: (i + 1) % PRODUCTS.length, quantity: 10, pool: 1 }],
+        })),
+        ...Array.from({ length: SHARED_ORDERS }, (_, i): Action => ({
+          kind: 'orderCreate', who: 'admin', store: 'S1', key: false,
+          lines: [{ product: i % PRODUCTS.length, quantity: 5 }, { product: (i + 2) % PRODUCTS.length, quantity: 3 }],
+        })),
+      ];
+      for (const action of setup) {
+        const plan = planStep(shared, action, context)!;
+        const answer = await send(plan.request);
+        expect(answer.status, `${plan.label}: ${answer.raw}`).toBe(200);
+        plan.commit?.(shared, answer);
+      }
+      await observer.close();
+      servers = await Promise.all([startServer({ DATABASE_URL: databaseUrl }), startServer({ DATABASE_URL: databaseUrl })]);
+      observer = await buildApp(configFor(databaseUrl));
+    }, 120_000);
+
+    afterAll(async () => {
+      await observer?.close();
+      await Promise.all(servers.map((s) => s.stop()));
+      await dialect.cleanup();
+    });
+
+    it('two clients at once: no 5xx, stock is what the accepted requests did, receipts add up, verify holds', async () => {
+      const startTotals = totals(shared);
+      const flows = new Map(PRODUCTS.map((p) => [p as string, 0n]));
+      const received = new Map<string, bigint>();
+      const failures: string[] = [];
+
+      const client = async (index: number, actions: Action[]) => {
+        const server = servers[index]!;
+        const model = shared.clone();
+        // Each client numbers its own new deliveries and orders apart from the other's.
+        const context: SequenceContext = { deliveries: 100 * (index + 1), orders: 100 * (index + 1), step: 0 };
+        for (const action of actions) {
+          context.step++;
+          const plan = planStep(model, action, context);
+          if (!plan) continue;
+          const response = await fetch(`${server.baseUrl}${plan.request.url}`, {
+            method: plan.request.method,
+            headers: { authorization: `Bearer ${tokens[plan.request.who]}`, ...(plan.request.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+            body: plan.request.body === undefined ? undefined : JSON.stringify(plan.request.body),
+          });
+          const raw = await response.text();
+          if (response.status >= 500) failures.push(`client ${index} step ${context.step} ${plan.label}: ${response.status} ${raw.slice(0, 300)}`);
+          if (response.status === 409 && /at the same time/.test(raw)) failures.push(`client ${index} ${plan.label}: a lost race answered 409: ${raw.slice(0, 200)}`);
+          if (response.status >= 300) continue;
+          const answer = { status: response.status, json: JSON.parse(raw) as unknown };
+          if (action.kind === 'clear') {
+            // What a clearance hands over depends on the other client's picks: read back at the end.
+            const order = model.orders[action.order % model.orders.length]!;
+            model.orders.find((o) => o.number === order.number)!.status = 5;
+            continue;
+          }
+          const before = totals(model);
+          plan.commit?.(model, answer);
+          for (const [product, total] of totals(model)) flows.set(product, flows.get(product)! + total - before.get(product)!);
+          if (action.kind === 'receive') {
+            const number = plan.request.url.split('/deliveries/')[1]!.split('/')[0]!;
+            for (const line of (plan.request.body as { lines: Array<{ line_number: number; received_quantity: number }> }).lines) {
+              const key = `${number}#${line.line_number}`;
+              received.set(key, (received.get(key) ?? 0n) + BigInt(line.received_quantity) * 1000n);
+            }
+          }
+        }
+      };
+      const [first, second] = fc.sample(fc.array(concurrentActionArb, { minLength: STEPS, maxLength: STEPS }), 2);
+      await Promise.all([client(0, first!), client(1, second!)]);
+      expect(failures).toEqual([]);
+
+      // What clearances handed over: the picked quantities of collected orders, as listed.
+      const handedOver = new Map(PRODUCTS.map((p) => [p as string, 0n]));
+      for (const store of ['S1', 'S2', 'W1']) {
+        const page = await observer.inject({ method: 'GET', url: `${API}/stores/${store}/orders/customerorders?page_size=1000&status_id=5`, headers: { authorization: `Bearer ${TOKEN}` } });
+        expect(page.statusCode).toBe(200);
+        for (const order of page.json().list as Array<{ lines?: Array<{ product_number: string; picked_quantity: number }> }>) {
+          for (const line of order.lines ?? []) handedOver.set(line.product_number, handedOver.get(line.product_number)! + BigInt(Math.round(line.picked_quantity * 1000)));
+        }
+      }
+      const rows = await observer.ctx.db.selectFrom('stock_balances as b').innerJoin('products as p', 'p.id', 'b.product_id').select(['p.product_number', 'b.quantity']).execute();
+      const stored = new Map(PRODUCTS.map((p) => [p as string, 0n]));
+      for (const row of rows) stored.set(row.product_number, stored.get(row.product_number)! + BigInt(row.quantity as unknown as string));
+      for (const product of PRODUCTS) {
+        const expected = startTotals.get(product)! + flows.get(product)! - handedOver.get(product)!;
+        expect(`${product}: ${stored.get(product)}`).toBe(`${product}: ${expected}`);
+      }
+
+      const deliveries = await observer.inject({ method: 'GET', url: `${API}/orders/deliveries?page_size=1000`, headers: { authorization: `Bearer ${TOKEN}` } });
+      for (const delivery of deliveries.json().list as Array<{ order_number: string; order_lines?: Array<{ line_number: number; received_quantity: number }> }>) {
+        for (const line of delivery.order_lines ?? []) {
+          const key = `${delivery.order_number}#${line.line_number}`;
+          expect(`${key}: ${BigInt(Math.round(line.received_quantity * 1000))}`).toBe(`${key}: ${received.get(key) ?? 0n}`);
+        }
+      }
+      expect(await verifyAll(observer.ctx.handle)).toEqual([]);
+    }, 300_000);
+  });
+}

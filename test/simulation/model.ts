@@ -1,0 +1,177 @@
+import { DEFAULT_POOL, PRODUCTS, STORES, TOKEN_STORES, type LocationCode, type ProductNo, type StoreNo, type TokenName } from './chain.js';
+
+/**
+ * The reference model of the chain (issue 26): what the service must hold after any sequence
+ * of operations, computed the simplest way there is, so that it can be trusted.
+ *
+ * Stock is kept as the ledger's meaning, not its mechanics: every balance is a list of timed
+ * entries (deltas and counted levels), and its level is the replay of that list in
+ * (moment, arrival) order (docs/stock.md: a count is the level at its moment; entries with a
+ * later moment stay on top). Quantities are bigint thousandths, so the model's sums are exact
+ * whatever the service does with its own.
+ */
+
+/** The largest magnitude a stored sum may reach and stay exact (PRODUCT §3): 2^53 − 1 thousandths. */
+export const MAX_EXACT = 9_007_199_254_740_991n;
+
+export interface TimedEntry {
+  at: number;
+  seq: number;
+  count: boolean;
+  milli: bigint;
+}
+
+/** A balance key as `balancesOf`-like reads show it: store|product|location|pool|order ("-" for none). */
+export function balanceKey(store: string, product: string, location: string | null, pool: number, order: string | null): string {
+  return `${store}|${product}|${location ?? '-'}|${pool}|${order ?? '-'}`;
+}
+
+export interface PendingEntry {
+  id: number;
+  store: StoreNo;
+  key: string;
+  at: number;
+  milli: bigint;
+  state: 'pending' | 'approved' | 'rejected';
+}
+
+export interface DeliveryLine {
+  number: number;
+  product: ProductNo;
+  milli: bigint;
+  pool: number;
+  received: bigint;
+}
+export interface Delivery {
+  number: string;
+  store: StoreNo;
+  origin: string | null;
+  type: number;
+  status: 'open' | 'receiving' | 'received';
+  lines: DeliveryLine[];
+  /** The body last sent, re-sent as it is by a re-send. */
+  body: Record<string, unknown>;
+}
+
+export interface OrderLine {
+  number: number;
+  product: ProductNo;
+  milli: bigint;
+  pool: number;
+  picked: bigint;
+  lastLoc: LocationCode | null;
+}
+export interface CustomerOrder {
+  number: string;
+  store: StoreNo;
+  status: number;
+  lines: OrderLine[];
+  body: Record<string, unknown>;
+}
+
+export const isOpenOrder = (order: CustomerOrder) => order.status < 5;
+
+export class ChainModel {
+  /** Timed entries per balance key. */
+  balances = new Map<string, TimedEntry[]>();
+  pending: PendingEntry[] = [];
+  deliveries: Delivery[] = [];
+  orders: CustomerOrder[] = [];
+  deletedProducts = new Set<ProductNo>();
+  revokedTokens = new Set<TokenName>();
+  private seq = 0;
+
+  clone(): ChainModel {
+    const copy = new ChainModel();
+    for (const [key, entries] of this.balances) copy.balances.set(key, entries.map((e) => ({ ...e })));
+    copy.pending = this.pending.map((p) => ({ ...p }));
+    copy.deliveries = this.deliveries.map((d) => ({ ...d, lines: d.lines.map((l) => ({ ...l })) }));
+    copy.orders = this.orders.map((o) => ({ ...o, lines: o.lines.map((l) => ({ ...l })) }));
+    copy.deletedProducts = new Set(this.deletedProducts);
+    copy.revokedTokens = new Set(this.revokedTokens);
+    copy.seq = this.seq;
+    return copy;
+  }
+
+  // ------------------------------------------------------------------ stock
+
+  /** The level of a balance now: its entries replayed in (moment, arrival) order. */
+  level(key: string): bigint {
+    return this.levelAt(key, Number.POSITIVE_INFINITY);
+  }
+
+  /** The level at a moment: every entry at or before it (a count at `at` reads this). */
+  levelAt(key: string, at: number): bigint {
+    const entries = [...(this.balances.get(key) ?? [])].filter((e) => e.at <= at).sort((a, b) => a.at - b.at || a.seq - b.seq);
+    let level = 0n;
+    for (const entry of entries) level = entry.count ? entry.milli : level + entry.milli;
+    return level;
+  }
+
+  book(key: string, at: number, milli: bigint, count = false): void {
+    const entries = this.balances.get(key) ?? [];
+    entries.push({ at, seq: ++this.seq, count, milli });
+    this.balances.set(key, entries);
+  }
+
+  /** Free (not order-bound) stock at a location and pool. */
+  freeAt(store: string, product: string, location: string | null, pool: number): bigint {
+    return this.level(balanceKey(store, product, location, pool, null));
+  }
+
+  /** Every non-zero balance: key → thousandths. */
+  nonZeroBalances(): Map<string, bigint> {
+    const out = new Map<string, bigint>();
+    for (const key of this.balances.keys()) {
+      const level = this.level(key);
+      if (level !== 0n) out.set(key, level);
+    }
+    return out;
+  }
+
+  /** A product's stock in a store: every pool, location and order key. */
+  storeTotal(store: string, product: string): bigint {
+    let total = 0n;
+    for (const key of this.balances.keys()) if (key.startsWith(`${store}|${product}|`)) total += this.level(key);
+    return total;
+  }
+
+  /** Balances whose level left the exact range. */
+  outOfRange(keys: Iterable<string>): string[] {
+    return [...keys].filter((key) => {
+      const level = this.level(key);
+      return level > MAX_EXACT || level < -MAX_EXACT;
+    });
+  }
+
+  // ------------------------------------------------------------------ who may do what
+
+  /** null: admitted; else the status the route's guard answers (PRODUCT §4). */
+  routeRefusal(token: TokenName, write: boolean, pathStore?: string, masterWrite = false): 401 | 403 | null {
+    if (this.revokedTokens.has(token)) return 401;
+    if (token === 'admin') return null;
+    if (write && token === 'read') return 403;
+    const stores = TOKEN_STORES[token];
+    if (write && masterWrite && stores !== null) return 403;
+    if (pathStore !== undefined && stores !== null && !stores.includes(pathStore)) return 403;
+    return null;
+  }
+
+  /** A store named in a body or reached through stored data (PRODUCT §4). */
+  covers(token: TokenName, store: string): boolean {
+    const stores = TOKEN_STORES[token];
+    return stores === null || stores.includes(store);
+  }
+
+  isLiveProduct(product: string): product is ProductNo {
+    return (PRODUCTS as readonly string[]).includes(product) && !this.deletedProducts.has(product as ProductNo);
+  }
+
+  isStore(store: string): store is StoreNo {
+    return (STORES as readonly string[]).includes(store);
+  }
+
+  defaultPool(location: LocationCode | null): number {
+    return location === null ? 1 : DEFAULT_POOL[location];
+  }
+}
