@@ -3,6 +3,23 @@
  * offset. No zone, week dates, or impossible dates (Feb 30) are refused rather than
  * guessed. Stored as epoch milliseconds, emitted as `YYYY-MM-DDTHH:mm:ss.sssZ`.
  */
+
+/**
+ * The moments a date-time may name once converted to UTC (PRODUCT §3): 0001-01-01 …
+ * 9999-12-31, the years `YYYY-MM-DDTHH:mm:ss.sssZ` can show. Outside them JavaScript writes
+ * `-000001-…` or `+010000-…`, so a value there is refused where it is parsed — every
+ * date-time of every body and query goes through parseDateTime (the schemas' `date-time`
+ * format, then the services' requireDateTime).
+ */
+export const MIN_DATE_TIME_MS = -62_135_596_800_000; // 0001-01-01T00:00:00.000Z
+export const MAX_DATE_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * How far an event time may lie after the server's clock (PRODUCT §3 "no future events"):
+ * handheld clocks drift, so a few minutes ahead is taken as now-ish; more is refused.
+ */
+export const EVENT_TIME_TOLERANCE_MS = 5 * 60_000;
+
 const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?([Zz]|([+-])(\d{2}):?(\d{2}))$/;
 
@@ -26,7 +43,17 @@ export function parseDateTime(text: string): number | undefined {
     offsetMinutes = (offsetHours * 60 + offsetMins) * (m[9] === '-' ? -1 : 1);
   }
   const utc = utcMillis(year, month, day, hour, minute, second, millis) - offsetMinutes * 60_000;
-  return Number.isFinite(utc) ? utc : undefined;
+  // NaN fails both comparisons too.
+  return utc >= MIN_DATE_TIME_MS && utc <= MAX_DATE_TIME_MS ? utc : undefined;
+}
+
+/**
+ * Whether an event at `at` (epoch ms) lies further in the future than clock drift explains:
+ * more than EVENT_TIME_TOLERANCE_MS after `now`, the server's clock when the request is
+ * validated (PRODUCT §3). Used by the `eventTime` schema keyword (shared/validation.ts).
+ */
+export function isFutureEvent(at: number, now: number = Date.now()): boolean {
+  return at > now + EVENT_TIME_TOLERANCE_MS;
 }
 
 function utcMillis(year: number, month: number, day: number, hour: number, minute: number, second: number, millis: number): number {
@@ -52,8 +79,14 @@ export function isDateTime(text: string): boolean {
   return parseDateTime(text) !== undefined;
 }
 
+/**
+ * `YYYY-MM-DDTHH:mm:ss.sssZ`, always: a moment stored outside 0001–9999 (only possible for
+ * rows written before parsing refused such values) is shown as the nearest bound instead of
+ * `+010000-…`, and nothing read can make this throw.
+ */
 export function formatDateTime(epochMillis: number): string {
-  return new Date(epochMillis).toISOString();
+  if (epochMillis >= MIN_DATE_TIME_MS && epochMillis <= MAX_DATE_TIME_MS) return new Date(epochMillis).toISOString();
+  return new Date(epochMillis < MIN_DATE_TIME_MS ? MIN_DATE_TIME_MS : MAX_DATE_TIME_MS).toISOString();
 }
 
 export function formatOptionalDateTime(epochMillis: number | null | undefined): string | undefined {

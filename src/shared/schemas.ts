@@ -52,8 +52,32 @@ export const Money = (options: { minimum?: number; description?: string } = {}) 
 export const Num = (options: { minimum?: number; maximum?: number; description?: string } = {}) =>
   Type.Number({ minimum: -MAX_DECIMAL_MAGNITUDE, maximum: MAX_DECIMAL_MAGNITUDE, ...options });
 
+/**
+ * A date-time (PRODUCT §3): ISO 8601 with `Z` or an offset, within 0001-01-01 … 9999-12-31
+ * once in UTC — the strict `date-time` format (domain/datetime.ts parseDateTime) refuses the rest.
+ */
 export const DateTime = (options: StringOptions = {}) =>
   Type.String({ format: 'date-time', maxLength: 40, ...options });
+
+/** Marks a date-time that names the moment an event happened (see EventDateTime). */
+export const EVENT_TIME = 'eventTime';
+
+/**
+ * The moment an event happened (PRODUCT §3 "Date-times"): a stock entry's
+ * `modification_datetime` and `scanned_datetime`, a count's `CountingDateTime`. Besides being
+ * a date-time it may lie at most 5 minutes after the server's clock, judged when the request
+ * is validated (the `eventTime` keyword, shared/validation.ts): a future count would absorb
+ * every entry booked before its moment. Every event-time field is declared with this, so the
+ * rule has one place; which fields are event times: docs/decisions.md.
+ */
+export const EventDateTime = (options: StringOptions = {}) =>
+  Type.String({
+    format: 'date-time',
+    maxLength: 40,
+    ...options,
+    [EVENT_TIME]: true,
+    description: `${options.description ? `${options.description}. ` : ''}An event time: at most 5 minutes after the server's clock`,
+  });
 
 /** Stock pool numbers 1 to 10 (interface §1). */
 export const PoolNumber = (options: { description?: string; default?: number } = {}) =>

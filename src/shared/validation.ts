@@ -1,8 +1,8 @@
 import { Ajv, type ErrorObject, type KeywordDefinition, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import { decimalPlaces } from '../domain/decimal.js';
-import { isDateTime } from '../domain/datetime.js';
-import { INTEGER_AS_TEXT } from './schemas.js';
+import { EVENT_TIME_TOLERANCE_MS, formatDateTime, isDateTime, isFutureEvent, parseDateTime } from '../domain/datetime.js';
+import { EVENT_TIME, INTEGER_AS_TEXT } from './schemas.js';
 
 /** `maxDecimals: n` — a number with more decimals than the field's scale is refused (PRODUCT §3). */
 const maxDecimalsKeyword: KeywordDefinition = {
@@ -14,6 +14,32 @@ const maxDecimalsKeyword: KeywordDefinition = {
     if (decimalPlaces(value) <= limit) return true;
     (validateDecimals as unknown as { errors: Partial<ErrorObject>[] }).errors = [
       { keyword: 'maxDecimals', message: `must have at most ${limit} decimals`, params: { limit } },
+    ];
+    return false;
+  },
+};
+
+/**
+ * `eventTime: true` on a date-time (shared/schemas.ts EventDateTime): the moment may not lie
+ * more than EVENT_TIME_TOLERANCE_MS after the server's clock, read when each request is
+ * validated (PRODUCT §3). A value that is no date-time at all is left to the format.
+ */
+const eventTimeKeyword: KeywordDefinition = {
+  keyword: EVENT_TIME,
+  type: 'string',
+  schemaType: 'boolean',
+  errors: true,
+  validate: function validateEventTime(enabled: boolean, value: string) {
+    if (!enabled) return true;
+    const at = parseDateTime(value);
+    const now = Date.now();
+    if (at === undefined || !isFutureEvent(at, now)) return true;
+    (validateEventTime as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+      {
+        keyword: EVENT_TIME,
+        message: `lies in the future: an event time may be at most ${EVENT_TIME_TOLERANCE_MS / 60_000} minutes after the server's clock (${formatDateTime(now)})`,
+        params: {},
+      },
     ];
     return false;
   },
@@ -103,6 +129,7 @@ function buildAjv(options: Options): Ajv {
   addFormats.default(ajv);
   ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   ajv.addKeyword(maxDecimalsKeyword);
+  ajv.addKeyword(eventTimeKeyword);
   ajv.addKeyword(integersAsTextKeyword);
   ajv.addKeyword(integerItemsAsTextKeyword);
   return ajv;

@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatDateTime, formatOptionalDateTime, isDateTime, parseDateTime, requireDateTime } from '../../src/domain/datetime.js';
+import {
+  EVENT_TIME_TOLERANCE_MS,
+  MAX_DATE_TIME_MS,
+  MIN_DATE_TIME_MS,
+  formatDateTime,
+  formatOptionalDateTime,
+  isDateTime,
+  isFutureEvent,
+  parseDateTime,
+  requireDateTime,
+} from '../../src/domain/datetime.js';
 
 const utc = (text: string) => new Date(text).getTime();
 const iso = (text: string) => {
@@ -48,8 +58,6 @@ describe('parseDateTime: strict ISO 8601 with a zone (PRODUCT §3)', () => {
   it('takes years below 100 as written (not as 19xx)', () => {
     expect(iso('0050-01-01T00:00:00Z')).toBe('0050-01-01T00:00:00.000Z');
     expect(iso('0001-06-15T12:00:00Z')).toBe('0001-06-15T12:00:00.000Z');
-    // Year 0 is a leap year in the proleptic Gregorian calendar; 1900 is not.
-    expect(iso('0000-02-29T00:00:00Z')).toBe('0000-02-29T00:00:00.000Z');
   });
 
   it('refuses impossible times and offsets', () => {
@@ -89,7 +97,76 @@ describe('parseDateTime: strict ISO 8601 with a zone (PRODUCT §3)', () => {
   });
 });
 
+describe('the years a date-time may name: 0001–9999 in UTC (PRODUCT §3)', () => {
+  it('the bounds are the first and the last millisecond the one shape can show', () => {
+    expect(new Date(MIN_DATE_TIME_MS).toISOString()).toBe('0001-01-01T00:00:00.000Z');
+    expect(new Date(MAX_DATE_TIME_MS).toISOString()).toBe('9999-12-31T23:59:59.999Z');
+    expect(parseDateTime('0001-01-01T00:00:00Z')).toBe(MIN_DATE_TIME_MS);
+    expect(parseDateTime('9999-12-31T23:59:59.999Z')).toBe(MAX_DATE_TIME_MS);
+  });
+
+  it('refuses year 0000, five-digit and signed years', () => {
+    for (const text of ['0000-01-01T00:00:00Z', '0000-12-31T23:59:59.999Z', '10000-01-01T00:00:00Z', '-000001-12-31T23:59:00.000Z', '+010000-01-01T00:00:00.000Z', '+002024-01-01T00:00:00Z']) {
+      expect(parseDateTime(text), text).toBeUndefined();
+      expect(isDateTime(text), text).toBe(false);
+      expect(() => requireDateTime(text), text).toThrow(RangeError);
+    }
+  });
+
+  it('judges the moment once in UTC: an offset can push a written year out of range, or bring it in', () => {
+    expect(parseDateTime('9999-12-31T23:30:00-01:00')).toBeUndefined(); // 10000-01-01T00:30Z
+    expect(parseDateTime('0001-01-01T00:30:00+01:00')).toBeUndefined(); // 0000-12-31T23:30Z
+    expect(iso('9999-12-31T23:30:00+01:00')).toBe('9999-12-31T22:30:00.000Z');
+    expect(iso('0000-12-31T23:30:00-01:00')).toBe('0001-01-01T00:30:00.000Z');
+    expect(iso('9999-12-31T23:59:59.999-00:00')).toBe('9999-12-31T23:59:59.999Z');
+  });
+
+  it('the ends parse at any offset that can write them; one millisecond past either end never does', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 }), (offset) => {
+        // (At some offsets an end is not writable with a four-digit year: nothing to parse then.)
+        const last = withOffset(new Date(MAX_DATE_TIME_MS), offset);
+        const first = withOffset(new Date(MIN_DATE_TIME_MS), offset);
+        if (/^\d{4}-/.test(last)) expect(parseDateTime(last)).toBe(MAX_DATE_TIME_MS);
+        if (/^\d{4}-/.test(first)) expect(parseDateTime(first)).toBe(MIN_DATE_TIME_MS);
+        const past = withOffset(new Date(MAX_DATE_TIME_MS + 1), offset);
+        const before = withOffset(new Date(MIN_DATE_TIME_MS - 1), offset);
+        // Written with a four-digit year, or not writable at all: either way refused.
+        if (/^\d{4}-/.test(past)) expect(parseDateTime(past)).toBeUndefined();
+        if (/^\d{4}-/.test(before)) expect(parseDateTime(before)).toBeUndefined();
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('isFutureEvent: no event more than 5 minutes after the server clock (PRODUCT §3)', () => {
+  const now = Date.parse('2026-06-01T12:00:00Z');
+  it('takes the past, now and up to 5 minutes ahead; refuses anything later', () => {
+    expect(EVENT_TIME_TOLERANCE_MS).toBe(5 * 60_000);
+    expect(isFutureEvent(now - 86_400_000, now)).toBe(false);
+    expect(isFutureEvent(now, now)).toBe(false);
+    expect(isFutureEvent(now + 4 * 60_000, now)).toBe(false);
+    expect(isFutureEvent(now + 5 * 60_000, now)).toBe(false);
+    expect(isFutureEvent(now + 5 * 60_000 + 1, now)).toBe(true);
+    expect(isFutureEvent(now + 6 * 60_000, now)).toBe(true);
+    expect(isFutureEvent(Date.parse('2099-01-01T00:00:00Z'), now)).toBe(true);
+  });
+  it('reads the clock when not given one', () => {
+    expect(isFutureEvent(Date.now() + 4 * 60_000)).toBe(false);
+    expect(isFutureEvent(Date.now() + 6 * 60_000)).toBe(true);
+  });
+});
+
 describe('formatDateTime', () => {
+  it('never writes anything but YYYY-MM-DDTHH:mm:ss.sssZ: a stored moment outside the years shows as the nearest bound', () => {
+    expect(formatDateTime(MAX_DATE_TIME_MS + 1)).toBe('9999-12-31T23:59:59.999Z');
+    expect(formatDateTime(8.64e15)).toBe('9999-12-31T23:59:59.999Z');
+    expect(formatDateTime(MIN_DATE_TIME_MS - 1)).toBe('0001-01-01T00:00:00.000Z');
+    expect(formatDateTime(-8.64e15)).toBe('0001-01-01T00:00:00.000Z');
+    expect(() => formatDateTime(9e15)).not.toThrow();
+  });
+
   it('emits YYYY-MM-DDTHH:mm:ss.sssZ', () => {
     expect(formatDateTime(0)).toBe('1970-01-01T00:00:00.000Z');
     expect(formatDateTime(utc('2024-03-01T10:00:00.5Z'))).toBe('2024-03-01T10:00:00.500Z');

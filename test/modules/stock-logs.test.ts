@@ -256,7 +256,8 @@ for (const dialect of DIALECTS) {
         ['S1', -1], ['S1', -2], ['S1', -5], ['S2', -7],
       ]);
       // An identical re-send writes nothing, so it resets nothing.
-      await t.post(LOGS('S1'), { storeproductlog: [entry(p, 3, { modification_datetime: '2099-01-01T00:00:00Z' })] });
+      // After the reset's moment (the import's now): an entry of now, not of the future (PRODUCT §3 no future events).
+      await t.post(LOGS('S1'), { storeproductlog: [entry(p, 3, { modification_datetime: new Date().toISOString() })] });
       await t.post(`${API}/products`, { products: [productInput(p, { barcode: `871000${productCounter}`, is_reset_store_stock: true })] });
       expect(await balances(p)).toEqual({ '-|1|-': 3 });
       const resetsAfter = (await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}`)).json().list.filter((l: { source?: string }) => l.source === 'reset_store_stock');

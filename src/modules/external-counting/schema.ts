@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BulkArray, DateTime, PageQueryProperties, PagedResponse, Quantity, StoreNumberParams, TextId } from '../../shared/schemas.js';
+import { BulkArray, EventDateTime, PageQueryProperties, PagedResponse, Quantity, StoreNumberParams, TextId } from '../../shared/schemas.js';
 
 /** Field names capitalised as written in the interface (§4.13). */
 export const ExternalCountingBody = Type.Object({
-  CountingDateTime: DateTime({ description: 'The moment the count describes' }),
+  CountingDateTime: EventDateTime({ description: 'The moment the count describes' }),
   StoreNo: Type.Optional(TextId(64, { description: 'Required in practice: the store that was counted' })),
   // PRODUCT §3 Limits: 10,000 items per bulk request, counting lines included. A bigger count
   // is sent in several requests, all lines of one product in the same one (docs/decisions.md).

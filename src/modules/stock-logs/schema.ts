@@ -1,6 +1,6 @@
 import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
 import {
-  BulkArray, DateTime, Int, PageQueryProperties, PagedResponse, PoolNumber, Quantity, Str, StoreNumberParams, TextId,
+  BulkArray, DateTime, EventDateTime, Int, PageQueryProperties, PagedResponse, PoolNumber, Quantity, Str, StoreNumberParams, TextId,
 } from '../../shared/schemas.js';
 import { POOLS } from '../../domain/stock-rules.js';
 
@@ -11,7 +11,7 @@ function perPool<T extends TSchema>(prefix: string, make: () => T) {
 /** One stock log entry as a handheld or the ERP posts it (interface §4.8). */
 export const StockLogInput = Type.Object({
   customer_order_line_number: Int({ minimum: 0, description: 'Required by the interface; 0 when the entry is not about an order line' }),
-  modification_datetime: DateTime({ description: 'When the change happened; counts are levels at this moment' }),
+  modification_datetime: EventDateTime({ description: 'When the change happened; counts are levels at this moment' }),
   quantity: Quantity({ description: 'Signed delta; with is_counted_quantity=true the counted level' }),
   product_number: Type.Optional(TextId(64, { description: 'Required in practice: the product the entry is about' })),
   app_user_name: Type.Optional(Str(255)),
@@ -22,7 +22,7 @@ export const StockLogInput = Type.Object({
   loss_order_number: Type.Optional(TextId(64)),
   order_after_date: Type.Optional(DateTime()),
   reference: Type.Optional(TextId(255)),
-  scanned_datetime: Type.Optional(DateTime()),
+  scanned_datetime: Type.Optional(EventDateTime({ description: 'When the product was scanned' })),
   source: Type.Optional(Str(255)),
   counted_quantity: Type.Optional(Quantity({ description: 'Accepted and ignored: a count is `quantity` with is_counted_quantity=true' })),
   expected_quantity: Type.Optional(Quantity({ description: 'Accepted and ignored: the service records the level it expected' })),
