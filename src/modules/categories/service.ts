@@ -26,6 +26,7 @@ export async function importCategories(ctx: AppContext, body: CategoriesBody, fl
       await assertHierarchy(trx, records, flush);
       return upsertByKey(trx, ctx.dialect, { table: 'categories', keyColumn: 'category_code', records, actor, now: Date.now(), flush });
     }),
+    { serialise: ['categories'] },
   );
   return describeCounts(counts);
 }

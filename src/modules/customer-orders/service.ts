@@ -70,7 +70,7 @@ export async function importOrders(ctx: AppContext, input: readonly OrderInput[]
     await orders.insertOrders(trx, ctx.dialect, plan.created, principal.name, now);
     for (const update of plan.updates) await update(trx);
     return plan.counts;
-  });
+  }, { serialise: ['customer_orders'] });
   return describeCounts(counts);
 }
 

@@ -127,7 +127,7 @@ export async function importDeliveries(
     for (const update of plan.updates) await update();
     await touchReceipts(trx, plan.touchedReceiptDeliveries, principal.name);
     return plan.counts;
-  });
+  }, { serialise: ['delivery_orders'] });
   return describeCounts(counts);
 }
 

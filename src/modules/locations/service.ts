@@ -45,7 +45,7 @@ export async function importLocations(ctx: AppContext, storeNumber: string, body
       .map((input) => ({ id: result.idsByKey.get(input.location_code)!, tags: normaliseTags(input.tags) }));
     await locations.replaceTags(trx, ctx.dialect, store.id, written);
     return result;
-  });
+  }, { serialise: [`locations:${store.id}`] });
   return describeCounts(counts);
 }
 

@@ -37,5 +37,5 @@ export async function replaceAttribute(ctx: AppContext, body: ReplaceAttributeBo
       .execute();
     await products.writeDerived(trx, changed.map((row) => ({ id: row.id, contentHash: productHash(row), readDocument: readDocument(row) })));
     return `changed ${changed.length} products`;
-  });
+  }, { serialise: ['products'] });
 }

@@ -57,5 +57,5 @@ export async function importFreeFields(ctx: AppContext, body: FreeFieldsBody, ac
       changed++;
     }
     return `updated ${changed}, unchanged ${merged.size - changed}`;
-  });
+  }, { serialise: ['products'] });
 }

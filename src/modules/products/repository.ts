@@ -15,29 +15,6 @@ const KEYS_PER_QUERY = 10_000;
 
 type Db = Kysely<Database>;
 
-/** What a POST /products needs to know of a product it may overwrite. */
-export interface StoredProductState {
-  id: number;
-  product_number: string;
-  content_hash: string;
-  deleted_on: number | null;
-  price: number | null;
-  old_price: number | null;
-}
-
-export async function storedStates(db: Db, numbers: readonly string[]): Promise<Map<string, StoredProductState>> {
-  const states = new Map<string, StoredProductState>();
-  for (const numberChunk of inListChunks(numbers, KEYS_PER_QUERY)) {
-    const rows = await db
-      .selectFrom('products')
-      .select(['id', 'product_number', 'content_hash', 'deleted_on', 'price', 'old_price'])
-      .where('product_number', 'in', numberChunk)
-      .execute();
-    for (const row of rows) states.set(row.product_number, row);
-  }
-  return states;
-}
-
 export interface BarcodeOwner {
   barcode: string;
   product_id: number;

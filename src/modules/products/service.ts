@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import { upsertByKey } from '../../db/bulk-upsert.js';
 import type { Dialect } from '../../db/dialect/types.js';
 import type { Database, ProductBarcodeTable } from '../../db/schema.js';
+import type { ProductRow } from './rows.js';
 import { inTransaction } from '../../db/transaction.js';
 import { nextOldPrice } from '../../domain/pricing.js';
 import { describeCounts, duplicateKeyErrors } from '../../shared/bulk.js';
@@ -17,9 +18,6 @@ import * as products from './repository.js';
 import { ProductsQuery, type DeleteProductsBody, type ProductInput, type ProductsBody, type ProductsEnvelope } from './schema.js';
 import { resetProductStock } from '../stock-logs/reset.js';
 import { nextPricingChange } from './prices/repository.js';
-
-/** A planned record with the columns derived only for the products that are written. */
-type WrittenRecord = PlannedProduct['record'] & { old_price?: number | null; read_document?: string };
 
 interface PlannedProduct {
   index: number;
@@ -76,58 +74,78 @@ async function assertBarcodesFree(
   return owners;
 }
 
+/** What the import reads of a stored product besides what upsertByKey decides on: its prices, for old_price. */
+type StoredPrices = Pick<ProductRow, 'price' | 'old_price'>;
+const STORED_PRICES: ReadonlyArray<keyof StoredPrices> = ['price', 'old_price'];
+
+/**
+ * Columns only a written product gets (upsertByKey `derived`), from the stored row the same
+ * upsert read: a changed master price moves the previous one into old_price (PRODUCT §6),
+ * and the read document follows the record.
+ */
+const DERIVED_COLUMNS = {
+  columns: ['old_price', 'read_document'],
+  values: (record: PlannedProduct['record'], stored: StoredPrices | undefined) => [
+    stored === undefined ? null : nextOldPrice(stored.price, stored.old_price, record.price),
+    readDocument(record),
+  ],
+};
+
 /**
  * POST /products (interface §4.9): bulk upsert by product_number, atomic. Only products
  * whose content changed (or that come back from a soft delete) get their barcode rows
- * rewritten, so an identical re-send does little more than read. A changed master
- * price moves the previous one into old_price (PRODUCT §6).
+ * rewritten, so an identical re-send does little more than read. Product imports take
+ * turns (`serialise`, issue 26): the stored state one reads is the state it writes over,
+ * and what to write, its derived columns and its barcode checks all come from upsertByKey's
+ * one read of it.
  */
 export async function importProducts(ctx: AppContext, body: ProductsBody, flush: boolean, actor: string): Promise<string> {
   const { planned, deletions } = planImport(body);
   const requestNumbers = new Set(body.products.map((p) => p.product_number));
   const now = Date.now();
 
-  const counts = await inTransaction(ctx.handle, async (trx) => {
-    const deleted = deletions.length === 0 ? [] : await products.softDeleteProducts(trx, deletions, now, actor);
-    const stored = await products.storedStates(trx, planned.map((p) => p.input.product_number));
-    const toWrite = planned.filter((p) => {
-      const current = stored.get(p.input.product_number);
-      return current === undefined || current.deleted_on !== null || current.content_hash !== p.record.content_hash;
-    });
-    const owners = await assertBarcodesFree(trx, ctx.dialect, toWrite, requestNumbers);
+  const counts = await inTransaction(
+    ctx.handle,
+    async (trx) => {
+      const deleted = deletions.length === 0 ? [] : await products.softDeleteProducts(trx, deletions, now, actor);
+      let owners = new Map<string, products.BarcodeOwner>();
+      const result = await upsertByKey<PlannedProduct['record'], StoredPrices>(trx, ctx.dialect, {
+        table: 'products',
+        keyColumn: 'product_number',
+        records: planned.map((p) => p.record),
+        actor,
+        now,
+        flush,
+        storedColumns: STORED_PRICES,
+        derived: DERIVED_COLUMNS,
+        beforeWrite: async (written) => {
+          owners = await assertBarcodesFree(trx, ctx.dialect, written.map((w) => planned[w.index]!), requestNumbers);
+        },
+      });
 
-    // Derived columns, completed in place, only for the products that will be written;
-    // upsertByKey skips the unchanged ones before looking at any column but the key and content_hash.
-    for (const p of toWrite) {
-      const current = stored.get(p.input.product_number);
-      const record: WrittenRecord = p.record;
-      record.old_price = current === undefined ? null : nextOldPrice(current.price, current.old_price, p.record.price);
-      record.read_document = readDocument(p.record);
-    }
-    const records = planned.map((p) => p.record);
-    const result = await upsertByKey(trx, ctx.dialect, { table: 'products', keyColumn: 'product_number', records, actor, now, flush });
-
-    const barcodeRows: ProductBarcodeTable[] = toWrite.flatMap((p) => {
-      const productId = result.idsByKey.get(p.input.product_number)!;
-      return p.claims.map((claim) => ({ barcode: claim.barcode, product_id: productId, kind: claim.kind, unit_quantity: claim.unitQuantityMilli }));
-    });
-    // Only products that existed can hold rows; only barcodes with another owner need freeing.
-    const previousIds = new Set(toWrite.flatMap((p) => stored.get(p.input.product_number)?.id ?? []));
-    const movedBarcodes = barcodeRows.filter((row) => {
-      const owner = owners.get(row.barcode);
-      return owner !== undefined && !previousIds.has(owner.product_id);
-    });
-    await products.replaceBarcodes(trx, ctx.dialect, {
-      productIds: [...previousIds],
-      barcodes: movedBarcodes.map((row) => row.barcode),
-      rows: barcodeRows,
-    });
-    // is_reset_store_stock on a product that is written (new or changed): its stock in
-    // every store goes to zero through the ledger. An identical re-send resets nothing.
-    const resetIds = toWrite.filter((p) => p.record.is_reset_store_stock === 1).map((p) => result.idsByKey.get(p.input.product_number)!);
-    await resetProductStock(trx, ctx.dialect, resetIds, actor, now);
-    return { ...result, deleted: result.deleted + deleted.length };
-  });
+      const barcodeRows: ProductBarcodeTable[] = result.written.flatMap((w) => {
+        const productId = result.idsByKey.get(w.record.product_number)!;
+        return planned[w.index]!.claims.map((claim) => ({ barcode: claim.barcode, product_id: productId, kind: claim.kind, unit_quantity: claim.unitQuantityMilli }));
+      });
+      // Only products that existed can hold rows; only barcodes with another owner need freeing.
+      const previousIds = new Set(result.written.flatMap((w) => w.stored?.id ?? []));
+      const movedBarcodes = barcodeRows.filter((row) => {
+        const owner = owners.get(row.barcode);
+        return owner !== undefined && !previousIds.has(owner.product_id);
+      });
+      await products.replaceBarcodes(trx, ctx.dialect, {
+        productIds: [...previousIds],
+        barcodes: movedBarcodes.map((row) => row.barcode),
+        rows: barcodeRows,
+      });
+      // is_reset_store_stock on a product that is written (new or changed): its stock in
+      // every store goes to zero through the ledger. An identical re-send resets nothing.
+      const resetIds = result.written.filter((w) => w.record.is_reset_store_stock === 1).map((w) => result.idsByKey.get(w.record.product_number)!);
+      await resetProductStock(trx, ctx.dialect, resetIds, actor, now);
+      return { ...result, deleted: result.deleted + deleted.length };
+    },
+    { serialise: ['products'] },
+  );
   return describeCounts(counts);
 }
 
@@ -171,7 +189,7 @@ const MAX_LISTED_UNKNOWN = 50;
  */
 export async function deleteProducts(ctx: AppContext, body: DeleteProductsBody, actor: string): Promise<string> {
   const numbers = [...new Set(body.product_number)];
-  const deleted = await inTransaction(ctx.handle, (trx) => products.softDeleteProducts(trx, numbers, Date.now(), actor));
+  const deleted = await inTransaction(ctx.handle, (trx) => products.softDeleteProducts(trx, numbers, Date.now(), actor), { serialise: ['products'] });
   const deletedSet = new Set(deleted);
   const unknown = numbers.filter((n) => !deletedSet.has(n));
   if (unknown.length === 0) return `deleted ${deleted.length}`;

@@ -24,6 +24,7 @@ export async function importReasonCodes(ctx: AppContext, body: ReasonCodesBody, 
     importUnlessIdentical(trx, ctx.dialect, 'reason_codes', importFingerprint(bodyHash, flush), () =>
       upsertByKey(trx, ctx.dialect, { table: 'reason_codes', keyColumn: 'reason_code', records: body.reason_codes.map(toReasonCodeRecord), actor, now: Date.now(), flush }),
     ),
+    { serialise: ['reason_codes'] },
   );
   return describeCounts(counts);
 }

@@ -78,7 +78,7 @@ export async function upsertStoreProducts(
     }
     await writeStoreProducts(trx, ctx.dialect, rows);
     return result;
-  });
+  }, { serialise: [`store_products:${store.id}`] });
   return describeCounts(counts);
 }
 

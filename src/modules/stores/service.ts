@@ -18,6 +18,7 @@ export async function importStores(ctx: AppContext, body: StoresBody, flush: boo
     importUnlessIdentical(trx, ctx.dialect, 'stores', importFingerprint(bodyHash, flush), () =>
       upsertByKey(trx, ctx.dialect, { table: 'stores', keyColumn: 'store_number', records: body.stores.map(toStoreRecord), actor, now: Date.now(), flush }),
     ),
+    { serialise: ['stores'] },
   );
   return describeCounts(counts);
 }

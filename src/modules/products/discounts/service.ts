@@ -102,5 +102,5 @@ export async function importDiscounts(ctx: AppContext, body: DiscountsBody, head
     const message = describeCounts({ ...counts, deleted: counts.deleted + removed + expired });
     const notes = [expired > 0 ? `expired ${expired}` : '', unmatched > 0 ? `delete lines matching nothing: ${unmatched}` : ''].filter(Boolean);
     return notes.length === 0 ? message : `${message}; ${notes.join('; ')}`;
-  });
+  }, { serialise: ['product_discounts'] });
 }

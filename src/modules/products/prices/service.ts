@@ -55,6 +55,6 @@ export async function importPrices(ctx: AppContext, body: PricesBody, actor: str
     if (referenceErrors.length > 0) throw unprocessable('Some prices refer to unknown products or stores', referenceErrors);
     const records = body.prices.map((price) => toPriceRecord(price, productIds.get(price.product_number)!));
     return upsertByKey(trx, ctx.dialect, { table: 'product_prices', keyColumn: 'price_id', records, actor, now: Date.now(), flush: false });
-  });
+  }, { serialise: ['product_prices'] });
   return describeCounts(counts);
 }
