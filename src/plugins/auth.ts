@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { assertRouteAccess, type AccessRule } from '../shared/access.js';
+import { assertNamedStores, assertRouteAccess, namedStoresReader, visibleStores, type AccessRule } from '../shared/access.js';
 import { unauthorized } from '../shared/errors.js';
 import { findTokenByHash } from '../modules/tokens/repository.js';
 import { hashToken, principalFromRow } from '../modules/tokens/service.js';
@@ -90,6 +90,29 @@ export function registerAuth(app: FastifyInstance, db: Kysely<Database>): void {
     (route) => {
       const rule: AccessRule = route.config?.access ?? 'master';
       return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => authenticate(request, rule, done);
+    },
+  );
+
+  // PRODUCT §4: the stores a body names (its StoreRef fields) are the token's too, checked
+  // once the body is validated and before any work — and before an Idempotency-Key is
+  // reserved (plugins/hook-order.ts). Only routes whose body schema names a store get it,
+  // and only store tokens walk the body.
+  hookEachRoute(
+    app,
+    'preHandler',
+    (route) => route.url.startsWith(API_PREFIX) && route.config?.access !== 'public' && namedStoresReader(route.schema?.body) !== undefined,
+    (route) => {
+      const namedStores = namedStoresReader(route.schema!.body)!;
+      return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+        const principal = request.principal;
+        if (principal === undefined || visibleStores(principal) === null) return done();
+        try {
+          assertNamedStores(principal, namedStores(request.body));
+          done();
+        } catch (error) {
+          done(error as Error);
+        }
+      };
     },
   );
 }

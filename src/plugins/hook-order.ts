@@ -23,7 +23,8 @@ interface RouteHookStep {
  *   made it, and one with a missing or refused credential is answered 401 before it can
  *   use up anybody's budget (PRODUCT §4);
  * - both before idempotency (preHandler): a refused or limited request never reserves an
- *   Idempotency-Key, so the client's retry is not answered "still being processed";
+ *   Idempotency-Key, so the client's retry is not answered "still being processed"; the
+ *   same holds for auth's own preHandler, the check of the stores a body names (PRODUCT §4);
  * - idempotency before the list cache (their routes do not overlap today: writes vs GETs);
  * - metrics observe every answer (onResponse), refusals included.
  * test/modules/hook-order.test.ts proves the order on POST /stores.
@@ -32,7 +33,7 @@ export const ROUTE_HOOKS: readonly RouteHookStep[] = [
   { name: 'query names', phases: 'preValidation', register: (app) => registerCaseInsensitiveQuery(app) },
   { name: 'NUL guard', phases: 'preValidation', register: (app) => registerNulGuard(app) },
   { name: 'metrics', phases: 'onResponse', register: (app, { handle }) => registerMetrics(app, handle) },
-  { name: 'auth', phases: 'onRequest', register: (app, { handle }) => registerAuth(app, handle.db) },
+  { name: 'auth', phases: 'onRequest, preHandler', register: (app, { handle }) => registerAuth(app, handle.db) },
   { name: 'rate limit', phases: 'onRequest', register: (app, { config }) => registerRateLimit(app, config.rateLimitPerMinute) },
   { name: 'idempotency', phases: 'preHandler, onSend', register: (app, { handle }) => registerIdempotency(app, handle.db) },
   { name: 'list cache', phases: 'preHandler, onSend', register: (app, { handle }) => registerListCache(app, handle) },

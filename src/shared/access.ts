@@ -1,4 +1,6 @@
 import { forbidden } from './errors.js';
+import type { StringOptions } from '@sinclair/typebox';
+import { TextId } from './schemas.js';
 
 /** Token roles (PRODUCT §4). */
 export const ROLES = ['admin', 'integration', 'store', 'read'] as const;
@@ -38,10 +40,43 @@ function canSeeStore(principal: Principal, storeNumber: string): boolean {
   return stores === null || stores.includes(storeNumber);
 }
 
+/**
+ * The one authority check (PRODUCT §4): a store token's authority covers every store a
+ * request touches — the store of its path (assertRouteAccess), every store its body names
+ * (assertNamedStores, from the fields its schema marks as StoreRef), every store reached
+ * through stored data (the services: the store of a record found by its number) and every
+ * store the stock kernel books into (stock-logs/book.ts, ledger.ts). All of them end here.
+ */
 export function assertStoreAccess(principal: Principal, storeNumber: string): void {
   if (!canSeeStore(principal, storeNumber)) {
     throw forbidden(`Token '${principal.name}' has no access to store '${storeNumber}'`);
   }
+}
+
+/** A store a request body names, and where (`orders[3].store_origin`). */
+export interface NamedStore {
+  path: string;
+  storeNumber: string;
+}
+
+/** 403 naming every path whose store the principal does not hold; nothing is done before it. */
+export function assertNamedStores(principal: Principal, named: readonly NamedStore[]): void {
+  if (visibleStores(principal) === null) return;
+  const refused = named.filter((ref) => !canSeeStore(principal, ref.storeNumber));
+  if (refused.length === 0) return;
+  const stores = [...new Set(refused.map((ref) => `'${ref.storeNumber}'`))].join(', ');
+  throw forbidden(
+    `Token '${principal.name}' has no access to store ${stores} named in the request`,
+    refused.map((ref) => ({ path: ref.path, message: `names store '${ref.storeNumber}', which this token may not touch` })),
+  );
+}
+
+/**
+ * The principal of work the service does on its own behalf, outside any request (the demo
+ * seed): every store. Requests always book as their token.
+ */
+export function servicePrincipal(name: string): Principal {
+  return { tokenId: 0, name, role: 'admin', stores: null };
 }
 
 /** Role check for a route before any work (PRODUCT §4). */
@@ -56,4 +91,57 @@ export function assertRouteAccess(principal: Principal, rule: AccessRule, method
     throw forbidden('Master data is written by integration or admin tokens; store tokens only read it');
   }
   if (rule === 'store' && storeNumber !== undefined) assertStoreAccess(principal, storeNumber);
+}
+
+/**
+ * Marks a request field that names a store (PRODUCT §4: a store token must hold every store
+ * a request touches). plugins/auth.ts reads the marks off each route's body schema and
+ * checks every store so named before the handler runs (assertNamedStores), so a field that
+ * names a store is checked by being declared a StoreRef — no service has to remember it.
+ */
+export const STORE_REF = 'x-store-ref';
+
+/** A store number in a request body: a TextId the store token's authority is checked against. */
+export const StoreRef = (options: StringOptions = {}) => TextId(64, { ...options, [STORE_REF]: true });
+
+type SchemaNode = Record<string, unknown> & { properties?: Record<string, SchemaNode>; items?: SchemaNode; anyOf?: SchemaNode[]; oneOf?: SchemaNode[]; allOf?: SchemaNode[] };
+
+/** One marked field: the property names and array steps (`null`) leading to it. */
+type RefPath = ReadonlyArray<string | null>;
+
+function markedPaths(node: SchemaNode | undefined, at: RefPath, found: RefPath[]): void {
+  if (node === undefined || typeof node !== 'object') return;
+  if (node[STORE_REF] === true) found.push(at);
+  for (const [name, child] of Object.entries(node.properties ?? {})) markedPaths(child, [...at, name], found);
+  if (node.items !== undefined) markedPaths(node.items, [...at, null], found);
+  for (const branch of [...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])]) markedPaths(branch, at, found);
+}
+
+function collect(value: unknown, steps: RefPath, index: number, path: string, out: NamedStore[]): void {
+  if (index === steps.length) {
+    if (typeof value === 'string') out.push({ path, storeNumber: value });
+    return;
+  }
+  const step = steps[index];
+  if (step === null) {
+    if (Array.isArray(value)) value.forEach((item, i) => collect(item, steps, index + 1, `${path}[${i}]`, out));
+  } else if (value !== null && typeof value === 'object') {
+    collect((value as Record<string, unknown>)[step!], steps, index + 1, path === '' ? step! : `${path}.${step}`, out);
+  }
+}
+
+/**
+ * What a body schema's StoreRef fields hold in a validated body, with their paths; undefined
+ * for a schema without any, so routes whose bodies name no store get no check at all.
+ * Built once per route (plugins/auth.ts), applied only to store-role tokens.
+ */
+export function namedStoresReader(bodySchema: unknown): ((body: unknown) => NamedStore[]) | undefined {
+  const paths: RefPath[] = [];
+  markedPaths(bodySchema as SchemaNode | undefined, [], paths);
+  if (paths.length === 0) return undefined;
+  return (body) => {
+    const named: NamedStore[] = [];
+    for (const steps of paths) collect(body, steps, 0, '', named);
+    return named;
+  };
 }

@@ -45,7 +45,7 @@ export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 export const conflict = (message: string, errors: FieldError[] = []) => new AppError('CONFLICT', message, errors);
 export const unprocessable = (message: string, errors: FieldError[] = []) =>
   new AppError('UNPROCESSABLE', message, errors);
-export const forbidden = (message: string) => new AppError('FORBIDDEN', message);
+export const forbidden = (message: string, errors: FieldError[] = []) => new AppError('FORBIDDEN', message, errors);
 export const unauthorized = (message: string) => new AppError('UNAUTHORIZED', message);
 
 /** At most this many field errors go into one envelope; the message says how many more. */

@@ -3,10 +3,14 @@ import type { AppContext } from '../../src/app-context.js';
 import type { Database } from '../../src/db/schema.js';
 import { importProducts } from '../../src/modules/products/service.js';
 import { productInput } from './factories.js';
+import { servicePrincipal } from '../../src/shared/access.js';
+
+/** Engine-level tests book as the service itself: every store. */
+export const TEST_PRINCIPAL = servicePrincipal('test');
 
 /** A product through the products service, for engine-level tests that need only its id. */
 export async function insertBareProduct(ctx: AppContext, productNumber: string): Promise<number> {
-  await importProducts(ctx, { products: [productInput(productNumber)] } as never, false, 'test');
+  await importProducts(ctx, { products: [productInput(productNumber)] } as never, false, TEST_PRINCIPAL);
   const row = await ctx.db.selectFrom('products').select('id').where('product_number', '=', productNumber).executeTakeFirstOrThrow();
   return row.id;
 }

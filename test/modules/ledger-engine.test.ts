@@ -7,7 +7,7 @@ import { applyPostings, type Posting } from '../../src/modules/stock-logs/ledger
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { storeInput } from '../helpers/factories.js';
-import { insertBareLog, insertBareProduct } from '../helpers/stock.js';
+import { insertBareLog, insertBareProduct, TEST_PRINCIPAL } from '../helpers/stock.js';
 
 type Op = { at: number; quantityMilli: number; isCount: boolean; locationId: number; pool: number };
 
@@ -41,7 +41,7 @@ for (const dialect of DIALECTS) {
         const logId = await insertBareLog(db, storeId, productId, op.at);
         postings.push({ logId, storeId, productId, locationId: op.locationId, pool: op.pool, orderKey: '', at: op.at, quantityMilli: op.quantityMilli, isCount: op.isCount });
       }
-      await inTransaction(handle, (trx) => applyPostings(trx, handle.dialect, postings, new Map([[storeId, 'L1']]), Date.now()));
+      await inTransaction(handle, (trx) => applyPostings(trx, handle.dialect, postings, new Map([[storeId, 'L1']]), TEST_PRINCIPAL, Date.now()));
     }
 
     it('property: in any arrival order and batching, each balance equals its ledger and the timestamp-order replay', async () => {
@@ -167,7 +167,7 @@ for (const dialect of DIALECTS) {
         }
         requests.push(postings);
       }
-      await Promise.all(requests.map((postings) => inTransaction(handle, (trx) => applyPostings(trx, handle.dialect, postings, new Map([[storeId, 'L1']]), Date.now()))));
+      await Promise.all(requests.map((postings) => inTransaction(handle, (trx) => applyPostings(trx, handle.dialect, postings, new Map([[storeId, 'L1']]), TEST_PRINCIPAL, Date.now()))));
       const rows = await expectConsistentTimeline(productId);
       expect(rows).toHaveLength(requests.flat().length);
       const deltas = rows.filter((row) => row.is_count === 0).map((row) => row.delta).sort((a, b) => a - b);
@@ -195,7 +195,7 @@ for (const dialect of DIALECTS) {
         quantityMilli,
         isCount,
       });
-      const apply = (trx: Parameters<Parameters<typeof inTransaction>[1]>[0], postings: Posting[]) => applyPostings(trx, handle.dialect, postings, new Map([[storeId, 'L1']]), Date.now());
+      const apply = (trx: Parameters<Parameters<typeof inTransaction>[1]>[0], postings: Posting[]) => applyPostings(trx, handle.dialect, postings, new Map([[storeId, 'L1']]), TEST_PRINCIPAL, Date.now());
       await inTransaction(handle, (trx) => posting(5_000, 5_000, false).then((p) => apply(trx, [p])));
       const first = await posting(4_000, 1_000, false);
       const count = await posting(10_000, 7_000, true);
@@ -237,7 +237,7 @@ for (const dialect of DIALECTS) {
         quantityMilli: 1_000,
         isCount,
       });
-      const apply = (trx: Parameters<Parameters<typeof inTransaction>[1]>[0], postings: Posting[]) => applyPostings(trx, handle.dialect, postings, new Map([[storeId, 'L1']]), Date.now());
+      const apply = (trx: Parameters<Parameters<typeof inTransaction>[1]>[0], postings: Posting[]) => applyPostings(trx, handle.dialect, postings, new Map([[storeId, 'L1']]), TEST_PRINCIPAL, Date.now());
       const turns: string[] = [];
       let holding!: () => void;
       let release!: () => void;

@@ -5,7 +5,7 @@ import { parseJsonTag } from '../../src/modules/locations/service.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { locationInput, productInput, storeInput } from '../helpers/factories.js';
-import { insertBareLog } from '../helpers/stock.js';
+import { insertBareLog, TEST_PRINCIPAL } from '../helpers/stock.js';
 import { LOCATION_CHECKS } from '../../src/modules/locations/verify-checks.js';
 import { seedDemoData } from '../../src/seed.js';
 
@@ -71,7 +71,7 @@ for (const dialect of DIALECTS) {
           isCount: false,
         });
       }
-      await inTransaction(handle, (trx) => applyPostings(trx, handle.dialect, postings, new Map([[storeId, store]]), Date.now()));
+      await inTransaction(handle, (trx) => applyPostings(trx, handle.dialect, postings, new Map([[storeId, store]]), TEST_PRINCIPAL, Date.now()));
     }
 
     beforeAll(async () => {

@@ -69,14 +69,14 @@ function moveDrafts(order: OrderRow, moves: readonly Move[], products: Map<numbe
   });
 }
 
-async function bookMoves(trx: Transaction<Database>, dialect: Dialect, store: BookingStore, order: OrderRow, moves: readonly Move[], actor: string, now: number, appUserName?: string) {
+async function bookMoves(trx: Transaction<Database>, dialect: Dialect, store: BookingStore, order: OrderRow, moves: readonly Move[], by: Principal, now: number, appUserName?: string) {
   if (moves.length === 0) return;
   const products = await findBookingProductsByIds(trx, moves.map((m) => m.line.product_id));
-  await bookEntries(trx, dialect, store, moveDrafts(order, moves, products, now, appUserName), actor, now);
+  await bookEntries(trx, dialect, store, moveDrafts(order, moves, products, now, appUserName), by, now);
 }
 
 /** Releases everything bound to the order back to where each line was picked (rejection, cancel). */
-async function releaseAll(trx: Transaction<Database>, dialect: Dialect, store: BookingStore, order: OrderRow, lines: readonly OrderLineRow[], actor: string, now: number) {
+async function releaseAll(trx: Transaction<Database>, dialect: Dialect, store: BookingStore, order: OrderRow, lines: readonly OrderLineRow[], by: Principal, now: number) {
   const picked = lines.filter((line) => Number(line.picked_quantity) !== 0);
   const locations = await findLocationsByCodes(trx, store.id, picked.flatMap((line) => (line.stock_location ? [line.stock_location] : [])));
   await bookMoves(
@@ -85,7 +85,7 @@ async function releaseAll(trx: Transaction<Database>, dialect: Dialect, store: B
     store,
     order,
     picked.map((line) => ({ line, quantityMilli: -Number(line.picked_quantity), location: line.stock_location ? locations.get(line.stock_location) : undefined })),
-    actor,
+    by,
     now,
   );
   for (const line of picked) await updateLine(trx, line.id, { picked_quantity: 0 });
@@ -117,7 +117,8 @@ function nextStatus(order: OrderRow, body: OrderUpdateBody, lines: readonly Orde
 }
 
 /** PUT /stores/{s}/orders/customerorder (PRODUCT §7): claim, pick, unpick, reject, cancel; atomic. */
-export async function updateCustomerOrder(ctx: AppContext, storeNumber: string, body: OrderUpdateBody, actor: string): Promise<string> {
+export async function updateCustomerOrder(ctx: AppContext, storeNumber: string, body: OrderUpdateBody, by: Principal): Promise<string> {
+  const actor = by.name;
   checkUpdate(body);
   const store = await findLiveStore(ctx.db, storeNumber);
   if (!store) throw notFound(`Unknown store '${storeNumber}'`);
@@ -125,6 +126,8 @@ export async function updateCustomerOrder(ctx: AppContext, storeNumber: string, 
     return await inTransaction(ctx.handle, async (trx) => {
       const now = Date.now();
       const order = (await lockOrders(trx, ctx.dialect, [body.order_number])).get(body.order_number);
+      // An order of another store is reached through stored data: 403 unless the token holds that store (PRODUCT §4).
+      if (order && order.store_id !== store.id) assertStoreAccess(by, order.store_number);
       if (!order || order.store_id !== store.id) throw notFound(`No customer order '${body.order_number}' in store '${storeNumber}'`);
       if (FINAL_STATUSES.has(order.status_id)) throw conflict(`Customer order '${order.order_number}' is closed (status ${order.status_id}): it can no longer change`);
       if (body.status_id !== undefined && body.status_id < order.status_id) {
@@ -149,16 +152,16 @@ export async function updateCustomerOrder(ctx: AppContext, storeNumber: string, 
             { path: 'rejection_reason_code', message: `reason code ${reason.reason_code} is of type ${reason.reason_code_type}, not a rejection code (type 2)` },
           ]);
         }
-        await releaseAll(trx, ctx.dialect, store, order, lines, actor, now);
+        await releaseAll(trx, ctx.dialect, store, order, lines, by, now);
         await updateOrder(trx, order.id, { ...changes, status_id: STATUS.rejected, rejection_reason_code: reason.reason_code });
         return `rejected '${order.order_number}'`;
       }
       if (body.status_id === STATUS.cancelled) {
-        await releaseAll(trx, ctx.dialect, store, order, lines, actor, now);
+        await releaseAll(trx, ctx.dialect, store, order, lines, by, now);
         await updateOrder(trx, order.id, { ...changes, status_id: STATUS.cancelled });
         return `cancelled '${order.order_number}'`;
       }
-      const pickedMilli = await applyPicks(trx, ctx.dialect, store, order, lines, body, actor, now);
+      const pickedMilli = await applyPicks(trx, ctx.dialect, store, order, lines, body, by, now);
       const status = nextStatus(order, body, lines, pickedMilli);
       await updateOrder(trx, order.id, { ...changes, status_id: status });
       return `updated '${order.order_number}': status ${status}`;
@@ -182,7 +185,7 @@ async function applyPicks(
   order: OrderRow,
   lines: readonly OrderLineRow[],
   body: OrderUpdateBody,
-  actor: string,
+  by: Principal,
   now: number,
 ): Promise<Map<number, number>> {
   const byNumber = new Map(lines.map((line) => [Number(line.line_number), line]));
@@ -222,7 +225,7 @@ async function applyPicks(
   });
   if (errors.length > 0) throw unprocessable('Some picks name unknown lines or locations', errors);
   if (conflicts.length > 0) throw conflict('Some picks cannot be applied now', conflicts);
-  await bookMoves(trx, dialect, store, order, moves, actor, now, body.picked_username);
+  await bookMoves(trx, dialect, store, order, moves, by, now, body.picked_username);
   for (const line of lines) {
     const after = byNumber.get(Number(line.line_number))!;
     if (after === line) continue;
@@ -238,12 +241,14 @@ async function applyPicks(
 
 /** POST /customerorders/clearance (PRODUCT §7): the bound stock is handed over and leaves the store; status 5. */
 export async function clearOrder(ctx: AppContext, body: ClearanceBody, principal: Principal): Promise<string> {
-  assertStoreAccess(principal, body.store_number);
+  // body.store_number is a StoreRef: a store token that does not hold it was refused before (plugins/auth.ts).
   const store = await findLiveStore(ctx.db, body.store_number);
   if (!store) throw notFound(`Unknown store '${body.store_number}'`);
   return inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
     const order = (await lockOrders(trx, ctx.dialect, [body.order_number])).get(body.order_number);
+    // An order of another store is reached through stored data: 403 unless the token holds that store (PRODUCT §4).
+    if (order && order.store_id !== store.id) assertStoreAccess(principal, order.store_number);
     if (!order || order.store_id !== store.id) throw notFound(`No customer order '${body.order_number}' in store '${body.store_number}'`);
     if (FINAL_STATUSES.has(order.status_id)) throw conflict(`Customer order '${order.order_number}' is closed (status ${order.status_id}): it cannot be cleared`);
     const picked = (await linesOf(trx, [order.id])).filter((line) => Number(line.picked_quantity) !== 0);
@@ -259,7 +264,7 @@ export async function clearOrder(ctx: AppContext, body: ClearanceBody, principal
       reference: order.order_number,
       source: SOURCE_CLEARANCE,
     }));
-    await bookEntries(trx, ctx.dialect, store, drafts, principal.name, now);
+    await bookEntries(trx, ctx.dialect, store, drafts, principal, now);
     await updateOrder(trx, order.id, { status_id: STATUS.collected, updated_on: now, modified_by: principal.name });
     return `cleared '${order.order_number}': ${picked.length} lines handed over`;
   });

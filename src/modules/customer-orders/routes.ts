@@ -61,7 +61,7 @@ export const customerOrderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'store' },
     },
-    async (request) => ({ success: true, message: await updateCustomerOrder(request.ctx, request.params.store_number, request.body, request.principal!.name) }),
+    async (request) => ({ success: true, message: await updateCustomerOrder(request.ctx, request.params.store_number, request.body, request.principal!) }),
   );
 
   app.post(

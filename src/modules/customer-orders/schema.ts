@@ -3,6 +3,7 @@ import { POOLS } from '../../domain/stock-rules.js';
 import {
   BulkArray, DateTime, Int, Money, PageQueryProperties, PagedResponse, PoolNumber, Quantity, Str, StoreNumberParams, TextId,
 } from '../../shared/schemas.js';
+import { StoreRef } from '../../shared/access.js';
 
 /** PRODUCT §7: 1 new, 2 claimed, 3 picking, 4 picked, 5 collected, 6 rejected, 7 cancelled. */
 export const STATUS = { new: 1, claimed: 2, picking: 3, picked: 4, collected: 5, rejected: 6, cancelled: 7 } as const;
@@ -46,7 +47,7 @@ const orderFields = {
 };
 
 export const StoreOrderInput = Type.Object({ ...orderFields, store_number: optional(TextId(64, { description: 'Ignored: the path names the store' })) });
-export const CrossStoreOrderInput = Type.Object({ ...orderFields, store_number: TextId(64, { description: 'The store the customer collects from' }) });
+export const CrossStoreOrderInput = Type.Object({ ...orderFields, store_number: StoreRef({ description: 'The store the customer collects from' }) });
 export type OrderInput = Static<typeof StoreOrderInput>;
 export type OrderLineInput = Static<typeof OrderLineInput>;
 
@@ -80,7 +81,7 @@ export const OrderUpdateBody = Type.Object({
 });
 export type OrderUpdateBody = Static<typeof OrderUpdateBody>;
 
-export const ClearanceBody = Type.Object({ store_number: TextId(64), order_number: TextId(64) });
+export const ClearanceBody = Type.Object({ store_number: StoreRef({ description: 'The store of the order' }), order_number: TextId(64) });
 export type ClearanceBody = Static<typeof ClearanceBody>;
 
 const StoreLocation = Type.Object({

@@ -41,8 +41,9 @@ interface Plan {
  */
 export async function importOrders(ctx: AppContext, input: readonly OrderInput[], principal: Principal, storeFromPath?: string): Promise<string> {
   const sent = storeFromPath === undefined ? input : input.map((order) => ({ ...order, store_number: storeFromPath }));
+  // Each order's store_number (a StoreRef on the cross-store path) was checked against a store
+  // token before any work (plugins/auth.ts; PRODUCT §4).
   checkRequest(sent);
-  for (const order of sent) assertStoreAccess(principal, order.store_number!);
   const stores = await storesOfOrders(ctx.db, sent, 'customer orders', storeFromPath);
   const counts = await inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
@@ -63,7 +64,11 @@ export async function importOrders(ctx: AppContext, input: readonly OrderInput[]
       const lines = order.lines?.map((line) => lineRecord(line, products.get(line.product_number)!));
       const stored = existing.get(order.order_number);
       if (!stored) planCreate(plan, order, store, lines ?? []);
-      else if (stored.store_id !== store.id) conflicts.push({ path: `${orderPath(index)}.order_number`, message: `belongs to an order of store '${stored.store_number}'` });
+      else if (stored.store_id !== store.id) {
+        // Another store's order is reached through stored data: 403 unless the token holds that store (PRODUCT §4).
+        assertStoreAccess(principal, stored.store_number);
+        conflicts.push({ path: `${orderPath(index)}.order_number`, message: `belongs to an order of store '${stored.store_number}'` });
+      }
       else conflicts.push(...planUpdate(ctx, plan, index, order, stored, storedLines.get(stored.id) ?? [], lines, principal.name, now));
     });
     if (conflicts.length > 0) throw conflict('Some customer orders cannot change that way', conflicts);

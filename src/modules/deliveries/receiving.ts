@@ -6,6 +6,7 @@ import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { fromQuantity, toQuantity } from '../../domain/decimal.js';
 import type { PoolPart } from '../../domain/stock-rules.js';
+import { assertStoreAccess, type Principal } from '../../shared/access.js';
 import { groupBy } from '../../shared/bulk.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
@@ -164,8 +165,11 @@ async function advanceStatuses(trx: Transaction<Database>, touched: readonly Del
  * A transfer's other leg (docs/decisions.md Deliveries "transfers"): what the destination
  * received leaves the origin store's unlocated pool 1, when the origin is a store of this
  * service, in the same transaction. Both legs carry the receiving entry's id as reference_id.
+ * The origin is reached through stored data: it is booked as the receiving request's
+ * principal, so a store token that does not hold the origin gets 403 and nothing is booked
+ * (PRODUCT §4; the kernel refuses, stock-logs/book.ts).
  */
-async function bookTransferLegs(trx: Transaction<Database>, dialect: Dialect, plan: ReceivingPlan, drafts: readonly EntryDraft[], ids: readonly number[], actor: string, now: number): Promise<void> {
+async function bookTransferLegs(trx: Transaction<Database>, dialect: Dialect, plan: ReceivingPlan, drafts: readonly EntryDraft[], ids: readonly number[], by: Principal, now: number): Promise<void> {
   const transfers = plan.items.filter((item) => item.delivery.store_origin !== null && item.quantityMilli !== 0);
   const byOrigin = groupBy(transfers, (item) => item.delivery.store_origin!);
   for (const [originNumber, items] of byOrigin) {
@@ -185,7 +189,7 @@ async function bookTransferLegs(trx: Transaction<Database>, dialect: Dialect, pl
         source: 'transfer',
       };
     });
-    await bookEntries(trx, dialect, origin, legs, actor, now);
+    await bookEntries(trx, dialect, origin, legs, by, now);
     const receivingIds = items.map((item) => ids[item.draftIndex]!);
     for (const part of inListChunks(receivingIds, 2_000)) {
       await trx.updateTable('stock_logs').set({ reference_id: sql<number>`id` }).where('id', 'in', part).execute();
@@ -205,9 +209,10 @@ export async function finishReceiving(
   drafts: readonly EntryDraft[],
   ids: readonly number[],
   submitted: readonly DeliveryRow[],
-  actor: string,
+  by: Principal,
   now: number,
 ): Promise<void> {
+  const actor = by.name;
   const touched = new Map<number, DeliveryRow>();
   for (const item of plan.items) touched.set(item.delivery.id, item.delivery);
   for (const delivery of submitted) touched.set(delivery.id, delivery);
@@ -217,7 +222,7 @@ export async function finishReceiving(
   await raiseReceived(trx, deltas);
   const submittedIds = new Set(submitted.map((d) => d.id));
   await advanceStatuses(trx, [...touched.values()], submittedIds, actor, now);
-  await bookTransferLegs(trx, dialect, plan, drafts, ids, actor, now);
+  await bookTransferLegs(trx, dialect, plan, drafts, ids, by, now);
   // The receipts clock last: it is held from here to the commit, so the shorter the better,
   // and no balance lock is ever awaited while holding it (no lock cycle with other receipts).
   const stamp = await receiptStamp(trx);
@@ -256,7 +261,7 @@ export async function receiveDelivery(
   orderNumber: string,
   body: ReceiveBody,
   query: ReceiveQuery,
-  actor: string,
+  by: Principal,
 ): Promise<string> {
   if (body.lines.length === 0 && body.submit !== true) {
     throw validationFailed('Nothing to receive', [{ path: 'lines', message: 'is empty and submit is not true: the request would change nothing' }]);
@@ -266,6 +271,8 @@ export async function receiveDelivery(
   return inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
     const delivery = (await lockDeliveries(trx, ctx.dialect, [orderNumber])).get(orderNumber);
+    // A delivery of another store is reached through stored data: 403 unless the token holds that store (PRODUCT §4).
+    if (delivery && delivery.store_id !== store.id) assertStoreAccess(by, delivery.store_number);
     if (!delivery || delivery.store_id !== store.id) throw notFound(`No delivery '${orderNumber}' in store '${storeNumber}'`);
     if (CLOSED_STATUSES.has(delivery.status)) throw conflict(`Delivery '${orderNumber}' is ${delivery.status}: nothing more can be received on it`);
     const lines = new Map((await linesOf(trx, [delivery.id])).map((line) => [Number(line.line_number), line]));
@@ -296,8 +303,8 @@ export async function receiveDelivery(
     }));
     const plan = await planReceiving(trx, ctx.dialect, store.id, drafts, candidates);
     const booking: BookingStore = store;
-    const ids = await bookEntries(trx, ctx.dialect, booking, drafts, actor, now);
-    await finishReceiving(trx, ctx.dialect, plan, drafts, ids, body.submit === true ? [delivery] : [], actor, now);
+    const ids = await bookEntries(trx, ctx.dialect, booking, drafts, by, now);
+    await finishReceiving(trx, ctx.dialect, plan, drafts, ids, body.submit === true ? [delivery] : [], by, now);
     const status = body.submit === true ? 'received' : 'receiving';
     return `received ${body.lines.length} lines on delivery '${orderNumber}'; status ${status}`;
   });

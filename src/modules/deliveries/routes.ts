@@ -76,7 +76,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await receiveDelivery(request.ctx, request.params.store_number, request.params.order_number, request.body, request.query, request.principal!.name),
+      message: await receiveDelivery(request.ctx, request.params.store_number, request.params.order_number, request.body, request.query, request.principal!),
     }),
   );
 

@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import {
   BulkArray, DateTime, Int, Money, PageQueryProperties, PagedResponse, PoolNumber, Quantity, Str, StoreNumberParams, TextId,
 } from '../../shared/schemas.js';
+import { StoreRef } from '../../shared/access.js';
 
 /** Delivery statuses (PRODUCT §7): open → receiving → received, or cancelled. */
 export const DELIVERY_STATUSES = ['open', 'receiving', 'received', 'cancelled'] as const;
@@ -57,7 +58,7 @@ const orderFields = {
   datetime_created: optional(DateTime({ description: 'Default: when the delivery is first stored by the service' })),
   description: optional(Str(2000)),
   reference: optional(TextId(255, { description: 'Read back as external_reference_number' })),
-  store_origin: optional(TextId(64, { description: 'Origin store of an inter-store transfer (docs/decisions.md Deliveries "transfers")' })),
+  store_origin: optional(StoreRef({ description: 'Origin store of an inter-store transfer (docs/decisions.md Deliveries "transfers"); a store token must hold it; fixed once anything is received' })),
   supplier_code: optional(TextId(64)),
   tracing_url: optional(Str(2000)),
   reason_code: optional(Int()),
@@ -73,7 +74,7 @@ export const StoreDeliveryInput = Type.Object({ ...orderFields, supplier_name: o
 export type StoreDeliveryInput = Static<typeof StoreDeliveryInput>;
 export const CrossStoreDeliveryInput = Type.Object({
   ...orderFields,
-  store_number: TextId(64, { description: 'The store the goods go to' }),
+  store_number: StoreRef({ description: 'The store the goods go to' }),
   supplier_name: supplierName(),
   order_lines: lineList(CrossStoreLineInput),
 });

@@ -93,8 +93,9 @@ export async function importDeliveries(
   storeFromPath?: string,
 ): Promise<string> {
   const sent = storeFromPath === undefined ? orders : orders.map((order) => ({ ...order, store_number: storeFromPath }));
+  // The stores each order names (store_number, store_origin) were checked against a store
+  // token before any work (StoreRef fields, plugins/auth.ts; PRODUCT §4).
   checkRequest(sent);
-  for (const order of sent) assertStoreAccess(principal, order.store_number!);
   const stores = await storesOfOrders(ctx.db, sent, 'delivery orders', storeFromPath);
 
   const counts = await inTransaction(ctx.handle, async (trx) => {
@@ -116,6 +117,8 @@ export async function importDeliveries(
         return;
       }
       if (stored.store_id !== store.id) {
+        // Another store's delivery is reached through stored data: 403 unless the token holds that store (PRODUCT §4).
+        assertStoreAccess(principal, stored.store_number);
         errors.push({ path: `${orderPath(index)}.order_number`, message: `belongs to a delivery of store '${stored.store_number}'` });
         return;
       }
@@ -184,7 +187,16 @@ function planUpdate(
   if (CLOSED_STATUSES.has(stored.status)) {
     return [{ path: `${orderPath(index)}.order_number`, message: `delivery '${stored.order_number}' is ${stored.status}: it can no longer change` }];
   }
-  if (cancelling && (stored.status !== 'open' || storedLines.some((line) => received.has(line.id)))) {
+  const hasReceived = stored.status !== 'open' || storedLines.some((line) => received.has(line.id));
+  if (header.store_origin !== stored.store_origin && hasReceived) {
+    // PRODUCT §4: what was received already left the origin's books (the transfer's legs);
+    // re-pointing the origin would book later corrections in a store that never sent the goods.
+    errors.push({
+      path: `${orderPath(index)}.store_origin`,
+      message: `delivery '${stored.order_number}' has received stock from ${stored.store_origin === null ? 'no store' : `store '${stored.store_origin}'`}: its origin can no longer change`,
+    });
+  }
+  if (cancelling && hasReceived) {
     errors.push({ path: `${orderPath(index)}.status`, message: `delivery '${stored.order_number}' has received stock: submit it through receiving instead of cancelling` });
   }
   if (errors.length > 0) return errors;

@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BulkArray, EventDateTime, PageQueryProperties, PagedResponse, Quantity, StoreNumberParams, TextId } from '../../shared/schemas.js';
+import { StoreRef } from '../../shared/access.js';
 
 /** Field names capitalised as written in the interface (§4.13). */
 export const ExternalCountingBody = Type.Object({
   CountingDateTime: EventDateTime({ description: 'The moment the count describes' }),
-  StoreNo: Type.Optional(TextId(64, { description: 'Required in practice: the store that was counted' })),
+  StoreNo: Type.Optional(StoreRef({ description: 'Required in practice: the store that was counted' })),
   // PRODUCT §3 Limits: 10,000 items per bulk request, counting lines included. A bigger count
   // is sent in several requests, all lines of one product in the same one (docs/decisions.md).
   Lines: Type.Optional(

@@ -20,7 +20,7 @@ export const movementRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await moveStock(request.ctx, request.params.store_number, request.body, request.query, request.principal!.name),
+      message: await moveStock(request.ctx, request.params.store_number, request.body, request.query, request.principal!),
     }),
   );
 };

@@ -4,6 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { fromQuantity, toQuantity } from '../../domain/decimal.js';
 import type { PoolNumber } from '../../domain/stock-rules.js';
+import type { Principal } from '../../shared/access.js';
 import { chunk } from '../../shared/bulk.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
@@ -126,7 +127,7 @@ async function linkLegs(trx: Transaction<Database>, ids: readonly number[]): Pro
 }
 
 /** POST /stores/{s}/storeproductlocation/movement (interface §4.11): atomic. */
-export async function moveStock(ctx: AppContext, storeNumber: string, body: MovementBody, query: MovementQuery, actor: string): Promise<string> {
+export async function moveStock(ctx: AppContext, storeNumber: string, body: MovementBody, query: MovementQuery, by: Principal): Promise<string> {
   checkMoves(body.body);
   const store = await findLiveStore(ctx.db, storeNumber);
   if (!store) throw notFound(`Unknown store '${storeNumber}'`);
@@ -134,7 +135,7 @@ export async function moveStock(ctx: AppContext, storeNumber: string, body: Move
     return await inTransaction(ctx.handle, async (trx) => {
       const now = Date.now();
       const drafts = await draftMoves(trx, store.id, body.body, query, now);
-      const ids = await bookEntries(trx, ctx.dialect, store, drafts, actor, now);
+      const ids = await bookEntries(trx, ctx.dialect, store, drafts, by, now);
       await linkLegs(trx, ids);
       return `moved ${body.body.length}`;
     });

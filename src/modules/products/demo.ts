@@ -1,4 +1,5 @@
 import type { AppContext } from '../../app-context.js';
+import { servicePrincipal } from '../../shared/access.js';
 import { importDiscounts } from './discounts/service.js';
 import type { DiscountInput } from './discounts/schema.js';
 import { liveStoreNumbers } from './prices/repository.js';
@@ -86,7 +87,7 @@ const DEMO_DISCOUNTS: DiscountInput[] = [
 /** `store-ops seed`: the demo assortment through the same services the API uses; re-running changes nothing. */
 export async function seedProducts(ctx: AppContext): Promise<string[]> {
   return [
-    `products: ${await importProducts(ctx, { products: DEMO_PRODUCTS }, false, 'seed')}`,
+    `products: ${await importProducts(ctx, { products: DEMO_PRODUCTS }, false, servicePrincipal('seed'))}`,
     // A store-scoped price needs store 1001; without the demo stores it is left out.
     `prices: ${await importPrices(ctx, { prices: await withKnownStores(ctx, DEMO_PRICES) }, 'seed')}`,
     `discounts: ${await importDiscounts(ctx, { discounts: DEMO_DISCOUNTS }, {}, 'seed')}`,

@@ -49,7 +49,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await importProducts(request.ctx, request.body, request.query.flush === true, request.principal!.name),
+      message: await importProducts(request.ctx, request.body, request.query.flush === true, request.principal!),
     }),
   );
 

@@ -17,6 +17,7 @@ import { pricingOf } from './prices/effective.js';
 import * as products from './repository.js';
 import { ProductsQuery, type DeleteProductsBody, type ProductInput, type ProductsBody, type ProductsEnvelope } from './schema.js';
 import { resetProductStock } from '../stock-logs/reset.js';
+import type { Principal } from '../../shared/access.js';
 import { nextPricingChange } from './prices/repository.js';
 
 interface PlannedProduct {
@@ -99,7 +100,8 @@ const DERIVED_COLUMNS = {
  * and what to write, its derived columns and its barcode checks all come from upsertByKey's
  * one read of it.
  */
-export async function importProducts(ctx: AppContext, body: ProductsBody, flush: boolean, actor: string): Promise<string> {
+export async function importProducts(ctx: AppContext, body: ProductsBody, flush: boolean, by: Principal): Promise<string> {
+  const actor = by.name;
   const { planned, deletions } = planImport(body);
   const requestNumbers = new Set(body.products.map((p) => p.product_number));
   const now = Date.now();
@@ -141,7 +143,7 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
       // is_reset_store_stock on a product that is written (new or changed): its stock in
       // every store goes to zero through the ledger. An identical re-send resets nothing.
       const resetIds = result.written.filter((w) => w.record.is_reset_store_stock === 1).map((w) => result.idsByKey.get(w.record.product_number)!);
-      await resetProductStock(trx, ctx.dialect, resetIds, actor, now);
+      await resetProductStock(trx, ctx.dialect, resetIds, by, now);
       return { ...result, deleted: result.deleted + deleted.length };
     },
     { serialise: ['products'] },

@@ -8,11 +8,15 @@ import { applyPostings, type Posting } from './ledger.js';
 import type { StockTouch } from './store-product-stamps.js';
 import type { BookingProductRow } from '../products/rows.js';
 import { valuesOf } from '../../shared/column-access.js';
+import { assertStoreAccess, type Principal } from '../../shared/access.js';
 
 /**
  * Booking: turns resolved entry drafts into stock_logs rows and, unless they wait for
  * review, ledger postings — in the caller's transaction. Every stock change of the
- * service (log entries, counts, movements, receipts, picking, resets) books through here.
+ * service (log entries, counts, movements, receipts, picking, resets) books through here,
+ * as the principal of its request: a store outside the principal's authority is refused
+ * (403) before anything is written (PRODUCT §4), whichever way the request reached it — a
+ * path, a body field, or stored data such as a transfer's origin.
  */
 
 export interface BookingStore {
@@ -137,16 +141,18 @@ export function postingsOf(origin: PostingOrigin, parts: EntryDraft['poolParts']
   }));
 }
 
-/** Books drafts in order; returns the new log ids in the same order. */
+/** Books drafts in order as `by` (its name is the entries' actor); returns the new log ids in the same order. */
 export async function bookEntries(
   trx: Transaction<Database>,
   dialect: Dialect,
   store: BookingStore,
   drafts: readonly EntryDraft[],
-  actor: string,
+  by: Principal,
   now: number,
 ): Promise<number[]> {
   if (drafts.length === 0) return [];
+  assertStoreAccess(by, store.store_number);
+  const actor = by.name;
   const products = new Map(drafts.map((d) => [d.product.id, d.product]));
   // In id order: two first-time posts of the same new products create them in the same order.
   await ensureStoreProducts(trx, store, [...products.values()].sort((a, b) => a.id - b.id), now, actor);
@@ -171,7 +177,7 @@ export async function bookEntries(
     postings.push(...postingsOf(origin, draft.poolParts));
   });
   const touches = drafts.filter((d) => !d.pending).map((draft) => touchOf(store.id, draft, actor));
-  await applyPostings(trx, dialect, postings, new Map([[store.id, store.store_number]]), now, touches);
+  await applyPostings(trx, dialect, postings, new Map([[store.id, store.store_number]]), by, now, touches);
   return ids;
 }
 

@@ -1,8 +1,11 @@
 import type { AppContext } from '../../app-context.js';
+import { servicePrincipal } from '../../shared/access.js';
 import { postStockLogs } from './service.js';
 import type { StockLogInput } from './schema.js';
 
 const SEED_SOURCE = 'seed';
+/** The seed books as the service itself: every store (no request, no token). */
+const SEED = servicePrincipal('seed');
 const DAY = 24 * 60 * 60 * 1000;
 
 /**
@@ -36,7 +39,7 @@ export async function seedStockHistory(ctx: AppContext, storeNumbers: readonly s
     // Written off where the stock is (a loss at the empty DMG location left it at −1).
     deltas.push({ ...base, product_number: productNumbers[0]!, quantity: 1, reason_code: 101, location_code: 'C-01', modification_datetime: at(2) });
     deltas.push({ ...base, product_number: productNumbers[1]!, quantity: 2, reason_code: 103, loss_comment: 'Empty packaging found', modification_datetime: at(2, 3) });
-    const posted = await postStockLogs(ctx, storeNumber, { storeproductlog: deltas }, {}, 'seed');
+    const posted = await postStockLogs(ctx, storeNumber, { storeproductlog: deltas }, {}, SEED);
     const counts: StockLogInput[] = productNumbers.slice(0, 3).map((product_number) => ({
       ...base,
       product_number,
@@ -45,7 +48,7 @@ export async function seedStockHistory(ctx: AppContext, storeNumbers: readonly s
       reason_code: 601,
       modification_datetime: at(3),
     }));
-    const counted = await postStockLogs(ctx, storeNumber, { storeproductlog: counts }, { is_counted_quantity: true }, 'seed');
+    const counted = await postStockLogs(ctx, storeNumber, { storeproductlog: counts }, { is_counted_quantity: true }, SEED);
     lines.push(`stock ${storeNumber}: ${posted.message}; counts ${counted.message}`);
   }
   return lines;

@@ -6,6 +6,7 @@ import type { TimelineEntry } from '../../domain/ledger.js';
 import { historyRange, historyWindow, planBatch, type HistoryRange, type HistoryWindow, type PlannedArrival } from '../../domain/ledger-batch.js';
 import { inListChunks } from '../../db/in-list.js';
 import { stampStoreProducts, type StockTouch } from './store-product-stamps.js';
+import { assertStoreAccess, visibleStores, type Principal } from '../../shared/access.js';
 
 /**
  * The posting engine: the only code that changes stock (PRODUCT §5 "Ledger first").
@@ -72,15 +73,31 @@ type BalanceRow = Omit<Selectable<StockBalanceTable>, 'id' | 'updated_on'>;
 
 const keyOf = (k: BalanceKey) => `${k.storeId}|${k.productId}|${k.locationId}|${k.pool}|${k.orderKey}`;
 
+/**
+ * PRODUCT §4: a balance moves only in a store the request's principal holds. Checked here,
+ * where every stock change passes, so no path — a body field, a transfer's origin, an
+ * approval — can book outside the token's stores; before the first write.
+ */
+function assertAuthority(by: Principal, postings: readonly Posting[], storeNumbers: ReadonlyMap<number, string>): void {
+  if (visibleStores(by) === null) return;
+  for (const storeId of new Set(postings.map((posting) => posting.storeId))) {
+    const storeNumber = storeNumbers.get(storeId);
+    if (storeNumber === undefined) throw new Error(`posting into store id ${storeId}, which the booking did not name`);
+    assertStoreAccess(by, storeNumber);
+  }
+}
+
 export async function applyPostings(
   trx: Transaction<Database>,
   dialect: Dialect,
   postings: readonly Posting[],
   storeNumbers: ReadonlyMap<number, string>,
+  by: Principal,
   now: number,
   touches: readonly StockTouch[] = [],
 ): Promise<PostingResult[]> {
   if (postings.length === 0) return [];
+  assertAuthority(by, postings, storeNumbers);
   // A delta's ledger row is the same whatever the balance holds (a later count absorbing it
   // is re-based, not the delta), so a request of deltas only writes its ledger rows before
   // it queues for its balances: what writers of one balance do one at a time is only the

@@ -4,6 +4,7 @@ import type { Database } from '../../db/schema.js';
 import type { PoolNumber } from '../../domain/stock-rules.js';
 import { bookEntries, type EntryDraft } from './book.js';
 import { inListChunks } from '../../db/in-list.js';
+import type { Principal } from '../../shared/access.js';
 
 const SOURCE = 'reset_store_stock';
 
@@ -12,7 +13,7 @@ const SOURCE = 'reset_store_stock';
  * of the product in every store is counted to zero at the moment of the import — through
  * the ledger like any other change, so the history shows what was reset and why.
  */
-export async function resetProductStock(trx: Transaction<Database>, dialect: Dialect, productIds: readonly number[], actor: string, now: number): Promise<number> {
+export async function resetProductStock(trx: Transaction<Database>, dialect: Dialect, productIds: readonly number[], by: Principal, now: number): Promise<number> {
   if (productIds.length === 0) return 0;
   let reset = 0;
   for (const ids of inListChunks(productIds, 5_000)) {
@@ -46,7 +47,7 @@ export async function resetProductStock(trx: Transaction<Database>, dialect: Dia
       byStore.set(b.store_id, group);
     }
     for (const { store, drafts } of byStore.values()) {
-      await bookEntries(trx, dialect, store, drafts, actor, now);
+      await bookEntries(trx, dialect, store, drafts, by, now);
       reset += drafts.length;
     }
   }

@@ -18,7 +18,7 @@ export const stockLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'store' },
     },
     async (request) => {
-      const { ids, message } = await postStockLogs(request.ctx, request.params.store_number, request.body, request.query, request.principal!.name);
+      const { ids, message } = await postStockLogs(request.ctx, request.params.store_number, request.body, request.query, request.principal!);
       return { success: true, data: ids, message };
     },
   );
@@ -37,7 +37,7 @@ export const stockLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await reviewStockLogs(request.ctx, request.params.store_number, request.body, request.principal!.name),
+      message: await reviewStockLogs(request.ctx, request.params.store_number, request.body, request.principal!),
     }),
   );
 

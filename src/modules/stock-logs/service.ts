@@ -125,7 +125,7 @@ export async function postStockLogs(
   storeNumber: string,
   body: StockLogsBody,
   query: StockLogsPostQuery,
-  actor: string,
+  by: Principal,
 ): Promise<{ ids: number[]; message: string }> {
   const lines = checkLines(body.storeproductlog, query.is_counted_quantity === true);
   const store = await findLiveStore(ctx.db, storeNumber);
@@ -135,8 +135,8 @@ export async function postStockLogs(
     const drafts = await draftEntries(trx, store.id, lines, query);
     // Receipt entries whose reference is a delivery of the store receive on it (PRODUCT §7).
     const receiving = query.is_from_receipt === true ? await planReceiving(trx, ctx.dialect, store.id, drafts, receivingCandidates(lines)) : undefined;
-    const ids = await bookEntries(trx, ctx.dialect, store, drafts, actor, now);
-    if (receiving) await finishReceiving(trx, ctx.dialect, receiving, drafts, ids, [], actor, now);
+    const ids = await bookEntries(trx, ctx.dialect, store, drafts, by, now);
+    if (receiving) await finishReceiving(trx, ctx.dialect, receiving, drafts, ids, [], by, now);
     const pending = drafts.filter((d) => d.pending).length;
     const received = receiving && receiving.items.length > 0 ? `; received on deliveries ${receiving.items.length}` : '';
     return { ids, message: `created ${ids.length}: applied ${ids.length - pending}, pending review ${pending}${received}` };
@@ -161,7 +161,8 @@ function receivingCandidates(lines: readonly CheckedLine[]): ReceivingCandidate[
 }
 
 /** POST …/storeproductlogs/review (PRODUCT §5 Review): approve applies, reject never does. */
-export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body: ReviewBody, actor: string): Promise<string> {
+export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body: ReviewBody, by: Principal): Promise<string> {
+  const actor = by.name;
   const store = await findLiveStore(ctx.db, storeNumber);
   if (!store) throw notFound(`Unknown store '${storeNumber}'`);
   const ids = [...new Set(body.ids)];
@@ -202,7 +203,7 @@ export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body
         isFromReceipt: row.is_from_receipt === 1,
         by: row.app_user_name ?? actor,
       }));
-      await applyPostings(trx, ctx.dialect, postings, new Map([[store.id, store.store_number]]), now, touches);
+      await applyPostings(trx, ctx.dialect, postings, new Map([[store.id, store.store_number]]), by, now, touches);
     }
     return `${body.approve ? 'approved' : 'rejected'} ${ids.length}`;
   });
