@@ -37,10 +37,12 @@ export type Action =
   | { kind: 'log'; who: TokenName; store: StorePick; entries: EntryArg[]; count: boolean; key: boolean; userSpelling: number }
   | { kind: 'move'; who: TokenName; store: StorePick; product: number; from: LocationCode | null; fromPool: number | undefined; to: LocationCode | null; toPool: number | undefined; quantity: number; overage: boolean; key: boolean }
   | { kind: 'review'; who: TokenName; pending: number; approve: boolean }
-  | { kind: 'deliveryCreate'; who: TokenName; store: StorePick; origin: 'none' | 'other' | 'self' | 'outside'; originIndex: number; lines: Array<{ product: number; quantity: number; pool: number }>; key: boolean }
+  | { kind: 'deliveryCreate'; who: TokenName; store: StorePick; crossStore: boolean; origin: 'none' | 'other' | 'self' | 'outside'; originIndex: number; lines: Array<{ product: number; quantity: number; pool: number }>; key: boolean }
   | { kind: 'deliveryResend'; who: TokenName; delivery: number; variant: 'identical' | 'reorigin'; originIndex: number }
   | { kind: 'receive'; who: TokenName; delivery: number; lines: Array<{ line: number; quantity: number }>; submit: boolean; key: boolean }
-  | { kind: 'orderCreate'; who: TokenName; store: StorePick; lines: Array<{ product: number; quantity: number }>; key: boolean }
+  | { kind: 'orderCreate'; who: TokenName; store: StorePick; crossStore: boolean; lines: Array<{ product: number; quantity: number }>; key: boolean }
+  | { kind: 'orderStatus'; who: TokenName; order: number; variant: 'claim' | 'cancel' }
+  | { kind: 'receiptEntry'; who: TokenName; delivery: number; line: number; quantity: number; location: LocationCode | null; pool: number | undefined; time: TimeKind; key: boolean }
   | { kind: 'pick'; who: TokenName; order: number; line: number; total: number; location: LocationCode | null | 'best' }
   | { kind: 'clear'; who: TokenName; order: number; otherStore: boolean }
   | { kind: 'reject'; who: TokenName; order: number }
@@ -49,7 +51,24 @@ export type Action =
   | { kind: 'restoreProduct'; product: number }
   | { kind: 'revoke'; who: TokenName }
   | { kind: 'resend'; spelling: number }
-  | { kind: 'read'; who: TokenName; store: number; product: number };
+  | { kind: 'read'; who: TokenName; store: number; product: number }
+  | { kind: 'surrounding'; who: TokenName; store: number; product: number }
+  | { kind: 'list'; who: TokenName; list: 'deliveries' | 'logs' | 'stock' }
+  | { kind: 'locations'; who: TokenName; store: number }
+  | { kind: 'locationProducts'; who: TokenName; store: number; location: LocationCode; byTag: boolean }
+  | { kind: 'receipts'; who: TokenName; store: number | null; type: 1 | 2 }
+  | { kind: 'ordersList'; who: TokenName; store: number }
+  | { kind: 'storeProducts'; who: TokenName; store: StorePick; product: number; put: boolean }
+  | { kind: 'reasonFlush'; drop: 'review' | 'loss' }
+  | { kind: 'reasonRestore' }
+  | { kind: 'productListCreate'; who: TokenName; store: StorePick; duplicates: boolean; lines: Array<{ product: number; quantity: QuantityKind }> }
+  | { kind: 'productListLines'; who: TokenName; list: number; lines: Array<{ product: number; quantity: QuantityKind }> }
+  | { kind: 'productListRead'; who: TokenName; store: number }
+  | { kind: 'productListDelete'; who: TokenName; list: number; archive: boolean }
+  | { kind: 'masterRead'; who: TokenName; which: 'stores' | 'products' | 'categories' | 'reasoncodes' }
+  | { kind: 'masterWrite'; who: TokenName; which: 'categories' | 'prices' | 'discounts' | 'freefields' | 'attributes'; product: number }
+  | { kind: 'storeFlush'; drop: number }
+  | { kind: 'storeRestore' };
 
 const weighted = <T>(...pairs: Array<[number, fc.Arbitrary<T>]>) => fc.oneof(...pairs.map(([weight, arbitrary]) => ({ weight, arbitrary })));
 
@@ -58,7 +77,7 @@ const whoArb: fc.Arbitrary<TokenName> = fc.constantFrom<TokenName>('admin', 'int
 const storeArb: fc.Arbitrary<StorePick> = weighted<StorePick>([30, fc.constantFrom('S1', 'S1', 'S2', 'W1')], [1, fc.constant(UNKNOWN_STORE)]);
 const productArb = weighted([30, fc.nat({ max: PRODUCTS.length - 1 })], [1, fc.constant(PRODUCTS.length)]);
 const locationArb = weighted<LocationCode | typeof UNKNOWN_LOCATION | undefined>([30, fc.constantFrom<LocationCode | undefined>(...LOCATIONS, undefined)], [1, fc.constant(UNKNOWN_LOCATION)]);
-const knownLocationArb = fc.constantFrom<LocationCode | null>('A', 'B', null);
+const knownLocationArb: fc.Arbitrary<LocationCode | null> = fc.constantFrom<LocationCode | null>('A', 'B', null);
 
 export const timeArb: fc.Arbitrary<TimeKind> = weighted<TimeKind>(
   [20, fc.record({ kind: fc.constant('past' as const), minutes: fc.integer({ min: 1, max: 3000 }), ms: fc.nat({ max: 59_999 }) })],
@@ -110,6 +129,7 @@ export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
     4,
     fc.record({
       kind: fc.constant('deliveryCreate' as const), who: whoArb, store: storeArb,
+      crossStore: weighted([3, fc.constant(false)], [1, fc.constant(true)]),
       origin: fc.constantFrom<'none' | 'other' | 'self' | 'outside'>('none', 'other', 'other', 'other', 'self', 'outside'), originIndex: fc.nat({ max: 2 }),
       lines: fc.array(fc.record({ product: productArb, quantity: fc.integer({ min: 1, max: 10 }), pool: fc.constantFrom(1, 1, 2) }), { minLength: 1, maxLength: 2 }),
       key: keyArb,
@@ -124,8 +144,8 @@ export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
       submit: weighted([4, fc.constant(false)], [1, fc.constant(true)]), key: keyArb,
     }),
   ],
-  [4, fc.record({ kind: fc.constant('orderCreate' as const), who: whoArb, store: storeArb, lines: fc.array(fc.record({ product: productArb, quantity: fc.integer({ min: 1, max: 5 }) }), { minLength: 1, maxLength: 2 }), key: keyArb })],
-  [8, fc.record({ kind: fc.constant('pick' as const), who: whoArb, order: fc.nat({ max: 9 }), line: fc.nat({ max: 1 }), total: fc.integer({ min: 0, max: 6 }), location: fc.constantFrom<LocationCode | null | 'best'>('best', 'best', 'A', 'B', null) })],
+  [4, fc.record({ kind: fc.constant('orderCreate' as const), who: whoArb, store: storeArb, crossStore: weighted([3, fc.constant(false)], [1, fc.constant(true)]), lines: fc.array(fc.record({ product: productArb, quantity: fc.integer({ min: 1, max: 5 }) }), { minLength: 1, maxLength: 2 }), key: keyArb })],
+  [8, fc.record({ kind: fc.constant('pick' as const), who: whoArb, order: fc.nat({ max: 9 }), line: fc.nat({ max: 1 }), total: fc.integer({ min: 0, max: 6 }), location: fc.constantFrom<LocationCode | null | 'best'>('best', 'best', 'best', 'A', 'B', null) })],
   [3, fc.record({ kind: fc.constant('clear' as const), who: whoArb, order: fc.nat({ max: 9 }), otherStore: weighted([8, fc.constant(false)], [1, fc.constant(true)]) })],
   [2, fc.record({ kind: fc.constant('reject' as const), who: whoArb, order: fc.nat({ max: 9 }) })],
   [
@@ -135,6 +155,51 @@ export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
       lines: fc.array(fc.record({ product: productArb, unit: weighted([5, fc.constant(false)], [1, fc.constant(true)]), quantity: fc.integer({ min: 0, max: 20 }) }), { minLength: 1, maxLength: 3 }),
     }),
   ],
+  [2, fc.record({ kind: fc.constant('orderStatus' as const), who: whoArb, order: fc.nat({ max: 9 }), variant: fc.constantFrom<'claim' | 'cancel'>('claim', 'claim', 'cancel') })],
+  [
+    4,
+    fc.record({
+      kind: fc.constant('receiptEntry' as const), who: whoArb, delivery: fc.nat({ max: 9 }), line: fc.nat({ max: 1 }),
+      quantity: weighted([8, fc.integer({ min: 1, max: 10 })], [1, fc.integer({ min: -6, max: -1 })]),
+      location: knownLocationArb, pool: fc.option(fc.constantFrom(1, 2), { nil: undefined, freq: 3 }), time: timeArb, key: keyArb,
+    }),
+  ],
+  [2, fc.record({ kind: fc.constant('surrounding' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
+  [3, fc.record({ kind: fc.constant('list' as const), who: whoArb, list: fc.constantFrom<'deliveries' | 'logs' | 'stock'>('deliveries', 'logs', 'stock') })],
+  [2, fc.record({ kind: fc.constant('locations' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }) })],
+  [2, fc.record({ kind: fc.constant('locationProducts' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }), location: fc.constantFrom<LocationCode>(...LOCATIONS), byTag: fc.boolean() })],
+  [2, fc.record({ kind: fc.constant('receipts' as const), who: whoArb, store: fc.option(fc.nat({ max: STORES.length - 1 }), { nil: null }), type: fc.constantFrom<1 | 2>(1, 2) })],
+  [2, fc.record({ kind: fc.constant('ordersList' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }) })],
+  [2, fc.record({ kind: fc.constant('storeProducts' as const), who: whoArb, store: storeArb, product: productArb, put: fc.boolean() })],
+  [1, fc.record({ kind: fc.constant('reasonFlush' as const), drop: fc.constantFrom<'review' | 'loss'>('review', 'loss') })],
+  [1, fc.constant({ kind: 'reasonRestore' as const })],
+  [
+    2,
+    fc.record({
+      kind: fc.constant('productListCreate' as const), who: whoArb, store: storeArb, duplicates: fc.boolean(),
+      lines: fc.array(fc.record({ product: productArb, quantity: quantityArb.map((q) => (q.kind === 'small' ? { ...q, value: Math.abs(q.value) } : q.kind === 'extreme' ? { ...q, sign: 1 as const } : q)) }), { maxLength: 3 }),
+    }),
+  ],
+  [
+    2,
+    fc.record({
+      kind: fc.constant('productListLines' as const), who: whoArb, list: fc.nat({ max: 9 }),
+      lines: fc.array(fc.record({ product: productArb, quantity: quantityArb.map((q) => (q.kind === 'small' ? { ...q, value: Math.abs(q.value) } : q.kind === 'extreme' ? { ...q, sign: 1 as const } : q)) }), { minLength: 1, maxLength: 3 }),
+    }),
+  ],
+  [1, fc.record({ kind: fc.constant('productListRead' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }) })],
+  [1, fc.record({ kind: fc.constant('productListDelete' as const), who: whoArb, list: fc.nat({ max: 9 }), archive: fc.boolean() })],
+  [1, fc.record({ kind: fc.constant('masterRead' as const), who: whoArb, which: fc.constantFrom<'stores' | 'products' | 'categories' | 'reasoncodes'>('stores', 'products', 'categories', 'reasoncodes') })],
+  [
+    1,
+    fc.record({
+      kind: fc.constant('masterWrite' as const), who: whoArb,
+      which: fc.constantFrom<'categories' | 'prices' | 'discounts' | 'freefields' | 'attributes'>('categories', 'prices', 'discounts', 'freefields', 'attributes'),
+      product: fc.nat({ max: PRODUCTS.length - 1 }),
+    }),
+  ],
+  [1, fc.record({ kind: fc.constant('storeFlush' as const), drop: fc.nat({ max: STORES.length - 1 }) })],
+  [1, fc.constant({ kind: 'storeRestore' as const })],
   [1, fc.record({ kind: fc.constant('deleteProduct' as const), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
   [1, fc.record({ kind: fc.constant('restoreProduct' as const), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
   [3, fc.record({ kind: fc.constant('resend' as const), spelling: fc.nat({ max: 3 }) })],
@@ -142,7 +207,7 @@ export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
 );
 
 /** Rare: a token revoked in the middle of a sequence (costs a second: the credential cache). */
-export const revokeArb: fc.Arbitrary<Action> = fc.record({ kind: fc.constant('revoke' as const), who: fc.constantFrom<TokenName>('storeS1S2', 'read', 'integration') });
+export const revokeArb: fc.Arbitrary<Action> = fc.record({ kind: fc.constant('revoke' as const), who: fc.constantFrom<TokenName>('storeS1S2', 'storeS1S2', 'read', 'integration') });
 
 /** A sequence: some stock and flows to start from, then anything. Steps shrink to nothing. */
 export function sequenceArb(minSteps: number, maxSteps: number): fc.Arbitrary<Action[]> {

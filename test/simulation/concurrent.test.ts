@@ -65,11 +65,11 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
           })),
         ),
         ...Array.from({ length: SHARED_DELIVERIES }, (_, i): Action => ({
-          kind: 'deliveryCreate', who: 'admin', store: 'S1', origin: i === 0 ? 'none' : 'other', originIndex: i, key: false,
+          kind: 'deliveryCreate', who: 'admin', store: 'S1', crossStore: false, origin: i === 0 ? 'none' : 'other', originIndex: i, key: false,
           lines: [{ product: i % PRODUCTS.length, quantity: 10, pool: 1 }, { product: (i + 1) % PRODUCTS.length, quantity: 10, pool: 1 }],
         })),
         ...Array.from({ length: SHARED_ORDERS }, (_, i): Action => ({
-          kind: 'orderCreate', who: 'admin', store: 'S1', key: false,
+          kind: 'orderCreate', who: 'admin', store: 'S1', crossStore: false, key: false,
           lines: [{ product: i % PRODUCTS.length, quantity: 5 }, { product: (i + 2) % PRODUCTS.length, quantity: 3 }],
         })),
       ];

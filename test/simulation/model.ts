@@ -48,6 +48,8 @@ export interface Delivery {
   origin: string | null;
   type: number;
   status: 'open' | 'receiving' | 'received';
+  /** A receipt exists once something was received or the delivery was submitted. */
+  hasReceipt: boolean;
   lines: DeliveryLine[];
   /** The body last sent, re-sent as it is by a re-send. */
   body: Record<string, unknown>;
@@ -69,6 +71,15 @@ export interface CustomerOrder {
   body: Record<string, unknown>;
 }
 
+export interface ProductList {
+  id: number;
+  store: StoreNo;
+  duplicates: boolean;
+  /** Lines in order: product and quantity (thousandths). */
+  lines: Array<{ product: ProductNo; milli: bigint }>;
+  state: 'live' | 'archived' | 'deleted';
+}
+
 export const isOpenOrder = (order: CustomerOrder) => order.status < 5;
 
 export class ChainModel {
@@ -78,6 +89,11 @@ export class ChainModel {
   deliveries: Delivery[] = [];
   orders: CustomerOrder[] = [];
   deletedProducts = new Set<ProductNo>();
+  /** Stores soft-deleted by a flush: hidden from every path until sent again. */
+  deletedStores = new Set<StoreNo>();
+  /** Reason codes flushed away (soft-deleted) until sent again. */
+  deletedReasons = new Set<string>();
+  productLists: ProductList[] = [];
   revokedTokens = new Set<TokenName>();
   private seq = 0;
 
@@ -88,6 +104,9 @@ export class ChainModel {
     copy.deliveries = this.deliveries.map((d) => ({ ...d, lines: d.lines.map((l) => ({ ...l })) }));
     copy.orders = this.orders.map((o) => ({ ...o, lines: o.lines.map((l) => ({ ...l })) }));
     copy.deletedProducts = new Set(this.deletedProducts);
+    copy.deletedStores = new Set(this.deletedStores);
+    copy.deletedReasons = new Set(this.deletedReasons);
+    copy.productLists = this.productLists.map((l) => ({ ...l, lines: l.lines.map((line) => ({ ...line })) }));
     copy.revokedTokens = new Set(this.revokedTokens);
     copy.seq = this.seq;
     return copy;
@@ -167,8 +186,20 @@ export class ChainModel {
     return (PRODUCTS as readonly string[]).includes(product) && !this.deletedProducts.has(product as ProductNo);
   }
 
+  /** A live store: one a path may name. */
   isStore(store: string): store is StoreNo {
+    return this.isChainStore(store) && !this.deletedStores.has(store);
+  }
+
+  /** A store of this service, live or soft-deleted (its stock is still on its books). */
+  isChainStore(store: string): store is StoreNo {
     return (STORES as readonly string[]).includes(store);
+  }
+
+  /** The stores a token sees in lists (PRODUCT §4). */
+  visibleTo(token: TokenName): (store: string) => boolean {
+    const stores = TOKEN_STORES[token];
+    return (store) => stores === null || stores.includes(store);
   }
 
   defaultPool(location: LocationCode | null): number {

@@ -3,9 +3,9 @@ import { revokeToken } from '../../src/modules/tokens/service.js';
 import { createToken } from '../../src/modules/tokens/service.js';
 import { verifyAll } from '../../src/verify.js';
 import type { Action } from './actions.js';
-import { LOCATIONS, DEFAULT_POOL, PRODUCTS, REASONS, STORES, TOKEN_ROLES, TOKEN_STORES, TOKENS, WAREHOUSES, type TokenName } from './chain.js';
+import { LOCATIONS, DEFAULT_POOL, PRODUCTS, STORES, TOKEN_ROLES, TOKEN_STORES, TOKENS, type TokenName } from './chain.js';
 import { ChainModel } from './model.js';
-import { API, planStep, productRecord, type Plan, type SequenceContext } from './steps.js';
+import { API, planStep, productRecord, REASON_RECORDS, storeRecord, type Plan, type SequenceContext } from './steps.js';
 
 /**
  * Runs one simulated sequence against a fresh app (issue 26): sets up the chain, then for each
@@ -175,24 +175,10 @@ export async function setUpChain(send: (request: Plan['request']) => Promise<Ans
       method: 'POST',
       url: `${API}/stores`,
       who: 'admin',
-      body: { stores: STORES.map((store) => ({ store_number: store, store_name: `Store ${store}`, is_active: true, is_active_data_exchange: true, is_warehouse: WAREHOUSES.includes(store), area_id: 'north' })) },
+      body: { stores: STORES.map(storeRecord) },
     },
     { method: 'POST', url: `${API}/products`, who: 'admin', body: { products: PRODUCTS.map(productRecord) } },
-    {
-      method: 'POST',
-      url: `${API}/reasoncodes`,
-      who: 'admin',
-      body: {
-        reason_codes: [
-          reason(REASONS.plain, 1, {}),
-          reason(REASONS.loss, 1, { is_loss: true }),
-          reason(REASONS.gain, 1, { is_gain: true }),
-          reason(REASONS.review, 1, { default_review_status: 1 }),
-          reason(REASONS.rejection, 2, {}),
-          reason(REASONS.movement, 3, {}),
-        ],
-      },
-    },
+    { method: 'POST', url: `${API}/reasoncodes`, who: 'admin', body: { reason_codes: REASON_RECORDS.map(([, record]) => record) } },
     ...STORES.map((store) => ({
       method: 'POST' as const,
       url: `${API}/stores/${store}/locations`,
@@ -206,20 +192,3 @@ export async function setUpChain(send: (request: Plan['request']) => Promise<Ans
   }
 }
 
-function reason(code: number, type: number, flags: Record<string, unknown>) {
-  return {
-    reason_code: code,
-    reason_code_description: `Reason ${code}`,
-    reason_code_type: type,
-    default_review_status: 0,
-    is_comment_mandatory: false,
-    is_gain: false,
-    is_image_mandatory: false,
-    is_loss: false,
-    is_order_number_mandatory: false,
-    is_picking_list: false,
-    is_sales_order_discount: false,
-    is_store: false,
-    ...flags,
-  };
-}
