@@ -19,6 +19,7 @@ import { findLiveStore } from '../stores/repository.js';
 import { linesOf, lockOrders, updateLine, updateOrder } from './repository.js';
 import type { OrderLineRow, OrderRow } from './rows.js';
 import { FINAL_STATUSES, REJECTION_REASON_TYPE, STATUS, type ClearanceBody, type OrderUpdateBody } from './schema.js';
+import { boundBeyondPicks, settlementMoment, SOURCE_CLEARANCE, SOURCE_PICKING, SOURCE_RELEASE, takeBoundBalances, type BoundRemainder } from './bound-stock.js';
 
 /**
  * The stock side of a customer order (PRODUCT §5 order-bound stock, §7): picking moves stock
@@ -26,11 +27,9 @@ import { FINAL_STATUSES, REJECTION_REASON_TYPE, STATUS, type ClearanceBody, type
  * order_key = order number); lowering a pick and rejecting move it back to where it was
  * picked; clearance books it out of the store. Every move is a pair of ledger entries
  * (stock-logs/book.ts), so "balance = Σ ledger" holds, and a line's picked_quantity always
- * equals what is bound for it (store-ops verify).
+ * equals what picking bound for it (store-ops verify). Closing an order settles everything
+ * bound under its number, picked or not (bound-stock.ts: never stranded).
  */
-
-const SOURCE_PICKING = 'customer_order_picking';
-const SOURCE_CLEARANCE = 'customer_order_clearance';
 
 type Location = { id: number; location_code: string };
 
@@ -45,12 +44,12 @@ interface Move {
 }
 
 /** Both legs of each move, in request order; the free leg of a pick is guarded against overdraw. */
-function moveDrafts(order: OrderRow, moves: readonly Move[], products: Map<number, EntryDraft['product']>, now: number, appUserName: string | undefined): EntryDraft[] {
+function moveDrafts(order: OrderRow, moves: readonly Move[], products: Map<number, EntryDraft['product']>, at: number, appUserName: string | undefined): EntryDraft[] {
   return moves.flatMap((move) => {
     const pool = move.line.stock_pool as PoolPart['pool'];
     const common = {
       product: products.get(move.line.product_id)!,
-      at: now,
+      at,
       isCount: false,
       pending: false,
       reference: order.order_number,
@@ -75,20 +74,40 @@ async function bookMoves(trx: Transaction<Database>, dialect: Dialect, store: Bo
   await bookEntries(trx, dialect, store, moveDrafts(order, moves, products, now, appUserName), by, now);
 }
 
-/** Releases everything bound to the order back to where each line was picked (rejection, cancel). */
+/**
+ * Rejection, cancel: releases everything bound under the order's number in its store back to
+ * free stock (PRODUCT §5 never stranded): each line's pick back to where it was picked, and
+ * whatever else is bound (stock bound by entries before the order was imported) back to its
+ * own location and pool (bound-stock.ts).
+ */
 async function releaseAll(trx: Transaction<Database>, dialect: Dialect, store: BookingStore, order: OrderRow, lines: readonly OrderLineRow[], by: Principal, now: number) {
+  const bound = await takeBoundBalances(trx, dialect, store.id, order.order_number);
   const picked = lines.filter((line) => Number(line.picked_quantity) !== 0);
+  const rest = boundBeyondPicks(picked, bound);
+  const at = settlementMoment(bound, now);
   const locations = await findLocationsByCodes(trx, store.id, picked.flatMap((line) => (line.stock_location ? [line.stock_location] : [])));
-  await bookMoves(
-    trx,
-    dialect,
-    store,
-    order,
-    picked.map((line) => ({ line, quantityMilli: -Number(line.picked_quantity), location: line.stock_location ? locations.get(line.stock_location) : undefined })),
-    by,
-    now,
-  );
+  const moves = picked.map((line) => ({ line, quantityMilli: -Number(line.picked_quantity), location: line.stock_location ? locations.get(line.stock_location) : undefined }));
+  const products = await findBookingProductsByIds(trx, [...picked.map((line) => line.product_id), ...rest.map((r) => r.productId)]);
+  const drafts = [...moveDrafts(order, moves, products, at, undefined), ...rest.flatMap((remainder) => releaseDrafts(order, remainder, products, at))];
+  await bookEntries(trx, dialect, store, drafts, by, now);
   for (const line of picked) await updateLine(trx, line.id, { picked_quantity: 0 });
+}
+
+/** Bound stock no pick accounts for, back to free stock at its own location and pool. */
+function releaseDrafts(order: OrderRow, remainder: BoundRemainder, products: Map<number, EntryDraft['product']>, at: number): EntryDraft[] {
+  const common = {
+    product: products.get(remainder.productId)!,
+    location: remainder.location,
+    at,
+    isCount: false,
+    pending: false,
+    reference: order.order_number,
+    source: SOURCE_RELEASE,
+  };
+  return [
+    { ...common, customerOrderNumber: order.order_number, poolParts: [{ pool: remainder.pool, quantityMilli: -remainder.quantityMilli }] },
+    { ...common, poolParts: [{ pool: remainder.pool, quantityMilli: remainder.quantityMilli }] },
+  ];
 }
 
 /** Rules the request alone can break (PRODUCT §3, §7: 400). */
@@ -251,19 +270,28 @@ export async function clearOrder(ctx: AppContext, body: ClearanceBody, principal
     if (order && order.store_id !== store.id) assertStoreAccess(principal, order.store_number);
     if (!order || order.store_id !== store.id) throw notFound(`No customer order '${body.order_number}' in store '${body.store_number}'`);
     if (FINAL_STATUSES.has(order.status_id)) throw conflict(`Customer order '${order.order_number}' is closed (status ${order.status_id}): it cannot be cleared`);
+    // Everything bound under the number leaves the store (PRODUCT §5 never stranded): each
+    // line's pick, and whatever else is bound there (entries before the order was imported).
+    const bound = await takeBoundBalances(trx, ctx.dialect, store.id, order.order_number);
     const picked = (await linesOf(trx, [order.id])).filter((line) => Number(line.picked_quantity) !== 0);
-    const products = await findBookingProductsByIds(trx, picked.map((line) => line.product_id));
-    const drafts: EntryDraft[] = picked.map((line) => ({
-      product: products.get(line.product_id)!,
-      at: now,
-      isCount: false,
-      pending: false,
-      customerOrderNumber: order.order_number,
-      customerOrderLineNumber: Number(line.line_number),
-      poolParts: [{ pool: line.stock_pool as PoolPart['pool'], quantityMilli: -Number(line.picked_quantity) }],
-      reference: order.order_number,
-      source: SOURCE_CLEARANCE,
-    }));
+    const rest = boundBeyondPicks(picked, bound);
+    const at = settlementMoment(bound, now);
+    const products = await findBookingProductsByIds(trx, [...picked.map((line) => line.product_id), ...rest.map((r) => r.productId)]);
+    const common = { at, isCount: false, pending: false, customerOrderNumber: order.order_number, reference: order.order_number, source: SOURCE_CLEARANCE };
+    const drafts: EntryDraft[] = [
+      ...picked.map((line) => ({
+        ...common,
+        product: products.get(line.product_id)!,
+        customerOrderLineNumber: Number(line.line_number),
+        poolParts: [{ pool: line.stock_pool as PoolPart['pool'], quantityMilli: -Number(line.picked_quantity) }],
+      })),
+      ...rest.map((remainder) => ({
+        ...common,
+        product: products.get(remainder.productId)!,
+        location: remainder.location,
+        poolParts: [{ pool: remainder.pool, quantityMilli: -remainder.quantityMilli }],
+      })),
+    ];
     await bookEntries(trx, ctx.dialect, store, drafts, principal, now);
     await updateOrder(trx, order.id, { status_id: STATUS.collected, updated_on: now, modified_by: principal.name });
     return `cleared '${order.order_number}': ${picked.length} lines handed over`;

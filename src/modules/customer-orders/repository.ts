@@ -192,7 +192,7 @@ export async function storeLocationsOf(db: Db, storeId: number, productIds: read
   return byProduct;
 }
 
-/** Orders of the store by number (not locked): stock posts naming a managed order's number (stock-logs, movements). */
+/** Orders of the store by number (not locked): stock posts naming an order's number (bound-stock.ts orderNumberErrors). */
 export async function managedOrderNumbers(db: Db, storeId: number, orderNumbers: readonly string[]): Promise<Set<string>> {
   const found = new Set<string>();
   for (const part of inListChunks([...new Set(orderNumbers)], KEYS_PER_QUERY)) {
@@ -202,17 +202,3 @@ export async function managedOrderNumbers(db: Db, storeId: number, orderNumbers:
   return found;
 }
 
-
-/**
- * Stock of a customer order managed here is bound and released by picking, rejection and
- * clearance only (PRODUCT §7): a stock log entry or movement naming such an order is a 422,
- * or the order's bound stock would no longer be what its lines picked (docs/decisions.md).
- */
-export async function managedOrderErrors(db: Db, storeId: number, refs: ReadonlyArray<{ orderNumber: string | undefined; path: string }>): Promise<Array<{ path: string; message: string }>> {
-  const named = refs.filter((ref): ref is { orderNumber: string; path: string } => !!ref.orderNumber);
-  if (named.length === 0) return [];
-  const managed = await managedOrderNumbers(db, storeId, named.map((ref) => ref.orderNumber));
-  return named
-    .filter((ref) => managed.has(ref.orderNumber))
-    .map((ref) => ({ path: ref.path, message: `'${ref.orderNumber}' is a customer order of this store: its stock is bound by picking (PUT …/orders/customerorder)` }));
-}

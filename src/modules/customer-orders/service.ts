@@ -5,14 +5,16 @@ import { inTransaction } from '../../db/transaction.js';
 import { requireDateTime, utcDayOf } from '../../domain/datetime.js';
 import { assertStoreAccess, type Principal } from '../../shared/access.js';
 import { describeCounts, duplicateKeyErrors, groupBy, type UpsertCounts } from '../../shared/bulk.js';
-import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
+import { conflict, notFound, validationFailed } from '../../shared/errors.js';
 import { diffLineSet } from '../../shared/line-set.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import { HeldReferences } from '../../shared/held-references.js';
 import type { FieldError } from '../../shared/validation.js';
-import { findBookingProducts } from '../products/repository.js';
+import { heldProductsByNumbers } from '../products/held.js';
 import type { StoreRow } from '../stores/rows.js';
 import { findLiveStore, storesOfOrders } from '../stores/repository.js';
 import { headerHash, headerOf, lineRecord, lineSignature, toCustomerOrder, toCustomerOrderLine, type LineRecord } from './mapping.js';
+import { lockOrderNumbers } from './bound-stock.js';
 import * as orders from './repository.js';
 import type { OrderLineRow, OrderRow } from './rows.js';
 import { FINAL_STATUSES, OrdersQuery, type CustomerOrder, type OrderInput } from './schema.js';
@@ -31,7 +33,12 @@ interface Plan {
   counts: UpsertCounts;
   created: orders.NewOrder[];
   updates: Array<(trx: Transaction<Database>) => Promise<void>>;
+  /** Lines the plan writes (lineItem keys): only these must name live products. */
+  writtenLines: Set<string>;
 }
+
+/** Which line of the request a reference belongs to (shared/held-references.ts). */
+const lineItem = (orderIndex: number, lineNumber: number) => `${orderIndex}#${lineNumber}`;
 
 /**
  * Create or update customer orders by order_number (PRODUCT §7), atomic. An update may change
@@ -47,23 +54,28 @@ export async function importOrders(ctx: AppContext, input: readonly OrderInput[]
   const stores = await storesOfOrders(ctx.db, sent, 'customer orders', storeFromPath);
   const counts = await inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
-    const products = await findBookingProducts(trx, sent.flatMap((o) => (o.lines ?? []).map((l) => l.product_number)));
-    const missing: FieldError[] = [];
+    // Deleted products resolve too: a line the re-send leaves unchanged keeps its product;
+    // only written lines must name live ones (PRODUCT §3, shared/held-references.ts).
+    const products = await heldProductsByNumbers(trx, sent.flatMap((o) => (o.lines ?? []).map((l) => l.product_number)));
+    const held = new HeldReferences();
     sent.forEach((order, index) =>
       (order.lines ?? []).forEach((line, lineIndex) => {
-        if (!products.has(line.product_number)) missing.push({ path: `${orderPath(index)}.lines[${lineIndex}].product_number`, message: `unknown product '${line.product_number}'` });
+        held.resolve(lineItem(index, line.line_number), products.get(line.product_number), `${orderPath(index)}.lines[${lineIndex}].product_number`, `product '${line.product_number}'`);
       }),
     );
-    if (missing.length > 0) throw unprocessable('Some order lines name unknown products', missing);
+    held.assertKnown('Some order lines name unknown products');
+    // The numbers' turns first: a stock post naming one of them either committed before the
+    // order exists or sees it (bound-stock.ts: bound stock is never stranded, PRODUCT §5).
+    await lockOrderNumbers(trx, ctx.dialect, sent.map((o) => o.order_number));
     const existing = await orders.lockOrders(trx, ctx.dialect, sent.map((o) => o.order_number));
     const storedLines = groupBy(await orders.linesOf(trx, [...existing.values()].map((o) => o.id)), (line) => line.order_id);
-    const plan: Plan = { counts: { created: 0, updated: 0, unchanged: 0, deleted: 0 }, created: [], updates: [] };
+    const plan: Plan = { counts: { created: 0, updated: 0, unchanged: 0, deleted: 0 }, created: [], updates: [], writtenLines: new Set() };
     const conflicts: FieldError[] = [];
     sent.forEach((order, index) => {
       const store = stores.get(order.store_number!)!;
       const lines = order.lines?.map((line) => lineRecord(line, products.get(line.product_number)!));
       const stored = existing.get(order.order_number);
-      if (!stored) planCreate(plan, order, store, lines ?? []);
+      if (!stored) planCreate(plan, index, order, store, lines ?? []);
       else if (stored.store_id !== store.id) {
         // Another store's order is reached through stored data: 403 unless the token holds that store (PRODUCT §4).
         assertStoreAccess(principal, stored.store_number);
@@ -72,6 +84,7 @@ export async function importOrders(ctx: AppContext, input: readonly OrderInput[]
       else conflicts.push(...planUpdate(ctx, plan, index, order, stored, storedLines.get(stored.id) ?? [], lines, principal.name, now));
     });
     if (conflicts.length > 0) throw conflict('Some customer orders cannot change that way', conflicts);
+    held.assertLiveWhere((item) => plan.writtenLines.has(item), 'Some new or changed order lines name deleted products');
     await orders.insertOrders(trx, ctx.dialect, plan.created, principal.name, now);
     for (const update of plan.updates) await update(trx);
     return plan.counts;
@@ -79,9 +92,10 @@ export async function importOrders(ctx: AppContext, input: readonly OrderInput[]
   return describeCounts(counts);
 }
 
-function planCreate(plan: Plan, order: OrderInput, store: StoreRow, lines: LineRecord[]): void {
+function planCreate(plan: Plan, index: number, order: OrderInput, store: StoreRow, lines: LineRecord[]): void {
   const header = headerOf(order);
   plan.counts.created++;
+  for (const line of lines) plan.writtenLines.add(lineItem(index, line.line_number));
   plan.created.push({ storeId: store.id, storeNumber: store.store_number, orderNumber: order.order_number, header, contentHash: headerHash(header), lines });
 }
 
@@ -121,6 +135,7 @@ function planUpdate(
   }
   if (lineChanges.conflicts.length > 0) return lineChanges.conflicts;
   plan.counts.updated++;
+  for (const line of [...lineChanges.inserts, ...lineChanges.changes.map((change) => change.record)]) plan.writtenLines.add(lineItem(index, line.line_number));
   plan.updates.push(async (trx) => {
     await orders.updateOrder(trx, stored.id, { ...header, content_hash: hash, updated_on: now, modified_by: actor });
     await orders.deleteLines(trx, lineChanges.removals.map((line) => line.id));

@@ -1,23 +1,29 @@
 import { sql } from 'kysely';
 import type { DbHandle } from '../../db/dialect/types.js';
 import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
+import { SOURCE_PICKING } from './bound-stock.js';
+import { STATUS } from './schema.js';
 
 const MAX_LISTED = 1000;
 const CHECK = 'customer orders';
 
 /**
- * PRODUCT §5, §7: what is bound to an open customer order is exactly what its lines picked,
- * per product and pool; a collected, rejected or cancelled order has nothing bound.
+ * PRODUCT §7: what each line picked is what picking bound for it, per order, product and pool
+ * — the ledger deltas of the order's picking entries on its bound balances (their `source` is
+ * the order's own, which no other post may use). Stock bound under the number by anything
+ * else (entries before the order was imported) is not a pick and is left out; closing the
+ * order settles it (closedOrdersHoldNothing). Reads only entries naming an order (the partial
+ * index on stock_logs.customer_order_number), not the whole ledger.
  */
-async function boundEqualsPicked(handle: DbHandle): Promise<Violation[]> {
+async function picksAreBound(handle: DbHandle): Promise<Violation[]> {
   const { rows } = await sql<{ order_number: string; product_id: number; pool: number; picked: number; bound: number }>`
     select order_number, product_id, pool, sum(picked) as picked, sum(bound) as bound from (
-      select o.store_id, o.order_number, l.product_id, l.stock_pool as pool,
-        case when o.status_id >= 5 then 0 else l.picked_quantity end as picked, 0 as bound
+      select o.store_id, o.order_number, l.product_id, l.stock_pool as pool, l.picked_quantity as picked, 0 as bound
       from customer_orders o join customer_order_lines l on l.order_id = o.id
       union all
-      select b.store_id, b.order_key, b.product_id, b.pool, 0, b.quantity
-      from stock_balances b join customer_orders o on o.order_number = b.order_key and o.store_id = b.store_id
+      select g.store_id, g.order_key, g.product_id, g.pool, 0, g.delta
+      from stock_logs s join stock_ledger g on g.log_id = s.id and g.order_key = s.customer_order_number
+      where s.customer_order_number is not null and s.source = ${SOURCE_PICKING}
     ) x
     group by store_id, order_number, product_id, pool
     having sum(picked) <> sum(bound)
@@ -25,7 +31,26 @@ async function boundEqualsPicked(handle: DbHandle): Promise<Violation[]> {
   `.execute(handle.db);
   return rows.map((row) => ({
     check: CHECK,
-    detail: `order ${row.order_number} product ${row.product_id} pool ${row.pool}: picked ${Number(row.picked) / 1000}, bound ${Number(row.bound) / 1000}`,
+    detail: `order ${row.order_number} product ${row.product_id} pool ${row.pool}: picked ${Number(row.picked) / 1000}, bound by picking ${Number(row.bound) / 1000}`,
+  }));
+}
+
+/**
+ * PRODUCT §5 "bound stock is never stranded": a collected, rejected or cancelled order has
+ * nothing bound under its number in its store — whatever booked it, closing settled it, and
+ * nothing binds to a closed order again. (An open order's bound stock is released by its
+ * rejection, cancel or clearance; a number with no order in the store, by stock entries.)
+ */
+async function closedOrdersHoldNothing(handle: DbHandle): Promise<Violation[]> {
+  const { rows } = await sql<{ order_number: string; status_id: number; product_id: number; location_id: number; pool: number; quantity: number }>`
+    select o.order_number, o.status_id, b.product_id, b.location_id, b.pool, b.quantity
+    from customer_orders o join stock_balances b on b.store_id = o.store_id and b.order_key = o.order_number
+    where o.status_id >= ${STATUS.collected} and b.quantity <> 0
+    limit ${MAX_LISTED}
+  `.execute(handle.db);
+  return rows.map((row) => ({
+    check: CHECK,
+    detail: `order ${row.order_number} is closed (status ${row.status_id}) but product ${row.product_id} location ${row.location_id} pool ${row.pool} still has ${Number(row.quantity) / 1000} bound`,
   }));
 }
 
@@ -42,6 +67,7 @@ async function orderStates(handle: DbHandle): Promise<Violation[]> {
 }
 
 export const CUSTOMER_ORDER_CHECKS: VerifyCheck[] = [
-  { name: 'customer order bound stock = picked', run: boundEqualsPicked },
+  { name: 'customer order picks = bound by picking', run: picksAreBound },
+  { name: 'closed customer orders hold no bound stock', run: closedOrdersHoldNothing },
   { name: 'customer order states', run: orderStates },
 ];

@@ -5,11 +5,12 @@ import { inTransaction } from '../../db/transaction.js';
 import { requireDateTime, utcDayOf } from '../../domain/datetime.js';
 import { assertStoreAccess, visibleStores, type Principal } from '../../shared/access.js';
 import { describeCounts, duplicateKeyErrors, groupBy, type UpsertCounts } from '../../shared/bulk.js';
-import { conflict, unprocessable, validationFailed } from '../../shared/errors.js';
+import { conflict, validationFailed } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import { diffLineSet } from '../../shared/line-set.js';
+import { HeldReferences } from '../../shared/held-references.js';
 import type { FieldError } from '../../shared/validation.js';
-import { findBookingProducts, findProductsByBarcodes } from '../products/repository.js';
+import { heldProductsByBarcodes, heldProductsByNumbers } from '../products/held.js';
 import type { StoreRow } from '../stores/rows.js';
 import { storesOfOrders } from '../stores/repository.js';
 import { containerCount, headerHash, headerOf, lineRecord, lineSignature, toDeliveryOrder, type LineRecord } from './mapping.js';
@@ -47,28 +48,31 @@ interface ResolvedProduct {
   product_number: string;
 }
 
-/** Each line's product by number, else by barcode (422 naming the unknown ones, PRODUCT §3). */
-async function resolveLineProducts(trx: Transaction<Database>, orders: readonly DeliveryInput[]): Promise<Array<ResolvedProduct[]>> {
+/** Which line of the request a reference belongs to (shared/held-references.ts). */
+const lineItem = (orderIndex: number, lineNumber: number) => `${orderIndex}#${lineNumber}`;
+
+/**
+ * Each line's product by number, else by barcode — deleted products included: a line the
+ * re-send leaves unchanged keeps its product (PRODUCT §3; only written lines must name live
+ * products, checked once the plan knows them). A name no product ever had is a 422 at once.
+ */
+async function resolveLineProducts(trx: Transaction<Database>, orders: readonly DeliveryInput[]): Promise<{ products: Array<ResolvedProduct[]>; held: HeldReferences }> {
   const all = orders.flatMap((o) => o.order_lines ?? []);
-  const byNumber = await findBookingProducts(trx, all.flatMap((l) => (l.product_number ? [l.product_number] : [])));
-  const byBarcode = await findProductsByBarcodes(trx, all.flatMap((l) => (!l.product_number && l.barcode ? [l.barcode] : [])));
-  const errors: FieldError[] = [];
-  const resolved = orders.map((order, index) =>
+  const byNumber = await heldProductsByNumbers(trx, all.flatMap((l) => (l.product_number ? [l.product_number] : [])));
+  const byBarcode = await heldProductsByBarcodes(trx, all.flatMap((l) => (!l.product_number && l.barcode ? [l.barcode] : [])));
+  const held = new HeldReferences();
+  const products = orders.map((order, index) =>
     (order.order_lines ?? []).map((line, lineIndex) => {
-      if (line.product_number) {
-        const product = byNumber.get(line.product_number);
-        if (product) return product;
-        errors.push({ path: `${linePath(index, lineIndex)}.product_number`, message: `unknown product '${line.product_number}'` });
-      } else {
-        const match = byBarcode.get(line.barcode!);
-        if (match) return { id: match.productId, product_number: match.productNumber };
-        errors.push({ path: `${linePath(index, lineIndex)}.barcode`, message: `no product has barcode '${line.barcode}'` });
-      }
-      return { id: 0, product_number: '' };
+      const item = lineItem(index, line.line_number);
+      const product = line.product_number ? byNumber.get(line.product_number) : byBarcode.get(line.barcode!);
+      const id = line.product_number
+        ? held.resolve(item, product, `${linePath(index, lineIndex)}.product_number`, `product '${line.product_number}'`)
+        : held.resolve(item, product, `${linePath(index, lineIndex)}.barcode`, `product with barcode '${line.barcode}'`);
+      return id === undefined ? { id: 0, product_number: '' } : { id, product_number: product!.product_number };
     }),
   );
-  if (errors.length > 0) throw unprocessable('Some delivery lines name unknown products', errors);
-  return resolved;
+  held.assertKnown('Some delivery lines name unknown products');
+  return { products, held };
 }
 
 interface Plan {
@@ -77,6 +81,8 @@ interface Plan {
   updates: Array<() => Promise<void>>;
   /** Deliveries with a receipt whose header changed: their receipts change with them. */
   touchedReceiptDeliveries: number[];
+  /** Lines the plan writes (lineItem keys): only these must name live products. */
+  writtenLines: Set<string>;
 }
 
 /**
@@ -100,13 +106,13 @@ export async function importDeliveries(
 
   const counts = await inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
-    const products = await resolveLineProducts(trx, sent);
+    const { products, held } = await resolveLineProducts(trx, sent);
     const existing = await deliveries.lockDeliveries(trx, ctx.dialect, sent.map((o) => o.order_number));
     const storedLines = await deliveries.linesOf(trx, [...existing.values()].map((d) => d.id));
     const received = await deliveries.linesWithReceipts(trx, storedLines.map((l) => l.id));
     const linesByDelivery = groupBy(storedLines, (line) => line.delivery_id);
 
-    const plan: Plan = { counts: { created: 0, updated: 0, unchanged: 0, deleted: 0 }, newDeliveries: [], updates: [], touchedReceiptDeliveries: [] };
+    const plan: Plan = { counts: { created: 0, updated: 0, unchanged: 0, deleted: 0 }, newDeliveries: [], updates: [], touchedReceiptDeliveries: [], writtenLines: new Set() };
     const errors: FieldError[] = [];
     sent.forEach((order, index) => {
       const store = stores.get(order.store_number!)!;
@@ -114,6 +120,7 @@ export async function importDeliveries(
       const stored = existing.get(order.order_number);
       if (!stored) {
         planCreate(plan, order, store, sentLines ?? [], containerOverride, now);
+        for (const line of sentLines ?? []) plan.writtenLines.add(lineItem(index, line.line_number));
         return;
       }
       if (stored.store_id !== store.id) {
@@ -125,6 +132,7 @@ export async function importDeliveries(
       errors.push(...planUpdate(ctx, trx, plan, index, order, stored, linesByDelivery.get(stored.id) ?? [], received, sentLines, containerOverride, principal.name, now));
     });
     if (errors.length > 0) throw conflict('Some delivery orders cannot change that way', errors);
+    held.assertLiveWhere((item) => plan.writtenLines.has(item), 'Some new or changed delivery lines name deleted products');
 
     await deliveries.insertDeliveries(trx, ctx.dialect, plan.newDeliveries, principal.name, now);
     for (const update of plan.updates) await update();
@@ -201,6 +209,7 @@ function planUpdate(
   }
   if (errors.length > 0) return errors;
   plan.counts.updated++;
+  for (const line of [...inserts, ...changes.map((change) => change.record)]) plan.writtenLines.add(lineItem(index, line.line_number));
   if (stored.status !== 'open') plan.touchedReceiptDeliveries.push(stored.id);
   plan.updates.push(async () => {
     await deliveries.updateDelivery(trx, stored.id, {

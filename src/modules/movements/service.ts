@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.js';
+import type { Dialect } from '../../db/dialect/types.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { fromQuantity, toQuantity } from '../../domain/decimal.js';
@@ -13,7 +14,7 @@ import { MAX_REASON_CODE } from '../reason-codes/schema.js';
 import { findReasonCodes } from '../reason-codes/repository.js';
 import { bookEntries, type EntryDraft } from '../stock-logs/book.js';
 import { InsufficientStockError } from '../stock-logs/ledger.js';
-import { managedOrderErrors } from '../customer-orders/repository.js';
+import { orderNumberErrors, reservedSourceErrors } from '../customer-orders/bound-stock.js';
 import { findLocationsByCodes, type LocationRef } from '../stock-logs/repository.js';
 import { findLiveStore } from '../stores/repository.js';
 import type { MovementBody, MovementInput, MovementLocation, MovementQuery } from './schema.js';
@@ -51,7 +52,7 @@ function sideOf(spec: MovementLocation | undefined, locations: ReadonlyMap<strin
 const sameStock = (a: Side, b: Side) =>
   a.location?.id === b.location?.id && a.pool === b.pool && (a.order?.customer_order_number ?? '') === (b.order?.customer_order_number ?? '');
 
-async function draftMoves(trx: Transaction<Database>, storeId: number, moves: readonly MovementInput[], query: MovementQuery, now: number): Promise<EntryDraft[]> {
+async function draftMoves(trx: Transaction<Database>, dialect: Dialect, storeId: number, moves: readonly MovementInput[], query: MovementQuery, now: number): Promise<EntryDraft[]> {
   const products = await findBookingProducts(trx, moves.map((m) => m.product_number!));
   // §4.11 sends the code as text (digits by the schema); reason codes are stored as numbers.
   const reasonCodeOf = (move: MovementInput) => (move.reason_code === undefined ? undefined : Number(move.reason_code));
@@ -60,13 +61,18 @@ async function draftMoves(trx: Transaction<Database>, storeId: number, moves: re
   const reasons = await findReasonCodes(trx, lookups);
   const codes = moves.flatMap((m) => [m.from_location?.location_code, m.to_location?.location_code]).filter((c): c is string => !!c);
   const locations = await findLocationsByCodes(trx, storeId, codes);
-  const errors: FieldError[] = await managedOrderErrors(
-    trx,
-    storeId,
-    moves.flatMap((move, index) =>
-      (['from_location', 'to_location'] as const).map((side) => ({ orderNumber: move[side]?.customer_order_number, path: path(index, `${side}.customer_order_number`) })),
-    ),
-  );
+  // Stock bound to a customer order of the store moves only by that order's operations (PRODUCT §5, customer-orders/bound-stock.ts).
+  const errors: FieldError[] = [
+    ...(await orderNumberErrors(
+      trx,
+      dialect,
+      storeId,
+      moves.flatMap((move, index) =>
+        (['from_location', 'to_location'] as const).map((side) => ({ orderNumber: move[side]?.customer_order_number, path: path(index, `${side}.customer_order_number`) })),
+      ),
+    )),
+    ...reservedSourceErrors(moves.map((move, index) => ({ source: move.source, path: path(index, 'source') }))),
+  ];
   const sameSide: FieldError[] = [];
   const drafts: EntryDraft[] = [];
   moves.forEach((move, index) => {
@@ -134,7 +140,7 @@ export async function moveStock(ctx: AppContext, storeNumber: string, body: Move
   try {
     return await inTransaction(ctx.handle, async (trx) => {
       const now = Date.now();
-      const drafts = await draftMoves(trx, store.id, body.body, query, now);
+      const drafts = await draftMoves(trx, ctx.dialect, store.id, body.body, query, now);
       const ids = await bookEntries(trx, ctx.dialect, store, drafts, by, now);
       await linkLegs(trx, ids);
       return `moved ${body.body.length}`;

@@ -29,6 +29,12 @@ export interface SentLine {
   path: string;
   productNumber: string;
   productId: number | undefined;
+  /**
+   * Update only: the product was deleted since. A line the update leaves as it is keeps it
+   * (PRODUCT §3: an identical re-send changes nothing); a new or changed one is skipped, as
+   * for an unknown product (shared/held-references.ts).
+   */
+  deleted?: boolean;
   quantity: number;
   /** Update only: undefined keeps the stored line's pool. */
   stockPool?: number;
@@ -112,12 +118,10 @@ export function planLineUpdate(stored: readonly StoredLine[], sent: readonly Sen
   for (const line of stored) if (!firstStored.has(line.productId)) firstStored.set(line.productId, line);
   for (const [productId, change] of changes) {
     const line = firstStored.get(productId);
-    if (!line) {
-      plan.inserts.push({ productId, quantity: change.quantity, stockPool: change.stockPool ?? null });
-      continue;
-    }
-    const stockPool = change.stockPool ?? line.stockPool;
-    if (line.quantity === change.quantity && line.stockPool === stockPool) plan.unchanged++;
+    const stockPool = change.stockPool ?? line?.stockPool ?? null;
+    if (line && line.quantity === change.quantity && line.stockPool === stockPool) plan.unchanged++;
+    else if (change.first.deleted) plan.skipped.push(change.first.productNumber);
+    else if (!line) plan.inserts.push({ productId, quantity: change.quantity, stockPool });
     else plan.updates.push({ lineNo: line.lineNo, quantity: change.quantity, stockPool });
   }
   return plan;

@@ -5,6 +5,7 @@ import { duplicateKeyErrors } from '../../shared/bulk.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import type { FieldError } from '../../shared/validation.js';
+import { heldProductsByNumbers } from '../products/held.js';
 import { liveProductIds } from '../products/repository.js';
 import type { StoreRow } from '../stores/rows.js';
 import { findLiveStore } from '../stores/repository.js';
@@ -112,12 +113,14 @@ export async function updateLines(ctx: AppContext, storeNumber: string, id: numb
     const list = await lists.lockList(trx, ctx.dialect, store.id, id);
     if (!list) throw listNotFound(id, storeNumber);
     if (list.archived_on !== null) throw conflict(`Product list ${id} is archived: its lines no longer change`);
-    const products = await liveProductIds(trx, numbers as string[]);
+    // Deleted products resolve too: a line the update leaves as it is keeps its product (PRODUCT §3).
+    const products = await heldProductsByNumbers(trx, numbers as string[]);
     const resolved = sentLines.map(
       (line, index): SentLine => ({
         path: `lines[${index}]`,
         productNumber: numbers[index]!,
-        productId: products.get(numbers[index]!),
+        productId: products.get(numbers[index]!)?.id,
+        deleted: products.get(numbers[index]!)?.live === false,
         quantity: lineQuantity(line.quantity),
         stockPool: line.stock_pool === undefined ? undefined : Number(line.stock_pool),
       }),

@@ -74,6 +74,17 @@ type BalanceRow = Omit<Selectable<StockBalanceTable>, 'id' | 'updated_on'>;
 const keyOf = (k: BalanceKey) => `${k.storeId}|${k.productId}|${k.locationId}|${k.pool}|${k.orderKey}`;
 
 /**
+ * Takes these balances' turns now (the same turns the engine takes before it reads them), for
+ * a caller that must read their levels before it drafts the entries that book them — e.g.
+ * settling what is bound to a customer order (customer-orders/bound-stock.ts): a concurrent
+ * writer cannot change them between that read and the booking. Taking a turn twice in one
+ * transaction is harmless.
+ */
+export async function lockBalanceKeys(trx: Transaction<Database>, dialect: Dialect, keys: readonly BalanceKey[]): Promise<void> {
+  await dialect.lockInTurn(trx, keys.map(keyOf));
+}
+
+/**
  * PRODUCT §4: a balance moves only in a store the request's principal holds. Checked here,
  * where every stock change passes, so no path — a body field, a transfer's origin, an
  * approval — can book outside the token's stores; before the first write.

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.js';
+import type { Dialect } from '../../db/dialect/types.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { requireDateTime } from '../../domain/datetime.js';
@@ -11,7 +12,7 @@ import { pagedResponse, resolvePage, type PagedResult } from '../../shared/pagin
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProducts } from '../products/repository.js';
 import { findReasonCodes } from '../reason-codes/repository.js';
-import { managedOrderErrors } from '../customer-orders/repository.js';
+import { orderNumberErrors, reservedSourceErrors } from '../customer-orders/bound-stock.js';
 import { finishReceiving, planReceiving, type ReceivingCandidate } from '../deliveries/receiving.js';
 import { findLiveStore } from '../stores/repository.js';
 import { bookEntries, poolPartsFromJson, postingsOf, type EntryDraft } from './book.js';
@@ -61,6 +62,7 @@ function checkLines(lines: readonly StockLogInput[], isCount: boolean): CheckedL
 /** Resolves products, reason codes and locations of the lines (422 naming each unknown one). */
 async function draftEntries(
   trx: Transaction<Database>,
+  dialect: Dialect,
   storeId: number,
   lines: readonly CheckedLine[],
   query: StockLogsPostQuery,
@@ -69,11 +71,11 @@ async function draftEntries(
   const products = await findBookingProducts(trx, lines.map((l) => l.input.product_number!));
   const reasons = await findReasonCodes(trx, lines.flatMap((l) => (l.input.reason_code === undefined ? [] : [l.input.reason_code])));
   const locations = await logs.findLocationsByCodes(trx, storeId, lines.flatMap((l) => (l.input.location_code ? [l.input.location_code] : [])));
-  const errors: FieldError[] = await managedOrderErrors(
-    trx,
-    storeId,
-    lines.map((l, index) => ({ orderNumber: l.input.customer_order_number, path: path(index, 'customer_order_number') })),
-  );
+  // Stock bound to a customer order of the store moves only by that order's operations (PRODUCT §5, customer-orders/bound-stock.ts).
+  const errors: FieldError[] = [
+    ...(await orderNumberErrors(trx, dialect, storeId, lines.map((l, index) => ({ orderNumber: l.input.customer_order_number, path: path(index, 'customer_order_number') })))),
+    ...reservedSourceErrors(lines.map((l, index) => ({ source: l.input.source, path: path(index, 'source') }))),
+  ];
   const drafts = lines.map(({ input, at, quantityMilli, poolQuantitiesMilli }, index): EntryDraft | undefined => {
     const product = products.get(input.product_number!);
     const reason = input.reason_code === undefined ? undefined : reasons.get(input.reason_code);
@@ -132,7 +134,7 @@ export async function postStockLogs(
   if (!store) throw notFound(`Unknown store '${storeNumber}'`);
   return inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
-    const drafts = await draftEntries(trx, store.id, lines, query);
+    const drafts = await draftEntries(trx, ctx.dialect, store.id, lines, query);
     // Receipt entries whose reference is a delivery of the store receive on it (PRODUCT §7).
     const receiving = query.is_from_receipt === true ? await planReceiving(trx, ctx.dialect, store.id, drafts, receivingCandidates(lines)) : undefined;
     const ids = await bookEntries(trx, ctx.dialect, store, drafts, by, now);
@@ -174,6 +176,13 @@ export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body
     const notPending = ids.filter((id) => found.get(id)!.review_status !== 1);
     if (notPending.length > 0) {
       throw conflict(`Stock log entries ${notPending.join(', ')} are not pending review (already reviewed or never needed it)`);
+    }
+    if (body.approve) {
+      // An entry naming a customer order imported since it was posted may no longer bind stock
+      // to it (PRODUCT §5 never stranded; customer-orders/bound-stock.ts): reject it instead.
+      const named = ids.map((id) => ({ orderNumber: found.get(id)!.customer_order_number, path: `ids[${body.ids.indexOf(id)}]` }));
+      const refused = await orderNumberErrors(trx, ctx.dialect, store.id, named);
+      if (refused.length > 0) throw unprocessable('Some entries name a customer order of this store: reject them instead', refused);
     }
     await logs.setReviewOutcome(trx, ids, body.approve, actor, now);
     if (body.approve) {

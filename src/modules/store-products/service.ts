@@ -3,8 +3,9 @@ import type { AppContext } from '../../app-context.js';
 import type { StoreProductTable } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { describeCounts, duplicateKeyErrors, type UpsertCounts } from '../../shared/bulk.js';
-import { notFound, unprocessable, validationFailed } from '../../shared/errors.js';
-import { liveProductIds } from '../products/repository.js';
+import { notFound, validationFailed } from '../../shared/errors.js';
+import { HeldReferences } from '../../shared/held-references.js';
+import { heldProductsByNumbers } from '../products/held.js';
 import { findLiveStore } from '../stores/repository.js';
 import { emptyProperties, keyedArrayErrors, mergeProperties, propertiesHash, propertiesOf, PUT_ONLY_FIELDS } from './mapping.js';
 import { lockStoreProducts, writeStoreProducts } from './repository.js';
@@ -36,15 +37,17 @@ export async function upsertStoreProducts(
   if (errors.length > 0) throw validationFailed('Some store products are invalid', errors);
 
   const counts = await inTransaction(ctx.handle, async (trx) => {
-    const productIds = await liveProductIds(trx, body.products.map((p) => p.product_number));
-    const unknown = body.products.flatMap((p, index) =>
-      productIds.has(p.product_number)
-        ? []
-        : [{ path: `products[${index}].product_number`, message: `unknown product_number '${p.product_number}'` }],
-    );
-    if (unknown.length > 0) {
-      throw unprocessable(`${unknown.length} product number(s) are unknown to the product master`, unknown);
-    }
+    // Deleted products resolve too: a store product the request leaves unchanged keeps its
+    // product; only written ones must name live products (PRODUCT §3, shared/held-references.ts).
+    const held = new HeldReferences();
+    const found = await heldProductsByNumbers(trx, body.products.map((p) => p.product_number));
+    const productIds = new Map<string, number>();
+    body.products.forEach((p, index) => {
+      const id = held.resolve(p.product_number, found.get(p.product_number), `products[${index}].product_number`, `product_number '${p.product_number}'`);
+      if (id !== undefined) productIds.set(p.product_number, id);
+    });
+    held.assertKnown('Some product numbers are unknown to the product master');
+    const written = new Set<string>();
     const stored = await lockStoreProducts(trx, ctx.dialect, store.id, [...productIds.values()]);
     const now = Date.now();
     const result: UpsertCounts = { created: 0, updated: 0, unchanged: 0, deleted: 0 };
@@ -61,6 +64,7 @@ export async function upsertStoreProducts(
       }
       if (current) result.updated++;
       else result.created++;
+      written.add(input.product_number);
       rows.push({
         store_id: store.id,
         store_number: store.store_number,
@@ -76,6 +80,7 @@ export async function upsertStoreProducts(
         content_hash: hash,
       });
     }
+    held.assertLiveWhere((item) => written.has(item), 'Some new or changed store products name deleted products');
     await writeStoreProducts(trx, ctx.dialect, rows);
     return result;
   }, { serialise: [`store_products:${store.id}`] });

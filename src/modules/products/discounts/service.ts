@@ -4,9 +4,10 @@ import { inTransaction } from '../../../db/transaction.js';
 import { requireDateTime } from '../../../domain/datetime.js';
 import { toMoney } from '../../../domain/decimal.js';
 import { contentHash, describeCounts, duplicateKeyErrors } from '../../../shared/bulk.js';
-import { unprocessable, validationFailed } from '../../../shared/errors.js';
+import { validationFailed } from '../../../shared/errors.js';
+import { HeldReferences } from '../../../shared/held-references.js';
 import type { FieldError } from '../../../shared/validation.js';
-import { liveProductIds } from '../repository.js';
+import { heldProductsByNumbers } from '../held.js';
 import { deleteMatchingDiscounts, expireDiscounts } from './repository.js';
 import type { DiscountInput, DiscountsBody, DiscountsHeaders } from './schema.js';
 
@@ -52,20 +53,24 @@ export async function importDiscounts(ctx: AppContext, body: DiscountsBody, head
   const removal = { now, actor };
 
   return inTransaction(ctx.handle, async (trx) => {
-    const productIds = await liveProductIds(trx, body.discounts.flatMap((line) => (line.product_number ? [line.product_number] : [])));
-    const unknown: FieldError[] = [];
+    // Deleted products resolve too: a discount the request leaves unchanged keeps its product;
+    // only written discounts must name live ones (PRODUCT §3, shared/held-references.ts).
+    const products = await heldProductsByNumbers(trx, body.discounts.flatMap((line) => (line.product_number ? [line.product_number] : [])));
+    const held = new HeldReferences();
     body.discounts.forEach((line, index) => {
-      if (!line.is_delete && !productIds.has(line.product_number!)) {
-        unknown.push({ path: `discounts[${index}].product_number`, message: `unknown product '${line.product_number}'` });
-      }
+      if (!line.is_delete) held.resolve(discountKey(line), products.get(line.product_number!), `discounts[${index}].product_number`, `product '${line.product_number}'`);
     });
-    if (unknown.length > 0) throw unprocessable('Some discounts refer to unknown products', unknown);
+    held.assertKnown('Some discounts refer to unknown products');
+    const liveProductId = (productNumber: string) => {
+      const product = products.get(productNumber);
+      return product?.live ? product.id : undefined;
+    };
 
     const expired = headers.is_expire_discounts === true ? await expireDiscounts(trx, removal) : 0;
     let removed = 0;
     let unmatched = 0;
     for (const line of body.discounts.filter((l) => l.is_delete)) {
-      const productId = line.product_number ? productIds.get(line.product_number) : undefined;
+      const productId = line.product_number ? liveProductId(line.product_number) : undefined;
       const count =
         line.product_number && productId === undefined
           ? 0
@@ -80,7 +85,7 @@ export async function importDiscounts(ctx: AppContext, body: DiscountsBody, head
         const record = {
           discount_key: discountKey(line),
           discount_id: line.discount_id ?? null,
-          product_id: productIds.get(line.product_number!)!,
+          product_id: products.get(line.product_number!)!.id,
           line_number: line.line_number ?? null,
           price: toMoney(line.price!),
           discount_type: line.discount_type ?? null,
@@ -99,6 +104,7 @@ export async function importDiscounts(ctx: AppContext, body: DiscountsBody, head
       now,
       flush: headers.is_flush === true,
     });
+    held.assertLiveWhere((item) => counts.writtenKeys.has(item), 'Some new or changed discounts refer to deleted products');
     const message = describeCounts({ ...counts, deleted: counts.deleted + removed + expired });
     const notes = [expired > 0 ? `expired ${expired}` : '', unmatched > 0 ? `delete lines matching nothing: ${unmatched}` : ''].filter(Boolean);
     return notes.length === 0 ? message : `${message}; ${notes.join('; ')}`;

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.js';
 import { chunk } from '../../../shared/bulk.js';
+import type { MasterRef } from '../../../shared/held-references.js';
 import type { PriceCandidateRow } from '../rows.js';
 
 /** What the effective-price rule reads of a price record. */
@@ -8,12 +9,21 @@ export const PRICE_CANDIDATE_COLUMNS = ['id', 'product_id', 'price', 'valid_from
 
 const KEYS_PER_QUERY = 10_000;
 
-/** The live stores among `numbers` (a store-scoped price must name a known store). */
+/** The live stores among `numbers`. */
 export async function liveStoreNumbers(db: Kysely<Database>, numbers: readonly string[]): Promise<Set<string>> {
-  const found = new Set<string>();
+  const held = await heldStoreNumbers(db, numbers);
+  return new Set([...held].flatMap(([number, ref]) => (ref.live ? [number] : [])));
+}
+
+/**
+ * The stores among `numbers`, live or deleted (a store-scoped price must name a known store;
+ * a written one a live store, an unchanged one may keep a deleted one: shared/held-references.ts).
+ */
+export async function heldStoreNumbers(db: Kysely<Database>, numbers: readonly string[]): Promise<Map<string, MasterRef>> {
+  const found = new Map<string, MasterRef>();
   for (const numberChunk of chunk([...new Set(numbers)], KEYS_PER_QUERY)) {
-    const rows = await db.selectFrom('stores').select('store_number').where('store_number', 'in', numberChunk).where('deleted_on', 'is', null).execute();
-    for (const row of rows) found.add(row.store_number);
+    const rows = await db.selectFrom('stores').select(['id', 'store_number', 'deleted_on']).where('store_number', 'in', numberChunk).execute();
+    for (const row of rows) found.set(row.store_number, { id: Number(row.id), live: row.deleted_on === null });
   }
   return found;
 }

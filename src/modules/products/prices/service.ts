@@ -4,10 +4,11 @@ import { inTransaction } from '../../../db/transaction.js';
 import { requireDateTime } from '../../../domain/datetime.js';
 import { toMoney, toQuantity } from '../../../domain/decimal.js';
 import { contentHash, describeCounts, duplicateKeyErrors } from '../../../shared/bulk.js';
-import { unprocessable, validationFailed } from '../../../shared/errors.js';
+import { validationFailed } from '../../../shared/errors.js';
+import { HeldReferences } from '../../../shared/held-references.js';
 import type { FieldError } from '../../../shared/validation.js';
-import { liveProductIds } from '../repository.js';
-import { liveStoreNumbers } from './repository.js';
+import { heldProductsByNumbers } from '../held.js';
+import { heldStoreNumbers } from './repository.js';
 import type { PriceInput, PricesBody } from './schema.js';
 
 /** An empty scope field means "no such scope", as an absent one does. */
@@ -42,19 +43,21 @@ export async function importPrices(ctx: AppContext, body: PricesBody, actor: str
   if (requestErrors.length > 0) throw validationFailed('The prices are invalid', requestErrors);
 
   const counts = await inTransaction(ctx.handle, async (trx) => {
-    const productIds = await liveProductIds(trx, body.prices.map((p) => p.product_number));
-    const stores = await liveStoreNumbers(trx, body.prices.flatMap((p) => (scopeValue(p.store_number) === null ? [] : [p.store_number!])));
-    const referenceErrors: FieldError[] = [];
-    body.prices.forEach((price, index) => {
-      if (!productIds.has(price.product_number)) {
-        referenceErrors.push({ path: `prices[${index}].product_number`, message: `unknown product '${price.product_number}'` });
-      }
+    // Deleted products and stores resolve too: a price the request leaves unchanged keeps
+    // them; only written prices must name live ones (PRODUCT §3, shared/held-references.ts).
+    const products = await heldProductsByNumbers(trx, body.prices.map((p) => p.product_number));
+    const stores = await heldStoreNumbers(trx, body.prices.flatMap((p) => (scopeValue(p.store_number) === null ? [] : [p.store_number!])));
+    const held = new HeldReferences();
+    const records = body.prices.map((price, index) => {
+      const productId = held.resolve(price.price_id, products.get(price.product_number), `prices[${index}].product_number`, `product '${price.product_number}'`);
       const store = scopeValue(price.store_number);
-      if (store !== null && !stores.has(store)) referenceErrors.push({ path: `prices[${index}].store_number`, message: `unknown store '${store}'` });
+      if (store !== null) held.resolve(price.price_id, stores.get(store), `prices[${index}].store_number`, `store '${store}'`);
+      return toPriceRecord(price, productId ?? 0);
     });
-    if (referenceErrors.length > 0) throw unprocessable('Some prices refer to unknown products or stores', referenceErrors);
-    const records = body.prices.map((price) => toPriceRecord(price, productIds.get(price.product_number)!));
-    return upsertByKey(trx, ctx.dialect, { table: 'product_prices', keyColumn: 'price_id', records, actor, now: Date.now(), flush: false });
+    held.assertKnown('Some prices refer to unknown products or stores');
+    const result = await upsertByKey(trx, ctx.dialect, { table: 'product_prices', keyColumn: 'price_id', records, actor, now: Date.now(), flush: false });
+    held.assertLiveWhere((item) => result.writtenKeys.has(item), 'Some new or changed prices refer to deleted products or stores');
+    return result;
   }, { serialise: ['product_prices'] });
   return describeCounts(counts);
 }
