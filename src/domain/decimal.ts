@@ -67,3 +67,71 @@ export const toQuantity = (value: number): number => toScaled(value, QUANTITY_DE
 export const fromQuantity = (scaled: number): number => fromScaled(scaled, QUANTITY_DECIMALS);
 export const toMoney = (value: number): number => toScaled(value, MONEY_DECIMALS);
 export const fromMoney = (scaled: number): number => fromScaled(scaled, MONEY_DECIMALS);
+
+/**
+ * The range every quantity the service keeps stays in (PRODUCT §3 "Exact numbers", §5), in
+ * thousandths: ±999,999,999,999, the most a request may state (shared/schemas.ts Quantity).
+ * So every stored figure can be sent back as it reads, each is a JSON number of at most 15
+ * significant digits (exact as a double), and the sum or difference of any two of them is a
+ * safe integer: a check of a + b against this range is itself exact. Sums the service keeps
+ * — balances, a count's expected level, delivery line totals, customer order totals, merged
+ * list lines, counting lines of one product — are checked where they are computed, through
+ * the functions below; a result outside is refused (422 naming the quantity), never rounded.
+ * Where each one is: docs/stock.md "Exact sums".
+ */
+export const MAX_QUANTITY_MILLI = 999_999_999_999_000;
+
+/** Where a kept sum is computed, for the refusal: the request field of the quantity, and what it would overflow. */
+export interface SumSite {
+  /** Request field whose quantity makes the sum (`storeproductlog[3].quantity`); absent when none names it. */
+  path?: string;
+  /** What the sum is, as a phrase (`the balance`, `the line's received total`). */
+  what: string;
+}
+
+/**
+ * A kept sum would leave ±MAX_QUANTITY_MILLI. Typed so that one place (plugins/error-handler.ts)
+ * turns it into a 422 naming `site.path`, whichever service computed the sum.
+ */
+export class QuantityRangeError extends RangeError {
+  constructor(
+    /** The result (thousandths; beyond 2^53 only approximately what it would have been). */
+    readonly valueMilli: number,
+    readonly site: SumSite,
+  ) {
+    super(quantityRangeMessage(valueMilli, site.what));
+  }
+}
+
+export function quantityRangeMessage(valueMilli: number, what: string): string {
+  const shown = Number.isSafeInteger(valueMilli) ? String(fromQuantity(valueMilli)) : valueMilli < 0 ? 'below -999999999999' : 'above 999999999999';
+  return `would make ${what} ${shown}: a quantity the service keeps stays within ±${MAX_QUANTITY_MILLI / 1000} (exact numbers, never rounded)`;
+}
+
+export const inQuantityRange = (valueMilli: number): boolean => valueMilli >= -MAX_QUANTITY_MILLI && valueMilli <= MAX_QUANTITY_MILLI;
+
+/** `valueMilli` when it lies in the range (NaN does not), else QuantityRangeError at `site`. */
+export function checkedQuantity(valueMilli: number, site: SumSite): number {
+  if (inQuantityRange(valueMilli)) return valueMilli;
+  throw new QuantityRangeError(valueMilli, site);
+}
+
+/**
+ * a + b (thousandths) as a kept sum: QuantityRangeError when the result leaves the range.
+ * With a and b in range (or within a few times it) the addition is exact, so is the check.
+ */
+export function addQuantities(a: number, b: number, site: SumSite): number {
+  return checkedQuantity(a + b, site);
+}
+
+/**
+ * a + b where the result is an intermediate, not a kept figure (a partial sum of a balance's
+ * history): any safe integer will do, and past 2^53 a double silently drops units, so that is
+ * refused instead. A rounded double of an exact sum beyond 2^53 − 1 is itself beyond it, so
+ * the check sees every inexact step.
+ */
+export function exactAdd(a: number, b: number, site: SumSite): number {
+  const sum = a + b;
+  if (Number.isSafeInteger(sum)) return sum;
+  throw new QuantityRangeError(sum, site);
+}

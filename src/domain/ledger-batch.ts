@@ -1,3 +1,4 @@
+import { addQuantities, checkedQuantity, exactAdd, type SumSite } from './decimal.js';
 import type { Planned, TimelineEntry } from './ledger.js';
 
 /**
@@ -23,6 +24,8 @@ export interface Arrival {
   /** Signed delta, or for counts the counted level (thousandths). */
   quantityMilli: number;
   isCount: boolean;
+  /** The request field of its quantity, named when a figure it makes would leave the exact range. */
+  path?: string;
 }
 
 export interface BalanceClock {
@@ -89,11 +92,15 @@ export interface BatchPlan {
  * so nothing before `fromAt` is read.
  */
 export function historyWindow(rows: readonly TimelineEntry[], closedByCount: boolean, currentLevelMilli: number): HistoryWindow {
-  const windowSum = rows.reduce((sum, row) => sum + row.deltaMilli, 0);
+  const windowSum = rows.reduce((sum, row) => exactAdd(sum, row.deltaMilli, HISTORY), 0);
   const closing = closedByCount ? rows[rows.length - 1] : undefined;
-  const levelBeforeMilli = closing?.count ? closing.count.expectedMilli - (windowSum - closing.deltaMilli) : currentLevelMilli - windowSum;
-  return { levelBeforeMilli, entries: rows, tailMilli: currentLevelMilli - levelBeforeMilli - windowSum };
+  const minus = (a: number, b: number) => exactAdd(a, -b, HISTORY);
+  const levelBeforeMilli = closing?.count ? minus(closing.count.expectedMilli, minus(windowSum, closing.deltaMilli)) : minus(currentLevelMilli, windowSum);
+  return { levelBeforeMilli, entries: rows, tailMilli: minus(minus(currentLevelMilli, levelBeforeMilli), windowSum) };
 }
+
+/** A partial sum of recorded history (levels at past moments are not kept figures, but must be exact). */
+const HISTORY = { what: "the balance's level at a past moment" } as const;
 
 /**
  * Plans the arrivals (in arrival order) against a history window, exactly as recording them
@@ -118,8 +125,10 @@ export function planBatch(window: HistoryWindow, arrivals: readonly Arrival[]): 
   order.forEach((slot, position) => (positionOf[slot] = position + 1));
 
   const n = slots.length;
-  const deltas = new Fenwick(n);
-  const counts = new Fenwick(n);
+  // Recorded history loads before any arrival: an overflow there is named at the first arrival.
+  const fenwickSite: { path?: string; what: string } = { path: arrivals[0]?.path, what: HISTORY.what };
+  const deltas = new Fenwick(n, fenwickSite);
+  const counts = new Fenwick(n, fenwickSite);
   const deltaAt = new Float64Array(n + 1);
   const countAt = new Map<number, { countedMilli: number; expectedMilli: number; recordedId?: number; arrival?: number }>();
   const put = (position: number, delta: number) => {
@@ -139,20 +148,26 @@ export function planBatch(window: HistoryWindow, arrivals: readonly Arrival[]): 
     }
   });
 
+  // The balance as each arrival leaves it: a kept figure, checked in arrival order (before an
+  // arrival's own delta enters the partial sums), so the entry that takes it out is the one named.
+  let balance = exactAdd(window.levelBeforeMilli, deltas.prefix(n), HISTORY);
   const planned: PlannedArrival[] = [];
   const rebasedRecorded = new Map<number, { id: number; deltaMilli: number; expectedMilli: number }>();
   arrivals.forEach((arrival, index) => {
+    // Figures this arrival makes are refused at its field (PRODUCT §3 "Exact numbers").
+    const site = (what: string): SumSite => ({ path: arrival.path, what });
+    fenwickSite.path = arrival.path;
     const position = positionOf[firstArrivalSlot + index]!;
-    const level = window.levelBeforeMilli + deltas.prefix(position - 1);
+    const level = exactAdd(window.levelBeforeMilli, deltas.prefix(position - 1), HISTORY);
     const plan: PlannedArrival = arrival.isCount
-      ? { deltaMilli: arrival.quantityMilli - level, expectedMilli: level, balanceChangeMilli: 0, absorbed: false }
+      ? { deltaMilli: arrival.quantityMilli - checkedQuantity(level, site('the level the count expected')), expectedMilli: level, balanceChangeMilli: 0, absorbed: false }
       : { deltaMilli: arrival.quantityMilli, balanceChangeMilli: 0, absorbed: false };
     plan.balanceChangeMilli = plan.deltaMilli;
     const next = plan.deltaMilli === 0 ? undefined : counts.firstAfter(position);
     if (next !== undefined) {
       // The earliest later count still holds: it absorbs this entry's effect (ledger.ts).
       const count = countAt.get(next)!;
-      count.expectedMilli += plan.deltaMilli;
+      count.expectedMilli = addQuantities(count.expectedMilli, plan.deltaMilli, site('the level a later count expected'));
       const rebasedDelta = count.countedMilli - count.expectedMilli;
       put(next, rebasedDelta);
       if (count.recordedId !== undefined) rebasedRecorded.set(count.recordedId, { id: count.recordedId, deltaMilli: rebasedDelta, expectedMilli: count.expectedMilli });
@@ -160,6 +175,7 @@ export function planBatch(window: HistoryWindow, arrivals: readonly Arrival[]): 
       plan.balanceChangeMilli = 0;
       plan.absorbed = true;
     }
+    balance = addQuantities(balance, plan.balanceChangeMilli, site('its balance'));
     put(position, plan.deltaMilli);
     if (arrival.isCount) {
       counts.add(position, 1);
@@ -174,11 +190,17 @@ function compareSlots(a: { at: number; group: number; rank: number }, b: { at: n
   return a.at - b.at || a.group - b.group || a.rank - b.rank;
 }
 
-/** Prefix sums and "first marked position after p" over positions 1..n. */
+/**
+ * Prefix sums and "first marked position after p" over positions 1..n. Every addition is
+ * exactAdd: a node or prefix past 2^53 would drop units silently, so it is refused at `site`.
+ */
 class Fenwick {
   private readonly tree: Float64Array;
   private readonly top: number;
-  constructor(private readonly size: number) {
+  constructor(
+    private readonly size: number,
+    private readonly site: SumSite,
+  ) {
     this.tree = new Float64Array(size + 1);
     let top = 1;
     while (top * 2 <= size) top *= 2;
@@ -187,12 +209,12 @@ class Fenwick {
 
   add(position: number, amount: number): void {
     if (amount === 0) return;
-    for (let i = position; i <= this.size; i += i & -i) this.tree[i]! += amount;
+    for (let i = position; i <= this.size; i += i & -i) this.tree[i] = exactAdd(this.tree[i]!, amount, this.site);
   }
 
   prefix(position: number): number {
     let sum = 0;
-    for (let i = position; i > 0; i -= i & -i) sum += this.tree[i]!;
+    for (let i = position; i > 0; i -= i & -i) sum = exactAdd(sum, this.tree[i]!, this.site);
     return sum;
   }
 

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Dialect } from '../db/dialect/types.js';
+import { QuantityRangeError } from '../domain/decimal.js';
 import { AppError, codeForStatus, errorEnvelope, hasOwnCode } from '../shared/errors.js';
 import { toFieldErrors } from '../shared/validation.js';
 
@@ -26,6 +27,13 @@ export function registerErrorHandler(app: FastifyInstance, dialect: Dialect): vo
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
       return reply.code(error.statusCode).send(errorEnvelope(error.code, error.message, error.errors));
+    }
+    // A kept sum that would leave the exact range (domain/decimal.ts), wherever it was computed:
+    // PRODUCT §3 "Exact numbers", 422 naming the quantity.
+    if (error instanceof QuantityRangeError) {
+      return reply
+        .code(422)
+        .send(errorEnvelope('UNPROCESSABLE', 'A quantity would leave the range the service keeps exactly', [{ path: error.site.path ?? 'body', message: error.message }]));
     }
     if (error.validation) {
       const errors = toFieldErrors(error.validation as never, error.validationContext);

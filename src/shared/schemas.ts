@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema, type ObjectOptions, type TProperties, type StringOptions } from '@sinclair/typebox';
-import { MONEY_DECIMALS, QUANTITY_DECIMALS } from '../domain/decimal.js';
+import { MAX_QUANTITY_MILLI, MONEY_DECIMALS, QUANTITY_DECIMALS } from '../domain/decimal.js';
 
 /**
  * Building blocks every route schema is made of. Each states its limits, so hostile
@@ -12,9 +12,10 @@ export const DEFAULT_MAX_STRING = 255;
 
 /**
  * Largest magnitude of a quantity: at most 15 significant digits with its decimals, the
- * most a JSON number carries exactly, and scaled it still fits a safe integer.
+ * most a JSON number carries exactly, and scaled it still fits a safe integer. The same
+ * range bounds every quantity the service keeps (sums included: domain/decimal.ts).
  */
-const MAX_DECIMAL_MAGNITUDE = 999_999_999_999;
+const MAX_DECIMAL_MAGNITUDE = MAX_QUANTITY_MILLI / 1000;
 /** Money has one decimal more, so one integer digit less (15 significant digits). */
 const MAX_MONEY_MAGNITUDE = 99_999_999_999;
 

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_QUANTITY_MILLI,
+  QuantityRangeError,
+  addQuantities,
+  checkedQuantity,
   decimalPlaces,
+  exactAdd,
+  inQuantityRange,
   fromMoney,
   fromQuantity,
   fromScaled,
@@ -149,6 +155,63 @@ describe('toScaled / fromScaled', () => {
         },
       ),
       { numRuns: 5000 },
+    );
+  });
+});
+
+describe('kept sums (PRODUCT §3 "Exact numbers": refused, never rounded)', () => {
+  const site = { path: 'lines[3].quantity', what: 'the total' };
+
+  it('the range is what a request may state, and any two figures in it add exactly', () => {
+    expect(MAX_QUANTITY_MILLI).toBe(toQuantity(999_999_999_999));
+    expect(Number.isSafeInteger(MAX_QUANTITY_MILLI * 4)).toBe(true);
+    expect(fromQuantity(MAX_QUANTITY_MILLI - 1)).toBe(999_999_999_998.999);
+  });
+
+  it('addQuantities returns the sum inside the range and throws a QuantityRangeError naming the site outside it', () => {
+    expect(addQuantities(MAX_QUANTITY_MILLI - 1, 1, site)).toBe(MAX_QUANTITY_MILLI);
+    expect(addQuantities(-MAX_QUANTITY_MILLI, 0, site)).toBe(-MAX_QUANTITY_MILLI);
+    expect(() => addQuantities(MAX_QUANTITY_MILLI, 1, site)).toThrow(QuantityRangeError);
+    try {
+      addQuantities(-MAX_QUANTITY_MILLI, -1, site);
+    } catch (error) {
+      expect(error).toBeInstanceOf(QuantityRangeError);
+      expect((error as QuantityRangeError).site).toEqual(site);
+      expect((error as QuantityRangeError).message).toBe(
+        'would make the total -999999999999.001: a quantity the service keeps stays within ±999999999999 (exact numbers, never rounded)',
+      );
+    }
+  });
+
+  it('the review finding: ten times 999,999,999,999 and 0.001 cannot be summed silently', () => {
+    let total = 0;
+    const attempt = () => {
+      for (const quantity of [...new Array(10).fill(999_999_999_999), 0.001]) total = addQuantities(total, toQuantity(quantity), site);
+    };
+    expect(attempt).toThrow(QuantityRangeError);
+    expect(total).toBe(MAX_QUANTITY_MILLI);
+  });
+
+  it('checkedQuantity refuses NaN and anything outside; inQuantityRange says the same', () => {
+    for (const value of [NaN, Infinity, MAX_QUANTITY_MILLI + 1, -MAX_QUANTITY_MILLI - 1]) {
+      expect(inQuantityRange(value)).toBe(false);
+      expect(() => checkedQuantity(value, site)).toThrow(QuantityRangeError);
+    }
+    expect(checkedQuantity(0, site)).toBe(0);
+  });
+
+  it('exactAdd takes any safe integer and refuses the first step past 2^53 (where a double drops units)', () => {
+    expect(exactAdd(Number.MAX_SAFE_INTEGER - 1, 1, site)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(() => exactAdd(Number.MAX_SAFE_INTEGER, 1, site)).toThrow(QuantityRangeError);
+    expect(() => exactAdd(9_007_199_254_740_000, 993, site)).toThrow(QuantityRangeError);
+    fc.assert(
+      fc.property(fc.integer({ min: -(2 ** 52), max: 2 ** 52 }), fc.integer({ min: -(2 ** 52), max: 2 ** 52 }), (a, b) => {
+        const exact = BigInt(a) + BigInt(b);
+        const safe = exact <= BigInt(Number.MAX_SAFE_INTEGER) && exact >= -BigInt(Number.MAX_SAFE_INTEGER);
+        if (safe) expect(BigInt(exactAdd(a, b, site))).toBe(exact);
+        else expect(() => exactAdd(a, b, site)).toThrow(QuantityRangeError);
+      }),
+      { numRuns: 500 },
     );
   });
 });

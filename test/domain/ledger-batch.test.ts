@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { historyRange, historyWindow, planBatch, type Arrival } from '../../src/domain/ledger-batch.js';
 import { happenedBefore, record, sumOfDeltas, type TimelineEntry } from '../../src/domain/ledger.js';
+import { MAX_QUANTITY_MILLI, QuantityRangeError } from '../../src/domain/decimal.js';
 
 /**
  * The batch planner against the reference: recording the same arrivals one by one on the
@@ -101,5 +102,45 @@ describe('batch planning of late entries (issue 11)', () => {
     expect(window.levelBeforeMilli).toBe(10_000);
     expect(window.tailMilli).toBe(500);
     expectSameAsReference(history, [{ at: 55, quantityMilli: -300, isCount: false }]);
+  });
+
+  describe('kept figures stay in the exact range (PRODUCT §3 "Exact numbers")', () => {
+    const MAX = MAX_QUANTITY_MILLI;
+    const refusal = (run: () => unknown): QuantityRangeError => {
+      try {
+        run();
+      } catch (error) {
+        if (error instanceof QuantityRangeError) return error;
+        throw error;
+      }
+      throw new Error('no QuantityRangeError');
+    };
+    const at = (path: string, arrival: Arrival): Arrival => ({ ...arrival, path });
+
+    it('a balance is refused at the arrival that takes it out, in arrival order', () => {
+      const arrivals = Array.from({ length: 10 }, (_, i) => at(`e[${i}]`, { at: i, quantityMilli: MAX, isCount: false }));
+      const error = refusal(() => planAgainst([], arrivals));
+      expect(error.site).toEqual({ path: 'e[1]', what: 'its balance' });
+      // Up to the bound is fine, also going back down past zero.
+      const plan = planAgainst([], [{ at: 1, quantityMilli: MAX, isCount: false }, { at: 2, quantityMilli: -MAX, isCount: true }, { at: 3, quantityMilli: MAX, isCount: false }]).plan;
+      expect(plan.arrivals.map((a) => a.deltaMilli)).toEqual([MAX, -2 * MAX, MAX]);
+    });
+
+    it("a late entry may not take a later count's expected level out", () => {
+      const recorded = recordAll([], [{ at: 10, quantityMilli: 0, isCount: true }], 1);
+      const first = planAgainst(recorded, [{ at: 5, quantityMilli: MAX, isCount: false }]).plan;
+      expect(first.rebased).toEqual([{ id: 1, deltaMilli: -MAX, expectedMilli: MAX }]);
+      const withFirst = recordAll(recorded, [{ at: 5, quantityMilli: MAX, isCount: false }], 2);
+      expect(refusal(() => planAgainst(withFirst, [at('late', { at: 6, quantityMilli: 1, isCount: false })])).site).toEqual({ path: 'late', what: 'the level a later count expected' });
+    });
+
+    it('partial sums of a history past 2^53 are refused, never rounded', () => {
+      // Levels at past moments are not kept figures, but a late count reads one: a history whose
+      // levels reach past 2^53 cannot be read exactly, so the count is refused.
+      const history: TimelineEntry[] = Array.from({ length: 12 }, (_, i) => ({ id: i + 1, at: i + 1, deltaMilli: i % 2 === 0 ? 2 * MAX : -MAX }));
+      history.push({ id: 13, at: 13, deltaMilli: -6 * MAX, count: { countedMilli: 0, expectedMilli: 6 * MAX } });
+      const window = historyWindow(history, true, 0);
+      expect(refusal(() => planBatch(window, [at('count', { at: 12, quantityMilli: 1, isCount: true })])).site.path).toBe('count');
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { QuantityRangeError } from '../../src/domain/decimal.js';
 import { lineQuantity, MAX_LINE_QUANTITY, newListLines, planLineUpdate, type SentLine, type StoredLine } from '../../src/modules/product-lists/line-rules.js';
 
 // The line rules of product lists without a database (interface §4.1, PRODUCT §8,
@@ -9,6 +10,17 @@ const UNIT = 1000;
 /** A sent line at `lines[index]`; productId undefined = a product the master does not know. */
 function sent(index: number, productNumber: string, productId: number | undefined, quantity: number, stockPool?: number): SentLine {
   return { path: `lines[${index}]`, productNumber, productId, quantity, ...(stockPool === undefined ? {} : { stockPool }) };
+}
+
+/** The kept-sum refusal a rule throws (domain/decimal.ts: the error handler makes it a 422). */
+function rangeErrorOf(run: () => unknown): QuantityRangeError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof QuantityRangeError) return error;
+    throw error;
+  }
+  throw new Error('no QuantityRangeError');
 }
 
 const stored = (lineNo: number, productId: number, quantity: number, stockPool: number | null = null): StoredLine => ({ lineNo, productId, quantity, stockPool });
@@ -98,15 +110,15 @@ describe('newListLines (create)', () => {
     expect(lines).toEqual(copy);
   });
 
-  it('merged quantities up to the maximum are fine; beyond it each further line is an error at its quantity', () => {
+  it('merged quantities up to the maximum are fine; beyond it a QuantityRangeError (a 422) at the line that passes it', () => {
     const exact = newListLines([sent(0, 'A', 1, MAX_LINE_QUANTITY - UNIT), sent(1, 'A', 1, UNIT)], false);
     expect(exact.errors).toEqual([]);
     expect(exact.lines).toEqual([{ productId: 1, quantity: MAX_LINE_QUANTITY, stockPool: null }]);
 
-    const over = newListLines([sent(0, 'A', 1, MAX_LINE_QUANTITY), sent(1, 'B', 2, UNIT), sent(2, 'A', 1, 1), sent(3, 'A', 1, UNIT)], false);
-    expect(over.errors.map((e) => e.path)).toEqual(['lines[2].quantity', 'lines[3].quantity']);
-    expect(over.errors[0]!.message).toMatch(/'A'/);
-    expect(over.errors[0]!.message).toMatch(/999999999999/);
+    const over = rangeErrorOf(() => newListLines([sent(0, 'A', 1, MAX_LINE_QUANTITY), sent(1, 'B', 2, UNIT), sent(2, 'A', 1, 1), sent(3, 'A', 1, UNIT)], false));
+    expect(over.site.path).toBe('lines[2].quantity');
+    expect(over.message).toMatch(/'A'/);
+    expect(over.message).toMatch(/999999999999/);
   });
 
   it('duplicates allowed: lines are never summed, so never too large', () => {
@@ -188,11 +200,12 @@ describe('planLineUpdate (line update)', () => {
     expect(exact.errors).toEqual([]);
     expect(exact.updates).toEqual([{ lineNo: 1, quantity: MAX_LINE_QUANTITY, stockPool: null }]);
 
-    const over = planLineUpdate([stored(1, 10, 1000)], [sent(0, 'A', 10, MAX_LINE_QUANTITY), sent(1, 'B', 20, UNIT), sent(2, 'A', 10, 1)]);
-    expect(over.errors).toEqual([{ path: 'lines[2].quantity', message: expect.stringMatching(/'A'.*999999999999/) }]);
+    const over = rangeErrorOf(() => planLineUpdate([stored(1, 10, 1000)], [sent(0, 'A', 10, MAX_LINE_QUANTITY), sent(1, 'B', 20, UNIT), sent(2, 'A', 10, 1)]));
+    expect(over.site.path).toBe('lines[2].quantity');
+    expect(over.message).toMatch(/'A'.*999999999999/);
 
-    const newProduct = planLineUpdate([], [sent(0, 'N', 40, MAX_LINE_QUANTITY), sent(1, 'N', 40, MAX_LINE_QUANTITY)]);
-    expect(newProduct.errors.map((e) => e.path)).toEqual(['lines[1].quantity']);
+    const newProduct = rangeErrorOf(() => planLineUpdate([], [sent(0, 'N', 40, MAX_LINE_QUANTITY), sent(1, 'N', 40, MAX_LINE_QUANTITY)]));
+    expect(newProduct.site.path).toBe('lines[1].quantity');
   });
 
   it('stored lines and sent lines are not changed', () => {

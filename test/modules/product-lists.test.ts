@@ -379,11 +379,11 @@ for (const dialect of DIALECTS) {
         ]);
       });
 
-      it('merged quantities beyond 999,999,999,999: 400 naming the line, nothing stored', async () => {
+      it('merged quantities beyond 999,999,999,999: 422 naming the line, nothing stored (PRODUCT §3 exact sums)', async () => {
         const p = await product();
         const before = await listCount();
         const response = await createRaw(listBody({ is_allow_duplicate_products: false, lines: [line(p, 999_999_999_999), line(p, 1)] }));
-        expectError(response, 400, 'VALIDATION_FAILED');
+        expectError(response, 422, 'UNPROCESSABLE');
         expect(pathsOf(response)).toEqual(['lines[1].quantity']);
         expect(await listCount()).toBe(before);
         // Kept apart (duplicates allowed) each line is within the limit.
@@ -934,11 +934,11 @@ for (const dialect of DIALECTS) {
         }
       });
 
-      it('summed quantities beyond 999,999,999,999: 400, nothing changes', async () => {
+      it('summed quantities beyond 999,999,999,999: 422, nothing changes (PRODUCT §3 exact sums)', async () => {
         const a = await product();
         const id = await create({ lines: [line(a, 1)] });
         const response = await update(id, [line(a, 999_999_999_999), line(a, 0.001)]);
-        expectError(response, 400, 'VALIDATION_FAILED');
+        expectError(response, 422, 'UNPROCESSABLE');
         expect(pathsOf(response)).toEqual(['lines[1].quantity']);
         expect(pairs(await mustRead(id))).toEqual([[a, 1]]);
       });
@@ -1059,10 +1059,11 @@ for (const dialect of DIALECTS) {
           [line(a, 5), line(b, 1), { product_number: a, article_no: b, quantity: 1 }],
           [line(a, 5), line(b, 1), { product_number: b, quantity: 1, stock_pool: '12' }],
           [line(a, 5), { product_number: b, quantity: 1, stock_pool: '1' }, { product_number: b, quantity: 1, stock_pool: '2' }],
-          [line(a, 5), line(b, 1), line(b, 999_999_999_999)],
           [line(b, 1), line(a, 5), { quantity: 1 }],
         ];
         for (const lines of attempts) expectError(await update(id, lines), 400, 'VALIDATION_FAILED');
+        // A merged quantity past the range is a 422 (PRODUCT §3 exact sums), just as atomic.
+        expectError(await update(id, [line(a, 5), line(b, 1), line(b, 999_999_999_999)]), 422, 'UNPROCESSABLE');
         const after = await mustRead(id);
         expect(after).toEqual(before);
       });

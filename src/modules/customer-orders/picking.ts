@@ -4,7 +4,7 @@ import type { Dialect } from '../../db/dialect/types.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { requireDateTime } from '../../domain/datetime.js';
-import { fromQuantity, toQuantity } from '../../domain/decimal.js';
+import { addQuantities, fromQuantity, toQuantity } from '../../domain/decimal.js';
 import type { PoolPart } from '../../domain/stock-rules.js';
 import { assertStoreAccess, type Principal } from '../../shared/access.js';
 import { duplicateKeyErrors } from '../../shared/bulk.js';
@@ -56,6 +56,7 @@ function moveDrafts(order: OrderRow, moves: readonly Move[], products: Map<numbe
       source: SOURCE_PICKING,
       appUserName,
       customerOrderLineNumber: Number(move.line.line_number),
+      path: move.requestIndex === undefined ? undefined : `lines[${move.requestIndex}].picked_quantity`,
     };
     const free: EntryDraft = {
       ...common,
@@ -244,6 +245,7 @@ async function applyPicks(
   });
   if (errors.length > 0) throw unprocessable('Some picks name unknown lines or locations', errors);
   if (conflicts.length > 0) throw conflict('Some picks cannot be applied now', conflicts);
+  checkPickedTotal(order, byNumber.values(), moves);
   await bookMoves(trx, dialect, store, order, moves, by, now, body.picked_username);
   for (const line of lines) {
     const after = byNumber.get(Number(line.line_number))!;
@@ -256,6 +258,19 @@ async function applyPicks(
     });
   }
   return totals;
+}
+
+/**
+ * The order's picked total (`total_delivery_quantity` on read) is a kept sum (PRODUCT §3
+ * "Exact numbers"): a pick that would take it out of range is refused (422) at the first
+ * request line that raises a pick, before anything is booked.
+ */
+function checkPickedTotal(order: OrderRow, lines: Iterable<OrderLineRow>, moves: readonly Move[]): void {
+  const raising = moves.find((move) => move.quantityMilli > 0 && move.requestIndex !== undefined);
+  if (!raising) return;
+  const site = { path: `lines[${raising.requestIndex}].picked_quantity`, what: `the picked total of order '${order.order_number}'` };
+  let total = 0;
+  for (const line of lines) total = addQuantities(total, Number(line.picked_quantity), site);
 }
 
 /** POST /customerorders/clearance (PRODUCT §7): the bound stock is handed over and leaves the store; status 5. */

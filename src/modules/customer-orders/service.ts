@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { requireDateTime, utcDayOf } from '../../domain/datetime.js';
+import { addQuantities, toQuantity } from '../../domain/decimal.js';
 import { assertStoreAccess, type Principal } from '../../shared/access.js';
 import { describeCounts, duplicateKeyErrors, groupBy, type UpsertCounts } from '../../shared/bulk.js';
 import { conflict, notFound, validationFailed } from '../../shared/errors.js';
@@ -29,6 +30,21 @@ function checkRequest(sent: readonly OrderInput[]): void {
   if (errors.length > 0) throw validationFailed('Some customer orders are invalid', errors);
 }
 
+/**
+ * An order's total quantity (`total_quantity` on read) is a kept sum of its lines (PRODUCT §3
+ * "Exact numbers"): refused (422) at the line that takes it out of range. Orders sent without
+ * lines keep their stored ones, which were checked when sent.
+ */
+function checkOrderTotals(sent: readonly OrderInput[]): void {
+  sent.forEach((order, index) => {
+    let total = 0;
+    (order.lines ?? []).forEach((line, lineIndex) => {
+      const site = { path: `${orderPath(index)}.lines[${lineIndex}].quantity`, what: `the total quantity of order '${order.order_number}'` };
+      total = addQuantities(total, toQuantity(line.quantity), site);
+    });
+  });
+}
+
 interface Plan {
   counts: UpsertCounts;
   created: orders.NewOrder[];
@@ -51,6 +67,7 @@ export async function importOrders(ctx: AppContext, input: readonly OrderInput[]
   // Each order's store_number (a StoreRef on the cross-store path) was checked against a store
   // token before any work (plugins/auth.ts; PRODUCT §4).
   checkRequest(sent);
+  checkOrderTotals(sent);
   const stores = await storesOfOrders(ctx.db, sent, 'customer orders', storeFromPath);
   const counts = await inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();

@@ -4,7 +4,7 @@ import type { Dialect } from '../../db/dialect/types.js';
 import { inListChunks } from '../../db/in-list.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
-import { fromQuantity, toQuantity } from '../../domain/decimal.js';
+import { addQuantities, fromQuantity, toQuantity } from '../../domain/decimal.js';
 import type { PoolPart } from '../../domain/stock-rules.js';
 import { assertStoreAccess, type Principal } from '../../shared/access.js';
 import { groupBy } from '../../shared/bulk.js';
@@ -119,7 +119,11 @@ export async function planReceiving(
       drafts[candidate.draftIndex] = { ...draft, poolParts: quantityMilli === 0 ? [] : [{ pool: line.target_stock_pool as PoolPart['pool'], quantityMilli }] };
     }
     const quantityMilli = total(drafts[candidate.draftIndex]!.poolParts);
-    const after = receivedMilli.get(line.id)! + quantityMilli;
+    // The line's received total is a kept sum (PRODUCT §3 "Exact numbers"): out of range → 422 at this entry.
+    const after = addQuantities(receivedMilli.get(line.id)!, quantityMilli, {
+      path: `${candidate.path}.${candidate.quantityField}`,
+      what: `the received total of line ${line.line_number} of delivery '${delivery.order_number}'`,
+    });
     if (after < 0) {
       conflicts.push({
         path: `${candidate.path}.${candidate.quantityField}`,
@@ -180,6 +184,7 @@ async function bookTransferLegs(trx: Transaction<Database>, dialect: Dialect, pl
       return {
         product: received.product,
         at: received.at,
+        path: received.path,
         isCount: false,
         poolParts: [{ pool: 1, quantityMilli: -item.quantityMilli }],
         pending: false,
@@ -279,12 +284,13 @@ export async function receiveDelivery(
     const products = await findBookingProductsByIds(trx, [...lines.values()].map((line) => line.product_id));
     const unknown = body.lines.flatMap((l, index) => (lines.has(l.line_number) ? [] : [{ path: `lines[${index}].line_number`, message: `delivery '${orderNumber}' has no line ${l.line_number}` }]));
     if (unknown.length > 0) throw unprocessable('Some lines are not on the delivery', unknown);
-    const drafts: EntryDraft[] = body.lines.map((received) => {
+    const drafts: EntryDraft[] = body.lines.map((received, index) => {
       const line = lines.get(received.line_number)!;
       const quantityMilli = toQuantity(received.received_quantity);
       return {
         product: products.get(line.product_id)!,
         at: now,
+        path: `lines[${index}].received_quantity`,
         isCount: false,
         poolParts: quantityMilli === 0 ? [] : [{ pool: (received.target_stock_pool ?? line.target_stock_pool) as PoolPart['pool'], quantityMilli }],
         pending: false,

@@ -4,7 +4,7 @@ import { pageOf } from '../../db/page.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { formatDateTime, requireDateTime } from '../../domain/datetime.js';
-import { fromQuantity, toQuantity } from '../../domain/decimal.js';
+import { addQuantities, checkedQuantity, fromQuantity, toQuantity } from '../../domain/decimal.js';
 import type { Principal } from '../../shared/access.js';
 import { chunk } from '../../shared/bulk.js';
 import { notFound, validationFailed } from '../../shared/errors.js';
@@ -42,6 +42,16 @@ async function locatedLevelsAt(trx: Transaction<Database>, storeId: number, prod
   return levels;
 }
 
+/**
+ * Items a line counts, in thousandths: a unit barcode counts unit_quantity each. The product
+ * of two thousandths can pass 2^53, where a double drops units: then it is taken exactly.
+ */
+function unitItems(countedMilli: number, unitQuantityMilli: number): number {
+  const product = countedMilli * unitQuantityMilli;
+  if (Number.isSafeInteger(product)) return Math.round(product / 1000);
+  return Number((BigInt(countedMilli) * BigInt(unitQuantityMilli) + 500n) / 1000n);
+}
+
 /** POST /externalcountinglines (interface §4.13, PRODUCT §5). */
 export async function submitCountingLines(ctx: AppContext, body: ExternalCountingBody, principal: Principal): Promise<string> {
   if (!body.StoreNo) throw validationFailed('StoreNo is required', [{ path: 'StoreNo', message: 'is required: the store that was counted' }]);
@@ -55,32 +65,38 @@ export async function submitCountingLines(ctx: AppContext, body: ExternalCountin
     const now = Date.now();
     const matches = await findProductsByBarcodes(trx, lines.flatMap((l) => (l.product_barcode ? [l.product_barcode] : [])));
     // Lines of the same product add up; a unit barcode counts unit_quantity items per scan.
+    // The product's counted total is a kept sum (PRODUCT §3 "Exact numbers"): 422 at the line that takes it out of range.
     const countedByProduct = new Map<number, number>();
+    const firstLineOf = new Map<number, string>();
     const unresolved: Array<{ barcode: string; countedMilli: number }> = [];
-    for (const line of lines) {
+    lines.forEach((line, index) => {
       const match = line.product_barcode ? matches.get(line.product_barcode) : undefined;
       const countedMilli = toQuantity(line.counted_quantity);
       if (!match) {
         unresolved.push({ barcode: line.product_barcode ?? '', countedMilli });
-        continue;
+        return;
       }
-      const items = Math.round((countedMilli * match.unitQuantityMilli) / 1000);
-      countedByProduct.set(match.productId, (countedByProduct.get(match.productId) ?? 0) + items);
-    }
+      const path = `Lines[${index}].counted_quantity`;
+      const site = { path, what: `the counted total of product '${match.productNumber}'` };
+      const items = checkedQuantity(unitItems(countedMilli, match.unitQuantityMilli), site);
+      countedByProduct.set(match.productId, addQuantities(countedByProduct.get(match.productId) ?? 0, items, site));
+      if (!firstLineOf.has(match.productId)) firstLineOf.set(match.productId, path);
+    });
 
     const productIds = [...countedByProduct.keys()];
     const numbers = new Map<number, string>();
     for (const match of matches.values()) numbers.set(match.productId, match.productNumber);
     const products = await findBookingProducts(trx, productIds.map((id) => numbers.get(id)!));
     const located = await locatedLevelsAt(trx, store.id, productIds, at);
-    const drafts: EntryDraft[] = productIds.map((productId) => ({
-      product: products.get(numbers.get(productId)!)!,
-      at,
-      isCount: true,
-      poolParts: [{ pool: 1, quantityMilli: countedByProduct.get(productId)! - (located.get(productId) ?? 0) }],
-      pending: false,
-      source: SOURCE,
-    }));
+    const drafts: EntryDraft[] = productIds.map((productId) => {
+      const path = firstLineOf.get(productId)!;
+      // The unlocated level the count books: what was counted less what is located (a level, so kept in range too).
+      const level = checkedQuantity(countedByProduct.get(productId)! - (located.get(productId) ?? 0), {
+        path,
+        what: `the unlocated level of product '${numbers.get(productId)}' (counted less located stock)`,
+      });
+      return { product: products.get(numbers.get(productId)!)!, at, isCount: true, poolParts: [{ pool: 1, quantityMilli: level }], pending: false, source: SOURCE, path };
+    });
     await bookEntries(trx, ctx.dialect, store, drafts, principal, now);
 
     const rows = unresolved.map((u) => ({ store_id: store.id, store_number: store.store_number, barcode: u.barcode, counted_quantity: u.countedMilli, counting_at: at, received_on: now, created_by: principal.name }));

@@ -1,4 +1,4 @@
-import { toQuantity } from '../../domain/decimal.js';
+import { addQuantities, MAX_QUANTITY_MILLI, toQuantity, type SumSite } from '../../domain/decimal.js';
 import type { FieldError } from '../../shared/validation.js';
 
 /**
@@ -8,8 +8,8 @@ import type { FieldError } from '../../shared/validation.js';
  * product. Quantities are thousandths.
  */
 
-/** The largest quantity a line holds (thousandths): what a request may state for one line. */
-export const MAX_LINE_QUANTITY = toQuantity(999_999_999_999);
+/** The largest quantity a line holds (thousandths): what a request may state for one line, the range of every kept quantity. */
+export const MAX_LINE_QUANTITY = MAX_QUANTITY_MILLI;
 
 /** Interface §4.1: "A line quantity of 0 is treated as 1." */
 export function lineQuantity(sent: number): number {
@@ -40,9 +40,11 @@ export interface SentLine {
   stockPool?: number;
 }
 
-function overflowError(line: SentLine): FieldError {
-  return { path: `${line.path}.quantity`, message: `lines of product '${line.productNumber}' add up to more than ${MAX_LINE_QUANTITY / 1000}` };
-}
+/**
+ * A merged line is a kept sum (PRODUCT §3 "Exact numbers"): merging past the range throws
+ * QuantityRangeError (domain/decimal.ts; a 422) at the line that takes it there.
+ */
+const mergeSite = (line: SentLine): SumSite => ({ path: `${line.path}.quantity`, what: `the merged quantity of product '${line.productNumber}'` });
 
 /**
  * The lines a new list starts with, in the order sent. With duplicates forbidden, a
@@ -60,8 +62,7 @@ export function newListLines(sent: readonly SentLine[], allowDuplicates: boolean
     }
     const first = allowDuplicates ? undefined : merged.get(line.productId);
     if (first) {
-      first.quantity += line.quantity;
-      if (first.quantity > MAX_LINE_QUANTITY) errors.push(overflowError(line));
+      first.quantity = addQuantities(first.quantity, line.quantity, mergeSite(line));
       continue;
     }
     const created: ListLine = { productId: line.productId, quantity: line.quantity, stockPool: line.stockPool ?? null };
@@ -107,8 +108,7 @@ export function planLineUpdate(stored: readonly StoredLine[], sent: readonly Sen
       changes.set(line.productId, { quantity: line.quantity, stockPool: line.stockPool, first: line });
       continue;
     }
-    change.quantity += line.quantity;
-    if (change.quantity > MAX_LINE_QUANTITY) plan.errors.push(overflowError(line));
+    change.quantity = addQuantities(change.quantity, line.quantity, mergeSite(line));
     if (line.stockPool !== undefined && change.stockPool !== undefined && line.stockPool !== change.stockPool) {
       plan.errors.push({ path: `${line.path}.stock_pool`, message: `product '${line.productNumber}' is already sent for pool ${change.stockPool} in ${change.first.path}` });
     }

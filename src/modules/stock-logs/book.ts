@@ -38,6 +38,11 @@ export interface EntryDraft {
   poolParts: readonly PoolPart[];
   /** Refuse when this entry leaves its balance below zero (InsufficientStockError). */
   guard?: { lineIndex: number };
+  /**
+   * The request field of its quantity (`storeproductlog[3].quantity`, `lines[0].received_quantity`):
+   * named by the 422 when a sum it makes would leave the exact range (PRODUCT §3, domain/decimal.ts).
+   */
+  path?: string;
   /** Entries waiting for review are stored and listed, not applied (PRODUCT §5). */
   pending: boolean;
   isFromReceipt?: boolean;
@@ -123,6 +128,7 @@ export interface PostingOrigin {
   at: number;
   isCount: boolean;
   guard?: { lineIndex: number };
+  path?: string;
 }
 
 /** The ledger postings of an entry, one per pool part (also when a pending entry is approved). */
@@ -138,6 +144,7 @@ export function postingsOf(origin: PostingOrigin, parts: EntryDraft['poolParts']
     quantityMilli: part.quantityMilli,
     isCount: origin.isCount,
     guard: origin.guard,
+    path: origin.path,
   }));
 }
 
@@ -173,6 +180,7 @@ export async function bookEntries(
       at: draft.at,
       isCount: draft.isCount,
       guard: draft.guard,
+      path: draft.path,
     };
     postings.push(...postingsOf(origin, draft.poolParts));
   });

@@ -6,6 +6,7 @@ import type { TimelineEntry } from '../../domain/ledger.js';
 import { historyRange, historyWindow, planBatch, type HistoryRange, type HistoryWindow, type PlannedArrival } from '../../domain/ledger-batch.js';
 import { inListChunks } from '../../db/in-list.js';
 import { stampStoreProducts, type StockTouch } from './store-product-stamps.js';
+import { checkStoreProductMagnitudes, type MagnitudeChange } from './store-product-magnitude.js';
 import { assertStoreAccess, visibleStores, type Principal } from '../../shared/access.js';
 
 /**
@@ -40,6 +41,8 @@ export interface Posting extends BalanceKey {
    * overdraw it.
    */
   guard?: { lineIndex: number };
+  /** The request field of its quantity (`storeproductlog[3].quantity`): named when a figure it makes would leave the exact range. */
+  path?: string;
 }
 
 /** A guarded posting would take its balance below zero. */
@@ -148,13 +151,17 @@ export async function applyPostings(
   }
 
   // The balances move in arrival order, so a guarded posting sees exactly what came before it.
+  const magnitudes: MagnitudeChange[] = [];
   for (const [index, posting] of postings.entries()) {
     const balance = balances.get(keyOf(posting))!;
     const planned = plans[index]!;
     const before = balance.quantity;
+    // In the kept range: planBatch checked each arrival's balance in this order (PRODUCT §3 "Exact numbers").
     balance.quantity += planned.balanceChangeMilli;
     // A posting absorbed by a later count changes nothing now, so it cannot overdraw.
     if (posting.guard && !planned.absorbed && balance.quantity < 0) throw new InsufficientStockError(posting.guard.lineIndex, before);
+    const grown = Math.abs(balance.quantity) - Math.abs(before);
+    if (grown !== 0) magnitudes.push({ storeId: posting.storeId, productId: posting.productId, changeMilli: grown, path: posting.path });
     balance.lastAt = balance.lastAt === null ? posting.at : Math.max(balance.lastAt, posting.at);
     if (posting.isCount) balance.lastCountAt = balance.lastCountAt === null ? posting.at : Math.max(balance.lastCountAt, posting.at);
     balance.touched = true;
@@ -184,6 +191,8 @@ export async function applyPostings(
   // below, once per product, not by the triggers once per balance (migration 0017).
   await dialect.engineBalanceWrites(trx, () => writeBalances(trx, dialect, touched, now));
   await stampStoreProducts(trx, dialect, touched.map((balance) => balance.key), touches, now);
+  // After the stamp, which holds the store products to the commit (store-product-magnitude.ts).
+  await checkStoreProductMagnitudes(trx, magnitudes);
   return postings.map((posting, index) => ({ logId: posting.logId, deltaMilli: plans[index]!.deltaMilli, expectedMilli: plans[index]!.expectedMilli }));
 }
 

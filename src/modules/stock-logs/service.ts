@@ -113,6 +113,7 @@ async function draftEntries(
       remarks: input.loss_comment,
       exceptionImage: input.loss_image,
       orderno: input.loss_order_number,
+      path: path(index, 'quantity'),
       scannedAt: input.scanned_datetime ? requireDateTime(input.scanned_datetime) : undefined,
       orderAfterAt: input.order_after_date ? requireDateTime(input.order_after_date) : undefined,
     };
@@ -198,6 +199,7 @@ export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body
             customerOrderNumber: row.customer_order_number,
             at: row.modification_at,
             isCount: row.is_count === 1,
+            path: `ids[${body.ids.indexOf(row.id)}]`,
           },
           poolPartsFromJson(row.pool_quantities),
         ),
