@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
+import { orderNumberErrors } from '../../src/modules/customer-orders/bound-stock.js';
 import { verifyAll } from '../../src/verify.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
@@ -218,6 +219,36 @@ for (const dialect of DIALECTS) {
       ok(await importOrder('S1', number, [{ line_number: 1, product_number: p, quantity: 4 }]));
       ok(await clear('S1', number));
       expect(await balances(p)).toEqual({});
+    });
+
+    // A post checks "no such order" and commits later: the import of that number waits for it
+    // (both take the number's turn), so its bound stock exists before the order does and the
+    // clearance settles it. On SQLite a write transaction already excludes the other.
+    it.runIf(dialect.name === 'postgres')('an import waits for an open stock post that has checked its number', async () => {
+      const p = await product();
+      const number = nextOrder();
+      const store = await t.app.ctx.db.selectFrom('stores').select('id').where('store_number', '=', 'S1').executeTakeFirstOrThrow();
+      const done: string[] = [];
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let checked!: () => void;
+      const hasChecked = new Promise<void>((resolve) => (checked = resolve));
+      const post = t.app.ctx.db.transaction().execute(async (trx) => {
+        expect(await orderNumberErrors(trx, t.app.ctx.dialect, Number(store.id), [{ orderNumber: number, path: 'x' }])).toEqual([]);
+        checked();
+        await released;
+      });
+      await hasChecked;
+      const importing = importOrder('S1', number, [{ line_number: 1, product_number: p, quantity: 1 }]).then((response) => {
+        done.push('import');
+        return response;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      done.push('post');
+      release();
+      await post;
+      ok(await importing);
+      expect(done).toEqual(['post', 'import']);
     });
 
     it("the order's own sources are not for other posts: 422 naming the field", async () => {
