@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { APPLIED_WITHOUT_RESPONSE } from '../db/transaction.js';
 import { conflict, validationFailed } from '../shared/errors.js';
 import type { RequestScope } from '../shared/request-scope.js';
-import { hookRoutes } from './route-hooks.js';
+import { requestMeaning } from './request-meaning.js';
+import { hookEachRoute, hookRoutes } from './route-hooks.js';
 
 const WINDOW_MILLIS = 24 * 60 * 60 * 1000;
 /** A reservation with no response after this long belongs to a request that died. */
@@ -21,19 +21,29 @@ function isReplayable(status: number): boolean {
 /**
  * `Idempotency-Key` (PRODUCT §3): the first request with a key reserves it in the
  * database (so the key holds across restarts and processes); its response is stored and
- * replayed for the same key and body within 24 h; the same key with another body is 409.
+ * replayed for the same key and the same request within 24 h; the same key with another
+ * request is 409. A key belongs to its token (scope); "the same request" is its meaning
+ * (request-meaning.ts: method, route, path parameters, declared query and headers as
+ * validated, the body as canonical JSON of its declared fields), never its spelling, so
+ * `?AppUserName=bob` and `?appUserName=bob` are one request, and the same key on another
+ * route or with another query value is a 409, like another body.
  */
 export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>): void {
   const writes = (route: RouteOptions) => [route.method].flat().some((method) => WRITE_METHODS.has(method));
 
-  hookRoutes(app, 'preHandler', writes, async (request: FastifyRequest, reply: FastifyReply) => {
+  hookEachRoute(app, 'preHandler', writes, (route: RouteOptions) => {
+    const meaning = requestMeaning(route);
+    return (request: FastifyRequest, reply: FastifyReply) => reserveOrReplay(request, reply, meaning.hash.bind(meaning));
+  });
+
+  async function reserveOrReplay(request: FastifyRequest, reply: FastifyReply, meaningOf: (request: FastifyRequest) => string) {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string' || !request.principal) return;
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
       throw validationFailed('Idempotency-Key must be 1 to 255 characters', [{ path: 'headers.idempotency-key', message: 'must be 1 to 255 characters' }]);
     }
-    const scope = `${request.principal.tokenId} ${request.method} ${request.url}`;
-    const requestHash = request.rawBodyHash ?? createHash('sha256').update('').digest('hex');
+    const scope = `token ${request.principal.tokenId}`;
+    const requestHash = meaningOf(request);
     const now = Date.now();
 
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -64,7 +74,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>):
         continue;
       }
       if (stored.request_hash !== requestHash) {
-        throw conflict('This Idempotency-Key was already used with a different request body');
+        throw conflict('This Idempotency-Key was already used with a different request (route, parameters or body)');
       }
       if (stored.status_code === null) {
         throw conflict('A request with this Idempotency-Key is still being processed');
@@ -78,7 +88,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>):
       return reply.send(stored.response_body);
     }
     throw conflict('This Idempotency-Key is contended; retry the request');
-  });
+  }
 
   hookRoutes(app, 'onSend', writes, async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const reservation = request.idempotency;

@@ -10,9 +10,10 @@ export const BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /**
  * JSON bodies go through Fastify's own parser (prototype-poisoning safe, malformed →
- * 400); for bulk imports and requests with an Idempotency-Key the raw bytes are hashed
- * here, where they are still at hand, so replays and identical imports are matched on
- * exactly the bytes sent.
+ * 400); for bulk imports the raw bytes are hashed here, where they are still at hand, so
+ * the identical-import shortcut (db/versions.ts) matches exactly the bytes sent (a miss only
+ * costs the item-by-item comparison). Idempotency-Key replays are matched on the request's
+ * meaning instead (request-meaning.ts).
  */
 export function registerJsonBody(app: FastifyInstance): void {
   // `__proto__` and `constructor.prototype` keys are dropped, like any unknown field (PRODUCT §3).
@@ -24,7 +25,7 @@ export function registerJsonBody(app: FastifyInstance): void {
     // JSON is UTF-8 (RFC 8259): other bytes would be decoded to U+FFFD, storing text the
     // client never sent, so they are refused instead (docs/decisions.md).
     if (!isUtf8(bytes)) return done(validationFailed(NOT_UTF8_SENTENCE, [{ path: 'body', message: 'must be UTF-8 encoded' }]), undefined);
-    if (request.headers['idempotency-key'] !== undefined || request.routeOptions.config.bulkImport) {
+    if (request.routeOptions.config.bulkImport) {
       request.rawBodyHash = createHash('sha256').update(bytes).digest('hex');
     }
     const text = bytes.toString('utf8');

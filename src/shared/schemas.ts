@@ -114,9 +114,12 @@ export const ErrorEnvelope = Type.Object(
 );
 export type ErrorEnvelopeType = Static<typeof ErrorEnvelope>;
 
-/** `flush=true` replaces the whole set (PRODUCT §3). */
+/**
+ * `flush=true` replaces the whole set (PRODUCT §3). The default is declared, so a request
+ * without `flush` and one with `flush=false` validate alike: one request by meaning (Idempotency-Key).
+ */
 export const FlushQuery = Type.Object({
-  flush: Type.Optional(Type.Boolean({ description: 'true: records absent from the request are soft-deleted' })),
+  flush: Type.Optional(Type.Boolean({ default: false, description: 'true: records absent from the request are soft-deleted' })),
 });
 
 export const PageQueryProperties = {

@@ -6,7 +6,7 @@ import { importFingerprint, importUnlessIdentical } from '../../src/db/versions.
 import { toStoreRecord } from '../../src/modules/stores/mapping.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { restartableDatabaseUrl, storeInput } from '../helpers/factories.js';
+import { productInput, restartableDatabaseUrl, storeInput } from '../helpers/factories.js';
 
 type StoreRead = { store_number: string; city?: string };
 
@@ -56,18 +56,51 @@ for (const dialect of DIALECTS) {
       expect((await t.get(`${API}/stores?search_text=I`)).json().total_count).toBe(2);
     });
 
-    it('the same body in other whitespace is another request: the key says 409', async () => {
+    it('the same body in other whitespace, key order or with an unknown field is the same request: replayed', async () => {
       const key = freshKey();
-      const body = { stores: [storeInput('I3')] };
-      expect((await postWithKey(body, key)).statusCode).toBe(200);
-      const reformatted = await t.request({
-        method: 'POST',
-        url: `${API}/stores`,
-        payload: JSON.stringify(body, null, 2),
-        headers: { 'idempotency-key': key, 'content-type': 'application/json' },
-      });
-      expect(reformatted.statusCode).toBe(409);
+      const body = { stores: [storeInput('I3', { city: 'Delft' })] };
+      const first = await postWithKey(body, key);
+      expect(first.statusCode).toBe(200);
+      const spellings = [
+        JSON.stringify(body, null, 2),
+        JSON.stringify({ stores: [Object.fromEntries(Object.entries(body.stores[0]!).reverse())] }),
+        JSON.stringify({ stores: [{ ...body.stores[0], not_a_field: 'ignored' }], also_unknown: [1, 2, 3] }),
+        // Escapes and number spelling: "\u0044elft" is "Delft".
+        JSON.stringify(body).replace('"Delft"', '"\\u0044elft"'),
+      ];
+      for (const payload of spellings) {
+        const again = await t.request({ method: 'POST', url: `${API}/stores`, payload, headers: { 'idempotency-key': key, 'content-type': 'application/json' } });
+        expect(again.statusCode, payload).toBe(200);
+        expect(again.headers['idempotent-replayed'], payload).toBe('true');
+        expect(again.body).toBe(first.body);
+      }
+      // A declared field with another value is another request.
+      const changed = await postWithKey({ stores: [storeInput('I3', { city: 'Leiden' })] }, key);
+      expect(changed.statusCode).toBe(409);
+      expect((await readStore('I3'))?.city).toBe('Delft');
     });
+
+    it('the query as validated: name case, parameter order, unknown parameters and value spelling do not count; another value is 409', async () => {
+      const body = { stores: [storeInput('IQ1')] };
+      const send = (query: string, key: string, payload: unknown = body) =>
+        t.request({ method: 'POST', url: `${API}/stores${query}`, payload: payload as object, headers: { 'idempotency-key': key } });
+      const key = freshKey();
+      const first = await send('?flush=false', key);
+      expect(first.statusCode).toBe(200);
+      for (const query of ['?FLUSH=false', '?Flush=false&unknown=1', '?unknown=2&flush=false', '', '?flush=false&flush_later=true']) {
+        const again = await send(query, key);
+        expect(again.headers['idempotent-replayed'], query).toBe('true');
+        expect(again.body, query).toBe(first.body);
+      }
+      const flushing = await send('?flush=true', key);
+      expect(flushing.statusCode).toBe(409);
+      expect(flushing.json()).toMatchObject({ code: 'CONFLICT' });
+      // The same key on another route is another request too.
+      const elsewhere = await t.request({ method: 'POST', url: `${API}/categories`, payload: { categories: [] }, headers: { 'idempotency-key': key } });
+      expect(elsewhere.statusCode).toBe(409);
+      expect(await readStore('IQ1')).toBeDefined();
+    });
+
 
     it('same key with a different body is 409 CONFLICT, and the first response stays replayable', async () => {
       const key = freshKey();
@@ -141,6 +174,91 @@ for (const dialect of DIALECTS) {
       } finally {
         await secondApp.close();
       }
+    });
+  });
+}
+
+// "The same request" by meaning on a route with path and query parameters (PRODUCT §3,
+// issue 26): stock entries posted under one key in several spellings are booked once.
+for (const dialect of DIALECTS) {
+  describe(`Idempotency-Key judged on the validated request (${dialect.name})`, () => {
+    let t: TestApp;
+    let counter = 0;
+    const STORE = 'IDS1';
+    const logsUrl = (store: string, query: string) => `${API}/stores/${store}/products/stock/storeproductlogs${query}`;
+    const entries = (product: string) => ({
+      storeproductlog: [{ product_number: product, quantity: 2, customer_order_line_number: 0, modification_datetime: '2026-01-10T10:00:00Z' }],
+    });
+    const post = (url: string, key: string, payload: unknown) => t.request({ method: 'POST', url, payload: payload as object, headers: { 'idempotency-key': key } });
+    const logCount = async (product: string) =>
+      Number(
+        (await t.app.ctx.db.selectFrom('stock_logs').select((eb) => eb.fn.countAll().as('n')).where('product_number', '=', product).executeTakeFirstOrThrow()).n,
+      );
+
+    beforeAll(async () => {
+      t = await buildTestApp(dialect);
+      expect((await t.post(`${API}/stores`, { stores: [storeInput(STORE)] })).statusCode).toBe(200);
+    });
+    afterAll(async () => {
+      await t.close();
+      await dialect.cleanup();
+    });
+
+    async function newProduct(): Promise<string> {
+      const number = `IDP-${++counter}`;
+      expect((await t.post(`${API}/products`, { products: [productInput(number)] })).statusCode).toBe(200);
+      return number;
+    }
+
+    it('?appUserName=bob then ?AppUserName=bob with the same key and body: replayed, booked once', async () => {
+      const p = await newProduct();
+      const key = `idem-user-${dialect.name}`;
+      const first = await post(logsUrl(STORE, '?appUserName=bob'), key, entries(p));
+      expect(first.statusCode, first.body).toBe(200);
+      const second = await post(logsUrl(STORE, '?AppUserName=bob'), key, entries(p));
+      expect(second.statusCode).toBe(200);
+      expect(second.headers['idempotent-replayed']).toBe('true');
+      expect(second.body).toBe(first.body);
+      expect(await logCount(p)).toBe(1);
+    });
+
+    it('reordered parameters, an unknown one, coerced values and a percent-encoded path are the same request', async () => {
+      const p = await newProduct();
+      const key = `idem-spellings-${dialect.name}`;
+      const first = await post(logsUrl(STORE, '?appUserName=bob&is_counted_quantity=false'), key, entries(p));
+      expect(first.statusCode, first.body).toBe(200);
+      const encodedStore = STORE.replace('S', '%53');
+      const spellings = [
+        logsUrl(STORE, '?is_counted_quantity=false&appUserName=bob'),
+        logsUrl(STORE, '?APPUSERNAME=bob&Is_Counted_Quantity=false&not_a_parameter=1'),
+        logsUrl(STORE, '?appUserName=b%6Fb&is_counted_quantity=false'),
+        logsUrl(encodedStore, '?appUserName=bob&is_counted_quantity=false'),
+      ];
+      for (const url of spellings) {
+        const again = await post(url, key, entries(p));
+        expect(again.statusCode, url).toBe(200);
+        expect(again.headers['idempotent-replayed'], url).toBe('true');
+        expect(again.body, url).toBe(first.body);
+      }
+      expect(await logCount(p)).toBe(1);
+    });
+
+    it('another query value, another store or another product under the same key is another request: 409, nothing booked', async () => {
+      const p = await newProduct();
+      expect((await t.post(`${API}/stores`, { stores: [storeInput('IDS2')] })).statusCode).toBe(200);
+      const key = `idem-other-${dialect.name}`;
+      expect((await post(logsUrl(STORE, '?appUserName=bob'), key, entries(p))).statusCode).toBe(200);
+      for (const [url, payload] of [
+        [logsUrl(STORE, '?appUserName=alice'), entries(p)],
+        [logsUrl(STORE, '?appUserName=bob&is_counted_quantity=true'), entries(p)],
+        [logsUrl('IDS2', '?appUserName=bob'), entries(p)],
+        [logsUrl(STORE, '?appUserName=bob'), entries(`${p}-other`)],
+      ] as const) {
+        const other = await post(url, key, payload);
+        expect(other.statusCode, url).toBe(409);
+        expect(other.json(), url).toMatchObject({ code: 'CONFLICT' });
+      }
+      expect(await logCount(p)).toBe(1);
     });
   });
 }
