@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { historyRange, historyWindow, planBatch, type Arrival } from '../../src/domain/ledger-batch.js';
 import { happenedBefore, record, sumOfDeltas, type TimelineEntry } from '../../src/domain/ledger.js';
-import { MAX_QUANTITY_MILLI, QuantityRangeError } from '../../src/domain/decimal.js';
+import { MAX_QUANTITY_MILLI } from '../../src/domain/decimal.js';
+import { quantityRangeErrorOf } from '../helpers/quantity-range.js';
 
 /**
  * The batch planner against the reference: recording the same arrivals one by one on the
@@ -106,15 +107,7 @@ describe('batch planning of late entries (issue 11)', () => {
 
   describe('kept figures stay in the exact range (PRODUCT §3 "Exact numbers")', () => {
     const MAX = MAX_QUANTITY_MILLI;
-    const refusal = (run: () => unknown): QuantityRangeError => {
-      try {
-        run();
-      } catch (error) {
-        if (error instanceof QuantityRangeError) return error;
-        throw error;
-      }
-      throw new Error('no QuantityRangeError');
-    };
+    const refusal = quantityRangeErrorOf;
     const at = (path: string, arrival: Arrival): Arrival => ({ ...arrival, path });
 
     it('a balance is refused at the arrival that takes it out, in arrival order', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { QuantityRangeError } from '../../src/domain/decimal.js';
+import { quantityRangeErrorOf as rangeErrorOf } from '../helpers/quantity-range.js';
 import { lineQuantity, MAX_LINE_QUANTITY, newListLines, planLineUpdate, type SentLine, type StoredLine } from '../../src/modules/product-lists/line-rules.js';
 
 // The line rules of product lists without a database (interface §4.1, PRODUCT §8,
@@ -10,17 +10,6 @@ const UNIT = 1000;
 /** A sent line at `lines[index]`; productId undefined = a product the master does not know. */
 function sent(index: number, productNumber: string, productId: number | undefined, quantity: number, stockPool?: number): SentLine {
   return { path: `lines[${index}]`, productNumber, productId, quantity, ...(stockPool === undefined ? {} : { stockPool }) };
-}
-
-/** The kept-sum refusal a rule throws (domain/decimal.ts: the error handler makes it a 422). */
-function rangeErrorOf(run: () => unknown): QuantityRangeError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof QuantityRangeError) return error;
-    throw error;
-  }
-  throw new Error('no QuantityRangeError');
 }
 
 const stored = (lineNo: number, productId: number, quantity: number, stockPool: number | null = null): StoredLine => ({ lineNo, productId, quantity, stockPool });
