@@ -125,6 +125,17 @@ export function addQuantities(a: number, b: number, site: SumSite): number {
 }
 
 /**
+ * A kept figure moved by `change` (a balance, a count's expected level): like addQuantities,
+ * except that a figure stored outside the range before this rule may still move back towards
+ * it — only a result outside the range and further out than `before` is refused.
+ */
+export function moveQuantity(before: number, change: number, site: SumSite): number {
+  const after = before + change;
+  if (inQuantityRange(after) || Math.abs(after) <= Math.abs(before)) return after;
+  throw new QuantityRangeError(after, site);
+}
+
+/**
  * a + b where the result is an intermediate, not a kept figure (a partial sum of a balance's
  * history): any safe integer will do, and past 2^53 a double silently drops units, so that is
  * refused instead. A rounded double of an exact sum beyond 2^53 − 1 is itself beyond it, so

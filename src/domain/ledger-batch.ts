@@ -1,4 +1,4 @@
-import { addQuantities, checkedQuantity, exactAdd, type SumSite } from './decimal.js';
+import { checkedQuantity, exactAdd, moveQuantity, type SumSite } from './decimal.js';
 import type { Planned, TimelineEntry } from './ledger.js';
 
 /**
@@ -167,7 +167,7 @@ export function planBatch(window: HistoryWindow, arrivals: readonly Arrival[]): 
     if (next !== undefined) {
       // The earliest later count still holds: it absorbs this entry's effect (ledger.ts).
       const count = countAt.get(next)!;
-      count.expectedMilli = addQuantities(count.expectedMilli, plan.deltaMilli, site('the level a later count expected'));
+      count.expectedMilli = moveQuantity(count.expectedMilli, plan.deltaMilli, site('the level a later count expected'));
       const rebasedDelta = count.countedMilli - count.expectedMilli;
       put(next, rebasedDelta);
       if (count.recordedId !== undefined) rebasedRecorded.set(count.recordedId, { id: count.recordedId, deltaMilli: rebasedDelta, expectedMilli: count.expectedMilli });
@@ -175,7 +175,7 @@ export function planBatch(window: HistoryWindow, arrivals: readonly Arrival[]): 
       plan.balanceChangeMilli = 0;
       plan.absorbed = true;
     }
-    balance = addQuantities(balance, plan.balanceChangeMilli, site('its balance'));
+    balance = moveQuantity(balance, plan.balanceChangeMilli, site('its balance'));
     put(position, plan.deltaMilli);
     if (arrival.isCount) {
       counts.add(position, 1);

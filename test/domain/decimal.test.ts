@@ -8,6 +8,7 @@ import {
   decimalPlaces,
   exactAdd,
   inQuantityRange,
+  moveQuantity,
   fromMoney,
   fromQuantity,
   fromScaled,
@@ -190,6 +191,16 @@ describe('kept sums (PRODUCT §3 "Exact numbers": refused, never rounded)', () =
     };
     expect(attempt).toThrow(QuantityRangeError);
     expect(total).toBe(MAX_QUANTITY_MILLI);
+  });
+
+  it('moveQuantity: a kept figure moves within the range; one stored outside it (before the rule) may only move back', () => {
+    expect(moveQuantity(MAX_QUANTITY_MILLI - 5, 5, site)).toBe(MAX_QUANTITY_MILLI);
+    expect(() => moveQuantity(MAX_QUANTITY_MILLI, 1, site)).toThrow(QuantityRangeError);
+    expect(() => moveQuantity(-MAX_QUANTITY_MILLI, -1, site)).toThrow(QuantityRangeError);
+    expect(moveQuantity(2 * MAX_QUANTITY_MILLI, -1, site)).toBe(2 * MAX_QUANTITY_MILLI - 1);
+    expect(moveQuantity(-2 * MAX_QUANTITY_MILLI, 3 * MAX_QUANTITY_MILLI, site)).toBe(MAX_QUANTITY_MILLI);
+    expect(() => moveQuantity(2 * MAX_QUANTITY_MILLI, 1, site)).toThrow(QuantityRangeError);
+    expect(() => moveQuantity(2 * MAX_QUANTITY_MILLI, -5 * MAX_QUANTITY_MILLI, site)).toThrow(QuantityRangeError);
   });
 
   it('checkedQuantity refuses NaN and anything outside; inQuantityRange says the same', () => {
