@@ -136,6 +136,16 @@ for (const dialect of DIALECTS) {
         expect(single.stock_pool_2).toBe(0.5);
       });
 
+      it('two writers growing different balances of one store product at once: the later one sees the other, exactly one is refused', async () => {
+        for (let round = 0; round < 3; round++) {
+          const p = await product();
+          const half = 600_000_000_000;
+          const [a, b] = await Promise.all([post([entry(p, half, { location_code: 'A' })]), post([entry(p, half, { location_code: 'B' })])]);
+          expect([a.statusCode, b.statusCode].sort()).toEqual([200, 422]);
+          expect(Object.values(await balances(p))).toEqual([half]);
+        }
+      });
+
       it('a movement leg that would leave its balance out of range: 422 at the move, nothing moved', async () => {
         const p = await product();
         await postOk([entry(p, MAX, { location_code: 'B' })]);
