@@ -150,7 +150,7 @@ export function planBatch(window: HistoryWindow, arrivals: readonly Arrival[]): 
 
   // The balance as each arrival leaves it: a kept figure, checked in arrival order (before an
   // arrival's own delta enters the partial sums), so the entry that takes it out is the one named.
-  let balance = exactAdd(window.levelBeforeMilli, deltas.prefix(n), HISTORY);
+  let balance = exactAdd(window.levelBeforeMilli, deltas.prefix(n), fenwickSite);
   const planned: PlannedArrival[] = [];
   const rebasedRecorded = new Map<number, { id: number; deltaMilli: number; expectedMilli: number }>();
   arrivals.forEach((arrival, index) => {
@@ -158,7 +158,7 @@ export function planBatch(window: HistoryWindow, arrivals: readonly Arrival[]): 
     const site = (what: string): SumSite => ({ path: arrival.path, what });
     fenwickSite.path = arrival.path;
     const position = positionOf[firstArrivalSlot + index]!;
-    const level = exactAdd(window.levelBeforeMilli, deltas.prefix(position - 1), HISTORY);
+    const level = exactAdd(window.levelBeforeMilli, deltas.prefix(position - 1), site(HISTORY.what));
     const plan: PlannedArrival = arrival.isCount
       ? { deltaMilli: arrival.quantityMilli - checkedQuantity(level, site('the level the count expected')), expectedMilli: level, balanceChangeMilli: 0, absorbed: false }
       : { deltaMilli: arrival.quantityMilli, balanceChangeMilli: 0, absorbed: false };
