@@ -92,6 +92,10 @@ for (const dialect of DIALECTS) {
         expect(again.headers['idempotent-replayed'], query).toBe('true');
         expect(again.body, query).toBe(first.body);
       }
+      // The path spelt with a percent-encoded letter is the same route.
+      const encoded = await t.request({ method: 'POST', url: `${API}/st%6Fres?flush=false`, payload: body, headers: { 'idempotency-key': key } });
+      expect(encoded.headers['idempotent-replayed']).toBe('true');
+      expect(encoded.body).toBe(first.body);
       const flushing = await send('?flush=true', key);
       expect(flushing.statusCode).toBe(409);
       expect(flushing.json()).toMatchObject({ code: 'CONFLICT' });
@@ -114,6 +118,19 @@ for (const dialect of DIALECTS) {
       const replay = await postWithKey(body, key);
       expect(replay.body).toBe(first.body);
       expect(replay.headers['idempotent-replayed']).toBe('true');
+    });
+
+    it('declared headers count (discounts is_flush), undeclared ones do not', async () => {
+      expect((await t.post(`${API}/products`, { products: [productInput('IH-P')] })).statusCode).toBe(200);
+      const key = freshKey();
+      const body = { discounts: [{ is_delete: false, product_number: 'IH-P', price: 1, discount_id: 'IH-D' }] };
+      const send = (headers: Record<string, string>) =>
+        t.request({ method: 'POST', url: `${API}/products/discountprices`, payload: body, headers: { 'idempotency-key': key, ...headers } });
+      const first = await send({ is_flush: 'false', 'x-trace': 'a' });
+      expect(first.statusCode, first.body).toBe(200);
+      const again = await send({ IS_FLUSH: 'false', 'x-trace': 'b' });
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect((await send({ is_flush: 'true' })).statusCode).toBe(409);
     });
 
     it('keys of different tokens are independent', async () => {
