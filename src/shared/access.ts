@@ -35,6 +35,18 @@ export function visibleStores(principal: Principal): readonly string[] | null {
   return principal.role === 'store' ? (principal.stores ?? []) : null;
 }
 
+/**
+ * The stores a list answers for (PRODUCT §4 "everything a store token reads … reflects only
+ * its stores"): the store of a store path (its access was checked before), else a store
+ * token's stores; undefined = every store. Rows, total_count and project_last_modified_date
+ * of a list all take it (db/page.ts inStores, newestUpdatedOn), the other filters only rows
+ * and count.
+ */
+export function listScope(principal: Principal, pathStore?: string): readonly string[] | undefined {
+  if (pathStore !== undefined) return [pathStore];
+  return visibleStores(principal) ?? undefined;
+}
+
 function canSeeStore(principal: Principal, storeNumber: string): boolean {
   const stores = visibleStores(principal);
   return stores === null || stores.includes(storeNumber);

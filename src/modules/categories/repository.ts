@@ -1,6 +1,6 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import { pageOf, type PageSlice } from '../../db/page.js';
+import { newestUpdatedOn, pageOf, type PageSlice } from '../../db/page.js';
 import type { Database } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import type { CategoryRow } from './rows.js';
@@ -40,10 +40,9 @@ export function pageOfCategories(
   return pageOf(applyFilters(db.selectFrom('categories').selectAll(), dialect, filters), 'id', window).execute();
 }
 
-/** Newest updated_on of any category (PRODUCT §3.1 project_last_modified_date). */
-export async function categoriesLastModified(db: Kysely<Database>): Promise<number | null> {
-  const row = await db.selectFrom('categories').select((eb) => eb.fn.max('updated_on').as('last')).executeTakeFirst();
-  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+/** Newest updated_on of any category (PRODUCT §3.1 project_last_modified_date; master data: every store's). */
+export function categoriesLastModified(db: Kysely<Database>): Promise<number | null> {
+  return newestUpdatedOn(db.selectFrom('categories'), 'updated_on');
 }
 
 /** Parent code of each live category among `codes` (absent codes are not live). */

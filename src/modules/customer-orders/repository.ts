@@ -2,7 +2,7 @@ import type { Insertable, Kysely, SelectQueryBuilder, Transaction } from 'kysely
 import type { Dialect } from '../../db/dialect/types.js';
 import { inListChunks } from '../../db/in-list.js';
 import { insertMany } from '../../db/insert-many.js';
-import { pageOf, type PageSlice } from '../../db/page.js';
+import { newestUpdatedOn, pageOf, type PageSlice } from '../../db/page.js';
 import type { CustomerOrderLineTable, CustomerOrderTable, Database } from '../../db/schema.js';
 import { POOL_COUNT } from '../../domain/stock-rules.js';
 import { LINE_COLUMNS, lineValues, type LineRecord, type OrderHeader } from './mapping.js';
@@ -127,9 +127,9 @@ export function pageOfOrders(db: Db, filters: OrderFilters, window: PageSlice): 
   return pageOf(applyFilters(query, filters), 'customer_orders.id', window).execute();
 }
 
-export async function ordersLastModified(db: Db, storeId: number): Promise<number | null> {
-  const row = await db.selectFrom('customer_orders').select((eb) => eb.fn.max('updated_on').as('last')).where('store_id', '=', storeId).executeTakeFirst();
-  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+/** Newest updated_on of the store's orders (PRODUCT §3.1 project_last_modified_date; the path names the store). */
+export function ordersLastModified(db: Db, storeId: number): Promise<number | null> {
+  return newestUpdatedOn(db.selectFrom('customer_orders').where('store_id', '=', storeId), 'updated_on');
 }
 
 export async function readLines(db: Db, orderIds: readonly number[]): Promise<Map<number, OrderLineReadRow[]>> {

@@ -1,11 +1,11 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../../app-context.js';
-import { columnIn, inListChunks } from '../../db/in-list.js';
-import { pageOf, type PageSlice } from '../../db/page.js';
+import { inListChunks } from '../../db/in-list.js';
+import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
 import type { Database } from '../../db/schema.js';
 import { formatDateTime, requireDateTime } from '../../domain/datetime.js';
 import { fromMoney, fromQuantity } from '../../domain/decimal.js';
-import { visibleStores, type Principal } from '../../shared/access.js';
+import { listScope, type Principal } from '../../shared/access.js';
 import { notFound } from '../../shared/errors.js';
 import { orUndefined } from '../../shared/nullable.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
@@ -16,9 +16,11 @@ import { ReceiptsQuery, StoreReceiptsQuery, type ReceiptLine, type ReceiptOrder 
 
 interface ReceiptFilters {
   receiptType: number;
+  /** The path's store, by id: its rows are found on the (store_id, id) index. */
   storeId?: number;
   storeNumber?: string;
-  onlyStoreNumbers?: readonly string[];
+  /** The stores the list answers for: the path's store, else a store token's (PRODUCT §4, shared/access.ts listScope). */
+  scope: StoreScope;
   fromId?: number;
   toId?: number;
   isSubmitted?: boolean;
@@ -28,12 +30,15 @@ interface ReceiptFilters {
   orderNumber?: string;
 }
 
+/** What the list shows at all: receipts of its stores changed before the pull's moment. */
+function scoped<O>(query: SelectQueryBuilder<Database, 'receipt_orders', O>, filters: ReceiptFilters) {
+  return inStores(query, 'receipt_orders.store_number', filters.scope).where('receipt_orders.updated_on', '<', filters.updatedBefore);
+}
+
 function applyFilters<O>(query: SelectQueryBuilder<Database, 'receipt_orders', O>, filters: ReceiptFilters) {
-  let filtered = query.where('receipt_orders.order_type_id', '=', filters.receiptType).where('receipt_orders.updated_on', '<', filters.updatedBefore);
+  let filtered = scoped(query, filters).where('receipt_orders.order_type_id', '=', filters.receiptType);
   if (filters.storeId !== undefined) filtered = filtered.where('receipt_orders.store_id', '=', filters.storeId);
   if (filters.storeNumber !== undefined) filtered = filtered.where('receipt_orders.store_number', '=', filters.storeNumber);
-  const only = filters.onlyStoreNumbers;
-  if (only !== undefined) filtered = filtered.where((eb) => columnIn(eb, 'receipt_orders.store_number', only));
   if (filters.fromId !== undefined) filtered = filtered.where('receipt_orders.id', '>=', filters.fromId);
   if (filters.toId !== undefined) filtered = filtered.where('receipt_orders.id', '<=', filters.toId);
   if (filters.isSubmitted !== undefined) filtered = filtered.where('receipt_orders.is_submitted', '=', filters.isSubmitted ? 1 : 0);
@@ -57,9 +62,9 @@ async function countReceipts(db: Kysely<Database>, filters: ReceiptFilters): Pro
   return Number(row.n);
 }
 
-async function receiptsLastModified(db: Kysely<Database>, before: number): Promise<number | null> {
-  const row = await db.selectFrom('receipt_orders').select((eb) => eb.fn.max('updated_on').as('last')).where('updated_on', '<', before).executeTakeFirst();
-  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+/** Newest updated_on of the receipts the list may show, before the pull's moment (PRODUCT §3.1 project_last_modified_date). */
+function receiptsLastModified(db: Kysely<Database>, filters: ReceiptFilters): Promise<number | null> {
+  return newestUpdatedOn(scoped(db.selectFrom('receipt_orders'), filters), 'receipt_orders.updated_on');
 }
 
 type ReceiptLineReadRow = ReceiptLineRow & { category_code: string | null; group_code: string | null };
@@ -150,7 +155,7 @@ export async function listReceipts(
     receiptType: query.receipt_type,
     storeId: store?.id,
     storeNumber: 'store_number' in query ? query.store_number : undefined,
-    onlyStoreNumbers: visibleStores(principal) ?? undefined,
+    scope: listScope(principal, store?.store_number),
     fromId: query.from_id,
     toId: query.to_id,
     isSubmitted: query.is_submitted,
@@ -161,7 +166,7 @@ export async function listReceipts(
   const [rows, totalCount, lastModified] = await Promise.all([
     pageOfReceipts(ctx.db, filters, window),
     countReceipts(ctx.db, filters),
-    receiptsLastModified(ctx.db, asOf),
+    receiptsLastModified(ctx.db, filters),
   ]);
   const lines = await linesOfReceipts(ctx.db, rows.slice(0, window.pageSize).map((row) => row.id), asOf);
   return pagedResponse({

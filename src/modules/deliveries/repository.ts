@@ -1,8 +1,8 @@
 import { type Insertable, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import { columnIn, inListChunks } from '../../db/in-list.js';
+import { inListChunks } from '../../db/in-list.js';
 import { insertMany } from '../../db/insert-many.js';
-import { pageOf, type PageSlice } from '../../db/page.js';
+import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
 import type { Database, DeliveryOrderLineTable, DeliveryOrderTable } from '../../db/schema.js';
 import { LINE_COLUMNS, lineValues, type DeliveryHeader, type LineRecord } from './mapping.js';
 import type { DeliveryLineReadRow, DeliveryLineRow, DeliveryReadRow, DeliveryRow } from './rows.js';
@@ -108,8 +108,8 @@ export async function deleteLines(trx: Transaction<Database>, ids: readonly numb
 
 export interface DeliveryFilters {
   storeNumber?: string;
-  /** Store-role tokens see only these (PRODUCT §4); undefined = all. */
-  onlyStoreNumbers?: readonly string[];
+  /** The stores the list answers for (PRODUCT §4, shared/access.ts listScope). */
+  scope: StoreScope;
   status?: DeliveryStatus;
   isSubmitted?: boolean;
   updatedFrom?: number;
@@ -123,10 +123,8 @@ export interface DeliveryFilters {
 }
 
 function applyFilters<O>(query: SelectQueryBuilder<Database, 'delivery_orders', O>, dialect: Dialect, filters: DeliveryFilters) {
-  let filtered = query;
+  let filtered = inStores(query, 'delivery_orders.store_number', filters.scope);
   if (filters.storeNumber !== undefined) filtered = filtered.where('delivery_orders.store_number', '=', filters.storeNumber);
-  const only = filters.onlyStoreNumbers;
-  if (only !== undefined) filtered = filtered.where((eb) => columnIn(eb, 'delivery_orders.store_number', only));
   if (filters.status !== undefined) filtered = filtered.where('delivery_orders.status', '=', filters.status);
   if (filters.isSubmitted !== undefined) filtered = filtered.where('delivery_orders.status', filters.isSubmitted ? '=' : '<>', 'received');
   if (filters.updatedFrom !== undefined) filtered = filtered.where('delivery_orders.updated_on', '>=', filters.updatedFrom);
@@ -182,10 +180,9 @@ export function pageOfDeliveries(db: Db, dialect: Dialect, filters: DeliveryFilt
   return pageOf(query, 'delivery_orders.id', window).execute();
 }
 
-/** Newest updated_on of any delivery (PRODUCT §3.1 project_last_modified_date). */
-export async function deliveriesLastModified(db: Db): Promise<number | null> {
-  const row = await db.selectFrom('delivery_orders').select((eb) => eb.fn.max('updated_on').as('last')).executeTakeFirst();
-  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+/** Newest updated_on of any delivery of the stores the list answers for (PRODUCT §3.1 project_last_modified_date). */
+export function deliveriesLastModified(db: Db, filters: DeliveryFilters): Promise<number | null> {
+  return newestUpdatedOn(inStores(db.selectFrom('delivery_orders'), 'delivery_orders.store_number', filters.scope), 'delivery_orders.updated_on');
 }
 
 /** The lines of the listed deliveries, enriched from the product master and the store product, in line order. */

@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { requireDateTime, utcDayOf } from '../../domain/datetime.js';
-import { assertStoreAccess, visibleStores, type Principal } from '../../shared/access.js';
+import { assertStoreAccess, listScope, type Principal } from '../../shared/access.js';
 import { describeCounts, duplicateKeyErrors, groupBy, type UpsertCounts } from '../../shared/bulk.js';
 import { conflict, validationFailed } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
@@ -240,7 +240,7 @@ export async function listDeliveries(ctx: AppContext, query: DeliveriesQuery, pr
   const window = resolvePage(query, DeliveriesQuery, 'delivery_orders', ctx.cursors);
   const filters: deliveries.DeliveryFilters = {
     storeNumber: query.store_number,
-    onlyStoreNumbers: visibleStores(principal) ?? undefined,
+    scope: listScope(principal),
     status: query.status,
     isSubmitted: query.is_submitted,
     updatedFrom: query.last_modified_date ? requireDateTime(query.last_modified_date) : undefined,
@@ -254,7 +254,7 @@ export async function listDeliveries(ctx: AppContext, query: DeliveriesQuery, pr
   const [rows, totalCount, lastModified] = await Promise.all([
     deliveries.pageOfDeliveries(ctx.db, ctx.dialect, filters, window),
     deliveries.countDeliveries(ctx.db, ctx.dialect, filters),
-    deliveries.deliveriesLastModified(ctx.db),
+    deliveries.deliveriesLastModified(ctx.db, filters),
   ]);
   const lines = await deliveries.readLines(ctx.db, rows.slice(0, window.pageSize).map((row) => row.id));
   return pagedResponse({

@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.js';
-import { pageOf } from '../../db/page.js';
+import { newestUpdatedOn, pageOf } from '../../db/page.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { formatDateTime, requireDateTime } from '../../domain/datetime.js';
@@ -118,10 +118,10 @@ export async function listUnresolved(
   if (!store) throw notFound(`Unknown store '${storeNumber}'`);
   const window = resolvePage(query, UnresolvedQuery, `unresolved_counting_lines:${store.id}`, ctx.cursors);
   const base = ctx.db.selectFrom('unresolved_counting_lines').where('store_id', '=', store.id);
-  const [rows, total, last] = await Promise.all([
+  const [rows, total, lastModified] = await Promise.all([
     pageOf(base.selectAll(), 'id', window).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    base.select((eb) => eb.fn.max('received_on').as('last')).executeTakeFirst(),
+    newestUpdatedOn(base, 'received_on'),
   ]);
   return pagedResponse({
     window,
@@ -134,7 +134,7 @@ export async function listUnresolved(
       received_on: formatDateTime(row.received_on),
     }),
     totalCount: Number(total.n),
-    lastModified: last?.last === null || last?.last === undefined ? null : Number(last.last),
+    lastModified,
     cursors: ctx.cursors,
   });
 }

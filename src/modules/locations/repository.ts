@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { columnIn } from '../../db/in-list.js';
-import { pageOf, type PageSlice } from '../../db/page.js';
+import { newestUpdatedOn, pageOf, type PageSlice } from '../../db/page.js';
 import type { Database, LocationTagTable, ProductTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import { orderDetailsKey } from './mapping.js';
@@ -72,9 +72,8 @@ export function pageOfLocations(
 }
 
 /** Newest updated_on of the store's locations (PRODUCT §3.1 project_last_modified_date). */
-export async function locationsLastModified(db: Db, storeId: number): Promise<number | null> {
-  const row = await db.selectFrom('locations').select((eb) => eb.fn.max('updated_on').as('last')).where('store_id', '=', storeId).executeTakeFirst();
-  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+export function locationsLastModified(db: Db, storeId: number): Promise<number | null> {
+  return newestUpdatedOn(db.selectFrom('locations').where('store_id', '=', storeId), 'updated_on');
 }
 
 export function findLocation(db: Db, storeId: number, locationCode: string): Promise<LocationRow | undefined> {
@@ -295,12 +294,6 @@ export async function pageOfLocationProducts(
 }
 
 /** Newest change of stock at the selected locations (project_last_modified_date of location products). */
-export async function balancesLastModified(db: Db, selection: LocationSelection): Promise<number | null> {
-  const row = await db
-    .selectFrom('stock_balances')
-    .select((eb) => eb.fn.max('updated_on').as('last'))
-    .where('store_id', '=', selection.storeId)
-    .where('location_id', 'in', selectedLocations(db, selection))
-    .executeTakeFirst();
-  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+export function balancesLastModified(db: Db, selection: LocationSelection): Promise<number | null> {
+  return newestUpdatedOn(db.selectFrom('stock_balances').where('store_id', '=', selection.storeId).where('location_id', 'in', selectedLocations(db, selection)), 'updated_on');
 }

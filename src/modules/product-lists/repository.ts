@@ -3,7 +3,7 @@ import type { Dialect } from '../../db/dialect/types.js';
 import { inListChunks } from '../../db/in-list.js';
 import { chunk } from '../../shared/bulk.js';
 import { insertMany } from '../../db/insert-many.js';
-import { pageOf, type PageSlice } from '../../db/page.js';
+import { newestUpdatedOn, pageOf, type PageSlice } from '../../db/page.js';
 import type { Database, ProductListTable } from '../../db/schema.js';
 import type { ListLine, StoredLine } from './line-rules.js';
 import type { LineReadRow, ListReadRow, ListRow } from './rows.js';
@@ -117,9 +117,9 @@ export function pageOfLists(db: Db, dialect: Dialect, filters: ListFilters, wind
   return pageOf(applyFilters(query, dialect, filters), 'product_lists.id', window).execute() as Promise<ListReadRow[]>;
 }
 
-export async function listsLastModified(db: Db, storeId: number): Promise<number | null> {
-  const row = await db.selectFrom('product_lists').select((eb) => eb.fn.max('updated_on').as('last')).where('store_id', '=', storeId).executeTakeFirst();
-  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+/** Newest updated_on of the store's lists (PRODUCT §3.1 project_last_modified_date; the path names the store). */
+export function listsLastModified(db: Db, storeId: number): Promise<number | null> {
+  return newestUpdatedOn(db.selectFrom('product_lists').where('store_id', '=', storeId), 'updated_on');
 }
 
 /**

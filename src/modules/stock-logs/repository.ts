@@ -1,7 +1,7 @@
 import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { columnIn, inListChunks } from '../../db/in-list.js';
-import { pageOf, type PageSlice } from '../../db/page.js';
+import { inListChunks } from '../../db/in-list.js';
+import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
 import type { StockLogRow } from './rows.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -44,12 +44,12 @@ export interface StockLogFilters {
   reviewStatus?: number;
   isApplied?: boolean;
   reviewed?: boolean;
-  /** Store-role tokens see only these stores (PRODUCT §4). */
-  onlyStoreNumbers?: readonly string[];
+  /** The stores the list answers for (PRODUCT §4, shared/access.ts listScope). */
+  scope: StoreScope;
 }
 
 function applyFilters<O>(query: SelectQueryBuilder<Database, 'stock_logs', O>, f: StockLogFilters) {
-  let q = query;
+  let q = inStores(query, 'store_number', f.scope);
   if (f.productNumber !== undefined) q = q.where('product_number', '=', f.productNumber);
   if (f.customerOrderNumber !== undefined) q = q.where('customer_order_number', '=', f.customerOrderNumber);
   if (f.reference !== undefined) q = q.where('reference', '=', f.reference);
@@ -63,8 +63,6 @@ function applyFilters<O>(query: SelectQueryBuilder<Database, 'stock_logs', O>, f
   if (f.reviewStatus !== undefined) q = q.where('review_status', '=', f.reviewStatus);
   if (f.isApplied !== undefined) q = q.where('is_applied', '=', f.isApplied ? 1 : 0);
   if (f.reviewed !== undefined) q = q.where('review_status', f.reviewed ? 'in' : 'not in', [2, 3]);
-  const onlyStoreNumbers = f.onlyStoreNumbers;
-  if (onlyStoreNumbers !== undefined) q = q.where((eb) => columnIn(eb, 'store_number', onlyStoreNumbers));
   return q;
 }
 
@@ -77,9 +75,9 @@ export function pageOfStockLogs(db: Db, filters: StockLogFilters, window: PageSl
   return pageOf(applyFilters(db.selectFrom('stock_logs').selectAll(), filters), 'id', window).execute();
 }
 
-export async function stockLogsLastModified(db: Db): Promise<number | null> {
-  const row = await db.selectFrom('stock_logs').select((eb) => eb.fn.max('updated_on').as('last')).executeTakeFirst();
-  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+/** Newest updated_on of any entry of the stores the list answers for (PRODUCT §3.1 project_last_modified_date). */
+export function stockLogsLastModified(db: Db, filters: StockLogFilters): Promise<number | null> {
+  return newestUpdatedOn(inStores(db.selectFrom('stock_logs'), 'store_number', filters.scope), 'updated_on');
 }
 
 export interface AppliedPart {

@@ -6,7 +6,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { requireDateTime } from '../../domain/datetime.js';
 import { toQuantity } from '../../domain/decimal.js';
 import { POOLS, signPoolParts, splitIntoPools } from '../../domain/stock-rules.js';
-import { visibleStores, type Principal } from '../../shared/access.js';
+import { listScope, type Principal } from '../../shared/access.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import type { FieldError } from '../../shared/validation.js';
@@ -237,12 +237,12 @@ export async function listStockLogs(ctx: AppContext, query: StockLogsQuery, prin
     reviewStatus: query.review_status,
     isApplied: query.is_historic,
     reviewed: query.is_reviewed,
-    onlyStoreNumbers: visibleStores(principal) ?? undefined,
+    scope: listScope(principal),
   };
   const [rows, totalCount, lastModified] = await Promise.all([
     logs.pageOfStockLogs(ctx.db, logFilters, window),
     logs.countStockLogs(ctx.db, logFilters),
-    logs.stockLogsLastModified(ctx.db),
+    logs.stockLogsLastModified(ctx.db, logFilters),
   ]);
   const pageRows = rows.slice(0, window.pageSize);
   const [parts, context] = await Promise.all([logs.appliedParts(ctx.db, pageRows.map((r) => r.id)), logs.listContext(ctx.db, pageRows)]);

@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import type { BalanceLine, LocationInfo } from './mapping.js';
 import { compiledOnce } from '../../db/compiled.js';
 import { columnIn, inListChunks } from '../../db/in-list.js';
-import { pageOf, type PageSlice } from '../../db/page.js';
+import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
 
 /**
  * Stock reads (interface §2.5, §4.4). Stock levels come only from stock_balances, the
@@ -167,10 +167,14 @@ export function pageOfStockList(db: Db, dialect: Dialect, filters: StockListFilt
   return pageOf(withItemColumns(filtered(db, dialect, filters)), 'sp.id', window).execute();
 }
 
-/** Newest updated_on of any store product (PRODUCT §3.1 project_last_modified_date). */
-export async function storeProductsLastModified(db: Db): Promise<number | null> {
-  const row = await db.selectFrom('store_products').select((eb) => eb.fn.max('updated_on').as('last')).executeTakeFirst();
-  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+/**
+ * Newest updated_on of any store product of the stores the list answers for (PRODUCT §3.1
+ * project_last_modified_date); the same scope as the page's storeIds, without its filters.
+ */
+export function storeProductsLastModified(db: Db, scope: StoreScope): Promise<number | null> {
+  const all = db.selectFrom('store_products');
+  const scoped = scope === undefined ? all : all.where('store_products.store_id', 'in', inStores(db.selectFrom('stores').select('stores.id'), 'stores.store_number', scope));
+  return newestUpdatedOn(scoped, 'store_products.updated_on');
 }
 
 const LOCATION_COLUMNS = ['l.location_code', 'l.location_order', 'l.default_stock_pool', 'l.tags'] as const;

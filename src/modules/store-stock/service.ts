@@ -1,6 +1,6 @@
 import type { AppContext } from '../../app-context.js';
 import { requireDateTime } from '../../domain/datetime.js';
-import { visibleStores, type Principal } from '../../shared/access.js';
+import { listScope, visibleStores, type Principal } from '../../shared/access.js';
 import { notFound } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import { effectivePricesInStores } from '../products/prices/effective.js';
@@ -79,7 +79,7 @@ export async function listStoreProductStock(
   const [rows, totalCount, lastModified] = await Promise.all([
     stock.pageOfStockList(ctx.db, ctx.dialect, listFiltersOfQuery, window),
     cachedStockListCount(ctx.db, ctx.handle, listFiltersOfQuery, () => stock.countStockList(ctx.db, ctx.dialect, listFiltersOfQuery)),
-    stock.storeProductsLastModified(ctx.db),
+    stock.storeProductsLastModified(ctx.db, listScope(principal)),
   ]);
   const pageRows = rows.slice(0, window.pageSize);
   const [balances, prices] = await Promise.all([

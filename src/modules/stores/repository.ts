@@ -1,7 +1,7 @@
 import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import { columnIn, inListChunks } from '../../db/in-list.js';
-import { pageOf, type PageSlice } from '../../db/page.js';
+import { inListChunks } from '../../db/in-list.js';
+import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../shared/errors.js';
 import type { StoreRow } from './rows.js';
@@ -10,16 +10,14 @@ export interface StoreFilters {
   isWarehouse?: boolean;
   searchText?: string;
   secondaryKey?: string;
-  /** Store-role tokens see only these (PRODUCT §4); undefined = all. */
-  onlyStoreNumbers?: readonly string[];
+  /** The stores the list answers for (PRODUCT §4, shared/access.ts listScope). */
+  scope: StoreScope;
 }
 
 function applyFilters<O>(query: SelectQueryBuilder<Database, 'stores', O>, dialect: Dialect, filters: StoreFilters) {
-  let filtered = query.where('deleted_on', 'is', null);
+  let filtered = inStores(query, 'store_number', filters.scope).where('deleted_on', 'is', null);
   if (filters.isWarehouse !== undefined) filtered = filtered.where('is_warehouse', '=', filters.isWarehouse ? 1 : 0);
   if (filters.secondaryKey !== undefined) filtered = filtered.where('secondary_key', '=', filters.secondaryKey);
-  const onlyStoreNumbers = filters.onlyStoreNumbers;
-  if (onlyStoreNumbers !== undefined) filtered = filtered.where((eb) => columnIn(eb, 'store_number', onlyStoreNumbers));
   if (filters.searchText !== undefined && filters.searchText !== '') {
     const text = filters.searchText;
     filtered = filtered.where((eb) =>
@@ -49,10 +47,17 @@ export function pageOfStores(
   return pageOf(applyFilters(db.selectFrom('stores').selectAll(), dialect, filters), 'id', window).execute();
 }
 
-/** Newest updated_on of any store (PRODUCT §3.1 project_last_modified_date). */
-export async function storesLastModified(db: Kysely<Database>): Promise<number | null> {
-  const row = await db.selectFrom('stores').select((eb) => eb.fn.max('updated_on').as('last')).executeTakeFirst();
-  return row?.last === null || row?.last === undefined ? null : Number(row.last);
+/** Newest updated_on of any store the list answers for, deleted ones included (PRODUCT §3.1 project_last_modified_date). */
+export function storesLastModified(db: Kysely<Database>, filters: StoreFilters): Promise<number | null> {
+  return newestUpdatedOn(inStores(db.selectFrom('stores'), 'store_number', filters.scope), 'updated_on');
+}
+
+/**
+ * A store of this service, live or soft-deleted by a flush: its stock stays on its books, so
+ * stock that leaves it (a transfer's origin) is still booked there (docs/deliveries.md).
+ */
+export function findStoreKeepingBooks(db: Kysely<Database>, storeNumber: string): Promise<StoreRow | undefined> {
+  return db.selectFrom('stores').selectAll().where('store_number', '=', storeNumber).executeTakeFirst();
 }
 
 export function findLiveStore(db: Kysely<Database>, storeNumber: string): Promise<StoreRow | undefined> {

@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.js';
 import { upsertByKey } from '../../db/bulk-upsert.js';
 import { inTransaction } from '../../db/transaction.js';
 import { importFingerprint, importUnlessIdentical } from '../../db/versions.js';
-import { visibleStores, type Principal } from '../../shared/access.js';
+import { listScope, type Principal } from '../../shared/access.js';
 import { describeCounts, duplicateKeyErrors } from '../../shared/bulk.js';
 import { validationFailed } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
@@ -30,12 +30,12 @@ export async function listStores(ctx: AppContext, query: StoresQuery, principal:
     isWarehouse: query.is_warehouse,
     searchText: query.search_text,
     secondaryKey: query.secondary_key,
-    onlyStoreNumbers: visibleStores(principal) ?? undefined,
+    scope: listScope(principal),
   };
   const [rows, totalCount, lastModified] = await Promise.all([
     stores.pageOfStores(ctx.db, ctx.dialect, storeFilters, window),
     stores.countStores(ctx.db, ctx.dialect, storeFilters),
-    stores.storesLastModified(ctx.db),
+    stores.storesLastModified(ctx.db, storeFilters),
   ]);
   return pagedResponse({ window, rows, idOf: (row) => row.id, toItem: toStore, totalCount, lastModified, cursors: ctx.cursors });
 }
