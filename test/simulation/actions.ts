@@ -29,6 +29,11 @@ export interface EntryArg {
   reason: ReasonKind | undefined;
   quantity: QuantityKind;
   time: TimeKind;
+  /**
+   * `customer_order_number` of the entry: none; the number of an order that exists (of any
+   * store, any status); or a number the next order import will use (not imported yet).
+   */
+  order: { kind: 'none' } | { kind: 'existing'; index: number } | { kind: 'upcoming'; ahead: number };
 }
 
 export type StorePick = (typeof STORES)[number] | typeof UNKNOWN_STORE;
@@ -108,6 +113,11 @@ const entryArb: fc.Arbitrary<EntryArg> = fc.record({
   reason: reasonArb,
   quantity: quantityArb,
   time: timeArb,
+  order: weighted<EntryArg['order']>(
+    [12, fc.constant({ kind: 'none' as const })],
+    [1, fc.record({ kind: fc.constant('existing' as const), index: fc.nat({ max: 9 }) })],
+    [2, fc.record({ kind: fc.constant('upcoming' as const), ahead: fc.nat({ max: 1 }) })],
+  ),
 });
 
 const keyArb = fc.boolean();

@@ -61,7 +61,7 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
         ...PRODUCTS.flatMap((_, product) =>
           (['A', 'B'] as const).map((location): Action => ({
             kind: 'log', who: 'admin', store: 'S1', count: false, key: false, userSpelling: 0,
-            entries: [{ product, location, pool: 1, reason: undefined, quantity: { kind: 'small', value: 40 }, time: { kind: 'past', minutes: 60, ms: product } }],
+            entries: [{ product, location, pool: 1, reason: undefined, quantity: { kind: 'small', value: 40 }, time: { kind: 'past', minutes: 60, ms: product }, order: { kind: 'none' } }],
           })),
         ),
         ...Array.from({ length: SHARED_DELIVERIES }, (_, i): Action => ({

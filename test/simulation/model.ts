@@ -11,8 +11,12 @@ import { DEFAULT_POOL, PRODUCTS, STORES, TOKEN_STORES, type LocationCode, type P
  * whatever the service does with its own.
  */
 
-/** The largest magnitude a stored sum may reach and stay exact (PRODUCT §3): 2^53 − 1 thousandths. */
-export const MAX_EXACT = 9_007_199_254_740_991n;
+/**
+ * The largest magnitude any kept quantity may reach, sums included (PRODUCT §3 "Exact numbers";
+ * docs/stock.md "Exact sums"): the bound a request may state, ±999,999,999,999, in thousandths.
+ */
+export const MAX_EXACT = 999_999_999_999_000n;
+const inRange = (milli: bigint) => milli <= MAX_EXACT && milli >= -MAX_EXACT;
 
 export interface TimedEntry {
   at: number;
@@ -32,6 +36,8 @@ export interface PendingEntry {
   key: string;
   at: number;
   milli: bigint;
+  /** The customer order number the entry binds stock to, if any. */
+  order: string | null;
   state: 'pending' | 'approved' | 'rejected';
 }
 
@@ -109,6 +115,7 @@ export class ChainModel {
     copy.productLists = this.productLists.map((l) => ({ ...l, lines: l.lines.map((line) => ({ ...line })) }));
     copy.revokedTokens = new Set(this.revokedTokens);
     copy.seq = this.seq;
+    copy.onBook = undefined;
     return copy;
   }
 
@@ -127,10 +134,52 @@ export class ChainModel {
     return level;
   }
 
+  /** Called after every booking; a range check listens here. */
+  onBook?: (key: string) => void;
+
   book(key: string, at: number, milli: bigint, count = false): void {
     const entries = this.balances.get(key) ?? [];
     entries.push({ at, seq: ++this.seq, count, milli });
     this.balances.set(key, entries);
+    this.onBook?.(key);
+  }
+
+  /**
+   * Whether a balance holds only figures the service may keep: its level, and the level each of
+   * its counts expected at its moment (a late entry re-bases the count after it).
+   */
+  balanceInRange(key: string): boolean {
+    const entries = [...(this.balances.get(key) ?? [])].sort((a, b) => a.at - b.at || a.seq - b.seq);
+    let level = 0n;
+    for (const entry of entries) {
+      if (entry.count && !inRange(level)) return false;
+      level = entry.count ? entry.milli : level + entry.milli;
+    }
+    return inRange(level);
+  }
+
+  /** A store product's balances added up by size: every stock figure a read shows lies within it. */
+  magnitude(store: string, product: string): bigint {
+    let total = 0n;
+    for (const key of this.balances.keys()) {
+      if (!key.startsWith(`${store}|${product}|`)) continue;
+      const level = this.level(key);
+      total += level < 0n ? -level : level;
+    }
+    return total;
+  }
+
+  /** Every balance bound under an order number in a store, with its level (docs/customer-orders.md). */
+  boundUnder(store: string, order: string): Array<{ key: string; level: bigint }> {
+    return [...this.balances.keys()]
+      .filter((key) => key.startsWith(`${store}|`) && key.endsWith(`|${order}`))
+      .map((key) => ({ key, level: this.level(key) }))
+      .filter((b) => b.level !== 0n);
+  }
+
+  /** An order of this number in this store (any status): its stock moves only by its own operations. */
+  orderIn(store: string, number: string): CustomerOrder | undefined {
+    return this.orders.find((o) => o.store === store && o.number === number);
   }
 
   /** Free (not order-bound) stock at a location and pool. */
@@ -155,11 +204,12 @@ export class ChainModel {
     return total;
   }
 
-  /** Balances whose level left the exact range. */
-  outOfRange(keys: Iterable<string>): string[] {
-    return [...keys].filter((key) => {
-      const level = this.level(key);
-      return level > MAX_EXACT || level < -MAX_EXACT;
+  /** Store products (store|product) of these balances whose magnitude left the range. */
+  magnitudeOutOfRange(keys: Iterable<string>): string[] {
+    const storeProducts = new Set([...keys].map((key) => key.split('|').slice(0, 2).join('|')));
+    return [...storeProducts].filter((sp) => {
+      const [store, product] = sp.split('|');
+      return this.magnitude(store!, product!) > MAX_EXACT;
     });
   }
 

@@ -37,18 +37,26 @@ function firstOf(...checks: Array<number | null | false | undefined>): number | 
   return null;
 }
 
-/** The request's effects applied to a copy: the range check reads the levels they leave. */
+/**
+ * The request's effects applied to a copy, in arrival order: every balance must stay in range
+ * after each booking (with the levels its counts expected), and each touched store product's
+ * balances added up by size at the end (docs/stock.md "Exact sums").
+ */
 function rangeRefusal(model: ChainModel, effects: (m: ChainModel) => string[]): number | null {
   const copy = model.clone();
+  let broken = false;
+  copy.onBook = (key) => {
+    if (!copy.balanceInRange(key)) broken = true;
+  };
   const touched = effects(copy);
-  return copy.outOfRange(touched).length > 0 ? 422 : null;
+  return broken || copy.magnitudeOutOfRange(touched).length > 0 ? 422 : null;
 }
 
 export function planStep(model: ChainModel, action: Action, context: SequenceContext): Plan | undefined {
   const now = Date.now();
   switch (action.kind) {
     case 'log':
-      return planLog(model, action, now);
+      return planLog(model, action, now, context.orders + 1);
     case 'move':
       return planMove(model, action, now);
     case 'review':
@@ -219,8 +227,8 @@ export function productRecord(product: ProductNo): Record<string, unknown> {
 
 const APP_USER_SPELLINGS = ['appUserName', 'AppUserName', 'APPUSERNAME'];
 
-function planLog(model: ChainModel, action: Extract<Action, { kind: 'log' }>, now: number): Plan {
-  const entries = action.entries.map((entry) => logEntry(model, action.store, entry, action.count, now));
+function planLog(model: ChainModel, action: Extract<Action, { kind: 'log' }>, now: number, nextOrder: number): Plan {
+  const entries = action.entries.map((entry) => logEntry(model, action.store, entry, action.count, now, nextOrder));
   const query = `${APP_USER_SPELLINGS[action.userSpelling]}=sim${action.count ? '&is_counted_quantity=true' : ''}`;
   const refusal = firstOf(
     model.routeRefusal(action.who, true, action.store),
@@ -236,7 +244,7 @@ function planLog(model: ChainModel, action: Extract<Action, { kind: 'log' }>, no
     commit: (m, answer) => {
       const ids = (answer.json as { data: number[] }).data;
       entries.forEach((entry, index) => {
-        if (entry.pending) m.pending.push({ id: ids[index]!, store: action.store as StoreNo, key: entry.key, at: entry.at!, milli: entry.milli, state: 'pending' });
+        if (entry.pending) m.pending.push({ id: ids[index]!, store: action.store as StoreNo, key: entry.key, at: entry.at!, milli: entry.milli, order: entry.order, state: 'pending' });
         else entry.apply(m);
       });
     },
@@ -244,6 +252,7 @@ function planLog(model: ChainModel, action: Extract<Action, { kind: 'log' }>, no
 }
 
 interface LogEntryPlan {
+  order: string | null;
   body: Record<string, unknown>;
   /** null: the time rule refuses it. */
   at: number | null;
@@ -256,7 +265,16 @@ interface LogEntryPlan {
   apply(m: ChainModel): string;
 }
 
-function logEntry(model: ChainModel, store: string, arg: EntryArg, count: boolean, now: number): LogEntryPlan {
+function logEntry(model: ChainModel, store: string, arg: EntryArg, count: boolean, now: number, nextOrder: number): LogEntryPlan {
+  // Counts name no order here; an entry may name any order number (PRODUCT §5: bound stock is never stranded).
+  const order =
+    count || arg.order.kind === 'none'
+      ? null
+      : arg.order.kind === 'upcoming'
+        ? `C${nextOrder + arg.order.ahead}`
+        : model.orders.length === 0
+          ? `C${nextOrder}`
+          : model.orders[arg.order.index % model.orders.length]!.number;
   const product = productName(arg.product);
   const time = resolveTime(arg.time, now);
   const { value, milli: sent } = resolveQuantity(arg.quantity);
@@ -267,8 +285,9 @@ function logEntry(model: ChainModel, store: string, arg: EntryArg, count: boolea
   const milli = count ? absolute : reason === 'loss' ? -absolute : reason === 'gain' ? absolute : sent;
   const location = arg.location === undefined ? null : arg.location;
   const pool = arg.pool ?? (location === null || location === UNKNOWN_LOCATION ? 1 : model.defaultPool(location));
-  const key = balanceKey(store, product, location, pool, null);
+  const key = balanceKey(store, product, location, pool, order);
   return {
+    order,
     body: {
       product_number: product,
       quantity,
@@ -277,13 +296,20 @@ function logEntry(model: ChainModel, store: string, arg: EntryArg, count: boolea
       ...(arg.location !== undefined ? { location_code: arg.location } : {}),
       ...(arg.pool !== undefined ? { pool_location: arg.pool } : {}),
       ...(reason !== undefined ? { reason_code: REASONS[reason] } : {}),
+      ...(order !== null ? { customer_order_number: order } : {}),
     },
     at: time.at,
     milli,
     pending: reason === 'review',
     key,
-    unprocessable: !model.isLiveProduct(product) || location === UNKNOWN_LOCATION || reason === 'unknown' || (reason !== undefined && model.deletedReasons.has(reason)),
-    describe: `${product}@${location ?? '-'}/${pool} ${count ? '=' : ''}${quantity}${reason ? ` (${reason})` : ''} at ${time.text}`,
+    unprocessable:
+      !model.isLiveProduct(product) ||
+      location === UNKNOWN_LOCATION ||
+      reason === 'unknown' ||
+      (reason !== undefined && model.deletedReasons.has(reason)) ||
+      // An order of the store moves its stock only by picking, rejection and clearance.
+      (order !== null && model.orderIn(store, order) !== undefined),
+    describe: `${product}@${location ?? '-'}/${pool}${order ? ` for ${order}` : ''} ${count ? '=' : ''}${quantity}${reason ? ` (${reason})` : ''} at ${time.text}`,
     apply(m) {
       m.book(key, time.at!, milli, count);
       return key;
@@ -353,6 +379,7 @@ function planReview(model: ChainModel, action: Extract<Action, { kind: 'review' 
     model.routeRefusal(action.who, true, entry.store),
     !model.isStore(entry.store) && 404,
     entry.state !== 'pending' && 409,
+    action.approve && entry.order !== null && model.orderIn(entry.store, entry.order) !== undefined && 422,
     action.approve && rangeRefusal(model, effects),
   );
   return {
@@ -397,10 +424,11 @@ function planDeliveryCreate(model: ChainModel, action: Extract<Action, { kind: '
   // The cross-store path names the store in the body (PRODUCT §4: checked like a path).
   const refusal = firstOf(
     model.routeRefusal(action.who, true, action.crossStore ? undefined : action.store),
-    origin === action.store && 400,
+    // Stores a body names are checked once it is valid, before any work (plugins/auth.ts).
     action.crossStore && !model.covers(action.who, action.store) && 403,
-    !model.isStore(action.store) && 404,
     origin !== null && !model.covers(action.who, origin) && 403,
+    origin === action.store && 400,
+    !model.isStore(action.store) && 404,
     lines.some((l) => !model.isLiveProduct(l.product_number)) && 422,
   );
   const request: Plan['request'] = action.crossStore
@@ -435,8 +463,8 @@ function planDeliveryResend(model: ChainModel, action: Extract<Action, { kind: '
   const received = delivery.lines.some((l) => l.received !== 0n) || delivery.status !== 'open';
   const refusal = firstOf(
     model.routeRefusal(action.who, true, delivery.store),
-    !model.isStore(delivery.store) && 404,
     newOrigin !== null && !model.covers(action.who, newOrigin) && 403,
+    !model.isStore(delivery.store) && 404,
     changed && received && 409,
   );
   return {
@@ -600,7 +628,8 @@ function planClear(model: ChainModel, action: Extract<Action, { kind: 'clear' }>
     expect: [refusal ?? 200],
     commit: (m) => {
       const stored = m.orders.find((o) => o.number === order.number)!;
-      for (const line of stored.lines) if (line.picked !== 0n) m.book(boundKey(stored, line), now, -line.picked);
+      // Everything bound under its number in its store is handed over, picked or bound by entries before the import.
+      for (const bound of m.boundUnder(stored.store, stored.number)) m.book(bound.key, now, -bound.level);
       stored.status = 5;
     },
   };
@@ -621,12 +650,7 @@ function planReject(model: ChainModel, action: Extract<Action, { kind: 'reject' 
     expect: [refusal ?? 200],
     commit: (m) => {
       const stored = m.orders.find((o) => o.number === order.number)!;
-      for (const line of stored.lines) {
-        if (line.picked === 0n) continue;
-        m.book(boundKey(stored, line), now, -line.picked);
-        m.book(balanceKey(stored.store, line.product, line.lastLoc, line.pool, null), now, line.picked);
-        line.picked = 0n;
-      }
+      releaseOrder(m, stored, now);
       stored.status = 6;
     },
   };
@@ -695,6 +719,25 @@ function planRead(model: ChainModel, action: Extract<Action, { kind: 'read' }>):
 }
 
 
+/**
+ * Rejection and cancel (docs/customer-orders.md): each line's picks go back to where they were
+ * last picked; whatever else is bound under the number in the store (entries that named it)
+ * goes back to free stock at its own location and pool.
+ */
+function releaseOrder(m: ChainModel, order: CustomerOrder, now: number): void {
+  for (const line of order.lines) {
+    if (line.picked === 0n) continue;
+    m.book(boundKey(order, line), now, -line.picked);
+    m.book(balanceKey(order.store, line.product, line.lastLoc, line.pool, null), now, line.picked);
+    line.picked = 0n;
+  }
+  for (const bound of m.boundUnder(order.store, order.number)) {
+    const [store, product, location, pool] = bound.key.split('|');
+    m.book(bound.key, now, -bound.level);
+    m.book(balanceKey(store!, product!, location === '-' ? null : location!, Number(pool), null), now, bound.level);
+  }
+}
+
 function planOrderStatus(model: ChainModel, action: Extract<Action, { kind: 'orderStatus' }>, now: number): Plan | undefined {
   if (model.orders.length === 0) return undefined;
   const order = model.orders[action.order % model.orders.length]!;
@@ -710,13 +753,7 @@ function planOrderStatus(model: ChainModel, action: Extract<Action, { kind: 'ord
         stored.status = Math.max(stored.status, 2);
         return;
       }
-      // A cancel releases every line's bound stock to where it was last picked (docs/customer-orders.md).
-      for (const line of stored.lines) {
-        if (line.picked === 0n) continue;
-        m.book(boundKey(stored, line), now, -line.picked);
-        m.book(balanceKey(stored.store, line.product, line.lastLoc, line.pool, null), now, line.picked);
-        line.picked = 0n;
-      }
+      releaseOrder(m, stored, now);
       stored.status = 7;
     },
   };

@@ -12,7 +12,7 @@ import { conflict, notFound, unprocessable, validationFailed } from '../../share
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProductsByIds } from '../products/repository.js';
 import { bookEntries, type BookingStore, type EntryDraft } from '../stock-logs/book.js';
-import { findLiveStore } from '../stores/repository.js';
+import { findLiveStore, findStoreKeepingBooks } from '../stores/repository.js';
 import { insertReceiptLines, receiptStamp, upsertReceipts } from './receipt-writes.js';
 import { linesOf, lockDeliveries } from './repository.js';
 import type { DeliveryLineRow, DeliveryRow } from './rows.js';
@@ -168,7 +168,7 @@ async function advanceStatuses(trx: Transaction<Database>, touched: readonly Del
 /**
  * A transfer's other leg (docs/decisions.md Deliveries "transfers"): what the destination
  * received leaves the origin store's unlocated pool 1, when the origin is a store of this
- * service, in the same transaction. Both legs carry the receiving entry's id as reference_id.
+ * service (live, or soft-deleted by a flush: its books stay exact), in the same transaction. Both legs carry the receiving entry's id as reference_id.
  * The origin is reached through stored data: it is booked as the receiving request's
  * principal, so a store token that does not hold the origin gets 403 and nothing is booked
  * (PRODUCT §4; the kernel refuses, stock-logs/book.ts).
@@ -177,7 +177,8 @@ async function bookTransferLegs(trx: Transaction<Database>, dialect: Dialect, pl
   const transfers = plan.items.filter((item) => item.delivery.store_origin !== null && item.quantityMilli !== 0);
   const byOrigin = groupBy(transfers, (item) => item.delivery.store_origin!);
   for (const [originNumber, items] of byOrigin) {
-    const origin = await findLiveStore(trx, originNumber);
+    // A flushed (soft-deleted) origin still gives the goods: a unit never appears from nothing.
+    const origin = await findStoreKeepingBooks(trx, originNumber);
     if (!origin) continue;
     const legs: EntryDraft[] = items.map((item) => {
       const received = drafts[item.draftIndex]!;
