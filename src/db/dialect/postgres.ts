@@ -125,7 +125,10 @@ const postgresDialect: Dialect = {
     const code = (error as { code?: unknown })?.code;
     if (code === '23505') return 'unique';
     if (code === '23503') return 'foreign-key';
-    if (code === '40001' || code === '40P01') return 'retryable';
+    // 53200: the shared lock table is full — the ledger takes an advisory lock per balance key,
+    // and two 10,000-entry posts at once can exceed it. Retried after the other commits; if it
+    // stays full, a 503 "busy", never a 500 (found by issue 26's review of the locks).
+    if (code === '40001' || code === '40P01' || code === '53200') return 'retryable';
     if (typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P') || code === '53300')) {
       return 'unavailable';
     }
