@@ -122,6 +122,9 @@ export function planMove(model: ChainModel, action: Extract<Action, { kind: 'mov
     !action.overage && model.level(from) < milli && 409,
     rangeRefusal(model, effects),
   );
+  // The free-stock guard and the range are checked in one pass of the ledger's plan: when both
+  // refuse, either answer is right.
+  const bothRefuse = refusal === 409 && rangeRefusal(model, effects) === 422;
   return {
     label: `move ${action.store} by ${action.who}: ${action.quantity} ${product} ${from} -> ${to}${action.overage ? ' (overage)' : ''}`,
     request: {
@@ -138,7 +141,7 @@ export function planMove(model: ChainModel, action: Extract<Action, { kind: 'mov
       },
       who: action.who,
     },
-    expect: [refusal ?? 200],
+    expect: bothRefuse ? [409, 422] : [refusal ?? 200],
     commit: (m) => void effects(m),
   };
 }
