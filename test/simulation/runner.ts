@@ -86,7 +86,7 @@ export async function runSequence(app: FastifyInstance, actions: readonly Action
     outcomes?.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     trace.push(`#${context.step} ${plan.label} -> ${answer.status}${answer.status >= 400 ? ` ${describeError(answer.json)}` : ''}`);
     if (!plan.expect.includes(answer.status)) fail(`step ${context.step}: expected ${plan.expect.join(' or ')}, got ${answer.status}: ${answer.raw.slice(0, 500)}`);
-    const problem = plan.check?.(model, answer);
+    const problem = plan.check?.(model, answer) ?? (await plan.audit?.(app.ctx.db, answer));
     if (problem) fail(`step ${context.step}: ${problem}`);
     if (answer.status < 300) plan.commit?.(model, answer);
     if (keyed && answer.status < 500 && ![401, 403, 409, 429].includes(answer.status)) context.lastKeyed = { plan, status: answer.status, body: answer.raw };
@@ -148,8 +148,10 @@ function alterMeaning(body: unknown): unknown {
     if (value === null || typeof value !== 'object') return false;
     const record = value as Record<string, unknown>;
     for (const field of ['quantity', 'received_quantity', 'picked_quantity']) {
-      if (typeof record[field] === 'number') {
-        record[field] = (record[field] as number) + 1;
+      const value = record[field];
+      if (typeof value === 'number') {
+        // One unit nearer zero where there is room, so the body stays valid (the largest quantity included).
+        record[field] = value >= 1 ? value - 1 : value + 1;
         return true;
       }
     }

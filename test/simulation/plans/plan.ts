@@ -1,3 +1,5 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../src/db/schema.js';
 import type { ChainModel } from '../model.js';
 import { MAX_EXACT } from '../model.js';
 import { PRODUCTS, STORES, type StoreNo, type TokenName } from '../chain.js';
@@ -19,6 +21,8 @@ export interface Plan {
   commit?: (model: ChainModel, answer: { status: number; json: unknown }) => void;
   /** A read whose answer the model checks. */
   check?: (model: ChainModel, answer: { status: number; json: unknown }) => string | undefined;
+  /** A read whose figures are checked against the stored records themselves (not the model). */
+  audit?: (db: Kysely<Database>, answer: { status: number; json: unknown }) => Promise<string | undefined>;
 }
 
 export const API = '/api/v2/public';

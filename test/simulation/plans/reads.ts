@@ -68,10 +68,6 @@ export function planList(model: ChainModel, action: Extract<Action, { kind: 'lis
       const foreign = page.list.filter((row) => row.store_number !== undefined && !visible(row.store_number));
       if (foreign.length > 0) return `${action.list} listed rows of stores ${[...new Set(foreign.map((r) => r.store_number))].join(', ')} to ${action.who}`;
       if (page.total_count !== page.list.length) return `${action.list}: total_count ${page.total_count} but ${page.list.length} rows listed (one page holds them all)`;
-      const stamps = page.list.flatMap((row) => (row.updated_on ? [row.updated_on] : [])).sort();
-      if (stamps.length === page.list.length && page.project_last_modified_date !== (stamps.at(-1) ?? null)) {
-        return `${action.list}: project_last_modified_date ${page.project_last_modified_date}, newest row ${stamps.at(-1) ?? 'none'}`;
-      }
       if (action.list === 'deliveries') {
         const want = m.deliveries.filter((d) => visible(d.store)).length;
         if (m.deletedStores.size === 0 && page.total_count !== want) return `deliveries: ${page.total_count} listed, the model has ${want} in ${action.who}'s stores`;
@@ -83,6 +79,17 @@ export function planList(model: ChainModel, action: Extract<Action, { kind: 'lis
         }
       }
       return undefined;
+    },
+    // PRODUCT §3.1, §4: the newest change of the resource in the token's stores — soft-deleted
+    // records included (a deletion is a change an incremental pull must see), other stores never.
+    audit: async (db, answer) => {
+      if (answer.status !== 200) return undefined;
+      const table = ({ deliveries: 'delivery_orders', logs: 'stock_logs', stock: 'store_products' } as const)[action.list];
+      const stores = STORES.filter(visible);
+      const row = await db.selectFrom(table).where('store_number', 'in', stores).select((eb) => eb.fn.max('updated_on').as('newest')).executeTakeFirst();
+      const newest = row?.newest === null || row?.newest === undefined ? null : new Date(Number(row.newest)).toISOString();
+      const shown = (answer.json as ListedPage).project_last_modified_date;
+      return shown === newest ? undefined : `${action.list}: project_last_modified_date ${shown}, the newest change in ${action.who}'s stores is ${newest}`;
     },
   };
 }
