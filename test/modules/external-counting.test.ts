@@ -114,6 +114,22 @@ for (const dialect of DIALECTS) {
       expect((await t.get(`${API}/stores/NOPE/externalcountinglines/unresolved`)).statusCode).toBe(404);
     });
 
+    it('a unit barcode whose items are not whole thousandths is a 422 naming the line, never rounded (PRODUCT §3)', async () => {
+      const n = ++counter;
+      const number = `EC-${n}`;
+      const half = `807${n}`;
+      const added = await t.post(`${API}/products`, { products: [productInput(number, { barcode: `808${n}`, units: [{ unit_barcode: half, unit_name: 'half', unit_quantity: 0.5 }] })] });
+      expect(added.statusCode).toBe(200);
+      const refused = await t.post(COUNT, { CountingDateTime: '2026-05-03T06:00:00Z', StoreNo: 'E1', Lines: [{ product_barcode: half, counted_quantity: 4 }, { product_barcode: half, counted_quantity: 0.001 }] });
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json().errors.map((e: { path: string }) => e.path)).toEqual(['Lines[1].counted_quantity']);
+      expect(await total(number)).toEqual({});
+      // Whole thousandths are counted exactly: 0.002 scans of a half unit are 0.001 items.
+      const counted = await t.post(COUNT, { CountingDateTime: '2026-05-03T06:00:00Z', StoreNo: 'E1', Lines: [{ product_barcode: half, counted_quantity: 4.002 }] });
+      expect(counted.statusCode).toBe(200);
+      expect(await total(number)).toEqual({ '-|1|-': 2.001 });
+    });
+
     it('store tokens count only their own stores', async () => {
       const token = await t.token('store', ['E2']);
       expect((await t.post(COUNT, { CountingDateTime: '2026-05-02T06:00:00Z', StoreNo: 'E1', Lines: [] }, token)).statusCode).toBe(403);

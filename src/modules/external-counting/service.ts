@@ -7,7 +7,8 @@ import { formatDateTime, requireDateTime } from '../../domain/datetime.js';
 import { addQuantities, checkedQuantity, fromQuantity, toQuantity } from '../../domain/decimal.js';
 import type { Principal } from '../../shared/access.js';
 import { chunk } from '../../shared/bulk.js';
-import { notFound, validationFailed } from '../../shared/errors.js';
+import { notFound, unprocessable, validationFailed } from '../../shared/errors.js';
+import type { FieldError } from '../../shared/validation.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import { findProductsByBarcodes, findBookingProducts } from '../products/repository.js';
 import { bookEntries, type EntryDraft } from '../stock-logs/book.js';
@@ -44,12 +45,13 @@ async function locatedLevelsAt(trx: Transaction<Database>, storeId: number, prod
 
 /**
  * Items a line counts, in thousandths: a unit barcode counts unit_quantity each. The product
- * of two thousandths can pass 2^53, where a double drops units: then it is taken exactly.
+ * of two thousandths can pass 2^53, where a double drops units: it is taken exactly in BigInt.
+ * undefined when the items are not whole thousandths (0.001 scans of a 0.5 unit): PRODUCT §3
+ * never rounds a quantity silently.
  */
-function unitItems(countedMilli: number, unitQuantityMilli: number): number {
-  const product = countedMilli * unitQuantityMilli;
-  if (Number.isSafeInteger(product)) return Math.round(product / 1000);
-  return Number((BigInt(countedMilli) * BigInt(unitQuantityMilli) + 500n) / 1000n);
+function unitItems(countedMilli: number, unitQuantityMilli: number): number | undefined {
+  const product = BigInt(countedMilli) * BigInt(unitQuantityMilli);
+  return product % 1000n === 0n ? Number(product / 1000n) : undefined;
 }
 
 /** POST /externalcountinglines (interface §4.13, PRODUCT §5). */
@@ -69,6 +71,7 @@ export async function submitCountingLines(ctx: AppContext, body: ExternalCountin
     const countedByProduct = new Map<number, number>();
     const firstLineOf = new Map<number, string>();
     const unresolved: Array<{ barcode: string; countedMilli: number }> = [];
+    const inexact: FieldError[] = [];
     lines.forEach((line, index) => {
       const match = line.product_barcode ? matches.get(line.product_barcode) : undefined;
       const countedMilli = toQuantity(line.counted_quantity);
@@ -78,10 +81,17 @@ export async function submitCountingLines(ctx: AppContext, body: ExternalCountin
       }
       const path = `Lines[${index}].counted_quantity`;
       const site = { path, what: `the counted total of product '${match.productNumber}'` };
-      const items = checkedQuantity(unitItems(countedMilli, match.unitQuantityMilli), site);
+      const exactItems = unitItems(countedMilli, match.unitQuantityMilli);
+      if (exactItems === undefined) {
+        inexact.push({ path, message: `${line.counted_quantity} × a unit of ${fromQuantity(match.unitQuantityMilli)} items has more than 3 decimals: a quantity is never rounded` });
+        return;
+      }
+      const items = checkedQuantity(exactItems, site);
       countedByProduct.set(match.productId, addQuantities(countedByProduct.get(match.productId) ?? 0, items, site));
       if (!firstLineOf.has(match.productId)) firstLineOf.set(match.productId, path);
     });
+
+    if (inexact.length > 0) throw unprocessable('Some counting lines count a unit to more decimals than a quantity keeps', inexact);
 
     const productIds = [...countedByProduct.keys()];
     const numbers = new Map<number, string>();
