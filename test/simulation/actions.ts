@@ -72,6 +72,9 @@ export type Action =
   | { kind: 'productListDelete'; who: TokenName; list: number; archive: boolean }
   | { kind: 'masterRead'; who: TokenName; which: 'stores' | 'products' | 'categories' | 'reasoncodes' }
   | { kind: 'masterWrite'; who: TokenName; which: 'categories' | 'prices' | 'discounts' | 'freefields' | 'attributes'; product: number }
+  | { kind: 'locationUpsert'; who: TokenName; store: StorePick; location: LocationCode; pool: number }
+  | { kind: 'unresolved'; who: TokenName; store: number }
+  | { kind: 'currentToken'; who: TokenName }
   | { kind: 'storeFlush'; drop: number }
   | { kind: 'storeRestore' };
 
@@ -208,6 +211,9 @@ export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
       product: fc.nat({ max: PRODUCTS.length - 1 }),
     }),
   ],
+  [1, fc.record({ kind: fc.constant('locationUpsert' as const), who: whoArb, store: storeArb, location: fc.constantFrom<LocationCode>(...LOCATIONS), pool: fc.constantFrom(1, 2, 3) })],
+  [1, fc.record({ kind: fc.constant('unresolved' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }) })],
+  [1, fc.record({ kind: fc.constant('currentToken' as const), who: whoArb })],
   [1, fc.record({ kind: fc.constant('storeFlush' as const), drop: fc.nat({ max: STORES.length - 1 }) })],
   [1, fc.constant({ kind: 'storeRestore' as const })],
   [1, fc.record({ kind: fc.constant('deleteProduct' as const), product: fc.nat({ max: PRODUCTS.length - 1 }) })],

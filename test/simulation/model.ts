@@ -100,6 +100,8 @@ export class ChainModel {
   /** Reason codes flushed away (soft-deleted) until sent again. */
   deletedReasons = new Set<string>();
   productLists: ProductList[] = [];
+  /** Counting lines kept unresolved, per store (a barcode of no live product). */
+  unresolved = new Map<string, number>();
   revokedTokens = new Set<TokenName>();
   private seq = 0;
 
@@ -115,6 +117,8 @@ export class ChainModel {
     copy.productLists = this.productLists.map((l) => ({ ...l, lines: l.lines.map((line) => ({ ...line })) }));
     copy.revokedTokens = new Set(this.revokedTokens);
     copy.seq = this.seq;
+    copy.locationPools = new Map(this.locationPools);
+    copy.unresolved = new Map(this.unresolved);
     copy.onBook = undefined;
     return copy;
   }
@@ -252,7 +256,11 @@ export class ChainModel {
     return (store) => stores === null || stores.includes(store);
   }
 
-  defaultPool(location: LocationCode | null): number {
-    return location === null ? 1 : DEFAULT_POOL[location];
+  /** Default pools changed by a locations upsert, per store and location (chain.ts DEFAULT_POOL before). */
+  locationPools = new Map<string, number>();
+
+  defaultPool(store: string, location: LocationCode | null): number {
+    if (location === null) return 1;
+    return this.locationPools.get(`${store}|${location}`) ?? DEFAULT_POOL[location];
   }
 }

@@ -151,7 +151,7 @@ function alterMeaning(body: unknown): unknown {
       const value = record[field];
       if (typeof value === 'number') {
         // One unit nearer zero where there is room, so the body stays valid (the largest quantity included).
-        record[field] = value >= 1 ? value - 1 : value + 1;
+        record[field] = Math.round((value >= 1 ? value - 1 : value + 1) * 1000) / 1000;
         return true;
       }
     }

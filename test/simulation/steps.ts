@@ -1,10 +1,10 @@
 import type { Action } from './actions.js';
 import type { ChainModel } from './model.js';
 import { planDeliveryCreate, planDeliveryResend, planReceiptEntry, planReceive } from './plans/deliveries.js';
-import { planMasterChange, planMasterWrite, planProductListCreate, planProductListDelete, planProductListLines, planProductListRead, planStoreProducts } from './plans/master.js';
+import { planLocationUpsert, planMasterChange, planMasterWrite, planProductListCreate, planProductListDelete, planProductListLines, planProductListRead, planStoreProducts } from './plans/master.js';
 import { planClear, planOrderCreate, planOrderStatus, planPick, planReject } from './plans/orders.js';
 import type { Plan, SequenceContext } from './plans/plan.js';
-import { planList, planLocationProducts, planLocations, planOrdersList, planRead, planReceipts, planSurrounding } from './plans/reads.js';
+import { planCurrentToken, planList, planLocationProducts, planLocations, planOrdersList, planRead, planReceipts, planSurrounding, planUnresolved } from './plans/reads.js';
 import { planExternalCount, planLog, planMove, planReview } from './plans/stock.js';
 
 export { API, type Plan, type SequenceContext } from './plans/plan.js';
@@ -71,6 +71,12 @@ export function planStep(model: ChainModel, action: Action, context: SequenceCon
       return planProductListDelete(model, action);
     case 'masterWrite':
       return planMasterWrite(model, action);
+    case 'locationUpsert':
+      return planLocationUpsert(model, action);
+    case 'unresolved':
+      return planUnresolved(model, action);
+    case 'currentToken':
+      return planCurrentToken(model, action);
     case 'deleteProduct':
     case 'restoreProduct':
     case 'reasonFlush':

@@ -109,8 +109,9 @@ export function planReceive(model: ChainModel, action: Extract<Action, { kind: '
     !model.isStore(delivery.store) && 404,
     closed && 409,
     lines.some(({ line, quantity }) => line.received + BigInt(quantity) * 1000n < 0n) && 409,
-    // The origin is reached through stored data: the stock kernel refuses it as it books (PRODUCT §4).
-    originStore !== null && !model.covers(action.who, originStore) && 403,
+    // The origin is reached through stored data when stock leaves it: the stock kernel refuses it
+    // as it books (PRODUCT §4). A submit that receives nothing books nothing there.
+    originStore !== null && lines.length > 0 && !model.covers(action.who, originStore) && 403,
     rangeRefusal(model, effects),
   );
   const expect = [refusal ?? 200];

@@ -222,3 +222,18 @@ export function planMasterChange(
       };
   }
 }
+
+/** PRODUCT §5 Locations: upsert by code; a new default pool decides where later entries at the location book. */
+export function planLocationUpsert(model: ChainModel, action: Extract<Action, { kind: 'locationUpsert' }>): Plan {
+  return {
+    label: `location ${action.location} of ${action.store}: default pool ${action.pool}, by ${action.who}`,
+    request: {
+      method: 'POST',
+      url: `${API}/stores/${action.store}/locations`,
+      body: { locations: [{ location_code: action.location, location_order: action.location === 'A' ? 1 : 2, default_stock_pool: action.pool }] },
+      who: action.who,
+    },
+    expect: [firstOf(model.routeRefusal(action.who, true, action.store), !model.isStore(action.store) && 404) ?? 200],
+    commit: (m) => void m.locationPools.set(`${action.store}|${action.location}`, action.pool),
+  };
+}

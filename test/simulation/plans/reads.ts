@@ -186,3 +186,28 @@ export function planOrdersList(model: ChainModel, action: Extract<Action, { kind
     },
   };
 }
+
+/** PRODUCT §5: the counting lines kept unresolved in a store, each one listed. */
+export function planUnresolved(model: ChainModel, action: Extract<Action, { kind: 'unresolved' }>): Plan {
+  const store = STORES[action.store]!;
+  return {
+    label: `unresolved counting lines of ${store} by ${action.who}`,
+    request: { method: 'GET', url: `${API}/stores/${store}/externalcountinglines/unresolved?page_size=1000`, who: action.who },
+    expect: [firstOf(model.routeRefusal(action.who, false, store), !model.isStore(store) && 404) ?? 200],
+    check: (m, answer) => {
+      if (answer.status !== 200) return undefined;
+      const page = answer.json as { total_count: number; list: unknown[] };
+      const want = m.unresolved.get(store) ?? 0;
+      return page.total_count === want && page.list.length === want ? undefined : `unresolved lines of ${store}: ${page.total_count} (${page.list.length} listed), the model has ${want}`;
+    },
+  };
+}
+
+/** The token describing itself: any valid token may (the console's first call). */
+export function planCurrentToken(model: ChainModel, action: Extract<Action, { kind: 'currentToken' }>): Plan {
+  return {
+    label: `current token by ${action.who}`,
+    request: { method: 'GET', url: `${API}/tokens/current`, who: action.who },
+    expect: [model.routeRefusal(action.who, false) ?? 200],
+  };
+}

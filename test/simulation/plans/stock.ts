@@ -64,7 +64,7 @@ function logEntry(model: ChainModel, store: string, arg: EntryArg, count: boolea
   const absolute = sent < 0n ? -sent : sent;
   const milli = count ? absolute : reason === 'loss' ? -absolute : reason === 'gain' ? absolute : sent;
   const location = arg.location === undefined ? null : arg.location;
-  const pool = arg.pool ?? (location === null || location === UNKNOWN_LOCATION ? 1 : model.defaultPool(location));
+  const pool = arg.pool ?? (location === null || location === UNKNOWN_LOCATION ? 1 : model.defaultPool(store, location));
   const key = balanceKey(store, product, location, pool, order);
   return {
     order,
@@ -99,8 +99,8 @@ function logEntry(model: ChainModel, store: string, arg: EntryArg, count: boolea
 
 export function planMove(model: ChainModel, action: Extract<Action, { kind: 'move' }>, now: number): Plan {
   const product = productName(action.product);
-  const fromPool = action.fromPool ?? model.defaultPool(action.from);
-  let toPool = action.toPool ?? model.defaultPool(action.to);
+  const fromPool = action.fromPool ?? model.defaultPool(action.store, action.from);
+  let toPool = action.toPool ?? model.defaultPool(action.store, action.to);
   // Both sides the same balance would move nothing: the generator means another pool then.
   if (action.from === action.to && fromPool === toPool) toPool = fromPool === 1 ? 2 : 1;
   const from = balanceKey(action.store, product, action.from, fromPool, null);
@@ -208,6 +208,10 @@ export function planExternalCount(model: ChainModel, action: Extract<Action, { k
       who: action.who,
     },
     expect: [refusal ?? 200],
-    commit: (m) => void effects(m),
+    commit: (m) => {
+      effects(m);
+      const unresolved = lines.filter((l) => !m.isLiveProduct(l.product)).length;
+      m.unresolved.set(action.store, (m.unresolved.get(action.store) ?? 0) + unresolved);
+    },
   };
 }
