@@ -40,7 +40,11 @@ export type StorePick = (typeof STORES)[number] | typeof UNKNOWN_STORE;
 
 export type Action =
   | { kind: 'log'; who: TokenName; store: StorePick; entries: EntryArg[]; count: boolean; key: boolean; userSpelling: number }
-  | { kind: 'move'; who: TokenName; store: StorePick; product: number; from: LocationCode | null; fromPool: number | undefined; to: LocationCode | null; toPool: number | undefined; quantity: number; overage: boolean; key: boolean }
+  | {
+      kind: 'move'; who: TokenName; store: StorePick; product: number; from: LocationCode | null; fromPool: number | undefined; to: LocationCode | null; toPool: number | undefined; quantity: number; overage: boolean; key: boolean;
+      /** A side naming a customer order number (PRODUCT §5: bound stock moves while the store has no such order). */
+      bound: { side: 'none' | 'from' | 'to'; order: EntryArg['order'] };
+    }
   | { kind: 'review'; who: TokenName; pending: number; approve: boolean }
   | { kind: 'deliveryCreate'; who: TokenName; store: StorePick; crossStore: boolean; origin: 'none' | 'other' | 'self' | 'outside'; originIndex: number; lines: Array<{ product: number; quantity: number; pool: number }>; key: boolean }
   | { kind: 'deliveryResend'; who: TokenName; delivery: number; variant: 'identical' | 'reorigin'; originIndex: number }
@@ -109,6 +113,12 @@ const reasonArb = weighted<ReasonKind | undefined>(
   [1, fc.constant<ReasonKind>('unknown')],
 );
 
+/** An order number an entry or a move names: of an order that exists, or one the next import will use. */
+const orderRefArb: fc.Arbitrary<EntryArg['order']> = weighted<EntryArg['order']>(
+  [1, fc.record({ kind: fc.constant('existing' as const), index: fc.nat({ max: 9 }) })],
+  [2, fc.record({ kind: fc.constant('upcoming' as const), ahead: fc.nat({ max: 1 }) })],
+);
+
 const entryArb: fc.Arbitrary<EntryArg> = fc.record({
   product: productArb,
   location: locationArb,
@@ -116,11 +126,7 @@ const entryArb: fc.Arbitrary<EntryArg> = fc.record({
   reason: reasonArb,
   quantity: quantityArb,
   time: timeArb,
-  order: weighted<EntryArg['order']>(
-    [12, fc.constant({ kind: 'none' as const })],
-    [1, fc.record({ kind: fc.constant('existing' as const), index: fc.nat({ max: 9 }) })],
-    [2, fc.record({ kind: fc.constant('upcoming' as const), ahead: fc.nat({ max: 1 }) })],
-  ),
+  order: weighted<EntryArg['order']>([12, fc.constant({ kind: 'none' as const })], [3, orderRefArb]),
 });
 
 const keyArb = fc.boolean();
@@ -135,6 +141,10 @@ export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
       from: knownLocationArb, fromPool: fc.option(fc.constantFrom(1, 2), { nil: undefined }),
       to: knownLocationArb, toPool: fc.option(fc.constantFrom(1, 2), { nil: undefined }),
       quantity: fc.integer({ min: 1, max: 8 }), overage: fc.boolean(), key: keyArb,
+      bound: weighted<{ side: 'none' | 'from' | 'to'; order: EntryArg['order'] }>(
+        [8, fc.constant({ side: 'none' as const, order: { kind: 'none' as const } })],
+        [1, fc.record({ side: fc.constantFrom<'from' | 'to'>('from', 'to'), order: orderRefArb })],
+      ),
     }),
   ],
   [3, fc.record({ kind: fc.constant('review' as const), who: whoArb, pending: fc.nat({ max: 9 }), approve: fc.boolean() })],

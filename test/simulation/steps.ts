@@ -22,7 +22,7 @@ export function planStep(model: ChainModel, action: Action, context: SequenceCon
     case 'log':
       return planLog(model, action, now, context.orders + 1);
     case 'move':
-      return planMove(model, action, now);
+      return planMove(model, action, now, context.orders + 1);
     case 'review':
       return planReview(model, action, now);
     case 'externalCount':

@@ -31,6 +31,13 @@ export function planLog(model: ChainModel, action: Extract<Action, { kind: 'log'
   };
 }
 
+/** The customer order number an entry or a move names, if any. */
+function orderNumberOf(model: ChainModel, ref: EntryArg['order'], nextOrder: number): string | null {
+  if (ref.kind === 'none') return null;
+  if (ref.kind === 'upcoming' || model.orders.length === 0) return `C${nextOrder + (ref.kind === 'upcoming' ? ref.ahead : 0)}`;
+  return model.orders[ref.index % model.orders.length]!.number;
+}
+
 interface LogEntryPlan {
   order: string | null;
   body: Record<string, unknown>;
@@ -47,14 +54,7 @@ interface LogEntryPlan {
 
 function logEntry(model: ChainModel, store: string, arg: EntryArg, count: boolean, now: number, nextOrder: number): LogEntryPlan {
   // Counts name no order here; an entry may name any order number (PRODUCT §5: bound stock is never stranded).
-  const order =
-    count || arg.order.kind === 'none'
-      ? null
-      : arg.order.kind === 'upcoming'
-        ? `C${nextOrder + arg.order.ahead}`
-        : model.orders.length === 0
-          ? `C${nextOrder}`
-          : model.orders[arg.order.index % model.orders.length]!.number;
+  const order = count ? null : orderNumberOf(model, arg.order, nextOrder);
   const product = productName(arg.product);
   const time = resolveTime(arg.time, now);
   const { value, milli: sent } = resolveQuantity(arg.quantity);
@@ -97,28 +97,34 @@ function logEntry(model: ChainModel, store: string, arg: EntryArg, count: boolea
   };
 }
 
-export function planMove(model: ChainModel, action: Extract<Action, { kind: 'move' }>, now: number): Plan {
+export function planMove(model: ChainModel, action: Extract<Action, { kind: 'move' }>, now: number, nextOrder: number): Plan {
   const product = productName(action.product);
   const fromPool = action.fromPool ?? model.defaultPool(action.store, action.from);
   let toPool = action.toPool ?? model.defaultPool(action.store, action.to);
+  const order = orderNumberOf(model, action.bound.order, nextOrder);
+  const fromOrder = action.bound.side === 'from' ? order : null;
+  const toOrder = action.bound.side === 'to' ? order : null;
   // Both sides the same balance would move nothing: the generator means another pool then.
-  if (action.from === action.to && fromPool === toPool) toPool = fromPool === 1 ? 2 : 1;
-  const from = balanceKey(action.store, product, action.from, fromPool, null);
-  const to = balanceKey(action.store, product, action.to, toPool, null);
+  if (action.from === action.to && fromPool === toPool && fromOrder === toOrder) toPool = fromPool === 1 ? 2 : 1;
+  const from = balanceKey(action.store, product, action.from, fromPool, fromOrder);
+  const to = balanceKey(action.store, product, action.to, toPool, toOrder);
   const milli = BigInt(action.quantity) * 1000n;
   const effects = (m: ChainModel) => {
     m.book(from, now, -milli);
     m.book(to, now, milli);
     return [from, to];
   };
-  const side = (location: LocationCode | null, pool: number, explicit: boolean) => ({
+  const side = (location: LocationCode | null, pool: number, explicit: boolean, boundTo: string | null) => ({
     ...(location ? { location_code: location } : {}),
     ...(explicit ? { stock_pool: pool } : {}),
+    ...(boundTo !== null ? { customer_order_number: boundTo } : {}),
   });
   const refusal = firstOf(
     model.routeRefusal(action.who, true, action.store),
     !model.isStore(action.store) && 404,
     !model.isLiveProduct(product) && 422,
+    // An order of the store moves its stock only by picking, rejection and clearance.
+    order !== null && model.orderIn(action.store, order) !== undefined && 422,
     !action.overage && model.level(from) < milli && 409,
     rangeRefusal(model, effects),
   );
@@ -135,8 +141,8 @@ export function planMove(model: ChainModel, action: Extract<Action, { kind: 'mov
           quantity: action.quantity,
           product_number: product,
           allow_overage: action.overage,
-          from_location: side(action.from, fromPool, action.fromPool !== undefined || action.from === action.to),
-          to_location: side(action.to, toPool, action.toPool !== undefined || action.from === action.to),
+          from_location: side(action.from, fromPool, action.fromPool !== undefined || action.from === action.to, fromOrder),
+          to_location: side(action.to, toPool, action.toPool !== undefined || action.from === action.to, toOrder),
         }],
       },
       who: action.who,
