@@ -21,6 +21,8 @@ export function planDeliveryCreate(model: ChainModel, action: Extract<Action, { 
     order_number: number,
     datetime_expected: '2026-12-01T08:00:00Z',
     no_of_containers: 1,
+    // Required on the cross-store path; sent on both, so a re-send on the store path is the same delivery.
+    supplier_name: 'Simulated Supplier',
     order_type: origin === null ? 1 : 2,
     ...(origin !== null ? { store_origin: origin } : {}),
     order_lines: lines,
@@ -36,7 +38,7 @@ export function planDeliveryCreate(model: ChainModel, action: Extract<Action, { 
     lines.some((l) => !model.isLiveProduct(l.product_number)) && 422,
   );
   const request: Plan['request'] = action.crossStore
-    ? { method: 'POST', url: `${API}/orders/deliveries`, body: { orders: [{ ...body, store_number: action.store, supplier_name: 'Simulated Supplier' }] }, who: action.who }
+    ? { method: 'POST', url: `${API}/orders/deliveries`, body: { orders: [{ ...body, store_number: action.store }] }, who: action.who }
     : { method: 'POST', url: `${API}/stores/${action.store}/orders/deliveries`, body: { orders: [body] }, who: action.who };
   return {
     label: `delivery ${number} into ${action.store}${origin ? ` from ${origin}` : ''}${action.crossStore ? ' (cross-store path)' : ''} by ${action.who}: ${lines.map((l) => `${l.product_number}×${l.quantity}/${l.target_stock_pool}`).join(', ')}`,

@@ -110,8 +110,16 @@ export function planLocations(model: ChainModel, action: Extract<Action, { kind:
     check: (m, answer) => {
       if (answer.status !== 200) return undefined;
       for (const location of (answer.json as { list: Array<{ location_code: string; counter: number; quantity: number }> }).list) {
-        const levels = PRODUCTS.map((p) => locatedTotal(m, store, p, location.location_code)).filter((q) => q !== 0n);
-        const want = { counter: levels.length, quantity: toNumber(levels.reduce((a, b) => a + b, 0n)) };
+        // A location's stock is one entry per (product, customer order or none); an entry whose
+        // pools add up to 0 is left out, and `counter` counts the products with an entry (decisions.md Locations).
+        const entries = new Map<string, bigint>();
+        for (const key of m.balances.keys()) {
+          const [keyStore, product, keyLocation, , order] = key.split('|');
+          if (keyStore !== store || keyLocation !== location.location_code) continue;
+          entries.set(`${product}|${order}`, (entries.get(`${product}|${order}`) ?? 0n) + m.level(key));
+        }
+        const held = [...entries].filter(([, quantity]) => quantity !== 0n);
+        const want = { counter: new Set(held.map(([entry]) => entry.split('|')[0])).size, quantity: toNumber(held.reduce((sum, [, q]) => sum + q, 0n)) };
         if (location.counter !== want.counter || location.quantity !== want.quantity) {
           return `location ${location.location_code} of ${store}: counter ${location.counter}, quantity ${location.quantity}; the model says ${want.counter}, ${want.quantity}`;
         }
