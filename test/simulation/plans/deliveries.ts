@@ -105,6 +105,7 @@ export function planReceive(model: ChainModel, action: Extract<Action, { kind: '
       return [into, out];
     });
   const closed = delivery.status === 'received';
+  const originRefuses = originStore !== null && lines.length > 0 && !model.covers(action.who, originStore);
   const refusal = firstOf(
     model.routeRefusal(action.who, true, delivery.store),
     lines.length === 0 && !action.submit && 400,
@@ -113,10 +114,12 @@ export function planReceive(model: ChainModel, action: Extract<Action, { kind: '
     lines.some(({ line, quantity }) => line.received + BigInt(quantity) * 1000n < 0n) && 409,
     // The origin is reached through stored data when stock leaves it: the stock kernel refuses it
     // as it books (PRODUCT §4). A submit that receives nothing books nothing there.
-    originStore !== null && lines.length > 0 && !model.covers(action.who, originStore) && 403,
+    originRefuses && 403,
     rangeRefusal(model, effects),
   );
-  const expect = [refusal ?? 200];
+  // The destination's leg books (and meets the range) before the origin's leg meets the kernel's
+  // authority check: when both refuse, either answer is right.
+  const expect = refusal === 403 && originRefuses && model.routeRefusal(action.who, true, delivery.store) === null && rangeRefusal(model, effects) === 422 ? [403, 422] : [refusal ?? 200];
   return {
     label: `receive ${delivery.number} (${delivery.status}) in ${delivery.store} by ${action.who}: ${lines.map((l) => `line ${l.line.number} ${l.quantity}`).join(', ')}${action.submit ? ' + submit' : ''}`,
     request: {
@@ -162,6 +165,7 @@ export function planReceiptEntry(model: ChainModel, action: Extract<Action, { ki
     return [into, out];
   };
   const closed = delivery.status === 'received';
+  const originRefuses = originStore !== null && !model.covers(action.who, originStore);
   const refusal = firstOf(
     model.routeRefusal(action.who, true, delivery.store),
     time.at === null && 400,
@@ -169,10 +173,12 @@ export function planReceiptEntry(model: ChainModel, action: Extract<Action, { ki
     !model.isLiveProduct(product) && 422,
     closed && 409,
     line.received + milli < 0n && 409,
-    originStore !== null && !model.covers(action.who, originStore) && 403,
+    originRefuses && 403,
     rangeRefusal(model, effects),
   );
-  const expect = [refusal ?? 200];
+  // The destination's leg books (and meets the range) before the origin's leg meets the kernel's
+  // authority check: when both refuse, either answer is right.
+  const expect = refusal === 403 && originRefuses && model.routeRefusal(action.who, true, delivery.store) === null && rangeRefusal(model, effects) === 422 ? [403, 422] : [refusal ?? 200];
   return {
     label: `receipt entry on ${delivery.number} (${delivery.status}) in ${delivery.store} by ${action.who}: ${product} ${action.quantity} at ${action.location ?? '-'}/${pool} at ${time.text}`,
     request: {
