@@ -100,6 +100,8 @@ export class ChainModel {
   /** Reason codes flushed away (soft-deleted) until sent again. */
   deletedReasons = new Set<string>();
   productLists: ProductList[] = [];
+  /** Store products (store|product) sent through POST/PUT storeproducts, always with the same fields. */
+  storeProductsSent = new Set<string>();
   /** Counting lines kept unresolved, per store (a barcode of no live product). */
   unresolved = new Map<string, number>();
   revokedTokens = new Set<TokenName>();
@@ -119,6 +121,7 @@ export class ChainModel {
     copy.seq = this.seq;
     copy.locationPools = new Map(this.locationPools);
     copy.unresolved = new Map(this.unresolved);
+    copy.storeProductsSent = new Set(this.storeProductsSent);
     copy.onBook = undefined;
     return copy;
   }

@@ -16,7 +16,16 @@ export function planStoreProducts(model: ChainModel, action: Extract<Action, { k
       body: { products: [{ product_number: product, min: 1, max: 20, average_keys: ['w1', 'w2'], average_array: [3, 4] }] },
       who: action.who,
     },
-    expect: [firstOf(model.routeRefusal(action.who, true, action.store), !model.isStore(action.store) && 404, !model.isLiveProduct(product) && 422) ?? 200],
+    // A store product re-sent as it is stores nothing new: it keeps its deleted product (PRODUCT §3
+    // upserts; decisions.md "references to deleted master data"). Anything else must name a live one.
+    expect: [
+      firstOf(
+        model.routeRefusal(action.who, true, action.store),
+        !model.isStore(action.store) && 404,
+        !model.isLiveProduct(product) && !model.storeProductsSent.has(`${action.store}|${product}`) && 422,
+      ) ?? 200,
+    ],
+    commit: (m) => void m.storeProductsSent.add(`${action.store}|${product}`),
   };
 }
 
