@@ -193,3 +193,7 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
     }, 300_000);
   });
 }
+
+describe.skipIf(DIALECTS.some((d) => d.name === 'postgres'))('whole-store simulation, two processes at once', () => {
+  it.skip('needs TEST_DATABASE_URL (PostgreSQL)', () => undefined);
+});

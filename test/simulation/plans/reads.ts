@@ -138,12 +138,15 @@ export function planLocationProducts(model: ChainModel, action: Extract<Action, 
     expect: [firstOf(model.routeRefusal(action.who, false, store), !model.isStore(store) && 404) ?? 200],
     check: (m, answer) => {
       if (answer.status !== 200) return undefined;
-      const shown = new Map<string, number>();
-      for (const row of (answer.json as { list: Array<{ product_number: string; quantity: number }> }).list) shown.set(row.product_number, (shown.get(row.product_number) ?? 0) + row.quantity);
+      // Rows are per (product, order): added up in thousandths, exactly.
+      const shown = new Map<string, bigint>();
+      for (const row of (answer.json as { list: Array<{ product_number: string; quantity: number }> }).list) {
+        shown.set(row.product_number, (shown.get(row.product_number) ?? 0n) + BigInt(Math.round(row.quantity * 1000)));
+      }
       for (const product of PRODUCTS) {
         if (m.deletedProducts.has(product)) continue;
-        const want = toNumber(locatedTotal(m, store, product, action.location));
-        if (want !== 0 && shown.get(product) !== want) return `${product} at ${store}/${action.location}: listed ${shown.get(product)}, the model says ${want}`;
+        const want = locatedTotal(m, store, product, action.location);
+        if (want !== 0n && shown.get(product) !== want) return `${product} at ${store}/${action.location}: listed ${toNumber(shown.get(product) ?? 0n)}, the model says ${toNumber(want)}`;
       }
       return undefined;
     },
