@@ -11,6 +11,7 @@ import { runSequence } from './runner.js';
 // shrunk sequence's trace and the seed and path that replay it (SIMULATION_SEED / _PATH).
 
 const RUNS = { sqlite: 12, postgres: 5 } as const;
+const SEED = 2026;
 
 for (const dialect of DIALECTS) {
   describe(`whole-store simulation (${dialect.name})`, () => {
@@ -29,7 +30,10 @@ for (const dialect of DIALECTS) {
         }),
         {
           numRuns: Number(process.env.SIMULATION_RUNS ?? RUNS[dialect.name]),
-          ...(process.env.SIMULATION_SEED ? { seed: Number(process.env.SIMULATION_SEED), path: process.env.SIMULATION_PATH } : {}),
+          // A fixed seed: the suite is reproducible, and a difference it shows is one every run shows.
+          // The random search is `npm run simulate` (docs/simulation.md); SIMULATION_SEED picks another.
+          seed: Number(process.env.SIMULATION_SEED ?? SEED),
+          ...(process.env.SIMULATION_PATH ? { path: process.env.SIMULATION_PATH } : {}),
         },
       );
     }, 600_000);

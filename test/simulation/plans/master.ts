@@ -29,15 +29,22 @@ export function planStoreProducts(model: ChainModel, action: Extract<Action, { k
   };
 }
 
+const isChainProduct = (product: string) => (PRODUCTS as readonly string[]).includes(product);
+
 /** Lines as the interface's rules store them (§4.1): unknown products skipped, 0 → 1, merged unless duplicates are allowed. */
-function listLines(model: ChainModel, sent: Array<{ product: string; milli: bigint }>, duplicates: boolean): Array<{ product: ProductNo; milli: bigint }> {
+function listLines(
+  model: ChainModel,
+  sent: Array<{ product: string; milli: bigint }>,
+  duplicates: boolean,
+  keep: (product: string) => boolean = (product) => model.isLiveProduct(product),
+): Array<{ product: ProductNo; milli: bigint }> {
   const lines: Array<{ product: ProductNo; milli: bigint }> = [];
   for (const line of sent) {
-    if (!model.isLiveProduct(line.product)) continue;
+    if (!keep(line.product)) continue;
     const milli = line.milli === 0n ? 1000n : line.milli;
     const existing = duplicates ? undefined : lines.find((l) => l.product === line.product);
     if (existing) existing.milli += milli;
-    else lines.push({ product: line.product, milli });
+    else lines.push({ product: line.product as ProductNo, milli });
   }
   return lines;
 }
@@ -48,7 +55,8 @@ export function planProductListCreate(model: ChainModel, action: Extract<Action,
   const refusal = firstOf(
     model.routeRefusal(action.who, true, action.store),
     !model.isStore(action.store) && 404,
-    lines.some((l) => !inExactRange(l.milli)) && 422,
+    // Lines of a deleted product are summed like any other before they are skipped (the sum is checked where computed).
+    listLines(model, sent, action.duplicates, isChainProduct).some((l) => !inExactRange(l.milli)) && 422,
   );
   return {
     label: `product list in ${action.store} by ${action.who}${action.duplicates ? '' : ' (merged)'}: ${sent.map((l) => `${l.product}×${l.value}`).join(', ')}`,
@@ -81,7 +89,7 @@ export function planProductListLines(model: ChainModel, action: Extract<Action, 
     model.routeRefusal(action.who, true, list.store),
     !model.isStore(list.store) && 404,
     list.state === 'deleted' && 404,
-    changes.some((l) => !inExactRange(l.milli)) && 422,
+    listLines(model, sent, false, isChainProduct).some((l) => !inExactRange(l.milli)) && 422,
     list.state === 'archived' && 409,
   );
   return {
