@@ -216,6 +216,86 @@ for (const dialect of DIALECTS) {
         }
       });
 
+      describe('what the service stamps itself is booked in arrival order: a count stamped ahead never absorbs it', () => {
+        // A count may be stamped up to 5 minutes ahead. Picks, movements, receipts through the
+        // receive endpoint, releases and resets are stamped by the server: booked at its clock
+        // they would sit before that count and be absorbed by it — the guard would pass a pick
+        // of units the location no longer holds, and what moved would vanish or appear. They
+        // are booked no earlier than the latest entry on their balances (stock-logs/book.ts).
+        const countAhead = (p: string, quantity: number, extra: Json = {}) =>
+          post([entry(p, quantity, { modification_datetime: inMinutes(4), ...extra })], '?is_counted_quantity=true');
+        const stampsOf = async (p: string, source: string) =>
+          (await t.app.ctx.db.selectFrom('stock_logs').select('modification_at').where('product_number', '=', p).where('source', '=', source).execute()).map((row) => Number(row.modification_at));
+
+        it('the search finding: a pick from a location counted empty ahead of the clock is refused (409), nothing is booked', async () => {
+          const p = await product();
+          expect((await post([entry(p, 1, { location_code: 'A' })])).statusCode).toBe(200);
+          const order = `TA-${++counter}`;
+          expect((await t.post(ORDERS('T1'), { orders: [{ order_number: order, lines: [{ line_number: 1, product_number: p, quantity: 1 }] }] })).statusCode).toBe(200);
+          expect((await countAhead(p, 0, { location_code: 'A' })).statusCode).toBe(200);
+          const pick = await t.put(ORDER('T1'), { order_number: order, lines: [{ line_number: 1, picked_quantity: 1, stock_location: 'A' }] });
+          expect(pick.statusCode, pick.body).toBe(409);
+          expect(await balancesOf(t.app.ctx.db, p)).toEqual({});
+        });
+
+        it('a pick after a count ahead is booked at the count\'s moment and moves the counted stock', async () => {
+          const p = await product();
+          expect((await post([entry(p, 5, { location_code: 'A' })])).statusCode).toBe(200);
+          const order = `TA-${++counter}`;
+          expect((await t.post(ORDERS('T1'), { orders: [{ order_number: order, lines: [{ line_number: 1, product_number: p, quantity: 3 }] }] })).statusCode).toBe(200);
+          expect((await countAhead(p, 4, { location_code: 'A' })).statusCode).toBe(200);
+          const [countAt] = (await t.app.ctx.db.selectFrom('stock_logs').select('modification_at').where('product_number', '=', p).where('is_count', '=', 1).execute()).map((row) => Number(row.modification_at));
+          const pick = await t.put(ORDER('T1'), { order_number: order, lines: [{ line_number: 1, picked_quantity: 3, stock_location: 'A' }] });
+          expect(pick.statusCode, pick.body).toBe(200);
+          expect(await balancesOf(t.app.ctx.db, p)).toEqual({ 'A|1|-': 1, [`-|1|${order}`]: 3 });
+          expect(await stampsOf(p, 'customer_order_picking')).toEqual([countAt, countAt]);
+          // The rejection releases the pick back to A, also after the count: A holds 4 again.
+          expect((await t.put(ORDER('T1'), { order_number: order, status_id: 7 })).statusCode).toBe(200);
+          expect(await balancesOf(t.app.ctx.db, p)).toEqual({ 'A|1|-': 4 });
+        });
+
+        it('a movement: the guard sees the counted level, and both legs land after the count', async () => {
+          const p = await product();
+          expect((await post([entry(p, 5, { location_code: 'A' })])).statusCode).toBe(200);
+          expect((await countAhead(p, 2, { location_code: 'A' })).statusCode).toBe(200);
+          const move = (quantity: number) => t.post(MOVE('T1'), { body: [{ product_number: p, quantity, from_location: { location_code: 'A' }, to_location: { location_code: 'B' } }] });
+          expect((await move(3)).statusCode).toBe(409);
+          expect((await move(2)).statusCode).toBe(200);
+          expect(await balancesOf(t.app.ctx.db, p)).toEqual({ 'B|1|-': 2 });
+        });
+
+        it('a receipt through the receive endpoint adds to a count ahead instead of vanishing into it', async () => {
+          const p = await product();
+          expect((await countAhead(p, 10)).statusCode).toBe(200);
+          const order = `TA-D-${++counter}`;
+          const delivery = await t.post(DELIVERIES('T1'), {
+            orders: [{ order_number: order, order_type: 1, datetime_expected: '2026-01-01T08:00:00Z', no_of_containers: 1, order_lines: [{ line_number: 1, product_number: p, quantity: 4, target_stock_pool: 1 }] }],
+          });
+          expect(delivery.statusCode, delivery.body).toBe(200);
+          expect((await t.post(RECEIVE('T1', order), { lines: [{ line_number: 1, received_quantity: 4 }] })).statusCode).toBe(200);
+          expect(await balancesOf(t.app.ctx.db, p)).toEqual({ '-|1|-': 14 });
+        });
+
+        it('a stock reset by product import zeroes a balance counted ahead', async () => {
+          const p = await product();
+          expect((await countAhead(p, 6, { location_code: 'A' })).statusCode).toBe(200);
+          const reset = await t.post(`${API}/products`, { products: [productInput(p, { barcode: `77${counter}`, is_reset_store_stock: true })] });
+          expect(reset.statusCode, reset.body).toBe(200);
+          expect(await balancesOf(t.app.ctx.db, p)).toEqual({});
+        });
+
+        it('without a count ahead nothing changes: the service\'s own entries carry its clock', async () => {
+          const p = await product();
+          expect((await post([entry(p, 5, { location_code: 'A' })])).statusCode).toBe(200);
+          const before = Date.now();
+          expect((await t.post(MOVE('T1'), { body: [{ product_number: p, quantity: 1, from_location: { location_code: 'A' }, to_location: { location_code: 'B' } }] })).statusCode).toBe(200);
+          const after = Date.now();
+          const legs = (await t.app.ctx.db.selectFrom('stock_logs').select('modification_at').where('product_number', '=', p).where('reference_id', 'is not', null).execute()).map((row) => Number(row.modification_at));
+          expect(legs).toHaveLength(2);
+          for (const at of legs) expect(at >= before && at <= after, String(at)).toBe(true);
+        });
+      });
+
       it('the rule is in the published contract: the event-time fields say so', async () => {
         const doc = (await t.get(`${API}/openapi.json`)).json();
         const text = JSON.stringify(doc);

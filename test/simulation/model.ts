@@ -144,6 +144,17 @@ export class ChainModel {
   /** Called after every booking; a range check listens here. */
   onBook?: (key: string) => void;
 
+  /**
+   * The moment the service books what it stamps itself (picks, moves, receipts on the
+   * endpoint, settlements): now, or the latest entry on any balance the booking touches when
+   * that is later (a count may be stamped ahead) — arrival order (stock-logs/book.ts).
+   */
+  arrival(now: number, keys: readonly string[]): number {
+    let at = now;
+    for (const key of keys) for (const entry of this.balances.get(key) ?? []) at = Math.max(at, entry.at);
+    return at;
+  }
+
   book(key: string, at: number, milli: bigint, count = false): void {
     const entries = this.balances.get(key) ?? [];
     entries.push({ at, seq: ++this.seq, count, milli });

@@ -82,7 +82,6 @@ export interface BoundBalance {
   location: LocationRef | undefined;
   pool: PoolNumber;
   quantityMilli: number;
-  lastAt: number | null;
 }
 
 /**
@@ -96,7 +95,7 @@ export async function takeBoundBalances(trx: Transaction<Database>, dialect: Dia
     trx
       .selectFrom('stock_balances as b')
       .leftJoin('locations as l', 'l.id', 'b.location_id')
-      .select(['b.product_id', 'b.location_id', 'l.location_code', 'l.default_stock_pool', 'b.pool', 'b.quantity', 'b.last_at'])
+      .select(['b.product_id', 'b.location_id', 'l.location_code', 'l.default_stock_pool', 'b.pool', 'b.quantity'])
       .where('b.store_id', '=', storeId)
       .where('b.order_key', '=', orderNumber)
       .where('b.quantity', '<>', 0)
@@ -124,7 +123,6 @@ export async function takeBoundBalances(trx: Transaction<Database>, dialect: Dia
         : { id: Number(row.location_id), location_code: row.location_code, default_stock_pool: row.default_stock_pool },
     pool: row.pool as PoolNumber,
     quantityMilli: Number(row.quantity),
-    lastAt: row.last_at === null ? null : Number(row.last_at),
   }));
 }
 
@@ -162,14 +160,4 @@ export function boundBeyondPicks(lines: readonly OrderLineRow[], bound: readonly
     rest.set(key, remainder);
   }
   return [...rest.values()].filter((remainder) => remainder.quantityMilli !== 0);
-}
-
-/**
- * The moment the closing entries are booked at: now, or the latest entry on a bound balance
- * when that is later (an entry may be stamped up to 5 minutes ahead, PRODUCT §3). Booked
- * after everything it settles, no recorded count can absorb the settlement, so each balance
- * really ends at zero.
- */
-export function settlementMoment(bound: readonly BoundBalance[], now: number): number {
-  return bound.reduce((at, balance) => Math.max(at, balance.lastAt ?? at), now);
 }

@@ -19,7 +19,7 @@ import { findLiveStore } from '../stores/repository.js';
 import { linesOf, lockOrders, updateLine, updateOrder } from './repository.js';
 import type { OrderLineRow, OrderRow } from './rows.js';
 import { FINAL_STATUSES, REJECTION_REASON_TYPE, STATUS, type ClearanceBody, type OrderUpdateBody } from './schema.js';
-import { boundBeyondPicks, settlementMoment, SOURCE_CLEARANCE, SOURCE_PICKING, SOURCE_RELEASE, takeBoundBalances, type BoundRemainder } from './bound-stock.js';
+import { boundBeyondPicks, SOURCE_CLEARANCE, SOURCE_PICKING, SOURCE_RELEASE, takeBoundBalances, type BoundRemainder } from './bound-stock.js';
 
 /**
  * The stock side of a customer order (PRODUCT §5 order-bound stock, §7): picking moves stock
@@ -50,6 +50,7 @@ function moveDrafts(order: OrderRow, moves: readonly Move[], products: Map<numbe
     const common = {
       product: products.get(move.line.product_id)!,
       at,
+      onArrival: true,
       isCount: false,
       pending: false,
       reference: order.order_number,
@@ -85,11 +86,10 @@ async function releaseAll(trx: Transaction<Database>, dialect: Dialect, store: B
   const bound = await takeBoundBalances(trx, dialect, store.id, order.order_number);
   const picked = lines.filter((line) => Number(line.picked_quantity) !== 0);
   const rest = boundBeyondPicks(picked, bound);
-  const at = settlementMoment(bound, now);
   const locations = await findLocationsByCodes(trx, store.id, picked.flatMap((line) => (line.stock_location ? [line.stock_location] : [])));
   const moves = picked.map((line) => ({ line, quantityMilli: -Number(line.picked_quantity), location: line.stock_location ? locations.get(line.stock_location) : undefined }));
   const products = await findBookingProductsByIds(trx, [...picked.map((line) => line.product_id), ...rest.map((r) => r.productId)]);
-  const drafts = [...moveDrafts(order, moves, products, at, undefined), ...rest.flatMap((remainder) => releaseDrafts(order, remainder, products, at))];
+  const drafts = [...moveDrafts(order, moves, products, now, undefined), ...rest.flatMap((remainder) => releaseDrafts(order, remainder, products, now))];
   await bookEntries(trx, dialect, store, drafts, by, now);
   for (const line of picked) await updateLine(trx, line.id, { picked_quantity: 0 });
 }
@@ -100,6 +100,7 @@ function releaseDrafts(order: OrderRow, remainder: BoundRemainder, products: Map
     product: products.get(remainder.productId)!,
     location: remainder.location,
     at,
+    onArrival: true,
     isCount: false,
     pending: false,
     reference: order.order_number,
@@ -290,9 +291,8 @@ export async function clearOrder(ctx: AppContext, body: ClearanceBody, principal
     const bound = await takeBoundBalances(trx, ctx.dialect, store.id, order.order_number);
     const picked = (await linesOf(trx, [order.id])).filter((line) => Number(line.picked_quantity) !== 0);
     const rest = boundBeyondPicks(picked, bound);
-    const at = settlementMoment(bound, now);
     const products = await findBookingProductsByIds(trx, [...picked.map((line) => line.product_id), ...rest.map((r) => r.productId)]);
-    const common = { at, isCount: false, pending: false, customerOrderNumber: order.order_number, reference: order.order_number, source: SOURCE_CLEARANCE };
+    const common = { at: now, onArrival: true, isCount: false, pending: false, customerOrderNumber: order.order_number, reference: order.order_number, source: SOURCE_CLEARANCE };
     const drafts: EntryDraft[] = [
       ...picked.map((line) => ({
         ...common,

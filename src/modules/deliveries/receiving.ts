@@ -185,6 +185,7 @@ async function bookTransferLegs(trx: Transaction<Database>, dialect: Dialect, pl
       return {
         product: received.product,
         at: received.at,
+        onArrival: received.onArrival,
         path: received.path,
         isCount: false,
         poolParts: [{ pool: 1, quantityMilli: -item.quantityMilli }],
@@ -291,6 +292,7 @@ export async function receiveDelivery(
       return {
         product: products.get(line.product_id)!,
         at: now,
+        onArrival: true,
         path: `lines[${index}].received_quantity`,
         isCount: false,
         poolParts: quantityMilli === 0 ? [] : [{ pool: (received.target_stock_pool ?? line.target_stock_pool) as PoolPart['pool'], quantityMilli }],

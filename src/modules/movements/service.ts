@@ -96,6 +96,7 @@ async function draftMoves(trx: Transaction<Database>, dialect: Dialect, storeId:
       product,
       reason,
       at: now,
+      onArrival: true,
       path: path(index, 'quantity'),
       isCount: false,
       pending: false,

@@ -4,7 +4,7 @@ import type { Database, StockLogTable } from '../../db/schema.js';
 import { POOL_COUNT, type PoolPart } from '../../domain/stock-rules.js';
 import { insertManyReturningIds } from '../../db/insert-many.js';
 import { ensureStoreProducts } from '../store-products/repository.js';
-import { applyPostings, type Posting } from './ledger.js';
+import { applyPostings, arrivalMoment, type Posting } from './ledger.js';
 import type { StockTouch } from './store-product-stamps.js';
 import type { BookingProductRow } from '../products/rows.js';
 import { valuesOf } from '../../shared/column-access.js';
@@ -31,8 +31,15 @@ export interface EntryDraft {
   product: BookingProduct;
   location?: { id: number; location_code: string };
   reason?: { reason_code: number; reason_code_description: string; is_loss: 0 | 1 };
-  /** Epoch ms the change happened. */
+  /** Epoch ms the change happened (with `onArrival`: the earliest it may be booked at). */
   at: number;
+  /**
+   * Stamped by the service, not the client (picks, movements, receipts through the receive
+   * endpoint, settlements, resets): booked at `at` or after the latest entry already on the
+   * booking's balances, whichever is later — in arrival order, so no count stamped ahead can
+   * absorb it (ledger.ts arrivalMoment). The log row carries the moment booked.
+   */
+  onArrival?: boolean;
   isCount: boolean;
   /** Signed delta, or for counts the counted level, per pool (thousandths). */
   poolParts: readonly PoolPart[];
@@ -164,29 +171,41 @@ export async function bookEntries(
   // In id order: two first-time posts of the same new products create them in the same order.
   await ensureStoreProducts(trx, store, [...products.values()].sort((a, b) => a.id - b.id), now, actor);
 
-  const rows = drafts.map((draft) => logRow(store, draft, actor, now));
+  const booked = await stampArrivals(trx, dialect, store.id, drafts, now);
+  const rows = booked.map((draft) => logRow(store, draft, actor, now));
   const columns = Object.keys(rows[0]!) as Array<keyof Insertable<StockLogTable>>;
   const ids = await insertManyReturningIds(trx, dialect, 'stock_logs', columns, rows.map(valuesOf(columns)));
 
-  const postings: Posting[] = [];
-  drafts.forEach((draft, index) => {
-    if (draft.pending) return;
-    const origin: PostingOrigin = {
-      logId: ids[index]!,
-      storeId: store.id,
-      productId: draft.product.id,
-      locationId: draft.location?.id ?? null,
-      customerOrderNumber: draft.customerOrderNumber ?? null,
-      at: draft.at,
-      isCount: draft.isCount,
-      guard: draft.guard,
-      path: draft.path,
-    };
-    postings.push(...postingsOf(origin, draft.poolParts));
-  });
-  const touches = drafts.filter((d) => !d.pending).map((draft) => touchOf(store.id, draft, actor));
+  const postings = booked.flatMap((draft, index) => (draft.pending ? [] : postingsOf(originOf(ids[index]!, store.id, draft), draft.poolParts)));
+  const touches = booked.filter((d) => !d.pending).map((draft) => touchOf(store.id, draft, actor));
   await applyPostings(trx, dialect, postings, new Map([[store.id, store.store_number]]), by, now, touches);
   return ids;
+}
+
+const originOf = (logId: number, storeId: number, draft: EntryDraft): PostingOrigin => ({
+  logId,
+  storeId,
+  productId: draft.product.id,
+  locationId: draft.location?.id ?? null,
+  customerOrderNumber: draft.customerOrderNumber ?? null,
+  at: draft.at,
+  isCount: draft.isCount,
+  guard: draft.guard,
+  path: draft.path,
+});
+
+/**
+ * The drafts with the moments they are booked at: a service-stamped draft (`onArrival`) no
+ * earlier than the latest entry on any balance this booking touches (ledger.ts arrivalMoment,
+ * which takes all of their turns — the same set the engine takes next, so no new lock is
+ * taken while others are held).
+ */
+async function stampArrivals(trx: Transaction<Database>, dialect: Dialect, storeId: number, drafts: readonly EntryDraft[], now: number): Promise<readonly EntryDraft[]> {
+  const applied = drafts.filter((draft) => !draft.pending);
+  if (!applied.some((draft) => draft.onArrival)) return drafts;
+  const keys = applied.flatMap((draft) => postingsOf(originOf(0, storeId, draft), draft.poolParts));
+  const latest = await arrivalMoment(trx, dialect, keys, now);
+  return drafts.map((draft) => (draft.onArrival ? { ...draft, at: Math.max(draft.at, latest) } : draft));
 }
 
 /** What applying an entry means for its store product's bookkeeping (store-product-stamps.ts). */

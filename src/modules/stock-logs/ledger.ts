@@ -294,14 +294,7 @@ async function lockBalances(
   );
   await dialect.lockInTurn(trx, keys.map(keyOf));
   const balances = new Map<string, BalanceState>();
-  // The exact keys joined as rows sent with the statement: one probe of the key's unique
-  // index each (reading every balance of the products instead cost more).
-  const keyRows = keys.map((k) => [k.storeId, k.productId, k.locationId, k.pool, k.orderKey]);
-  const { rows } = await sql<BalanceRow>`
-    select ${sql.raw(BALANCE_SELECTED)} from ${dialect.rowsSource('k', KEY_COLUMNS, keyRows)}
-    join stock_balances b on b.store_id = k.store_id and b.product_id = k.product_id and b.location_id = k.location_id
-      and b.pool = k.pool and b.order_key = k.order_key`.execute(trx);
-  for (const row of rows) {
+  for (const row of await readBalanceRows(trx, dialect, keys)) {
     const key = keyOf({ storeId: Number(row.store_id), productId: Number(row.product_id), locationId: Number(row.location_id), pool: row.pool, orderKey: row.order_key });
     const balanceKey = distinct.get(key);
     if (!balanceKey || balances.has(key)) continue;
@@ -320,6 +313,41 @@ async function lockBalances(
     }
   }
   return balances;
+}
+
+/**
+ * The stored balances of these keys (missing ones are simply absent). The exact keys joined
+ * as rows sent with the statement: one probe of the key's unique index each (reading every
+ * balance of the products instead cost more).
+ */
+async function readBalanceRows(trx: Transaction<Database>, dialect: Dialect, keys: readonly BalanceKey[]): Promise<BalanceRow[]> {
+  if (keys.length === 0) return [];
+  const keyRows = keys.map((k) => [k.storeId, k.productId, k.locationId, k.pool, k.orderKey]);
+  const { rows } = await sql<BalanceRow>`
+    select ${sql.raw(BALANCE_SELECTED)} from ${dialect.rowsSource('k', KEY_COLUMNS, keyRows)}
+    join stock_balances b on b.store_id = k.store_id and b.product_id = k.product_id and b.location_id = k.location_id
+      and b.pool = k.pool and b.order_key = k.order_key`.execute(trx);
+  return rows;
+}
+
+/**
+ * The moment an entry the service stamps itself (a pick, a movement, a receipt through the
+ * receive endpoint, a settlement, a reset) is booked at: `now`, or the latest entry already
+ * recorded on any of its balances when that is later — a client may stamp an entry up to
+ * 5 minutes ahead (PRODUCT §3). Booked before a count stamped ahead, the entry would be
+ * absorbed by it: the count's level would stand although the stock had moved since, and the
+ * free-stock guard would let a pick or move take units the location does not hold. Booked
+ * in arrival order it never can. Takes the balances' turns first (so nothing is recorded on
+ * them between this read and the booking; the engine taking them again is harmless).
+ */
+export async function arrivalMoment(trx: Transaction<Database>, dialect: Dialect, keys: readonly BalanceKey[], now: number): Promise<number> {
+  const distinct = new Map(keys.map((key) => [keyOf(key), key]));
+  await dialect.lockInTurn(trx, [...distinct.keys()]);
+  let moment = now;
+  for (const row of await readBalanceRows(trx, dialect, [...distinct.values()])) {
+    if (row.last_at !== null) moment = Math.max(moment, Number(row.last_at));
+  }
+  return moment;
 }
 
 /**

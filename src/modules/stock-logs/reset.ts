@@ -38,6 +38,7 @@ export async function resetProductStock(trx: Transaction<Database>, dialect: Dia
         product: { id: b.product_id, product_number: b.product_number, barcode: b.barcode, price: b.price, purchase_price: b.purchase_price, purchase_unit_quantity: b.purchase_unit_quantity },
         location: b.location_id === 0 || b.location_code === null ? undefined : { id: b.location_id, location_code: b.location_code },
         at: now,
+        onArrival: true,
         isCount: true,
         poolParts: [{ pool: b.pool as PoolNumber, quantityMilli: 0 }],
         pending: false,

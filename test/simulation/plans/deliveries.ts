@@ -94,16 +94,21 @@ export function planReceive(model: ChainModel, action: Extract<Action, { kind: '
     .filter((l) => !seen.has(l.line.number) && seen.add(l.line.number));
   // A soft-deleted origin is still a store of this service with stock on its books: it gives the goods.
   const originStore = delivery.origin !== null && model.isChainStore(delivery.origin) ? delivery.origin : null;
-  const effects = (m: ChainModel) =>
-    lines.flatMap(({ line, quantity }) => {
-      const milli = BigInt(quantity) * 1000n;
-      const into = balanceKey(delivery.store, line.product, null, line.pool, null);
-      m.book(into, now, milli);
-      if (originStore === null) return [into];
-      const out = balanceKey(originStore, line.product, null, 1, null);
-      m.book(out, now, -milli);
-      return [into, out];
-    });
+  // Two bookings, each at its own arrival moment: the receipts in the store, the out-legs at the origin.
+  const effects = (m: ChainModel) => {
+    const legs = lines
+      .filter(({ quantity }) => quantity !== 0)
+      .map(({ line, quantity }) => ({
+        milli: BigInt(quantity) * 1000n,
+        into: balanceKey(delivery.store, line.product, null, line.pool, null),
+        out: originStore === null ? null : balanceKey(originStore, line.product, null, 1, null),
+      }));
+    const intoAt = m.arrival(now, legs.map((leg) => leg.into));
+    const outAt = m.arrival(now, legs.flatMap((leg) => (leg.out === null ? [] : [leg.out])));
+    for (const leg of legs) m.book(leg.into, intoAt, leg.milli);
+    for (const leg of legs) if (leg.out !== null) m.book(leg.out, outAt, -leg.milli);
+    return legs.flatMap((leg) => (leg.out === null ? [leg.into] : [leg.into, leg.out]));
+  };
   const closed = delivery.status === 'received';
   const originRefuses = originStore !== null && lines.length > 0 && !model.covers(action.who, originStore);
   const refusal = firstOf(

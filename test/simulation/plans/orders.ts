@@ -50,8 +50,9 @@ export function planPick(model: ChainModel, action: Extract<Action, { kind: 'pic
   const source = balanceKey(order.store, line.product, place, line.pool, null);
   const bound = boundKey(order, line);
   const effects = (m: ChainModel) => {
-    m.book(source, now, -delta);
-    m.book(bound, now, delta);
+    const at = m.arrival(now, [source, bound]);
+    m.book(source, at, -delta);
+    m.book(bound, at, delta);
     return [source, bound];
   };
   const refusal = firstOf(
@@ -105,7 +106,9 @@ export function planClear(model: ChainModel, action: Extract<Action, { kind: 'cl
     commit: (m) => {
       const stored = m.orders.find((o) => o.number === order.number)!;
       // Everything bound under its number in its store is handed over, picked or bound by entries before the import.
-      for (const bound of m.boundUnder(stored.store, stored.number)) m.book(bound.key, now, -bound.level);
+      const bound = m.boundUnder(stored.store, stored.number);
+      const at = m.arrival(now, bound.map((b) => b.key));
+      for (const { key, level } of bound) m.book(key, at, -level);
       stored.status = 5;
     },
   };
@@ -138,16 +141,25 @@ export function planReject(model: ChainModel, action: Extract<Action, { kind: 'r
  * goes back to free stock at its own location and pool.
  */
 function releaseOrder(m: ChainModel, order: CustomerOrder, now: number): void {
+  // One booking: the picks back, then whatever else is bound, all at one arrival moment.
+  const moves: Array<{ from: string; to: string; milli: bigint }> = [];
   for (const line of order.lines) {
     if (line.picked === 0n) continue;
-    m.book(boundKey(order, line), now, -line.picked);
-    m.book(balanceKey(order.store, line.product, line.lastLoc, line.pool, null), now, line.picked);
-    line.picked = 0n;
+    moves.push({ from: boundKey(order, line), to: balanceKey(order.store, line.product, line.lastLoc, line.pool, null), milli: line.picked });
   }
+  const picked = new Map<string, bigint>();
+  for (const move of moves) picked.set(move.from, (picked.get(move.from) ?? 0n) + move.milli);
   for (const bound of m.boundUnder(order.store, order.number)) {
+    const rest = bound.level - (picked.get(bound.key) ?? 0n);
+    if (rest === 0n) continue;
     const [store, product, location, pool] = bound.key.split('|');
-    m.book(bound.key, now, -bound.level);
-    m.book(balanceKey(store!, product!, location === '-' ? null : location!, Number(pool), null), now, bound.level);
+    moves.push({ from: bound.key, to: balanceKey(store!, product!, location === '-' ? null : location!, Number(pool), null), milli: rest });
+  }
+  const at = m.arrival(now, moves.flatMap((move) => [move.from, move.to]));
+  for (const line of order.lines) line.picked = 0n;
+  for (const move of moves) {
+    m.book(move.from, at, -move.milli);
+    m.book(move.to, at, move.milli);
   }
 }
 

@@ -110,8 +110,9 @@ export function planMove(model: ChainModel, action: Extract<Action, { kind: 'mov
   const to = balanceKey(action.store, product, action.to, toPool, toOrder);
   const milli = BigInt(action.quantity) * 1000n;
   const effects = (m: ChainModel) => {
-    m.book(from, now, -milli);
-    m.book(to, now, milli);
+    const at = m.arrival(now, [from, to]);
+    m.book(from, at, -milli);
+    m.book(to, at, milli);
     return [from, to];
   };
   const side = (location: LocationCode | null, pool: number, explicit: boolean, boundTo: string | null) => ({
