@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
-import type { Config } from '../src/config.js';
 import { verifyAll } from '../src/verify.js';
 import { DIALECTS } from './helpers/dialects.js';
 import { locationInput, productInput, reasonCodeInput, storeInput } from './helpers/factories.js';
-import { callJson, startServer, type Json, type ServerProcess } from './helpers/server-process.js';
+import { callJson, type Json, type ServerProcess, sharedDatabaseConfig, startTwoServers } from './helpers/server-process.js';
 import { balancesOf } from './helpers/stock.js';
 
 // Customer orders under concurrency (docs/customer-orders.md: "No sequence or interleaving of
@@ -45,9 +44,7 @@ const racePicks = (i: number) => [(i * 7) % 4, (i * 5 + 1) % 3];
 
 const call = (server: ServerProcess, method: string, url: string, body?: unknown) => callJson(server, TOKEN, method, url, body);
 
-function configFor(databaseUrl: string): Config {
-  return { port: 0, host: '127.0.0.1', databaseUrl, adminToken: TOKEN, logLevel: 'silent', rateLimitPerMinute: 0 };
-}
+const configFor = (databaseUrl: string) => sharedDatabaseConfig(databaseUrl, TOKEN);
 
 const milli = (quantity: number) => Math.round(quantity * 1000);
 const now = () => new Date().toISOString();
@@ -97,7 +94,7 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
       } finally {
         await app.close();
       }
-      servers = await Promise.all([startServer({ DATABASE_URL: databaseUrl }), startServer({ DATABASE_URL: databaseUrl })]);
+      servers = await startTwoServers(databaseUrl);
       observer = await buildApp(configFor(databaseUrl));
     }, 120_000);
 

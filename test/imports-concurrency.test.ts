@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
-import type { Config } from '../src/config.js';
 import { verifyAll } from '../src/verify.js';
 import { DIALECTS } from './helpers/dialects.js';
 import { locationInput, productInput, restartableDatabaseUrl, storeInput } from './helpers/factories.js';
-import { callJson, startServer, type Json, type ServerProcess } from './helpers/server-process.js';
+import { callJson, type Json, type ServerProcess, sharedDatabaseConfig, startTwoServers } from './helpers/server-process.js';
 
 // Overlapping imports (issue 26, PRODUCT §3 "Upserts"): two ERP jobs writing the same
 // master data at once is normal. Writers of one resource take turns (db/transaction.ts
@@ -20,9 +19,7 @@ const STORE = 'IC1';
 
 const call = (server: ServerProcess, method: string, url: string, body?: unknown) => callJson(server, TOKEN, method, url, body);
 
-function configFor(databaseUrl: string): Config {
-  return { port: 0, host: '127.0.0.1', databaseUrl, adminToken: TOKEN, logLevel: 'silent', rateLimitPerMinute: 0 };
-}
+const configFor = (databaseUrl: string) => sharedDatabaseConfig(databaseUrl, TOKEN);
 
 /** The price a version of a product carries: the name tells the version, the price must agree with it. */
 const priceOf = (round: number, group: number, index: number) => (100 + round * 1000 + group * 100 + index) / 100;
@@ -42,7 +39,7 @@ for (const dialect of DIALECTS) {
       } finally {
         await app.close();
       }
-      servers = await Promise.all([startServer({ DATABASE_URL: databaseUrl }), startServer({ DATABASE_URL: databaseUrl })]);
+      servers = await startTwoServers(databaseUrl);
     }, 120_000);
 
     afterAll(async () => {

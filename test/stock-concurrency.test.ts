@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
-import type { Config } from '../src/config.js';
 import { replayLevel } from '../src/domain/ledger.js';
 import { verifyAll } from '../src/verify.js';
 import { DIALECTS } from './helpers/dialects.js';
 import { productInput, reasonCodeInput, restartableDatabaseUrl, storeInput } from './helpers/factories.js';
-import { startServer, type ServerProcess } from './helpers/server-process.js';
+import { callJson, startServer, type ServerProcess, sharedDatabaseConfig, startTwoServers } from './helpers/server-process.js';
 
 // Concurrency and crash safety of the ledger (issue 5 "Under load and faults"), with real
 // server processes sharing one database: two processes on PostgreSQL (and on one SQLite
@@ -15,18 +14,9 @@ const TOKEN = 'concurrency-admin-token';
 const API = '/api/v2/public';
 const PRODUCTS = ['C-1', 'C-2', 'C-3'];
 
-async function call(server: ServerProcess, method: string, url: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const response = await fetch(`${server.baseUrl}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, json: await response.json() };
-}
+const call = (server: ServerProcess, method: string, url: string, body?: unknown) => callJson(server, TOKEN, method, url, body);
 
-function configFor(databaseUrl: string): Config {
-  return { port: 0, host: '127.0.0.1', databaseUrl, adminToken: TOKEN, logLevel: 'silent', rateLimitPerMinute: 0 };
-}
+const configFor = (databaseUrl: string) => sharedDatabaseConfig(databaseUrl, TOKEN);
 
 for (const dialect of DIALECTS) {
   describe(`stock under concurrency and crashes (${dialect.name})`, () => {
@@ -43,7 +33,7 @@ for (const dialect of DIALECTS) {
       expect((await inject(`${API}/products`, { products: PRODUCTS.map((p) => productInput(p)) })).statusCode).toBe(200);
       expect((await inject(`${API}/reasoncodes`, { reason_codes: [reasonCodeInput(11, { is_loss: true })] })).statusCode).toBe(200);
       await app.close();
-      servers = await Promise.all([startServer({ DATABASE_URL: databaseUrl }), startServer({ DATABASE_URL: databaseUrl })]);
+      servers = await startTwoServers(databaseUrl);
     }, 120_000);
 
     afterAll(async () => {

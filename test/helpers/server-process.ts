@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Config } from '../../src/config.js';
 // The tests and the benchmarks start server processes alike: one free-port finder, one root.
 import { freePort, REPO_ROOT } from '../../bench/lib/processes.js';
 
@@ -66,4 +67,17 @@ export async function callJson(server: ServerProcess, token: string, method: str
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, json: (await response.json()) as Json };
+}
+
+/**
+ * The configuration of an in-process app on a database that server processes share (seeding
+ * it before they start, observing it while they run): the tests' admin token, quiet, no rate limit.
+ */
+export function sharedDatabaseConfig(databaseUrl: string, adminToken: string): Config {
+  return { port: 0, host: '127.0.0.1', databaseUrl, adminToken, logLevel: 'silent', rateLimitPerMinute: 0 };
+}
+
+/** Two real server processes on one database (the concurrency tests), started at once. */
+export function startTwoServers(databaseUrl: string): Promise<ServerProcess[]> {
+  return Promise.all([startServer({ DATABASE_URL: databaseUrl }), startServer({ DATABASE_URL: databaseUrl })]);
 }

@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import type { Config } from '../../src/config.js';
 import { verifyAll } from '../../src/verify.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { startServer, type ServerProcess } from '../helpers/server-process.js';
+import { type ServerProcess, sharedDatabaseConfig, startTwoServers } from '../helpers/server-process.js';
 import { actionArb, type Action } from './actions.js';
 import { PRODUCTS, STORES, type TokenName } from './chain.js';
 import { ChainModel } from './model.js';
@@ -36,9 +35,7 @@ const concurrentActionArb = actionArb.filter(
     !(a.kind === 'deliveryResend' && a.variant === 'reorigin'),
 );
 
-function configFor(databaseUrl: string): Config {
-  return { port: 0, host: '127.0.0.1', databaseUrl, adminToken: TOKEN, logLevel: 'silent', rateLimitPerMinute: 0 };
-}
+const configFor = (databaseUrl: string) => sharedDatabaseConfig(databaseUrl, TOKEN);
 
 /** The chain's total of each product in a model (what the accepted requests booked). */
 const totals = (model: ChainModel) => new Map(PRODUCTS.map((p) => [p, (['S1', 'S2', 'W1'] as const).reduce((sum, s) => sum + model.storeTotal(s, p), 0n)]));
@@ -87,7 +84,7 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
         plan.commit?.(shared, answer);
       }
       await observer.close();
-      servers = await Promise.all([startServer({ DATABASE_URL: databaseUrl }), startServer({ DATABASE_URL: databaseUrl })]);
+      servers = await startTwoServers(databaseUrl);
       observer = await buildApp(configFor(databaseUrl));
     }, 120_000);
 

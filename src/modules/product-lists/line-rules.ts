@@ -50,10 +50,9 @@ const mergeSite = (line: SentLine): SumSite => ({ path: `${line.path}.quantity`,
  * The lines a new list starts with, in the order sent. With duplicates forbidden, a
  * product's lines become its first line with their quantities summed.
  */
-export function newListLines(sent: readonly SentLine[], allowDuplicates: boolean): { lines: ListLine[]; skipped: string[]; errors: FieldError[] } {
+export function newListLines(sent: readonly SentLine[], allowDuplicates: boolean): { lines: ListLine[]; skipped: string[] } {
   const lines: ListLine[] = [];
   const skipped: string[] = [];
-  const errors: FieldError[] = [];
   const merged = new Map<number, ListLine>();
   for (const line of sent) {
     if (line.productId === undefined) {
@@ -69,7 +68,7 @@ export function newListLines(sent: readonly SentLine[], allowDuplicates: boolean
     lines.push(created);
     merged.set(line.productId, created);
   }
-  return { lines, skipped, errors };
+  return { lines, skipped };
 }
 
 export interface StoredLine {

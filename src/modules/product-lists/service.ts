@@ -56,7 +56,6 @@ export async function createList(ctx: AppContext, storeNumber: string, body: Cre
     );
     const allowDuplicates = body.is_allow_duplicate_products ?? true;
     const planned = newListLines(resolved, allowDuplicates);
-    if (planned.errors.length > 0) throw validationFailed('Some lines are invalid', planned.errors);
     const now = Date.now();
     const id = await lists.insertList(trx, {
       store_id: store.id,
