@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { ControlledTransaction, Transaction } from 'kysely';
 import type { DbHandle, Dialect } from './dialect/types.js';
 import type { Database } from './schema.js';
 
@@ -44,9 +44,6 @@ export async function serialiseWriters(trx: Transaction<Database>, dialect: Dial
   turns.set(trx, taken);
 }
 
-/** status_code of an idempotency key whose request committed but whose response is not stored yet. */
-export const APPLIED_WITHOUT_RESPONSE = 0;
-
 /**
  * Runs `work` in one transaction, retrying it whole when the database reports a
  * serialization failure, a deadlock or a busy SQLite file, so concurrent writers on
@@ -56,32 +53,54 @@ export const APPLIED_WITHOUT_RESPONSE = 0;
  * (ENGINEERING.md), so re-running it is safe.
  */
 export async function inTransaction<T>(handle: DbHandle, work: (trx: Transaction<Database>) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-  const scope = handle.requestScope;
+  const requestTransaction = handle.requestScope?.transaction;
+  if (requestTransaction) return inSavepoint(requestTransaction, handle.dialect, work, options);
   for (let attempt = 1; ; attempt++) {
     try {
-      const result = await handle.db.transaction().execute(async (trx) => {
+      return await handle.db.transaction().execute(async (trx) => {
         if (options.serialise !== undefined) await serialiseWriters(trx, handle.dialect, options.serialise);
-        // The request's Idempotency-Key is marked "applied" in the same transaction as
-        // its writes: if the process dies before the response is stored, a retry can
-        // never apply the request a second time (plugins/idempotency.ts).
-        if (scope?.idempotency && !scope.appliedMarked) {
-          await trx
-            .updateTable('idempotency_keys')
-            .set({ status_code: APPLIED_WITHOUT_RESPONSE })
-            .where('scope', '=', scope.idempotency.scope)
-            .where('idempotency_key', '=', scope.idempotency.key)
-            .execute();
-        }
         return work(trx);
       });
-      // Only a committed transaction counts: a commit that failed and is retried must mark again.
-      if (scope?.idempotency) scope.appliedMarked = true;
+    } catch (error) {
+      if (!(await retryAfter(handle.dialect, error, attempt))) throw error;
+    }
+  }
+}
+
+/** Whether a failed attempt is run again (after a short random wait): see inTransaction. */
+async function retryAfter(dialect: Dialect, error: unknown, attempt: number): Promise<boolean> {
+  const kind = dialect.classifyError(error);
+  const retry = kind === 'retryable' ? attempt < MAX_ATTEMPTS : kind === 'unique' && attempt < MAX_UNIQUE_ATTEMPTS;
+  if (retry) await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
+  return retry;
+}
+
+let savepoints = 0;
+
+/**
+ * The same inside a request's own transaction (RequestScope): the work runs in a savepoint,
+ * so a failed attempt is undone alone and run again, and an error leaves the request's
+ * transaction as it was before the work (the request then stores its error answer or rolls
+ * back whole: plugins/idempotency.ts). Nothing commits here: the request does, with its answer.
+ */
+async function inSavepoint<T>(
+  requestTransaction: ControlledTransaction<Database>,
+  dialect: Dialect,
+  work: (trx: Transaction<Database>) => Promise<T>,
+  options: TransactionOptions,
+): Promise<T> {
+  const name = `work_${++savepoints}`;
+  for (let attempt = 1; ; attempt++) {
+    const trx = await requestTransaction.savepoint(name).execute();
+    try {
+      if (options.serialise !== undefined) await serialiseWriters(trx, dialect, options.serialise);
+      const result = await work(trx);
+      await trx.releaseSavepoint(name).execute();
       return result;
     } catch (error) {
-      const kind = handle.dialect.classifyError(error);
-      const retry = kind === 'retryable' ? attempt < MAX_ATTEMPTS : kind === 'unique' && attempt < MAX_UNIQUE_ATTEMPTS;
-      if (!retry) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
+      // A connection that died cannot roll back: the request's transaction is gone with it.
+      await trx.rollbackToSavepoint(name).execute().catch(() => undefined);
+      if (!(await retryAfter(dialect, error, attempt))) throw error;
     }
   }
 }

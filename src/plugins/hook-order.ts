@@ -22,9 +22,9 @@ interface RouteHookStep {
  * - authentication before the rate limit: a request is counted against the token that
  *   made it, and one with a missing or refused credential is answered 401 before it can
  *   use up anybody's budget (PRODUCT §4);
- * - both before idempotency (preHandler): a refused or limited request never reserves an
- *   Idempotency-Key, so the client's retry is not answered "still being processed"; the
- *   same holds for auth's own preHandler, the check of the stores a body names (PRODUCT §4);
+ * - both before idempotency (preHandler): a refused or limited request never opens a
+ *   request transaction or waits on an Idempotency-Key another request holds; the same
+ *   holds for auth's own preHandler, the check of the stores a body names (PRODUCT §4);
  * - idempotency before the list cache (their routes do not overlap today: writes vs GETs);
  * - metrics observe every answer (onResponse), refusals included.
  * test/modules/hook-order.test.ts proves the order on POST /stores.

@@ -1,7 +1,13 @@
+import type { ControlledTransaction } from 'kysely';
+import type { Database } from '../db/schema.js';
+
 /** What a request's database work needs to know about the request itself. */
 export interface RequestScope {
-  /** The Idempotency-Key reservation of this request, if it has one. */
-  idempotency?: { scope: string; key: string };
-  /** Set once the reservation has been marked "applied" inside a write transaction. */
-  appliedMarked?: boolean;
+  /**
+   * The request's own transaction (a write with an `Idempotency-Key`, plugins/idempotency.ts):
+   * it holds the key's reservation, every write of the request, and finally its answer, and
+   * commits only when the answer is stored — so a request either left nothing, or left its
+   * effects and the answer a retry replays. `inTransaction` runs inside it, in a savepoint.
+   */
+  transaction?: ControlledTransaction<Database>;
 }

@@ -2,6 +2,8 @@ import 'fastify';
 import type { AccessRule, Principal } from '../shared/access.js';
 import type { AppContext } from '../app-context.js';
 import type { VersionedResource } from '../db/versions.js';
+import type { ControlledTransaction } from 'kysely';
+import type { Database } from '../db/schema.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,7 +16,8 @@ declare module 'fastify' {
     principal?: Principal;
     /** SHA-256 of the raw JSON body, kept for bulk imports and requests with an Idempotency-Key. */
     rawBodyHash?: string;
-    idempotency?: { scope: string; key: string };
+    /** The request's Idempotency-Key and, until it commits or rolls back, its request transaction (plugins/idempotency.ts). */
+    idempotency?: { scope: string; key: string; transaction?: ControlledTransaction<Database> };
     /** A list response to keep, at the resource version read before answering (plugins/list-cache.ts). */
     listCache?: { key: string; version: string; changeToken: string | undefined };
     /** Until when (epoch ms) the answer stays right as time passes; default forever. */

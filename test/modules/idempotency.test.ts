@@ -280,10 +280,11 @@ for (const dialect of DIALECTS) {
   });
 }
 
-// A request whose writes committed but whose response was never stored (the process died
-// in between) must not be applied again by a retry with the same key.
+// The request transaction (PRODUCT §3 "A retry after a crash resolves at once"): the key, the
+// effects and the answer commit together or not at all (plugins/idempotency.ts). A process
+// killed mid-request is exercised for real in test/faults/.
 for (const dialect of DIALECTS) {
-  describe(`idempotency across a crash after commit (${dialect.name})`, () => {
+  describe(`the key, the effects and the answer commit together (${dialect.name})`, () => {
     let t: TestApp;
     beforeAll(async () => {
       t = await buildTestApp(dialect);
@@ -292,30 +293,80 @@ for (const dialect of DIALECTS) {
       await t.close();
       await dialect.cleanup();
     });
+    const keyRow = (key: string) => t.app.ctx.db.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', key).executeTakeFirst();
+    const post = (key: string, stores: unknown[]) => t.request({ method: 'POST', url: `${API}/stores`, payload: { stores }, headers: { 'idempotency-key': key } });
 
-    it('the key is marked applied inside the write transaction; a retry is a 409, never a second write', async () => {
-      const { db, handle } = t.app.ctx;
-      const scope = 'crash-scope';
-      await db.insertInto('idempotency_keys').values({ scope, idempotency_key: 'k', request_hash: 'h', status_code: null, response_body: null, content_type: null, created_at: Date.now() }).execute();
-      await inTransaction({ ...handle, requestScope: { idempotency: { scope, key: 'k' } } }, async () => undefined);
-      const row = await db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).executeTakeFirstOrThrow();
-      expect(row.status_code).toBe(0);
-
-      // The same through HTTP: simulate the lost response by resetting the stored answer to "applied".
-      const body = { stores: [storeInput('IDC1')] };
-      const first = await t.request({ method: 'POST', url: `${API}/stores`, payload: body, headers: { 'idempotency-key': 'crash-1' } });
+    it('a committed request has its answer stored with it: never a key without an answer', async () => {
+      const first = await post('tx-1', [storeInput('IDT1')]);
       expect(first.statusCode).toBe(200);
-      await db.updateTable('idempotency_keys').set({ status_code: 0, response_body: null }).where('idempotency_key', '=', 'crash-1').execute();
-      const retry = await t.request({ method: 'POST', url: `${API}/stores`, payload: body, headers: { 'idempotency-key': 'crash-1' } });
+      const row = await keyRow('tx-1');
+      expect(row).toMatchObject({ status_code: 200, response_body: first.body });
+    });
+
+    it('two identical requests at once: one applies, the other waits for it and replays its answer', async () => {
+      const body = [storeInput('IDT2')];
+      const [a, b] = await Promise.all([post('tx-2', body), post('tx-2', body)]);
+      expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+      expect([a.headers['idempotent-replayed'], b.headers['idempotent-replayed']].filter(Boolean)).toEqual(['true']);
+      expect(a.body).toBe(b.body);
+      const created = await t.app.ctx.db.selectFrom('stores').select('id').where('store_number', '=', 'IDT2').execute();
+      expect(created).toHaveLength(1);
+    });
+
+    it('an answer that is not kept (409) rolls the request back whole: no key, and the retry is applied as new', async () => {
+      // The same key on two routes: the second is another request (409) and leaves no trace.
+      expect((await post('tx-3', [storeInput('IDT3')])).statusCode).toBe(200);
+      const other = await t.request({ method: 'POST', url: `${API}/products`, payload: { products: [productInput('IDT3-P')] }, headers: { 'idempotency-key': 'tx-3' } });
+      expect(other.statusCode).toBe(409);
+      expect(await t.app.ctx.db.selectFrom('products').select('id').where('product_number', '=', 'IDT3-P').executeTakeFirst()).toBeUndefined();
+    });
+
+    it('a request refused by the rules (400) keeps its answer, and wrote nothing', async () => {
+      const bad = await post('tx-4', [storeInput('IDT4'), storeInput('IDT4')]);
+      expect(bad.statusCode).toBe(400);
+      expect((await keyRow('tx-4'))?.status_code).toBe(400);
+      expect(await t.app.ctx.db.selectFrom('stores').select('id').where('store_number', '=', 'IDT4').executeTakeFirst()).toBeUndefined();
+    });
+
+    it('a reservation left by an earlier version without an answer is free: the retry is applied', async () => {
+      const { db } = t.app.ctx;
+      const first = await post('tx-5', [storeInput('IDT5')]);
+      await db.updateTable('idempotency_keys').set({ status_code: null, response_body: null }).where('idempotency_key', '=', 'tx-5').execute();
+      const retry = await post('tx-5', [storeInput('IDT5', { city: 'Retried' })]);
+      expect(retry.statusCode).toBe(200);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      expect(first.statusCode).toBe(200);
+      expect((await keyRow('tx-5'))?.status_code).toBe(200);
+    });
+
+    it('a key an earlier version marked "applied, answer lost" is still refused (never applied twice)', async () => {
+      const body = [storeInput('IDT6')];
+      expect((await post('tx-6', body)).statusCode).toBe(200);
+      await t.app.ctx.db.updateTable('idempotency_keys').set({ status_code: 0, response_body: null }).where('idempotency_key', '=', 'tx-6').execute();
+      const retry = await post('tx-6', body);
       expect(retry.statusCode).toBe(409);
       expect(retry.json().message).toMatch(/applied/);
     });
 
-    it('a failed write leaves the key free: the mark rolls back with the transaction', async () => {
-      const bad = await t.request({ method: 'POST', url: `${API}/stores`, payload: { stores: [storeInput('IDC2'), storeInput('IDC2')] }, headers: { 'idempotency-key': 'dup-1' } });
-      expect(bad.statusCode).toBe(400);
-      const row = await t.app.ctx.db.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', 'dup-1').executeTakeFirst();
-      expect(row?.status_code ?? 400).toBe(400);
+    it('inside the request transaction a failed attempt is undone alone and run again', async () => {
+      const { db, handle } = t.app.ctx;
+      const trx = await db.startTransaction().execute();
+      try {
+        const scoped = { ...handle, db: trx, requestScope: { transaction: trx } };
+        await trx.insertInto('idempotency_keys').values({ scope: 'sp', idempotency_key: 'sp-1', request_hash: 'h', status_code: null, response_body: null, content_type: null, created_at: Date.now() }).execute();
+        const retryable = Object.assign(new Error('busy'), { code: dialect.name === 'sqlite' ? 'SQLITE_BUSY' : '40001' });
+        let attempts = 0;
+        await inTransaction(scoped, async (work) => {
+          await work.insertInto('product_list_types').values({ type: 900 + attempts, description: `attempt ${attempts}` }).execute();
+          if (++attempts === 1) throw retryable;
+        });
+        expect(attempts).toBe(2);
+        // The first attempt's row was undone with its savepoint; the reservation before it stayed.
+        expect((await trx.selectFrom('product_list_types').select('type').where('type', '>=', 900).execute()).map((r) => r.type)).toEqual([901]);
+        expect(await trx.selectFrom('idempotency_keys').select('scope').where('scope', '=', 'sp').executeTakeFirst()).toBeDefined();
+      } finally {
+        await trx.rollback().execute();
+      }
     });
   });
 }
@@ -331,32 +382,6 @@ for (const dialect of DIALECTS) {
     afterAll(async () => {
       await t.close();
       await dialect.cleanup();
-    });
-
-    it('a transaction retried after a failed attempt marks the key applied again', async () => {
-      const { db, handle } = t.app.ctx;
-      const scope = `retry-scope-${dialect.name}`;
-      await db.insertInto('idempotency_keys').values({ scope, idempotency_key: 'k', request_hash: 'h', status_code: null, response_body: null, content_type: null, created_at: Date.now() }).execute();
-      const retryable = Object.assign(new Error('busy'), { code: dialect.name === 'sqlite' ? 'SQLITE_BUSY' : '40001' });
-      let attempts = 0;
-      const flaky = {
-        ...handle,
-        requestScope: { idempotency: { scope, key: 'k' } },
-        db: {
-          transaction: () => ({
-            execute: (work: (trx: never) => Promise<unknown>) =>
-              handle.db.transaction().execute(async (trx) => {
-                const result = await work(trx as never);
-                if (++attempts === 1) throw retryable; // the first commit fails: everything rolls back
-                return result;
-              }),
-          }),
-        },
-      } as unknown as typeof handle;
-      await inTransaction(flaky, async () => undefined);
-      expect(attempts).toBe(2);
-      const row = await db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).executeTakeFirstOrThrow();
-      expect(row.status_code).toBe(0);
     });
 
     it('an import racing a change of the same resource never records a version it did not see', async () => {
