@@ -8,7 +8,31 @@ import type { DbErrorKind, DbHandle, Dialect, InsertStatement } from './types.js
 // the service stores stays below 2^53, and numbers keep mapping code dialect-free.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-const UNAVAILABLE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'EPIPE']);
+/** Socket errors of a server that is gone or cannot be reached (Node sets them as `code`, also on the AggregateError of a multi-address connect). */
+const UNAVAILABLE_NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EPIPE',
+]);
+
+/**
+ * What pg and pg-pool say, without a code, when a connection is gone or cannot be had:
+ * "Connection terminated unexpectedly" (the server closed it: restart, failover, network),
+ * "Connection terminated due to connection timeout" (connecting took longer than
+ * connectionTimeoutMillis), "timeout exceeded when trying to connect" (no pool connection in
+ * time), "Client has encountered a connection error and is not queryable" (a later query on a
+ * client that lost its server, e.g. the rollback after the failed statement), "Client was
+ * closed and is not queryable".
+ */
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable/i;
 
 /** FNV-1a over the UTF-16 code units of `text`, as a signed 32-bit integer (an int4). */
 function hash32(text: string): number {
@@ -129,14 +153,18 @@ const postgresDialect: Dialect = {
     // and two 10,000-entry posts at once can exceed it. Retried after the other commits; if it
     // stays full, a 503 "busy", never a 500 (found by issue 26's review of the locks).
     if (code === '40001' || code === '40P01' || code === '53200') return 'retryable';
-    if (typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P') || code === '53300')) {
+    // 08xxx connection exceptions; 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03
+    // cannot_connect_now (starting up, shutting down, in recovery), 57P04/57P05; 53300 too many
+    // connections; 25006 read_only_sql_transaction: a write reached a server that is (now) a
+    // standby — after a failover, until the connection finds the new primary.
+    if (typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P') || code === '53300' || code === '25006')) {
       return 'unavailable';
     }
+    // 53100 disk_full: the server could not extend a file; the transaction rolled back (507).
+    if (code === '53100') return 'full';
     if (typeof code === 'string' && UNAVAILABLE_NETWORK_CODES.has(code)) return 'unavailable';
     const message = error instanceof Error ? error.message : '';
-    if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)) {
-      return 'unavailable';
-    }
+    if (UNAVAILABLE_MESSAGES.test(message)) return 'unavailable';
     return 'other';
   },
   lockForUpdate: (query) => query.forUpdate(),
@@ -182,11 +210,33 @@ export function openPostgres(url: string): DbHandle {
     max: 10,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
+    // A connection whose server vanished without a word (host down, network cut) is found
+    // dead by TCP keepalive instead of waiting on the OS's default two hours of silence.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     options: schema ? `-c search_path=${schema}` : undefined,
   });
-  // An idle client losing its server must not crash the process; the next query reports it.
+  // The database going away is not the service's end (PRODUCT §2, issue 27). pg-pool listens
+  // for 'error' on a client only while it is idle; a checked-out client (inside a transaction,
+  // between two statements) whose server restarts emitted 'error' to nobody, an uncaught
+  // exception that shut the process down. So every client gets its own listener for its whole
+  // life. Its statement in flight fails by itself (→ 503 UNAVAILABLE, the transaction never
+  // commits), and pg-pool drops a client that is no longer queryable when it is released
+  // (Kysely releases without an error; pg-pool checks `_queryable` itself), so the next
+  // request gets a fresh connection as soon as the server answers again.
+  const lostClients = new WeakSet<pg.PoolClient>();
+  let lost = 0;
+  pool.on('connect', (client) => {
+    usePreparedStatements(client);
+    client.on('error', () => {
+      // pg may report one loss twice (the server's goodbye message, then the closed socket).
+      if (lostClients.has(client)) return;
+      lostClients.add(client);
+      lost++;
+    });
+  });
+  // The same error of an idle client, re-emitted by the pool: already counted above.
   pool.on('error', () => undefined);
-  pool.on('connect', usePreparedStatements);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -195,7 +245,7 @@ export function openPostgres(url: string): DbHandle {
     async ping() {
       await sql`select 1`.execute(db);
     },
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, lost }),
     changeToken: () => undefined,
     async close() {
       await db.destroy();

@@ -19,12 +19,17 @@ const sqliteDialect: Dialect = {
   startsWithInsensitive: (column, text) =>
     sql<boolean>`unicode_lower(${column}) like ${`${escapeLike(text.toLowerCase())}%`} escape '\\'`,
   classifyError(error: unknown): DbErrorKind {
+    if (error instanceof WriteLockTimeout) return 'busy';
     const code = (error as { code?: unknown })?.code;
     if (typeof code === 'string') {
       if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return 'unique';
       if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return 'foreign-key';
       if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'retryable';
-      if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_IOERR') || code === 'SQLITE_NOTADB') {
+      // A full disk (or max_page_count reached): the statement failed and its transaction is
+      // rolled back; space has to come back before any write can succeed (issue 27: 507).
+      if (code === 'SQLITE_FULL') return 'full';
+      // The file cannot be written (read-only file or file system, query_only) or read: 503 until it can.
+      if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_IOERR') || code === 'SQLITE_NOTADB') {
         return 'unavailable';
       }
     }
@@ -57,22 +62,59 @@ const sqliteDialect: Dialect = {
 };
 
 /**
+ * BEGIN IMMEDIATE answered SQLITE_BUSY: another connection held the write lock for the whole
+ * busy timeout (5 s). Running the transaction again would block this process for another
+ * timeout each time (better-sqlite3 waits synchronously), eight times over: it is answered at
+ * once, 503 with Retry-After (issue 27), unlike a busy error inside a transaction, which
+ * inTransaction retries.
+ */
+class WriteLockTimeout extends Error {
+  readonly code = 'SQLITE_BUSY';
+  constructor(cause: unknown) {
+    super('The database file stayed locked by another connection for the whole busy timeout', { cause });
+  }
+}
+
+/**
  * Transactions start with BEGIN IMMEDIATE: they take the write lock up front, so a
  * second process waits (busy_timeout) instead of failing when a deferred transaction
  * tries to upgrade from reading to writing — the upgrade SQLITE_BUSY cannot be waited out.
+ *
+ * Rollbacks are skipped when SQLite has already ended the transaction itself (it may roll back
+ * on a full disk or an I/O error): Kysely's `rollback` would fail with "no transaction is active"
+ * and its error would replace the one that says what happened (a 500 instead of a 507 or 503).
  */
 class ImmediateTransactionDriver extends SqliteDriver {
+  constructor(
+    options: SqliteDialectConfig,
+    private readonly inTransaction: () => boolean,
+  ) {
+    super(options);
+  }
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    try {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    } catch (error) {
+      throw (error as { code?: unknown })?.code === 'SQLITE_BUSY' ? new WriteLockTimeout(error) : error;
+    }
+  }
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.inTransaction()) await super.rollbackTransaction(connection);
+  }
+  override async rollbackToSavepoint(...args: Parameters<SqliteDriver['rollbackToSavepoint']>): Promise<void> {
+    if (this.inTransaction()) await super.rollbackToSavepoint(...args);
   }
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly options: SqliteDialectConfig) {
+  constructor(
+    private readonly options: SqliteDialectConfig,
+    private readonly inTransaction: () => boolean,
+  ) {
     super(options);
   }
   override createDriver(): Driver {
-    return new ImmediateTransactionDriver(this.options);
+    return new ImmediateTransactionDriver(this.options, this.inTransaction);
   }
 }
 
@@ -164,7 +206,7 @@ export function openSqlite(url: string, synchronous: SqliteSynchronous): DbHandl
   let ownChanges = 0;
   const statements = withStatementCache(database, () => void ownChanges++);
   const commits = commitStamp(database, file);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }, () => database.inTransaction) });
   // better-sqlite3 runs a statement synchronously, so a read outside any transaction is the
   // same statement Kysely would run, minus its connection hand-over (a few awaits). While a
   // transaction is open on the connection (it holds it across awaits), the read must wait
@@ -187,7 +229,7 @@ export function openSqlite(url: string, synchronous: SqliteSynchronous): DbHandl
     async ping() {
       await sql`select 1`.execute(db);
     },
-    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0, lost: 0 }),
     // Inside a transaction its own uncommitted writes are visible on the connection: no token.
     changeToken: () => (database.inTransaction || !database.open ? undefined : `${commits.read()}\u0000${ownChanges}`),
     async close() {

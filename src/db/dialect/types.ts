@@ -4,8 +4,16 @@ import type { Database } from '../schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
-/** What a driver error means to the service; mapped to HTTP in one place (shared/errors). */
-export type DbErrorKind = 'unique' | 'foreign-key' | 'retryable' | 'unavailable' | 'other';
+/**
+ * What a driver error means to the service; mapped to HTTP in one place (plugins/error-handler.ts).
+ * - `retryable`: a serialization failure, deadlock or lock conflict: run the transaction again.
+ * - `busy`: the database stayed locked longer than the service waits (SQLite's busy timeout):
+ *   answered at once (503), not run again in the process.
+ * - `unavailable`: the database cannot be reached or written (lost connection, restart,
+ *   failover, read-only file): 503 until it answers again.
+ * - `full`: no space left for the write (full disk, SQLite's max_page_count): 507 until space returns.
+ */
+export type DbErrorKind = 'unique' | 'foreign-key' | 'retryable' | 'busy' | 'unavailable' | 'full' | 'other';
 
 /**
  * Everything that differs between SQLite and PostgreSQL lives behind this interface.
@@ -100,8 +108,11 @@ export interface DbHandle {
   readonly schema?: string;
   /** Cheap reachability check for /readyz. */
   ping(): Promise<void>;
-  /** Connection pool figures for /metrics. */
-  poolStats(): { total: number; idle: number; waiting: number };
+  /**
+   * Connection pool figures for /metrics; `lost`: connections that lost their server since
+   * the start (PostgreSQL restart, failover, network loss), each discarded from the pool.
+   */
+  poolStats(): { total: number; idle: number; waiting: number; lost: number };
   /**
    * A value that changes whenever committed data may have changed, by this process or any
    * other: two equal tokens mean nothing was committed between the two reads of them.
