@@ -1,7 +1,7 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
-import type { Dialect } from '../db/dialect/types.js';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { DbErrorKind, Dialect } from '../db/dialect/types.js';
 import { QuantityRangeError } from '../domain/decimal.js';
-import { AppError, codeForStatus, errorEnvelope, hasOwnCode } from '../shared/errors.js';
+import { AppError, codeForStatus, errorEnvelope, hasOwnCode, type ErrorCode } from '../shared/errors.js';
 import { toFieldErrors } from '../shared/validation.js';
 
 const MAX_ECHOED_PATH = 200;
@@ -16,6 +16,31 @@ const INVALID_PART: Record<string, string | undefined> = {
 /** Kysely's answer on every dialect once the pool is gone (shutdown, lost database). */
 function isClosedDatabase(error: Error): boolean {
   return error.message === 'driver has already been destroyed';
+}
+
+/**
+ * The database could not do the request's work, and the request left nothing behind (its
+ * transaction never committed): the answer says when to try again (issue 27, docs/decisions.md
+ * "Database faults"). `Retry-After` in seconds: a busy database frees up within a moment; a
+ * lost one is back within seconds of its restart (the pool reconnects on the next request);
+ * a full disk needs an operator.
+ */
+export const DATABASE_FAULTS = {
+  unavailable: { status: 503, code: 'UNAVAILABLE', retryAfterSeconds: 2, message: 'The database is unavailable; try again shortly' },
+  busy: { status: 503, code: 'UNAVAILABLE', retryAfterSeconds: 1, message: 'The database is busy; retry the request' },
+  full: { status: 507, code: 'INSUFFICIENT_STORAGE', retryAfterSeconds: 60, message: 'The database has no space left for this write; nothing was written, try again later' },
+} as const satisfies Record<string, { status: number; code: ErrorCode; retryAfterSeconds: number; message: string }>;
+
+export type DatabaseFault = keyof typeof DATABASE_FAULTS;
+
+/** The database fault a request was answered with, for /metrics (plugins/metrics.ts). */
+export const databaseFaultOf = new WeakMap<FastifyRequest, DatabaseFault>();
+
+function faultOf(kind: DbErrorKind): DatabaseFault | undefined {
+  // A serialization failure or deadlock still there after inTransaction's retries: busy.
+  if (kind === 'retryable' || kind === 'busy') return 'busy';
+  if (kind === 'unavailable' || kind === 'full') return kind;
+  return undefined;
 }
 
 /**
@@ -44,18 +69,21 @@ export function registerErrorHandler(app: FastifyInstance, dialect: Dialect): vo
       const message = status === 400 && /JSON/i.test(error.message) ? `Malformed JSON body: ${error.message}` : error.message;
       return reply.code(hasOwnCode(status) ? status : 400).send(errorEnvelope(codeForStatus(status), message));
     }
-    switch (isClosedDatabase(error) ? 'unavailable' : dialect.classifyError(error)) {
-      case 'unavailable':
-        request.log.error({ err: error }, 'database unavailable');
-        return reply.code(503).send(errorEnvelope('UNAVAILABLE', 'The database is unavailable; try again shortly'));
-      case 'unique':
-        return reply.code(409).send(errorEnvelope('CONFLICT', 'A record with the same key was written at the same time; retry the request'));
-      case 'retryable':
-        return reply.code(503).send(errorEnvelope('UNAVAILABLE', 'The database is busy; retry the request'));
-      default:
-        request.log.error({ err: error }, 'unhandled error');
-        return reply.code(500).send(errorEnvelope('INTERNAL', 'Internal server error'));
+    const kind = isClosedDatabase(error) ? 'unavailable' : dialect.classifyError(error);
+    const fault = faultOf(kind);
+    if (fault !== undefined) {
+      const answer = DATABASE_FAULTS[fault];
+      // A lost or full database is the operator's business (error); a busy one is load (warn).
+      if (fault === 'busy') request.log.warn({ err: error }, 'database busy');
+      else request.log.error({ err: error }, fault === 'full' ? 'database storage full' : 'database unavailable');
+      databaseFaultOf.set(request, fault);
+      return reply.code(answer.status).header('retry-after', String(answer.retryAfterSeconds)).send(errorEnvelope(answer.code, answer.message));
     }
+    if (kind === 'unique') {
+      return reply.code(409).send(errorEnvelope('CONFLICT', 'A record with the same key was written at the same time; retry the request'));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send(errorEnvelope('INTERNAL', 'Internal server error'));
   });
 
   app.setNotFoundHandler((request, reply) => {

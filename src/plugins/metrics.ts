@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import promClient from 'prom-client';
 import type { DbHandle } from '../db/dialect/types.js';
+import { DATABASE_FAULTS, databaseFaultOf } from './error-handler.js';
+import { pingWithin } from './probes.js';
 import { hookEachRoute } from './route-hooks.js';
 
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -8,7 +10,7 @@ type LatencySeries = promClient.Histogram.Internal<'method' | 'route' | 'status_
 
 /**
  * Prometheus text at /metrics (PRODUCT §2): request latency histograms per route, method
- * and status, process metrics and the database pool, all through prom-client. Each app
+ * and status, process metrics, the database pool and the database's faults, all through prom-client. Each app
  * gets its own registry so several apps in one process (tests, benchmarks) never clash.
  *
  * The per-route histogram is fed by one onResponse hook per route that already knows its
@@ -27,9 +29,23 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
+  // What an outage looks like from here (issue 27, docs/operations.md "When the database goes
+  // away"): whether the database answers now, how many connections lost their server, and how
+  // many answers were refused for the database's sake, by cause.
+  const faults = new promClient.Counter({
+    name: 'db_fault_answers_total',
+    help: 'API answers refused because of the database: unavailable (503), busy (503), full (507)',
+    labelNames: ['fault'],
+    registers: [registry],
+  });
+  for (const fault of Object.keys(DATABASE_FAULTS)) faults.labels({ fault }).inc(0);
   hookEachRoute(app, 'onResponse', (route) => route.url !== '/metrics', (route) => {
     const series = new Map<string, LatencySeries>();
     return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      if (reply.statusCode >= 503) {
+        const fault = databaseFaultOf.get(request);
+        if (fault !== undefined) faults.labels({ fault }).inc();
+      }
       const key = `${request.method} ${reply.statusCode}`;
       let line = series.get(key);
       if (line === undefined) {
@@ -49,6 +65,25 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
   ] as const) {
     new promClient.Gauge({ name, help, registers: [registry], collect() { this.set(pick(handle.poolStats())); } });
   }
+  let lostCounted = 0;
+  new promClient.Counter({
+    name: 'db_connections_lost_total',
+    help: 'Database connections that lost their server (restart, failover, network) and were discarded',
+    registers: [registry],
+    collect() {
+      const lost = handle.poolStats().lost;
+      this.inc(lost - lostCounted);
+      lostCounted = lost;
+    },
+  });
+  new promClient.Gauge({
+    name: 'db_up',
+    help: 'Whether the database answered a ping within a second at this scrape (1) or not (0), like /readyz',
+    registers: [registry],
+    async collect() {
+      this.set(await pingWithin(handle, 1000).then(() => 1, () => 0));
+    },
+  });
   app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics', security: [], produces: ['text/plain'] }, config: { access: 'public' } }, async (_request, reply) => {
     reply.type(registry.contentType);
     return registry.metrics();

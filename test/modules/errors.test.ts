@@ -202,9 +202,11 @@ for (const dialect of DIALECTS) {
       await dialect.cleanup();
     });
 
-    it('503 UNAVAILABLE for reads and writes, without driver detail', async () => {
-      const read = expectError(await t.get(`${API}/stores`), 503, 'UNAVAILABLE');
+    it('503 UNAVAILABLE for reads and writes, without driver detail, with Retry-After (issue 27)', async () => {
+      const response = await t.get(`${API}/stores`);
+      const read = expectError(response, 503, 'UNAVAILABLE');
       expect(read.message).not.toMatch(/destroyed|kysely|driver/i);
+      expect(response.headers['retry-after']).toMatch(/^[1-9]\d*$/);
       expectError(await t.post(`${API}/stores`, { stores: [storeInput('U2')] }), 503, 'UNAVAILABLE');
       expectError(await t.get(`${API}/stores`, 'a-token-never-seen'), 503, 'UNAVAILABLE');
     });

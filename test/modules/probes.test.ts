@@ -57,6 +57,10 @@ for (const dialect of DIALECTS) {
         expect(text).toMatch(new RegExp(`^${gauge} \\d+$`, 'm'));
       }
       expect(text).toMatch(/^process_cpu_user_seconds_total /m);
+      // The database's faults (issue 27): reachable now, no connection lost, nothing refused.
+      expect(text).toMatch(/^db_up 1$/m);
+      expect(text).toMatch(/^db_connections_lost_total 0$/m);
+      for (const fault of ['unavailable', 'busy', 'full']) expect(text).toMatch(new RegExp(`^db_fault_answers_total\\{fault="${fault}"\\} 0$`, 'm'));
     });
 
     it('/api/v2/public/openapi.json is OpenAPI 3.1 and documents every API route with response schemas', async () => {
