@@ -12,7 +12,7 @@ import { audit, ENTRIES_PER_POST, pause, postUntilSettled, seedFaultDatabase, su
 // replays its stored answer). The figures are printed for the closing note.
 
 const CLIENTS = 8;
-const KILLS = 4;
+const KILLS = 3;
 const RESOLVE_WITHIN_MILLIS = 10_000;
 
 for (const dialect of DIALECTS) {
