@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import type { Database } from '../schema.js';
 import { escapeLike } from './like.js';
+import { LivenessWatch } from './postgres-liveness.js';
 import type { DbErrorKind, DbHandle, Dialect, InsertStatement } from './types.js';
 
 // int8 (ids, epoch-millisecond date-times, scaled quantities) as JS numbers: every value
@@ -205,17 +206,19 @@ export function openPostgres(url: string): DbHandle {
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new Error(`Invalid schema name in DATABASE_URL: ${schema}`);
   }
+  const connection = { connectionString: parsed.toString(), options: schema ? `-c search_path=${schema}` : undefined };
   const pool = new pg.Pool({
-    connectionString: parsed.toString(),
+    ...connection,
     max: 10,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
-    // A connection whose server vanished without a word (host down, network cut) is found
-    // dead by TCP keepalive instead of waiting on the OS's default two hours of silence.
+    // An idle connection whose server vanished without a word (host down, network cut) is
+    // found dead by TCP keepalive instead of after the OS's default two hours of silence.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    options: schema ? `-c search_path=${schema}` : undefined,
   });
+  // Statements waiting on a server that went silent are cut (postgres-liveness.ts).
+  const liveness = new LivenessWatch(pool, connection);
   // The database going away is not the service's end (PRODUCT §2, issue 27). pg-pool listens
   // for 'error' on a client only while it is idle; a checked-out client (inside a transaction,
   // between two statements) whose server restarts emitted 'error' to nobody, an uncaught
@@ -228,6 +231,7 @@ export function openPostgres(url: string): DbHandle {
   let lost = 0;
   pool.on('connect', (client) => {
     usePreparedStatements(client);
+    liveness.track(client);
     client.on('error', () => {
       // pg may report one loss twice (the server's goodbye message, then the closed socket).
       if (lostClients.has(client)) return;
@@ -248,6 +252,7 @@ export function openPostgres(url: string): DbHandle {
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, lost }),
     changeToken: () => undefined,
     async close() {
+      liveness.stop();
       await db.destroy();
     },
   };
