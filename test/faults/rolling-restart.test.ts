@@ -28,6 +28,7 @@ for (const dialect of DIALECTS) {
       await seedFaultDatabase(databaseUrl);
       [slots[0], slots[1]] = await Promise.all([startServer({ DATABASE_URL: databaseUrl }), startServer({ DATABASE_URL: databaseUrl })]);
       const exitMillis: number[] = [];
+      const exitCodes: number[] = [];
       let stopping = false;
       const deadline = Date.now() + 120_000;
 
@@ -52,6 +53,7 @@ for (const dialect of DIALECTS) {
           const termAt = Date.now();
           await leaving.stop();
           exitMillis.push(Date.now() - termAt);
+          exitCodes.push(leaving.child.exitCode ?? -1);
           slots[slot] = await startServer({ DATABASE_URL: databaseUrl });
         }
       }
@@ -60,12 +62,14 @@ for (const dialect of DIALECTS) {
       const outcomes = (await Promise.all(clients)).flat();
 
       const { entriesByKey, problems } = await audit(databaseUrl);
-      console.log(`faults (${dialect.name}) rolling restart: ${summary(outcomes, { restarts: ROUNDS * 2, 'SIGTERM to exit ms (max)': Math.max(...exitMillis) })}`);
+      console.log(`faults (${dialect.name}) rolling restart: ${summary(outcomes, { restarts: ROUNDS * 2, 'SIGTERM to exit ms (max)': Math.max(...exitMillis), 'exit codes': exitCodes.join(' ') })}`);
       expect(outcomes.filter((o) => o.status < 200 || o.status >= 300).map((o) => `${o.key}: ${o.status}`)).toEqual([]);
       expect(outcomes.filter((o) => o.refusals.length > 0).map((o) => `${o.key}: ${o.refusals.join(' | ')}`)).toEqual([]);
       expect(outcomes.filter((o) => (entriesByKey.get(o.key) ?? 0) !== ENTRIES_PER_POST).map((o) => `${o.key}: ${entriesByKey.get(o.key) ?? 0}`)).toEqual([]);
       expect(problems).toEqual([]);
       expect(exitMillis.filter((ms) => ms > EXIT_WITHIN_MILLIS)).toEqual([]);
+      // 0: it finished its work and closed; the 4.5 s grace timer's forced exit would be 1.
+      expect(exitCodes).toEqual(exitCodes.map(() => 0));
     }, 240_000);
   });
 }
