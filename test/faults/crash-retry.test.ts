@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.js';
 import { restartableDatabaseUrl } from '../helpers/factories.js';
 import { startServer, type ServerProcess } from '../helpers/server-process.js';
-import { audit, ENTRIES_PER_POST, pause, postUntilSettled, seedFaultDatabase, summary, type KeyedOutcome } from './keyed-load.js';
+import { audit, ENTRIES_PER_POST, keyedClients, pause, seedFaultDatabase, summary } from './keyed-load.js';
 
 // Issue 27, PRODUCT §3 "A retry after a crash resolves at once": 8 clients post stock, each
 // request with its own Idempotency-Key, while the server is killed with SIGKILL again and
@@ -29,16 +29,7 @@ for (const dialect of DIALECTS) {
       server = await startServer({ DATABASE_URL: databaseUrl });
       const readyAt: number[] = [];
       const restartMillis: number[] = [];
-      let stopping = false;
-      const deadline = Date.now() + 90_000;
-
-      const clients = Array.from({ length: CLIENTS }, async (_, client) => {
-        const outcomes: KeyedOutcome[] = [];
-        for (let n = 0; !stopping; n++) {
-          outcomes.push(await postUntilSettled(`crash-${dialect.name}-${client}-${n}`, () => server?.baseUrl, deadline));
-        }
-        return outcomes;
-      });
+      const clients = keyedClients(CLIENTS, `crash-${dialect.name}`, () => () => server?.baseUrl, Date.now() + 90_000);
 
       for (let kill = 0; kill < KILLS; kill++) {
         await pause(800 + Math.random() * 700);
@@ -51,8 +42,8 @@ for (const dialect of DIALECTS) {
         restartMillis.push(Date.now() - killedAt);
       }
       await pause(1_000);
-      stopping = true;
-      const outcomes = (await Promise.all(clients)).flat();
+      clients.stop();
+      const outcomes = await clients.outcomes;
 
       const { entriesByKey, problems } = await audit(databaseUrl);
       const unsettled = outcomes.filter((o) => o.status < 200 || o.status >= 300);

@@ -103,6 +103,26 @@ export async function postUntilSettled(key: string, target: (attempt: number) =>
   return outcome;
 }
 
+/**
+ * `count` clients, each posting one keyed request after another until `stop` says so (the
+ * request under way is still settled); request n of client c is keyed `${prefix}-${c}-${n}`
+ * and tries the base URLs `targetOf(c, n)` names per attempt. All their outcomes, once done.
+ */
+export function keyedClients(
+  count: number,
+  prefix: string,
+  targetOf: (client: number, n: number) => (attempt: number) => string | undefined,
+  deadline: number,
+): { stop(): void; outcomes: Promise<KeyedOutcome[]> } {
+  let stopping = false;
+  const clients = Array.from({ length: count }, async (_, client) => {
+    const outcomes: KeyedOutcome[] = [];
+    for (let n = 0; !stopping; n++) outcomes.push(await postUntilSettled(`${prefix}-${client}-${n}`, targetOf(client, n), deadline));
+    return outcomes;
+  });
+  return { stop: () => (stopping = true), outcomes: Promise.all(clients).then((all) => all.flat()) };
+}
+
 /** Entries booked per key (reference) and verify's findings, read through an app of its own. */
 export async function audit(databaseUrl: string): Promise<{ entriesByKey: Map<string, number>; problems: unknown[] }> {
   const app = await buildApp(sharedDatabaseConfig(databaseUrl, TOKEN));

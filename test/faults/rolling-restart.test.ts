@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.js';
 import { restartableDatabaseUrl } from '../helpers/factories.js';
 import { startServer, type ServerProcess } from '../helpers/server-process.js';
-import { audit, ENTRIES_PER_POST, pause, postUntilSettled, seedFaultDatabase, summary, type KeyedOutcome } from './keyed-load.js';
+import { audit, ENTRIES_PER_POST, keyedClients, pause, seedFaultDatabase, summary } from './keyed-load.js';
 
 // Issue 27 "Rolling restart": two server processes on one database, clients alternating
 // between their ports, each process restarted in turn with SIGTERM while the clients post
@@ -29,21 +29,12 @@ for (const dialect of DIALECTS) {
       [slots[0], slots[1]] = await Promise.all([startServer({ DATABASE_URL: databaseUrl }), startServer({ DATABASE_URL: databaseUrl })]);
       const exitMillis: number[] = [];
       const exitCodes: number[] = [];
-      let stopping = false;
-      const deadline = Date.now() + 120_000;
-
-      const clients = Array.from({ length: CLIENTS }, async (_, client) => {
-        const outcomes: KeyedOutcome[] = [];
-        for (let n = 0; !stopping; n++) {
-          // Alternate between the processes that are up; a try after an unanswered one goes to the other.
-          const target = (attempt: number) => {
-            const up = slots.filter((server): server is ServerProcess => server !== undefined);
-            return up.length === 0 ? undefined : up[(client + n + attempt) % up.length]!.baseUrl;
-          };
-          outcomes.push(await postUntilSettled(`rolling-${dialect.name}-${client}-${n}`, target, deadline));
-        }
-        return outcomes;
-      });
+      // Alternate between the processes that are up; a try after an unanswered one goes to the other.
+      const targetOf = (client: number, n: number) => (attempt: number) => {
+        const up = slots.filter((server): server is ServerProcess => server !== undefined);
+        return up.length === 0 ? undefined : up[(client + n + attempt) % up.length]!.baseUrl;
+      };
+      const clients = keyedClients(CLIENTS, `rolling-${dialect.name}`, targetOf, Date.now() + 120_000);
 
       for (let round = 0; round < ROUNDS; round++) {
         for (const slot of [0, 1]) {
@@ -58,8 +49,8 @@ for (const dialect of DIALECTS) {
         }
       }
       await pause(700);
-      stopping = true;
-      const outcomes = (await Promise.all(clients)).flat();
+      clients.stop();
+      const outcomes = await clients.outcomes;
 
       const { entriesByKey, problems } = await audit(databaseUrl);
       console.log(`faults (${dialect.name}) rolling restart: ${summary(outcomes, { restarts: ROUNDS * 2, 'SIGTERM to exit ms (max)': Math.max(...exitMillis), 'exit codes': exitCodes.join(' ') })}`);
