@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { verifyAll } from '../../src/verify.js';
 import { productInput, storeInput } from '../helpers/factories.js';
 import { sharedDatabaseConfig, startServer, type ServerProcess } from '../helpers/server-process.js';
 import { createOwnCluster, ownClusterUnavailableReason, type OwnCluster } from './pg-cluster.js';
+import { postStock as postStockTo, storedPosts, type PostOutcome } from './stock-posts.js';
 
 // "Database gone, service stays" (PRODUCT §2, issue 27), as an operator's bad day goes: clients
 // post stock to a real server process (`src/server.ts`, as `npm start` runs it) while its
@@ -23,49 +23,10 @@ const PRODUCTS = ['F-1', 'F-2', 'F-3', 'F-4'];
 const ANSWER_TIMEOUT_MILLIS = 15_000;
 const RECONNECT_LIMIT_MILLIS = 5000;
 
-interface Outcome {
-  reference: string;
-  lines: number;
-  startedAt: number;
-  endedAt: number;
-  status: number | 'no answer';
-  code?: string;
-  retryAfter?: string | null;
-  detail?: string;
-}
-
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
 
-async function postStock(server: ServerProcess, reference: string, lines: number): Promise<Outcome> {
-  const startedAt = Date.now();
-  const body = {
-    storeproductlog: Array.from({ length: lines }, (_, i) => ({
-      product_number: PRODUCTS[i % PRODUCTS.length],
-      quantity: 1 + (i % 3),
-      customer_order_line_number: 0,
-      modification_datetime: new Date(startedAt - 60_000).toISOString(),
-      reference,
-    })),
-  };
-  try {
-    const response = await fetch(`${server.baseUrl}${API}/stores/F1/products/stock/storeproductlogs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(ANSWER_TIMEOUT_MILLIS),
-    });
-    const text = await response.text();
-    let code: string | undefined;
-    try {
-      code = (JSON.parse(text) as { code?: string }).code;
-    } catch {
-      code = `not JSON: ${text.slice(0, 100)}`;
-    }
-    return { reference, lines, startedAt, endedAt: Date.now(), status: response.status, code, retryAfter: response.headers.get('retry-after') };
-  } catch (error) {
-    return { reference, lines, startedAt, endedAt: Date.now(), status: 'no answer', detail: String(error) };
-  }
-}
+const postStock = (server: ServerProcess, reference: string, lines: number) =>
+  postStockTo(server.baseUrl, { token: TOKEN, store: 'F1', reference, products: PRODUCTS, lines, timeoutMillis: ANSWER_TIMEOUT_MILLIS });
 
 const reason = ownClusterUnavailableReason();
 
@@ -94,7 +55,7 @@ describe.skipIf(reason !== undefined)('PostgreSQL restarts under load: the servi
   });
 
   it('keeps running, answers 503 with Retry-After while the database is gone, and writes again within 5 s', async () => {
-    const outcomes: Outcome[] = [];
+    const outcomes: PostOutcome[] = [];
     const readiness: Array<{ at: number; status: number | 'no answer' }> = [];
     let running = true;
     let sequence = 0;
@@ -189,36 +150,18 @@ describe.skipIf(reason !== undefined)('PostgreSQL restarts under load: the servi
     expect(metrics).toMatch(/^db_fault_answers_total\{fault="unavailable"\} [1-9]\d*$/m);
 
     // Stored: every 2xx exactly once, every other write whole or not at all; verify clean.
-    const app = await buildApp(sharedDatabaseConfig(cluster.url, TOKEN));
-    try {
-      const rows = await app.ctx.db
-        .selectFrom('stock_logs')
-        .select(['reference', (eb) => eb.fn.countAll<number>().as('entries')])
-        .where('reference', 'like', 'fault-%')
-        .groupBy('reference')
-        .execute();
-      const stored = new Map(rows.map((row) => [row.reference, Number(row.entries)]));
-      const acknowledged = outcomes.filter((o) => o.status === 200);
-      expect(acknowledged.filter((o) => stored.get(o.reference) !== o.lines)).toEqual([]);
-      const torn = refused.filter((o) => ![0, o.lines].includes(stored.get(o.reference) ?? 0));
-      expect(torn).toEqual([]);
-      const known = new Set(outcomes.map((o) => o.reference));
-      expect([...stored.keys()].filter((reference) => !known.has(reference!))).toEqual([]);
-      // A commit whose answer was lost with the connection: applied, answered 503. The client's
-      // retry with the same Idempotency-Key resolves it (PRODUCT §3).
-      const appliedButRefused = refused.filter((o) => stored.get(o.reference) === o.lines).length;
-      expect(await verifyAll(app.ctx.handle)).toEqual([]);
-
-      const cut = refused.filter((o) => o.lines === 500).length;
-      console.log(
-        `[faults] PostgreSQL restart: ${outcomes.length} posts (${acknowledged.length} 200, ${refused.length} 503 UNAVAILABLE with Retry-After, ` +
-          `${cut} of them 500-line posts, ${appliedButRefused} committed before the answer was lost); ` +
-          `first write after "restart -m immediate" returned: ${afterRestart} ms; after a ${upAt - downAt} ms stop, first write after start returned: ${afterStart} ms; ` +
-          `/readyz 503 ${readiness.filter((r) => r.status === 503).length} times`,
-      );
-    } finally {
-      await app.close();
-    }
+    // (A refused post stored whole committed before its answer was lost with the connection:
+    // the client's retry with the same Idempotency-Key resolves it, PRODUCT §3.)
+    const { missing, torn, unknown, appliedButRefused, violations } = await storedPosts(cluster.url, TOKEN, 'fault-', outcomes);
+    expect({ missing, torn, unknown, violations }).toEqual({ missing: [], torn: [], unknown: [], violations: [] });
+    const acknowledged = outcomes.filter((o) => o.status === 200);
+    const cut = refused.filter((o) => o.lines === 500).length;
+    console.log(
+      `[faults] PostgreSQL restart: ${outcomes.length} posts (${acknowledged.length} 200, ${refused.length} 503 UNAVAILABLE with Retry-After, ` +
+        `${cut} of them 500-line posts, ${appliedButRefused} committed before the answer was lost); ` +
+        `first write after "restart -m immediate" returned: ${afterRestart} ms; after a ${upAt - downAt} ms stop, first write after start returned: ${afterStart} ms; ` +
+        `/readyz 503 ${readiness.filter((r) => r.status === 503).length} times`,
+    );
   }, 120_000);
 
   it('a server that turned read-only (a standby after a failover) is a 503 for writes; writes resume when it is a primary again', async () => {

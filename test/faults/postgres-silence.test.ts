@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { verifyAll } from '../../src/verify.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { productInput, storeInput } from '../helpers/factories.js';
 import { sharedDatabaseConfig, startServer, type ServerProcess } from '../helpers/server-process.js';
 import { startSilentProxy, type SilentProxy } from './silent-proxy.js';
+import { postStock, storedPosts, type PostOutcome } from './stock-posts.js';
 
 // The database going silent (PRODUCT §2, issue 27): a network cut or a vanished host closes
 // nothing and refuses nothing, so statements sent to it wait for an answer that never comes
@@ -24,45 +24,14 @@ const ANSWER_LIMIT_MILLIS = 25_000;
 
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
 
-interface Outcome {
-  reference: string;
-  lines: number;
-  status: number | 'no answer';
-  code?: string;
-  retryAfter?: string | null;
-  millis: number;
-}
-
 for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
   describe('PostgreSQL going silent mid-load (issue 27)', () => {
     let databaseUrl: string;
     let proxy: SilentProxy;
     let server: ServerProcess;
 
-    const post = async (reference: string, products: string[], lines = 3): Promise<Outcome> => {
-      const started = Date.now();
-      const body = {
-        storeproductlog: Array.from({ length: lines }, (_, i) => ({
-          product_number: products[i % products.length],
-          quantity: 1,
-          customer_order_line_number: 0,
-          modification_datetime: '2026-01-01T00:00:00Z',
-          reference,
-        })),
-      };
-      try {
-        const response = await fetch(`${server.baseUrl}${API}/stores/S1/products/stock/storeproductlogs`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(60_000),
-        });
-        const json = (await response.json()) as { code?: string };
-        return { reference, lines, status: response.status, code: json.code, retryAfter: response.headers.get('retry-after'), millis: Date.now() - started };
-      } catch {
-        return { reference, lines, status: 'no answer', millis: Date.now() - started };
-      }
-    };
+    const post = (reference: string, products: string[], lines = 3) =>
+      postStock(server.baseUrl, { token: TOKEN, store: 'S1', reference, products, lines, timeoutMillis: 60_000 });
 
     beforeAll(async () => {
       databaseUrl = await dialect.freshDatabaseUrl();
@@ -90,7 +59,8 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
 
     it('answers 503 with Retry-After in seconds, not minutes, and writes again within 5 s of the network coming back', async () => {
       // Connections in the pool, idle and busy, when the line goes quiet.
-      expect((await post('silence-before', ['CUT-1', 'CUT-2'])).status).toBe(200);
+      const before = await post('silence-before', ['CUT-1', 'CUT-2']);
+      expect(before.status).toBe(200);
       const inFlight = [post('silence-in-flight-1', ['CUT-1', 'CUT-2'], 500), post('silence-in-flight-2', ['CUT-1', 'CUT-2'], 500)];
       await sleep(30);
       proxy.silence();
@@ -109,13 +79,13 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
         if (outcome.status === 200) continue;
         expect(outcome).toMatchObject({ status: 503, code: 'UNAVAILABLE' });
         expect(outcome.retryAfter).toMatch(/^[1-9]\d*$/);
-        expect(outcome.millis).toBeLessThan(ANSWER_LIMIT_MILLIS);
+        expect(outcome.endedAt - outcome.startedAt).toBeLessThan(ANSWER_LIMIT_MILLIS);
       }
       expect(outcomes.filter((o) => o.status === 503).length).toBeGreaterThan(0);
 
       proxy.restore();
       const restoredAt = Date.now();
-      let after: Outcome;
+      let after: PostOutcome;
       do {
         after = await post(`silence-after-${Date.now()}`, ['AFTER-1']);
       } while (after.status !== 200 && Date.now() - restoredAt < 10_000);
@@ -129,26 +99,11 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
       // The sessions cut off end with the relay: then every write is whole or absent.
       await proxy.close();
       await sleep(200);
-      const app = await buildApp(sharedDatabaseConfig(databaseUrl, TOKEN));
-      try {
-        const rows = await app.ctx.db
-          .selectFrom('stock_logs')
-          .select(['reference', (eb) => eb.fn.countAll<number>().as('entries')])
-          .where('reference', 'like', 'silence-%')
-          .groupBy('reference')
-          .execute();
-        const stored = new Map(rows.map((row) => [row.reference, Number(row.entries)]));
-        for (const outcome of [...outcomes, after]) {
-          if (outcome.status === 200) expect(stored.get(outcome.reference), outcome.reference).toBe(outcome.lines);
-          else expect([0, outcome.lines]).toContain(stored.get(outcome.reference) ?? 0);
-        }
-        expect(await verifyAll(app.ctx.handle)).toEqual([]);
-      } finally {
-        await app.close();
-      }
+      const { missing, torn, unknown, violations } = await storedPosts(databaseUrl, TOKEN, 'silence-', [before, ...outcomes, after]);
+      expect({ missing, torn, unknown, violations }).toEqual({ missing: [], torn: [], unknown: [], violations: [] });
       console.log(
         `[faults] PostgreSQL silent: /readyz 503 in ${readyMillis} ms; answers during the silence: ` +
-          `${outcomes.map((o) => `${o.status} in ${o.millis} ms`).join(', ')}; silent for ${restoredAt - silencedAt} ms; ` +
+          `${outcomes.map((o) => `${o.status} in ${o.endedAt - o.startedAt} ms`).join(', ')}; silent for ${restoredAt - silencedAt} ms; ` +
           `first write after the network returned: ${reconnect} ms`,
       );
     }, 120_000);

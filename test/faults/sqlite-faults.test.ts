@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAll } from '../../src/verify.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { productInput, restartableDatabaseUrl, storeInput } from '../helpers/factories.js';
+import { stockLogBody } from './stock-posts.js';
 
 // SQLite's faults (PRODUCT §2, issue 27): a write lock held past the busy timeout, a database
 // that cannot be written, a full disk. Each is answered in the envelope (503 UNAVAILABLE or 507
@@ -30,15 +31,7 @@ import { productInput, restartableDatabaseUrl, storeInput } from '../helpers/fac
 const PRODUCTS = ['Q-1', 'Q-2', 'Q-3'];
 const DEFAULT_MAX_PAGE_COUNT = 1_073_741_823;
 
-const stockPost = (reference: string, lines: number) => ({
-  storeproductlog: Array.from({ length: lines }, (_, i) => ({
-    product_number: PRODUCTS[i % PRODUCTS.length],
-    quantity: 1,
-    customer_order_line_number: 0,
-    modification_datetime: '2026-01-01T00:00:00Z',
-    reference,
-  })),
-});
+const stockPost = (reference: string, lines: number) => stockLogBody(reference, PRODUCTS, lines);
 
 describe('SQLite faults: busy, read-only, full disk (issue 27)', () => {
   let t: TestApp;
