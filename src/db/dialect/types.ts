@@ -101,7 +101,8 @@ export interface DbHandle {
   readonly dialect: Dialect;
   /**
    * The request this handle serves, when a request made it (plugins/idempotency.ts gives
-   * such a handle to requests with an Idempotency-Key): inTransaction marks the key.
+   * such a handle to requests with an Idempotency-Key): inTransaction runs inside the
+   * request's own transaction, in a savepoint.
    */
   readonly requestScope?: RequestScope;
   /** Schema holding the tables on PostgreSQL (from `?schema=`), undefined for the default. */
