@@ -55,8 +55,9 @@ export function planProductListCreate(model: ChainModel, action: Extract<Action,
   const refusal = firstOf(
     model.routeRefusal(action.who, true, action.store),
     !model.isStore(action.store) && 404,
-    // Lines of a deleted product are summed like any other before they are skipped (the sum is checked where computed).
-    listLines(model, sent, action.duplicates, isChainProduct).some((l) => !inExactRange(l.milli)) && 422,
+    // A new list resolves live products only: lines of a deleted one are skipped unsummed, like
+    // an unknown product's (a line update resolves deleted products too: planProductListLines).
+    lines.some((l) => !inExactRange(l.milli)) && 422,
   );
   return {
     label: `product list in ${action.store} by ${action.who}${action.duplicates ? '' : ' (merged)'}: ${sent.map((l) => `${l.product}×${l.value}`).join(', ')}`,
