@@ -227,11 +227,17 @@ for (const dialect of DIALECTS) {
         const stampsOf = async (p: string, source: string) =>
           (await t.app.ctx.db.selectFrom('stock_logs').select('modification_at').where('product_number', '=', p).where('source', '=', source).execute()).map((row) => Number(row.modification_at));
 
-        it('the search finding: a pick from a location counted empty ahead of the clock is refused (409), nothing is booked', async () => {
+        /** A product with `held` at A and an order for `ordered` of it. */
+        async function heldAndOrdered(held: number, ordered: number): Promise<{ p: string; order: string }> {
           const p = await product();
-          expect((await post([entry(p, 1, { location_code: 'A' })])).statusCode).toBe(200);
+          expect((await post([entry(p, held, { location_code: 'A' })])).statusCode).toBe(200);
           const order = `TA-${++counter}`;
-          expect((await t.post(ORDERS('T1'), { orders: [{ order_number: order, lines: [{ line_number: 1, product_number: p, quantity: 1 }] }] })).statusCode).toBe(200);
+          expect((await t.post(ORDERS('T1'), { orders: [{ order_number: order, lines: [{ line_number: 1, product_number: p, quantity: ordered }] }] })).statusCode).toBe(200);
+          return { p, order };
+        }
+
+        it('the search finding: a pick from a location counted empty ahead of the clock is refused (409), nothing is booked', async () => {
+          const { p, order } = await heldAndOrdered(1, 1);
           expect((await countAhead(p, 0, { location_code: 'A' })).statusCode).toBe(200);
           const pick = await t.put(ORDER('T1'), { order_number: order, lines: [{ line_number: 1, picked_quantity: 1, stock_location: 'A' }] });
           expect(pick.statusCode, pick.body).toBe(409);
@@ -239,10 +245,7 @@ for (const dialect of DIALECTS) {
         });
 
         it('a pick after a count ahead is booked at the count\'s moment and moves the counted stock', async () => {
-          const p = await product();
-          expect((await post([entry(p, 5, { location_code: 'A' })])).statusCode).toBe(200);
-          const order = `TA-${++counter}`;
-          expect((await t.post(ORDERS('T1'), { orders: [{ order_number: order, lines: [{ line_number: 1, product_number: p, quantity: 3 }] }] })).statusCode).toBe(200);
+          const { p, order } = await heldAndOrdered(5, 3);
           expect((await countAhead(p, 4, { location_code: 'A' })).statusCode).toBe(200);
           const [countAt] = (await t.app.ctx.db.selectFrom('stock_logs').select('modification_at').where('product_number', '=', p).where('is_count', '=', 1).execute()).map((row) => Number(row.modification_at));
           const pick = await t.put(ORDER('T1'), { order_number: order, lines: [{ line_number: 1, picked_quantity: 3, stock_location: 'A' }] });
