@@ -81,18 +81,20 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>):
   hookRoutes(app, 'onSend', writes, async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const trx = takeTransaction(request);
     if (!trx) return payload;
-    if (!isReplayable(reply.statusCode) || !(typeof payload === 'string' || payload === null || payload === undefined)) {
+    if (!isReplayable(reply.statusCode)) {
       await trx.rollback().execute().catch(() => undefined);
       return payload;
     }
     const { scope, key } = request.idempotency!;
+    const stored = trx.updateTable('idempotency_keys').where('scope', '=', scope).where('idempotency_key', '=', key);
+    const body = typeof payload === 'string' ? payload : payload === null || payload === undefined ? '' : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
     try {
-      await trx
-        .updateTable('idempotency_keys')
-        .set({ status_code: reply.statusCode, response_body: (payload as string | null) ?? '', content_type: String(reply.getHeader('content-type') ?? 'application/json') })
-        .where('scope', '=', scope)
-        .where('idempotency_key', '=', key)
-        .execute();
+      if (body !== undefined) {
+        await stored.set({ status_code: reply.statusCode, response_body: body, content_type: String(reply.getHeader('content-type') ?? 'application/json') }).execute();
+      } else {
+        // A streamed answer cannot be kept: the effects commit, the key does not (no write route streams today).
+        await trx.deleteFrom('idempotency_keys').where('scope', '=', scope).where('idempotency_key', '=', key).execute();
+      }
       await trx.commit().execute();
     } catch (error) {
       // Not committed (or not known to be): the answer becomes the error's (503 when the
