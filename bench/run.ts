@@ -24,7 +24,7 @@ import { movementPost } from './scenarios/movements.js';
 import { productListsCreate, productListsGetLines } from './scenarios/product-lists.js';
 import { productsImport, productsList } from './scenarios/products.js';
 import { stockListScroll } from './scenarios/stock-list.js';
-import { stockLogsPost } from './scenarios/stock-logs.js';
+import { stockLogsPost, stockLogsPostKeyed } from './scenarios/stock-logs.js';
 import { stockSpreadPg } from './scenarios/stock-spread.js';
 import { stockVerify } from './scenarios/stock-verify.js';
 import { stockSingleGet } from './scenarios/store-stock.js';
@@ -38,6 +38,7 @@ const SCENARIOS: Scenario[] = [
   productsList,
   productsImport,
   stockLogsPost,
+  stockLogsPostKeyed,
   stockSingleGet,
   stockListScroll,
   stockVerify,

@@ -13,10 +13,10 @@ export interface Answer {
   json<T = unknown>(): T;
 }
 
-export async function call(baseUrl: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: string): Promise<Answer> {
+export async function call(baseUrl: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: string, headers: Record<string, string> = {}): Promise<Answer> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: { authorization: AUTHORIZATION, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { authorization: AUTHORIZATION, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body,
   });
   const bytes = Buffer.from(await response.arrayBuffer());
@@ -44,13 +44,13 @@ export async function getOk(baseUrl: string, path: string, what: string): Promis
  * outside the timing): what a client waits from sending the first byte to the last byte
  * of the answer.
  */
-export function timedPost(baseUrl: string, path: string, body: string, expected: string | RegExp): Promise<number> {
-  return timedSend(baseUrl, 'POST', path, body, expected);
+export function timedPost(baseUrl: string, path: string, body: string, expected: string | RegExp, headers?: Record<string, string>): Promise<number> {
+  return timedSend(baseUrl, 'POST', path, body, expected, headers);
 }
 
 /** timedPost for any writing method (e.g. the PUT of a customer order pick). */
-export async function timedSend(baseUrl: string, method: 'POST' | 'PUT', path: string, body: string, expected: string | RegExp): Promise<number> {
-  const { ms, result } = await timed(() => call(baseUrl, method, path, body));
+export async function timedSend(baseUrl: string, method: 'POST' | 'PUT', path: string, body: string, expected: string | RegExp, headers?: Record<string, string>): Promise<number> {
+  const { ms, result } = await timed(() => call(baseUrl, method, path, body, headers));
   expectStatus(result, 200, `${method} ${path}`);
   const message = result.json<{ message: string }>().message;
   const matches = typeof expected === 'string' ? message === expected : expected.test(message);

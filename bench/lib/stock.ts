@@ -184,8 +184,8 @@ export function stockEntries(p: Picker, clock: StockClock, count: number, produc
 }
 
 /** POSTs entries (body serialised outside the timing) over HTTP to the store's path; checks that every entry was applied. */
-export function timedStockPost(baseUrl: string, body: string, count: number, storeNumber = STOCK_STORE): Promise<number> {
-  return timedPost(baseUrl, stockLogsPath(storeNumber), body, `created ${count}: applied ${count}, pending review 0`);
+export function timedStockPost(baseUrl: string, body: string, count: number, storeNumber = STOCK_STORE, headers?: Record<string, string>): Promise<number> {
+  return timedPost(baseUrl, stockLogsPath(storeNumber), body, `created ${count}: applied ${count}, pending review 0`, headers);
 }
 
 export function stockBody(entries: readonly StockEntry[]): string {

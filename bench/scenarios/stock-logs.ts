@@ -76,3 +76,51 @@ export const stockLogsPost: Scenario = {
       };
     }),
 };
+
+const KEYED_NAME = 'stock.logs.post1000.keyed';
+
+/**
+ * Issue 27: a write with an Idempotency-Key runs in a request transaction that also reserves
+ * the key and stores the answer (plugins/idempotency.ts). What that costs: 1,000-entry posts
+ * with a fresh key each, against the same posts without a key on the same service, in turn.
+ */
+export const stockLogsPostKeyed: Scenario = {
+  name: KEYED_NAME,
+  description:
+    `POST ${STOCK_LOGS_PATH.replace(STOCK_STORE, '{s}')} with ${ENTRIES} entries and a fresh Idempotency-Key per request, against the same kind of ` +
+    `request without a key on the same service process (bodies as in ${NAME}); ${POSTS_PER_RUN} requests per side per run, in turn`,
+  unit: 'ms',
+  valueLabel: 'service, keyed',
+  baselineLabel: 'service, no key',
+  baselineKind: 'service',
+  defaultRuns: 5,
+  target: { ratio: 1.15, comparison: '<=', description: 'a keyed 1,000-entry post costs at most 1.15 × the same post without a key' },
+
+  prepare: () =>
+    new Resources().preparing(async (resources) => {
+      const temp = resources.add(tempDir('stock-logs-keyed'), (t) => t.remove());
+      const service = await startStockService(resources, temp.dir, PRODUCTS);
+      const p = picker(7);
+      const clock = new StockClock();
+      const nextBody = () => stockBody(stockEntries(p, clock, ENTRIES, PRODUCTS));
+      let keys = 0;
+      const keyed = (body: string) => timedStockPost(service.baseUrl, body, ENTRIES, STOCK_STORE, { 'idempotency-key': `bench-${process.pid}-${++keys}` });
+      for (let i = 0; i < WARMUP_POSTS; i++) {
+        await keyed(nextBody());
+        await timedStockPost(service.baseUrl, nextBody(), ENTRIES);
+      }
+      return {
+        async measure(run) {
+          let keyedMs = 0;
+          let plainMs = 0;
+          for (let i = 0; i < POSTS_PER_RUN; i++) {
+            if ((run + i) % 2 === 1) plainMs += await timedStockPost(service.baseUrl, nextBody(), ENTRIES);
+            keyedMs += await keyed(nextBody());
+            if ((run + i) % 2 === 0) plainMs += await timedStockPost(service.baseUrl, nextBody(), ENTRIES);
+          }
+          return { value: keyedMs / POSTS_PER_RUN, baseline: plainMs / POSTS_PER_RUN };
+        },
+        close: () => resources.release(),
+      };
+    }),
+};
