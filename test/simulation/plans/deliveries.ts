@@ -2,7 +2,7 @@ import type { Action } from '../actions.js';
 import type { ProductNo, StoreNo } from '../chain.js';
 import { balanceKey, type ChainModel } from '../model.js';
 import { resolveTime } from '../time.js';
-import { API, firstOf, pickOther, productName, rangeRefusal, type Plan } from './plan.js';
+import { API, firstOf, orderImportRefusals, orderImportRequest, pickOther, productName, rangeRefusal, type Plan } from './plan.js';
 
 /** Deliveries, transfers and receiving (PRODUCT §7, docs/deliveries.md). */
 const OUTSIDE_ORIGIN = 'X1';
@@ -29,17 +29,14 @@ export function planDeliveryCreate(model: ChainModel, action: Extract<Action, { 
   };
   // The cross-store path names the store in the body (PRODUCT §4: checked like a path).
   const refusal = firstOf(
-    model.routeRefusal(action.who, true, action.crossStore ? undefined : action.store),
     // Stores a body names are checked once it is valid, before any work (plugins/auth.ts).
-    action.crossStore && !model.covers(action.who, action.store) && 403,
+    ...orderImportRefusals(model, action.who, action.store, action.crossStore),
     origin !== null && !model.covers(action.who, origin) && 403,
     origin === action.store && 400,
     !model.isStore(action.store) && 404,
     lines.some((l) => !model.isLiveProduct(l.product_number)) && 422,
   );
-  const request: Plan['request'] = action.crossStore
-    ? { method: 'POST', url: `${API}/orders/deliveries`, body: { orders: [{ ...body, store_number: action.store }] }, who: action.who }
-    : { method: 'POST', url: `${API}/stores/${action.store}/orders/deliveries`, body: { orders: [body] }, who: action.who };
+  const request = orderImportRequest('deliveries', action.store, action.crossStore, body, action.who);
   return {
     label: `delivery ${number} into ${action.store}${origin ? ` from ${origin}` : ''}${action.crossStore ? ' (cross-store path)' : ''} by ${action.who}: ${lines.map((l) => `${l.product_number}×${l.quantity}/${l.target_stock_pool}`).join(', ')}`,
     request,

@@ -1,7 +1,7 @@
 import type { Action } from '../actions.js';
 import { LOCATIONS, REASONS, type LocationCode, type ProductNo, type StoreNo } from '../chain.js';
 import { balanceKey, isOpenOrder, type ChainModel, type CustomerOrder } from '../model.js';
-import { API, firstOf, pickOther, productName, rangeRefusal, type Plan } from './plan.js';
+import { API, firstOf, orderImportRefusals, orderImportRequest, pickOther, productName, rangeRefusal, type Plan } from './plan.js';
 
 /** Customer orders: import, picking into order-bound stock, clearance, rejection, cancel (PRODUCT §7). */
 export function planOrderCreate(model: ChainModel, action: Extract<Action, { kind: 'orderCreate' }>, serial: number): Plan {
@@ -9,14 +9,11 @@ export function planOrderCreate(model: ChainModel, action: Extract<Action, { kin
   const lines = action.lines.map((line, i) => ({ line_number: i + 1, product_number: productName(line.product), quantity: line.quantity, stock_pool: 1 }));
   const body = { order_number: number, customer_name: 'Simulated Customer', lines };
   const refusal = firstOf(
-    model.routeRefusal(action.who, true, action.crossStore ? undefined : action.store),
-    action.crossStore && !model.covers(action.who, action.store) && 403,
+    ...orderImportRefusals(model, action.who, action.store, action.crossStore),
     !model.isStore(action.store) && 404,
     lines.some((l) => !model.isLiveProduct(l.product_number)) && 422,
   );
-  const request: Plan['request'] = action.crossStore
-    ? { method: 'POST', url: `${API}/orders/customerorders`, body: { orders: [{ ...body, store_number: action.store }] }, who: action.who }
-    : { method: 'POST', url: `${API}/stores/${action.store}/orders/customerorders`, body: { orders: [body] }, who: action.who };
+  const request = orderImportRequest('customerorders', action.store, action.crossStore, body, action.who);
   return {
     label: `customer order ${number} in ${action.store}${action.crossStore ? ' (cross-store path)' : ''} by ${action.who}: ${lines.map((l) => `${l.product_number}×${l.quantity}`).join(', ')}`,
     request,
