@@ -49,6 +49,13 @@ function parseConfigNumber(value: string) {
   return Number(value);
 }
 
+function parseCount(min: number, max: number) {
+  return (value: string) => {
+    if (!/^[0-9]{1,10}$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
+    return Number(value);
+  };
+}
+
 function parseStores(value: string) {
   const stores = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (stores.length === 0) throw new InvalidArgumentError('must list at least one store number');
@@ -173,6 +180,27 @@ export function buildCli(): Command {
       } else {
         out('ok: every invariant holds');
       }
+    });
+
+  program
+    .command('generate')
+    .description('write a generated chain (stores, products, a year of stock history) into an empty database, for capacity planning and the scale bench')
+    .option('--stores <n>', 'stores', parseCount(1, 99_999), 10)
+    .option('--products <n>', 'products, every store carries all', parseCount(1, 9_999_999), 1_000)
+    .option('--days <n>', 'days of history, ending today', parseCount(0, 3_650), 365)
+    .option('--entries-per-day <n>', 'history entries per day over the chain (after one opening count per store product)', parseCount(0, 10_000_000), 1_000)
+    .option('--seed <n>', 'random seed: the same seed writes the same chain', parseCount(0, 2_147_483_647), 1)
+    .action(async (options: { stores: number; products: number; days: number; entriesPerDay: number; seed: number }) => {
+      const [{ loadConfig }, { generateChain }, { CursorCodec }] = await Promise.all([
+        import('./config.js'),
+        import('./generate/generate-chain.js'),
+        import('./shared/cursor.js'),
+      ]);
+      const summary = await withDatabase(async (handle) => {
+        const ctx: AppContext = { config: loadConfig(), handle, db: handle.db, dialect: handle.dialect, cursors: new CursorCodec('generate'), stockAnswers: new StockAnswerCache() };
+        return generateChain(ctx, options, log);
+      });
+      out(`generated ${summary.stores} stores × ${summary.products} products (${summary.storeProducts} store products), ${summary.entries} ledger entries in ${summary.seconds.toFixed(1)} s`);
     });
 
   program

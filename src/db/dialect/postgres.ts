@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import type { Database } from '../schema.js';
 import { escapeLike } from './like.js';
+import { copyRows } from './postgres-copy.js';
 import { LivenessWatch } from './postgres-liveness.js';
 import type { DbErrorKind, DbHandle, Dialect, InsertStatement } from './types.js';
 
@@ -251,6 +252,17 @@ export function openPostgres(url: string): DbHandle {
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, lost }),
     changeToken: () => undefined,
+    async bulkLoad(table, columns, rows) {
+      const client = await pool.connect();
+      try {
+        await copyRows(client, table, columns, rows);
+      } finally {
+        client.release();
+      }
+    },
+    async analyze(tables) {
+      await sql`analyze ${sql.join(tables.map((table) => sql.id(table)))}`.execute(db);
+    },
     async close() {
       liveness.stop();
       await db.destroy();

@@ -232,6 +232,18 @@ export function openSqlite(url: string, synchronous: SqliteSynchronous): DbHandl
     poolStats: () => ({ total: 1, idle: 1, waiting: 0, lost: 0 }),
     // Inside a transaction its own uncommitted writes are visible on the connection: no token.
     changeToken: () => (database.inTransaction || !database.open ? undefined : `${commits.read()}\u0000${ownChanges}`),
+    async bulkLoad(table, columns, rows) {
+      if (rows.length === 0) return;
+      ownChanges++;
+      const insert = database.prepare(`insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+      // AUTOINCREMENT tables move their sequence past explicit ids by themselves.
+      database.transaction(() => {
+        for (const row of rows) insert.run(...(row as unknown[]));
+      })();
+    },
+    async analyze(tables) {
+      for (const table of tables) database.exec(`analyze "${table}"`);
+    },
     async close() {
       commits.close();
       await db.destroy();

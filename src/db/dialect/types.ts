@@ -121,5 +121,14 @@ export interface DbHandle {
    * (PostgreSQL: a pool of connections and other processes) or cannot tell right now.
    */
   changeToken(): string | undefined;
+  /**
+   * Writes `rows` (values in `columns` order) into `table` as fast as the database takes
+   * them, outside any request: PostgreSQL `COPY … FROM STDIN`, SQLite one prepared insert
+   * in one transaction. Rows may carry explicit ids; the id sequence moves past them. For
+   * bulk tools only (`store-ops generate`): no validation, no bookkeeping, no triggers skipped.
+   */
+  bulkLoad(table: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>): Promise<void>;
+  /** Refreshes the planner's statistics of `tables` after a bulk load (`analyze`), as autovacuum would later. */
+  analyze(tables: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -54,7 +54,7 @@ async function idsOf(trx: Trx, storeId: number, productIds: readonly number[]): 
 }
 
 /** A new store product with every property null (PRODUCT §5: created by the first stock change). */
-function emptyRow(store: StoreRef, product: { id: number; product_number: string }, now: number, actor: string): Insertable<StoreProductTable> {
+export function newStoreProductRow(store: StoreRef, product: { id: number; product_number: string }, now: number, actor: string): Insertable<StoreProductTable> {
   const properties = emptyProperties();
   return {
     store_id: store.id,
@@ -89,7 +89,7 @@ export async function ensureStoreProducts(
   const ids = await idsOf(trx, store.id, [...distinct.keys()]);
   const missing = [...distinct.values()].filter((p) => !ids.has(p.id));
   if (missing.length === 0) return ids;
-  const rows = missing.map((p) => emptyRow(store, p, now, actor));
+  const rows = missing.map((p) => newStoreProductRow(store, p, now, actor));
   for (const batch of chunk(rows, Math.max(1, Math.floor(PARAMETERS_PER_STATEMENT / Object.keys(rows[0]!).length)))) {
     await trx
       .insertInto('store_products')
