@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { purgeExpiredIdempotencyKeys } from './plugins/idempotency.js';
+import { mergeLogHours } from './modules/stock-logs/log-pull.js';
 
 /** Process entry: `npm start`. Logs go to stdout (PRODUCT §2 run contract). */
 async function main(): Promise<void> {
@@ -19,12 +20,19 @@ async function main(): Promise<void> {
     purgeExpiredIdempotencyKeys(app.ctx.db).catch((error) => app.log.warn({ err: error }, 'idempotency purge failed'));
   }, 60 * 60 * 1000);
   purge.unref();
+  // The log pull's hour counts gather a delta row per write on PostgreSQL: merged every few
+  // seconds, so a count sums one row per hour (stock-logs/log-pull.ts).
+  const mergeHours = setInterval(() => {
+    mergeLogHours(app.ctx.handle).catch((error) => app.log.warn({ err: error }, 'merging the stock log hours failed'));
+  }, 10_000);
+  mergeHours.unref();
 
   // SIGTERM/SIGINT: stop accepting, finish in-flight requests, exit within 5 s.
   closeWithGrace({ delay: 4500 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
     clearInterval(purge);
+    clearInterval(mergeHours);
     // A keep-alive connection that was answering when the close began stays open after its
     // answer, and the server waits for it until the client lets go — past the 5 s the run
     // contract allows (PRODUCT §2), cut off by the grace timer. Close each one as soon as it is

@@ -3,7 +3,7 @@ import { columnIn } from './in-list.js';
 
 /** The part of a PageWindow (shared/paging.ts) a query needs. */
 export interface PageSlice {
-  /** Keyset mode: continue after this id. */
+  /** Keyset mode: continue after this id (then skip `offset` more, if any). */
   afterId?: number;
   /** Offset mode: skip this many records. */
   offset: number;
@@ -28,9 +28,9 @@ export function pageOf<DB, TB extends keyof DB, O>(
     // Kysely cannot relate a generic reference to its value type; the id is always a number.
     const afterId = window.afterId as never;
     paged = options.grouped ? paged.having(id, '>', afterId) : paged.where(id, '>', afterId);
-  } else if (window.offset > 0) {
-    paged = paged.offset(window.offset);
   }
+  // With afterId too: a remembered position a few pages back (stock-logs/log-pull.ts).
+  if (window.offset > 0) paged = paged.offset(window.offset);
   return paged.orderBy(id as OrderByExpression<DB, TB, O>).limit(window.fetchLimit);
 }
 

@@ -417,6 +417,16 @@ export interface StockBalanceTable {
   updated_on: number;
 }
 
+/**
+ * Per hour of stock_logs.updated_on: its entries and their smallest id, kept by triggers
+ * (migration 0020). On PostgreSQL an hour may have several delta rows: sum them.
+ */
+export interface StockLogHourTable {
+  hour: number;
+  entries: number;
+  min_id: number;
+}
+
 /** Version per master-data resource, bumped by triggers; plus the last bulk import's fingerprint. */
 export interface ResourceVersionTable {
   resource: string;
@@ -601,6 +611,7 @@ export interface Database {
   location_tags: LocationTagTable;
   store_products: StoreProductTable;
   stock_logs: StockLogTable;
+  stock_log_hours: StockLogHourTable;
   stock_ledger: StockLedgerTable;
   stock_balances: StockBalanceTable;
   delivery_orders: DeliveryOrderTable;

@@ -5,6 +5,7 @@ import type { ProductsBody } from '../modules/products/schema.js';
 import { importReasonCodes } from '../modules/reason-codes/service.js';
 import type { ReasonCodesBody } from '../modules/reason-codes/schema.js';
 import { poolQuantitiesJson } from '../modules/stock-logs/book.js';
+import { mergeLogHours } from '../modules/stock-logs/log-pull.js';
 import { newStoreProductRow } from '../modules/store-products/repository.js';
 import { importStores } from '../modules/stores/service.js';
 import type { StoresBody } from '../modules/stores/schema.js';
@@ -206,9 +207,15 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
         state.lastLossBy[index] = user;
       }
     }
+    // Pipelined on two connections: this batch's log rows load while the previous batch's
+    // ledger rows still do (their log rows are already committed, as the foreign key needs).
     await ctx.handle.bulkLoad('stock_logs', LOG_COLUMNS, logs);
-    await ctx.handle.bulkLoad('stock_ledger', LEDGER_COLUMNS, ledger);
+    await ledgerLoading;
+    ledgerLoading = ctx.handle.bulkLoad('stock_ledger', LEDGER_COLUMNS, ledger);
+    // Awaited by the next batch (or the end); until then its failure is not "unhandled".
+    ledgerLoading.catch(() => undefined);
   };
+  let ledgerLoading: Promise<void> = Promise.resolve();
 
   progress(`opening counts: ${storeProducts} store products`);
   const opening = openingMoment(firstDay);
@@ -232,6 +239,7 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
     if ((day + 1) % 30 === 0 || day === options.days - 1) progress(`  day ${day + 1} of ${options.days}: ${nextId - 1} entries`);
   }
 
+  await ledgerLoading;
   progress('balances and store products');
   for (let store = 0; store < options.stores; store++) {
     const storeRow = stores[store]!;
@@ -260,7 +268,8 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
     await ctx.handle.bulkLoad('stock_balances', BALANCE_COLUMNS, balances);
     await ctx.handle.bulkLoad('store_products', columns, rows);
   }
+  while ((await mergeLogHours(ctx.handle)) > 0);
   progress('analyze');
-  await ctx.handle.analyze(['stores', 'products', 'product_barcodes', 'store_products', 'stock_logs', 'stock_ledger', 'stock_balances']);
+  await ctx.handle.analyze(['stores', 'products', 'product_barcodes', 'store_products', 'stock_logs', 'stock_ledger', 'stock_balances', 'stock_log_hours']);
   return { stores: options.stores, products: options.products, storeProducts, entries: nextId - 1, seconds: (Date.now() - started) / 1000 };
 }

@@ -192,6 +192,7 @@ const postgresDialect: Dialect = {
   keepPrepared(sqlText) {
     if (!preparedNames.has(sqlText) && preparedNames.size < MAX_PREPARED) preparedNames.set(sqlText, `store_ops_${preparedNames.size + 1}`);
   },
+  consistentRead: (db, work) => db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(work),
   placeholder: (index) => `$${index + 1}`,
   maxParameters: 60_000,
 };

@@ -57,6 +57,7 @@ const sqliteDialect: Dialect = {
     return result;
   },
   keepPrepared: () => undefined,
+  consistentRead: (db, work) => work(db),
   placeholder: () => '?',
   maxParameters: 32_000,
 };

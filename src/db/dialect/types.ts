@@ -77,6 +77,15 @@ export interface Dialect {
     rows: ReadonlyArray<readonly unknown[]>,
     suffix: string,
   ): Promise<InsertStatement[]>;
+  /**
+   * Runs `work`'s reads on one snapshot of the database, so that several statements see the
+   * same committed rows. PostgreSQL: a read-only REPEATABLE READ transaction (its commits may
+   * land out of id order, so two statements a moment apart can disagree about rows below an
+   * id both saw). SQLite: the statements as they are — one writer at a time, so a commit
+   * between two statements only adds rows with ids above every id either saw — without
+   * taking the write lock that a SQLite transaction here takes.
+   */
+  consistentRead<T>(db: Kysely<Database>, work: (reader: Kysely<Database>) => Promise<T>): Promise<T>;
   /** The bound-parameter marker at 0-based position `index` (`?` or `$1`). */
   placeholder(index: number): string;
   /** Largest number of bound parameters one statement may carry. */

@@ -16,6 +16,7 @@ import * as stockLogPartialIndexes from './2026-11-25T0016_stock_log_partial_ind
 import * as stockVersionByEngine from './2026-11-26T0017_stock_version_by_engine.js';
 import * as balanceLocationIndex from './2026-11-26T0018_balance_location_index.js';
 import * as stockModifiedHot from './2026-11-27T0019_stock_modified_hot.js';
+import * as stockLogHours from './2026-11-28T0020_stock_log_hours.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26T0017_stock_version_by_engine': stockVersionByEngine,
   '2026-11-26T0018_balance_location_index': balanceLocationIndex,
   '2026-11-27T0019_stock_modified_hot': stockModifiedHot,
+  '2026-11-28T0020_stock_log_hours': stockLogHours,
 };
 
 export const migrationProvider: MigrationProvider = {

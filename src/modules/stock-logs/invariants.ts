@@ -68,5 +68,27 @@ export async function ledgerViolations(handle: DbHandle): Promise<Violation[]> {
     limit ${MAX_LISTED}
   `.execute(handle.db);
   for (const row of unapplied) violations.push({ check: 'stock ledger', detail: `entry ${row.id} is not applied but has ledger rows` });
+  violations.push(...(await logHourViolations(handle)));
   return violations;
+}
+
+/**
+ * The log pull's hour counts (migration 0020, stock-logs/log-pull.ts): each hour's entries
+ * summed from stock_log_hours equal the entries whose updated_on falls in it, and its
+ * smallest id is no larger than theirs — else a total_count would be wrong, or a page
+ * would start after entries of its window.
+ */
+async function logHourViolations(handle: DbHandle): Promise<Violation[]> {
+  const { rows } = await sql<{ hour: number; kept: number | null; kept_min: number | null; actual: number | null; actual_min: number | null }>`
+    with kept as (select hour, sum(entries) as entries, min(min_id) as min_id from stock_log_hours group by hour),
+    actual as (select updated_on / 3600000 as hour, count(*) as entries, min(id) as min_id from stock_logs group by updated_on / 3600000)
+    select coalesce(k.hour, a.hour) as hour, k.entries as kept, k.min_id as kept_min, a.entries as actual, a.min_id as actual_min
+    from kept k full outer join actual a on a.hour = k.hour
+    where coalesce(k.entries, 0) <> coalesce(a.entries, 0) or (a.min_id is not null and (k.min_id is null or k.min_id > a.min_id))
+    limit ${MAX_LISTED}
+  `.execute(handle.db);
+  return rows.map((row) => ({
+    check: 'stock ledger',
+    detail: `stock log hour ${new Date(Number(row.hour) * 3_600_000).toISOString()}: counted ${Number(row.kept ?? 0)} entries from id ${row.kept_min ?? 'none'}, has ${Number(row.actual ?? 0)} from id ${row.actual_min ?? 'none'}`,
+  }));
 }

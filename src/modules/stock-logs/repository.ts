@@ -44,11 +44,13 @@ export interface StockLogFilters {
   reviewStatus?: number;
   isApplied?: boolean;
   reviewed?: boolean;
+  /** A lower bound of the ids the other filters can match (log-pull.ts windowLowerId): where the id index is read from. */
+  idAtLeast?: number;
   /** The stores the list answers for (PRODUCT §4, shared/access.ts listScope). */
   scope: StoreScope;
 }
 
-function applyFilters<O>(query: SelectQueryBuilder<Database, 'stock_logs', O>, f: StockLogFilters) {
+export function applyFilters<O>(query: SelectQueryBuilder<Database, 'stock_logs', O>, f: StockLogFilters) {
   let q = inStores(query, 'store_number', f.scope);
   if (f.productNumber !== undefined) q = q.where('product_number', '=', f.productNumber);
   if (f.customerOrderNumber !== undefined) q = q.where('customer_order_number', '=', f.customerOrderNumber);
@@ -58,6 +60,7 @@ function applyFilters<O>(query: SelectQueryBuilder<Database, 'stock_logs', O>, f
   if (f.updatedTo !== undefined) q = q.where('updated_on', '<=', f.updatedTo);
   if (f.fromId !== undefined) q = q.where('id', '>=', f.fromId);
   if (f.toId !== undefined) q = q.where('id', '<=', f.toId);
+  if (f.idAtLeast !== undefined && f.idAtLeast > 0) q = q.where('id', '>=', f.idAtLeast);
   if (f.reasonCode !== undefined) q = q.where('reason_code', '=', f.reasonCode);
   if (f.referenceId !== undefined) q = q.where('reference_id', '=', f.referenceId);
   if (f.reviewStatus !== undefined) q = q.where('review_status', '=', f.reviewStatus);

@@ -8,7 +8,8 @@ import { toQuantity } from '../../domain/decimal.js';
 import { POOLS, signPoolParts, splitIntoPools } from '../../domain/stock-rules.js';
 import { listScope, type Principal } from '../../shared/access.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
-import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import { pagedResponse, resolvePage, type PagedResult, type PageWindow } from '../../shared/paging.js';
+import type { PageSlice } from '../../db/page.js';
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProducts } from '../products/repository.js';
 import { findReasonCodes } from '../reason-codes/repository.js';
@@ -18,7 +19,9 @@ import { findLiveStore } from '../stores/repository.js';
 import { bookEntries, poolPartsFromJson, postingsOf, type EntryDraft } from './book.js';
 import { applyPostings } from './ledger.js';
 import { toStockLog } from './mapping.js';
+import { countAfter, countsByHour, countWindowByHours, PagePositions, pullFacts, pullKey, stillHolds, windowLowerId } from './log-pull.js';
 import * as logs from './repository.js';
+import type { StockLogRow } from './rows.js';
 import { StockLogsQuery, type ReviewBody, type StockLog, type StockLogInput, type StockLogsBody, type StockLogsPostQuery } from './schema.js';
 
 const path = (index: number, field: string) => `storeproductlog[${index}].${field}`;
@@ -220,6 +223,33 @@ export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body
   });
 }
 
+const pagePositions = new WeakMap<object, PagePositions>();
+
+/**
+ * One page of the log list and its exact total_count, read on one snapshot (log-pull.ts):
+ * from the window's lower id bound, counted by hours where that answers, and — for the
+ * next page of a pull this process served — after the previous page's last id, when that
+ * still gives exactly what OFFSET would.
+ */
+async function logPage(ctx: AppContext, filters: logs.StockLogFilters, window: PageWindow): Promise<{ rows: StockLogRow[]; totalCount: number }> {
+  let positions = pagePositions.get(ctx.handle);
+  if (!positions) pagePositions.set(ctx.handle, (positions = new PagePositions()));
+  const pull = pullKey(filters, window.pageSize);
+  const byOffset = window.afterId === undefined;
+  return ctx.dialect.consistentRead(ctx.db, async (db) => {
+    const f = filters.updatedFrom === undefined ? filters : { ...filters, idAtLeast: await windowLowerId(db, filters.updatedFrom) };
+    const facts = await pullFacts(db, () => (countsByHour(f) ? countWindowByHours(db, f.updatedFrom, f.updatedTo) : logs.countStockLogs(db, f)));
+    let slice: PageSlice = window;
+    const from = byOffset && window.offset > 0 ? positions.before(pull, window.pageStart) : undefined;
+    if (from && stillHolds(from, facts, await countAfter(db, f, from.facts.maxId))) {
+      slice = { afterId: from.lastId, offset: (window.pageStart - 1 - from.page) * window.pageSize, fetchLimit: window.fetchLimit };
+    }
+    const rows = await logs.pageOfStockLogs(db, f, slice);
+    if (byOffset && rows.length >= window.pageSize) positions.remember(pull, { page: window.pageStart, lastId: rows[window.pageSize - 1]!.id, facts });
+    return { rows, totalCount: facts.total };
+  });
+}
+
 /** GET /products/stock/storeproductlogs (interface §4.8). */
 export async function listStockLogs(ctx: AppContext, query: StockLogsQuery, principal: Principal): Promise<PagedResult<StockLog>> {
   const window = resolvePage(query, StockLogsQuery, 'stock_logs', ctx.cursors);
@@ -239,11 +269,7 @@ export async function listStockLogs(ctx: AppContext, query: StockLogsQuery, prin
     reviewed: query.is_reviewed,
     scope: listScope(principal),
   };
-  const [rows, totalCount, lastModified] = await Promise.all([
-    logs.pageOfStockLogs(ctx.db, logFilters, window),
-    logs.countStockLogs(ctx.db, logFilters),
-    logs.stockLogsLastModified(ctx.db, logFilters),
-  ]);
+  const [{ rows, totalCount }, lastModified] = await Promise.all([logPage(ctx, logFilters, window), logs.stockLogsLastModified(ctx.db, logFilters)]);
   const pageRows = rows.slice(0, window.pageSize);
   const [parts, context] = await Promise.all([logs.appliedParts(ctx.db, pageRows.map((r) => r.id)), logs.listContext(ctx.db, pageRows)]);
   return pagedResponse({

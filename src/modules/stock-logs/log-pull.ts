@@ -1,0 +1,222 @@
+import type { Kysely } from 'kysely';
+import type { DbHandle } from '../../db/dialect/types.js';
+import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import { applyFilters, type StockLogFilters } from './repository.js';
+
+/**
+ * What makes the ERP's log pull cost O(rows pulled) at any depth (issue 28): tap-colleqtive
+ * pages `GET /products/stock/storeproductlogs?last_modified_date=…` by Page_Start and
+ * Page_Size only, over windows of millions of entries.
+ * - **Where the window starts.** stock_log_hours (migration 0020) holds the smallest id of
+ *   each hour of updated_on: the smallest over the window's hours bounds its ids from below,
+ *   so a page reads the id index from there instead of from the first entry ever written.
+ * - **total_count** of a window of updated_on over every store is the window's whole hours
+ *   summed from stock_log_hours, plus its edge hours counted from the updated_on index:
+ *   exact, and a few thousand index entries however wide the window is.
+ * - **Deep pages.** A pull walks its pages in order; each page's last id is remembered
+ *   (PagePositions), and the next page continues after it (keyset) instead of skipping
+ *   `(n − 1) × size` entries — as long as that gives exactly what OFFSET would: no entry at
+ *   or below the remembered id entered or left the window since (see `stillHolds`).
+ */
+
+export const HOUR_MS = 3_600_000;
+
+/** Filters the hour counts answer: a window of updated_on over every store, and nothing else. */
+export function countsByHour(f: StockLogFilters): f is StockLogFilters & { updatedFrom: number } {
+  return (
+    f.updatedFrom !== undefined &&
+    f.scope === undefined &&
+    f.productNumber === undefined &&
+    f.customerOrderNumber === undefined &&
+    f.reference === undefined &&
+    f.storeNumber === undefined &&
+    f.fromId === undefined &&
+    f.toId === undefined &&
+    f.reasonCode === undefined &&
+    f.referenceId === undefined &&
+    f.reviewStatus === undefined &&
+    f.isApplied === undefined &&
+    f.reviewed === undefined
+  );
+}
+
+/** The smallest id an entry with updated_on ≥ `from` can have (0 when none has). */
+export async function windowLowerId(db: Kysely<Database>, from: number): Promise<number> {
+  const row = await db
+    .selectFrom('stock_log_hours')
+    .select((eb) => eb.fn.min<number>('min_id').as('min_id'))
+    .where('hour', '>=', Math.floor(from / HOUR_MS))
+    .executeTakeFirst();
+  return row?.min_id === null || row?.min_id === undefined ? 0 : Number(row.min_id);
+}
+
+/** Entries with updated_on in [from, to) counted from the updated_on index. */
+async function countUpdatedBetween(db: Kysely<Database>, from: number, toExclusive: number): Promise<number> {
+  if (toExclusive <= from) return 0;
+  const row = await db
+    .selectFrom('stock_logs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('updated_on', '>=', from)
+    .where('updated_on', '<', toExclusive)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Entries of the whole hours [fromHour, toHour) from stock_log_hours. */
+async function countWholeHours(db: Kysely<Database>, fromHour: number, toHourExclusive: number | undefined): Promise<number> {
+  let query = db.selectFrom('stock_log_hours').select((eb) => eb.fn.sum<number>('entries').as('n')).where('hour', '>=', fromHour);
+  if (toHourExclusive !== undefined) {
+    if (toHourExclusive <= fromHour) return 0;
+    query = query.where('hour', '<', toHourExclusive);
+  }
+  const row = await query.executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Exact count of entries with updated_on in [from, to] (to inclusive, as the filter is). */
+export async function countWindowByHours(db: Kysely<Database>, from: number, to: number | undefined): Promise<number> {
+  const firstWholeHour = Math.ceil(from / HOUR_MS);
+  const end = to === undefined ? undefined : to + 1;
+  if (end !== undefined && end <= from) return 0;
+  const lastWholeHourEnd = end === undefined ? undefined : Math.floor(end / HOUR_MS);
+  if (lastWholeHourEnd !== undefined && lastWholeHourEnd <= firstWholeHour) return countUpdatedBetween(db, from, end!);
+  const [head, whole, tail] = await Promise.all([
+    countUpdatedBetween(db, from, Math.min(firstWholeHour * HOUR_MS, end ?? Number.MAX_SAFE_INTEGER)),
+    countWholeHours(db, firstWholeHour, lastWholeHourEnd),
+    lastWholeHourEnd === undefined ? 0 : countUpdatedBetween(db, lastWholeHourEnd * HOUR_MS, end!),
+  ]);
+  return head + whole + tail;
+}
+
+/** The facts a remembered page position is checked against, read on the page's own snapshot. */
+export interface PullFacts {
+  total: number;
+  /** Largest id of any entry (filtered or not). */
+  maxId: number;
+  /** stock_log_moves version: bumped whenever an entry's updated_on changes or an entry is deleted. */
+  moves: number;
+}
+
+export async function pullFacts(db: Kysely<Database>, count: () => Promise<number>): Promise<PullFacts> {
+  const [total, max, moves] = await Promise.all([
+    count(),
+    db.selectFrom('stock_logs').select((eb) => eb.fn.max<number>('id').as('id')).executeTakeFirst(),
+    db.selectFrom('resource_versions').select('version').where('resource', '=', 'stock_log_moves').executeTakeFirst(),
+  ]);
+  return { total, maxId: Number(max?.id ?? 0), moves: Number(moves?.version ?? 0) };
+}
+
+/** Entries of the filtered window with an id above `afterId`. */
+export async function countAfter(db: Kysely<Database>, f: StockLogFilters, afterId: number): Promise<number> {
+  const row = await applyFilters(db.selectFrom('stock_logs'), f)
+    .where('id', '>', afterId)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Where a served page ended, and what the window was when it was served. */
+export interface PagePosition {
+  page: number;
+  lastId: number;
+  facts: PullFacts;
+}
+
+/**
+ * A remembered position still gives what OFFSET would: the window's entries with ids up to
+ * `facts.maxId` are the same now as when it was served — none moved or was deleted (the
+ * moves version), and none committed since with an id at or below maxId (possible on
+ * PostgreSQL, whose commits may land out of id order): the entries counted now are those
+ * counted then plus those above maxId.
+ */
+export function stillHolds(position: PagePosition, now: PullFacts, countedAboveMaxId: number): boolean {
+  return position.facts.moves === now.moves && now.total === position.facts.total + countedAboveMaxId;
+}
+
+const MAX_PULLS = 200;
+const MAX_PAGES_PER_PULL = 5_000;
+/** Farther than this behind the asked page, a remembered position is not worth seeking from. */
+export const MAX_PAGES_AHEAD = 50;
+
+/**
+ * Page positions of the pulls this process served, per pull (the list's filters and page
+ * size), oldest pull forgotten first. Another process serving the next page of the same
+ * pull finds no position and reads by OFFSET once; its own next page seeks again.
+ */
+export class PagePositions {
+  private readonly pulls = new Map<string, Map<number, PagePosition>>();
+
+  /** The nearest remembered position before `page`, within MAX_PAGES_AHEAD. */
+  before(pull: string, page: number): PagePosition | undefined {
+    const positions = this.pulls.get(pull);
+    if (!positions) return undefined;
+    for (let at = page - 1; at >= Math.max(1, page - MAX_PAGES_AHEAD); at--) {
+      const position = positions.get(at);
+      if (position) return position;
+    }
+    return undefined;
+  }
+
+  remember(pull: string, position: PagePosition): void {
+    let positions = this.pulls.get(pull);
+    if (positions) this.pulls.delete(pull);
+    else positions = new Map();
+    // Most recently used pull last: the first key is the one to forget.
+    this.pulls.set(pull, positions);
+    if (positions.size >= MAX_PAGES_PER_PULL) positions.clear();
+    positions.set(position.page, position);
+    if (this.pulls.size > MAX_PULLS) this.pulls.delete(this.pulls.keys().next().value!);
+  }
+
+  forget(pull: string): void {
+    this.pulls.delete(pull);
+  }
+}
+
+/** One key per pull: its filters (scope included) and page size. */
+export const pullKey = (f: StockLogFilters, pageSize: number) => JSON.stringify([f, pageSize]);
+
+const HOURS_PER_MERGE = 500;
+
+/**
+ * Merges each hour's delta rows of stock_log_hours into one (PostgreSQL: the triggers append
+ * a row per statement; SQLite keeps one row per hour already, so there is nothing to merge).
+ * Run every few seconds by the server and after `store-ops generate`. Safe beside writers and
+ * other mergers: a delete takes only the rows committed when it runs (a row a concurrent
+ * writer adds stays, to be merged next time), and rows another merger deleted first are not
+ * returned twice. Returns the hours merged.
+ */
+export async function mergeLogHours(handle: DbHandle): Promise<number> {
+  const split = await handle.db
+    .selectFrom('stock_log_hours')
+    .select('hour')
+    .groupBy('hour')
+    .having((eb) => eb.fn.countAll(), '>', 1)
+    .orderBy('hour')
+    .limit(HOURS_PER_MERGE)
+    .execute();
+  if (split.length === 0) return 0;
+  await inTransaction(handle, async (trx) => {
+    const gone = await trx
+      .deleteFrom('stock_log_hours')
+      .where(
+        'hour',
+        'in',
+        split.map((row) => row.hour),
+      )
+      .returning(['hour', 'entries', 'min_id'])
+      .execute();
+    const merged = new Map<number, { entries: number; min_id: number }>();
+    for (const row of gone) {
+      const hour = Number(row.hour);
+      const sum = merged.get(hour);
+      if (sum) {
+        sum.entries += Number(row.entries);
+        sum.min_id = Math.min(sum.min_id, Number(row.min_id));
+      } else merged.set(hour, { entries: Number(row.entries), min_id: Number(row.min_id) });
+    }
+    if (merged.size > 0) await trx.insertInto('stock_log_hours').values([...merged].map(([hour, sum]) => ({ hour, ...sum }))).execute();
+  });
+  return split.length;
+}
