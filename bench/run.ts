@@ -117,6 +117,11 @@ async function runScenario(scenario: Scenario, runs: number): Promise<Map<string
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
+  // `npm run bench -- scale …`: the chain-size run (bench/scale/scale.ts), not a scenario.
+  if (args[0] === 'scale') {
+    await (await import('./scale/scale.js')).runScale(args.slice(1));
+    return 0;
+  }
   const { filters, runs, list, profile } = parseArgs(args);
   // A scenario runs when a filter matches its name or a companion's: they share the runs.
   const matches = (name: string) => filters.length === 0 || filters.some((f) => name.toLowerCase().includes(f));

@@ -54,6 +54,18 @@ export function registerDirectReader(db: Kysely<Database>, reader: DirectReader)
 }
 
 /**
+ * Told each compiled statement text once per Kysely instance: PostgreSQL keeps them
+ * prepared on its connections (dialect keepPrepared), so the hot reads built here are parsed
+ * and planned once per connection instead of at every run — planning was most of a
+ * single-product stock read's database time (issue 28).
+ */
+const preparers = new WeakMap<object, (sqlText: string) => void>();
+
+export function registerStatementPreparer(db: Kysely<Database>, prepare: (sqlText: string) => void): void {
+  preparers.set(db, prepare);
+}
+
+/**
  * A query whose shape never changes, built and compiled once per database kind and then
  * run with fresh arguments. On hot read paths Kysely's building and compiling cost more
  * than SQLite's execution (single-product stock, version checks of the list cache), and
@@ -88,6 +100,7 @@ export function compiledOnce<Args extends BindableValue[], Row>(build: (db: Kyse
       if (direct === undefined) {
         direct = directReaders.get(db)?.(compiled.sql) ?? null;
         compiled.direct.set(db, direct);
+        preparers.get(db)?.(compiled.sql);
       }
       const rows = direct?.(parameters);
       if (rows !== undefined) return rows as Row[];

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import type { Database } from '../schema.js';
 import { escapeLike } from './like.js';
+import { registerStatementPreparer } from '../compiled.js';
 import { copyRows } from './postgres-copy.js';
 import { LivenessWatch } from './postgres-liveness.js';
 import type { DbErrorKind, DbHandle, Dialect, InsertStatement } from './types.js';
@@ -50,12 +51,14 @@ function hash32(text: string): number {
  * Statement texts kept prepared (dialect keepPrepared), each under its own name. Kysely's
  * driver sends every statement unnamed, so PostgreSQL parses and plans it at every run;
  * for these, each connection sends the text once and then only the parameters (a 1,000-entry
- * stock post: ~20 statements of thousands of parameters). A small, fixed set (the full chunks
- * of the bulk inserts), as each costs its connections memory: ~0.85 MB for the 37-column
- * stock_logs insert, ~0.25 MB for the ledger's.
+ * stock post: ~20 statements of thousands of parameters; a stock look-up: planning was most of
+ * its database time). A small, fixed set (the full chunks of the bulk inserts and the compiled
+ * hot reads of db/compiled.ts), as each costs its connections memory: ~0.85 MB for the
+ * 37-column stock_logs insert, ~0.25 MB for the ledger's, a few kB for a read.
  */
 const preparedNames = new Map<string, string>();
-const MAX_PREPARED = 16;
+/** The bulk insert chunks and the compiled hot reads (db/compiled.ts), with room to spare. */
+const MAX_PREPARED = 32;
 
 /** Runs the statements of `preparedNames` as named (prepared) statements on this client. */
 function usePreparedStatements(client: pg.PoolClient): void {
@@ -244,6 +247,7 @@ export function openPostgres(url: string): DbHandle {
   // The same error of an idle client, re-emitted by the pool: already counted above.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  registerStatementPreparer(db, (sqlText) => postgresDialect.keepPrepared(sqlText));
   return {
     db,
     dialect: postgresDialect,
