@@ -109,7 +109,20 @@ function filtered(db: Db, dialect: Dialect | undefined, f: StockListFilters) {
     ? query.where('sp.product_id', 'in', matchingProducts(db, dialect, f))
     : query.where('sp.product_id', 'not in', (eb) => eb.selectFrom('products').select('id').where('deleted_on', 'is not', null));
   if (f.modifiedSince !== undefined) query = query.where('sp.updated_on', '>=', f.modifiedSince);
-  if (f.stockModifiedSince !== undefined) query = query.where('sp.stock_modified_at', '>=', f.stockModifiedSince);
+  const stockSince = f.stockModifiedSince;
+  if (stockSince !== undefined) {
+    // The store products whose stock changed since are found through the entries written since
+    // (the updated_on index of stock_logs): every stamp of stock_modified_at is made in the
+    // transaction that writes or reviews an entry of that store product, with the entry's
+    // updated_on (stock-logs/book.ts, service.ts review) — so the semi-join loses none, and the
+    // ERP's delta pull reads what changed, not every store product of the chain (issue 28;
+    // PostgreSQL keeps no index on stock_modified_at, migration 0019).
+    query = query
+      .where('sp.stock_modified_at', '>=', stockSince)
+      .where(({ eb, refTuple, selectFrom }) =>
+        eb(refTuple('sp.store_id', 'sp.product_id'), 'in', selectFrom('stock_logs as changed').select(['changed.store_id', 'changed.product_id']).where('changed.updated_on', '>=', stockSince).$asTuple('store_id', 'product_id')),
+      );
+  }
   if (f.fromId !== undefined) query = query.where('sp.id', '>=', f.fromId);
   if (f.toId !== undefined) query = query.where('sp.id', '<=', f.toId);
   return query;
