@@ -172,12 +172,21 @@ const isOneStoreOnly = (f: StockListFilters) =>
   f.fromId === undefined &&
   f.toId === undefined;
 
-/** One page in id order (keyset after `afterId`, else offset), with what the item shows of product, store and category. */
+/**
+ * One page in id order (keyset after `afterId`, else offset), with what the item shows of
+ * product, store and category. By offset the page's ids are found first, from store_products
+ * alone (its (store_id, id, product_id, deleted_on) index covers a store's list), and only
+ * those rows are joined: joining first made PostgreSQL join and sort every product of the
+ * store for each page — 30 ms per page at 10,000 products (issue 28).
+ */
 export function pageOfStockList(db: Db, dialect: Dialect, filters: StockListFilters, window: PageSlice) {
   if (isOneStoreOnly(filters) && (window.afterId !== undefined || window.offset === 0)) {
     return oneStorePageAfter(db, filters.storeIds![0]!, window.afterId ?? 0, window.fetchLimit);
   }
-  return pageOf(withItemColumns(filtered(db, dialect, filters)), 'sp.id', window).execute();
+  const pageIds = pageOf(filtered(db, dialect, filters).select('sp.id'), 'sp.id', window);
+  return withItemColumns(db.selectFrom('store_products as sp').where('sp.id', 'in', pageIds))
+    .orderBy('sp.id')
+    .execute();
 }
 
 /**
