@@ -291,7 +291,9 @@ class ScaleRun {
       `log pull by Page_Start (window ${windowDays} days: ${total} entries)`,
       `page 1 ${times[0]!.toFixed(1)} ms, page ${times.length} ${times.at(-1)!.toFixed(1)} ms, median ${median(times).toFixed(1)} ms; ${rows} rows in ${seconds.toFixed(1)} s = ${(rows / seconds).toFixed(0)} rows/s`,
     );
-    const cold = await this.timedGet(service, url(500));
+    // Another window is another pull: nothing remembered, page 500 read by OFFSET from the window's start.
+    const coldSince = new Date(Date.parse(since) + 1).toISOString();
+    const cold = await this.timedGet(service, `${API}/products/stock/storeproductlogs?last_modified_date=${encodeURIComponent(coldSince)}&Page_Size=200&Page_Start=500`);
     this.record('log pull, page 500 asked cold (no remembered position)', `${cold.ms.toFixed(0)} ms`);
   }
 
