@@ -41,14 +41,17 @@ export function countsByHour(f: StockLogFilters): f is StockLogFilters & { updat
   );
 }
 
-/** The smallest id an entry with updated_on ≥ `from` can have (0 when none has). */
+/**
+ * The smallest id an entry with updated_on ≥ `from` can have. With no hour counted from
+ * there on, no entry is in the window: a bound above every id, so the page reads nothing.
+ */
 export async function windowLowerId(db: Kysely<Database>, from: number): Promise<number> {
   const row = await db
     .selectFrom('stock_log_hours')
     .select((eb) => eb.fn.min<number>('min_id').as('min_id'))
     .where('hour', '>=', Math.floor(from / HOUR_MS))
     .executeTakeFirst();
-  return row?.min_id === null || row?.min_id === undefined ? 0 : Number(row.min_id);
+  return row?.min_id === null || row?.min_id === undefined ? Number.MAX_SAFE_INTEGER : Number(row.min_id);
 }
 
 /** Entries with updated_on in [from, to) counted from the updated_on index. */
