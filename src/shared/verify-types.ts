@@ -15,9 +15,26 @@ export interface Violation {
 /** Runs one check over the whole database: every violation found, none when it holds. */
 export type CheckRun = (handle: DbHandle) => Promise<Violation[]>;
 
+/**
+ * What an incremental check found (`store-ops verify --since`), and how many balances it
+ * checked when it checks balances: the summary line counts them.
+ */
+export interface SinceFindings {
+  violations: Violation[];
+  balances?: number;
+}
+
+/**
+ * Runs a check over what changed since `since` (epoch ms) only. A check without one is
+ * full-only and `verify --since` skips it: the nightly run must cost what changed, not
+ * what is stored.
+ */
+export type SinceRun = (handle: DbHandle, since: number) => Promise<SinceFindings>;
+
 export interface VerifyCheck {
   name: string;
   run: CheckRun;
+  since?: SinceRun;
 }
 
 /** Null or a JSON array: how list columns are stored. */

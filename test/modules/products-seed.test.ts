@@ -53,5 +53,16 @@ for (const dialect of DIALECTS) {
         expect.stringContaining("price 'DEMO-CHAIN-100001'"),
       ]);
     });
+
+    it('verify finds a barcode carried by two live products (the look-up names one of them)', async () => {
+      const [owner, other] = [DEMO_PRODUCTS[2]!, DEMO_PRODUCTS[3]!];
+      const shared = owner.barcode!;
+      await t.app.ctx.db.updateTable('products').set({ barcode: shared }).where('product_number', '=', other.product_number).execute();
+      const details = (await verifyAll(t.app.ctx.handle)).map((v) => v.detail).filter((detail) => detail.includes(`'${shared}'`));
+      expect(details).toEqual([
+        `barcode '${shared}' is on live products '${owner.product_number}' and '${other.product_number}'`,
+        `barcode '${shared}' of product '${other.product_number}' does not resolve to it`,
+      ]);
+    });
   });
 }

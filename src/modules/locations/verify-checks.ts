@@ -1,6 +1,7 @@
 import { rowBatches } from '../../db/batches.js';
 import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
 import { contentHash } from '../../shared/bulk.js';
+import { storeNumbersById } from '../stores/repository.js';
 import type { LocationRow } from './rows.js';
 
 function tagsOf(text: string): string[] | undefined {
@@ -12,6 +13,8 @@ function tagsOf(text: string): string[] | undefined {
   }
 }
 
+const MAX_LISTED = 1000;
+
 /**
  * Location invariants: the tags JSON is a list of distinct strings and location_tags (the
  * index jsonTag and search_text use) holds exactly those tags, in the location's store;
@@ -22,10 +25,10 @@ export const LOCATION_CHECKS: VerifyCheck[] = [
     name: 'locations',
     async run(handle) {
       const violations: Violation[] = [];
-      const stores = new Map((await handle.db.selectFrom('stores').select(['id', 'store_number']).execute()).map((s) => [s.id, s.store_number]));
       const said = (row: LocationRow, what: string) =>
         violations.push({ check: 'locations', detail: `location '${row.location_code}' of store '${row.store_number}' ${what}` });
       for await (const rows of rowBatches(handle.db, 'locations')) {
+        const stores = await storeNumbersById(handle.db, rows.map((r) => r.store_id));
         const tagRows = await handle.db
           .selectFrom('location_tags')
           .selectAll()
@@ -57,6 +60,7 @@ export const LOCATION_CHECKS: VerifyCheck[] = [
         .leftJoin('locations as l', 'l.id', 't.location_id')
         .select(['t.location_id', 't.tag'])
         .where('l.id', 'is', null)
+        .limit(MAX_LISTED)
         .execute();
       for (const orphan of orphans) {
         violations.push({ check: 'locations', detail: `location_tags row '${orphan.tag}' points at missing location ${orphan.location_id}` });

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
+import { rowBatches } from '../../db/batches.js';
 import type { DbHandle } from '../../db/dialect/types.js';
 import { parsesAsJsonArray, type VerifyCheck, type Violation } from '../../shared/verify-types.js';
+import { storeNumbersById } from '../stores/repository.js';
 
 const MAX_LISTED = 1000;
 const CHECK = 'product lists';
@@ -29,16 +31,19 @@ async function listLines(handle: DbHandle): Promise<Violation[]> {
   return rows.map((row) => ({ check: CHECK, detail: `list ${row.list_id} product ${row.product_id}: ${row.problem}` }));
 }
 
+/** A batch of lists at a time, with their stores: list headers grow with every store's handheld use. */
 async function listHeaders(handle: DbHandle): Promise<Violation[]> {
-  const rows = await handle.db
-    .selectFrom('product_lists as pl')
-    .leftJoin('stores as s', 's.id', 'pl.store_id')
-    .select(['pl.id', 'pl.free_fields', 's.id as store_id', 's.store_number', 'pl.store_number as list_store_number'])
-    .execute();
-  return rows
-    .filter((row) => row.store_id === null || row.store_number !== row.list_store_number || !parsesAsJsonArray(row.free_fields))
-    .slice(0, MAX_LISTED)
-    .map((row) => ({ check: CHECK, detail: `list ${row.id}: its store or free fields are not what they should be` }));
+  const violations: Violation[] = [];
+  for await (const lists of rowBatches(handle.db, 'product_lists')) {
+    const stores = await storeNumbersById(handle.db, lists.map((list) => list.store_id));
+    for (const list of lists) {
+      if (stores.get(list.store_id) !== list.store_number || !parsesAsJsonArray(list.free_fields)) {
+        violations.push({ check: CHECK, detail: `list ${list.id}: its store or free fields are not what they should be` });
+      }
+    }
+    if (violations.length >= MAX_LISTED) break;
+  }
+  return violations.slice(0, MAX_LISTED);
 }
 
 export const PRODUCT_LIST_CHECKS: VerifyCheck[] = [

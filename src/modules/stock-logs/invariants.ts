@@ -1,8 +1,9 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DbHandle } from '../../db/dialect/types.js';
 import type { Violation } from '../../shared/verify-types.js';
 
-const MAX_LISTED = 1000;
+/** At most this many violations of one kind are listed: enough to act on, bounded in memory. */
+export const MAX_LISTED = 1000;
 
 /**
  * The stock invariant (PRODUCT §5): every balance equals the sum of its applied ledger
@@ -10,22 +11,65 @@ const MAX_LISTED = 1000;
  * The balance's clock too: `last_at` and `last_count_at` are the moments of its latest
  * entry and count, which decide whether a new entry is late (docs/stock.md "Cost"); a
  * wrong clock would book later entries wrongly while the sums still matched.
- * One grouped pass over the ledger, joined to the balances both ways.
+ * The rule is written once here and read by both forms of the check: the full one below,
+ * and the one over the balances touched since a moment (invariants-since.ts).
  */
+
+/** A balance beside what its ledger rows add up to; `balance` null: no balance row. */
+export interface BalanceAgainstLedger {
+  store_id: number;
+  product_id: number;
+  location_id: number;
+  pool: number;
+  order_key: string;
+  balance: number | null;
+  ledger: number | null;
+  last_at: number | null;
+  ledger_last_at: number | null;
+  last_count_at: number | null;
+  ledger_last_count_at: number | null;
+}
+
+export const BALANCE_KEY = ['store_id', 'product_id', 'location_id', 'pool', 'order_key'] as const;
+
+/** Rows `a` and `b` name the same balance key. */
+export const sameKey = (a: string, b: string): RawBuilder<unknown> => sql.join(BALANCE_KEY.map((c) => sql`${sql.ref(`${a}.${c}`)} = ${sql.ref(`${b}.${c}`)}`), sql` and `);
+
+/** Where each figure of a BalanceAgainstLedger is, in a query that compares them. */
+export type FigureColumns = Record<Exclude<keyof BalanceAgainstLedger, (typeof BALANCE_KEY)[number]>, string>;
+
+/**
+ * The rule: a present balance disagrees with its ledger rows when its quantity is not their
+ * sum or a clock is not their latest moment or count. Compared in SQL, where the sum is
+ * exact on both databases (docs/stock.md "Exact sums"); each form of the check names where
+ * its figures are.
+ */
+export function disagrees(c: FigureColumns): RawBuilder<SqlBool> {
+  const ref = (column: keyof FigureColumns) => sql.ref(c[column]);
+  return sql<SqlBool>`(${ref('balance')} <> coalesce(${ref('ledger')}, 0)
+    or coalesce(${ref('last_at')}, -1) <> coalesce(${ref('ledger_last_at')}, -1)
+    or coalesce(${ref('last_count_at')}, -1) <> coalesce(${ref('ledger_last_count_at')}, -1))`;
+}
+
+const moment = (value: number | null) => (value === null ? 'none' : new Date(Number(value)).toISOString());
+
+/** How an operator reads a row of either check: the balance's key and what disagrees. */
+export function balanceViolation(row: BalanceAgainstLedger): Violation {
+  const key = `balance store ${row.store_id} product ${row.product_id} location ${row.location_id} pool ${row.pool}${row.order_key ? ` order ${row.order_key}` : ''}`;
+  const problems: string[] = [];
+  if (row.balance === null || Number(row.balance) !== Number(row.ledger ?? 0)) {
+    problems.push(`balance ${row.balance === null ? 'missing' : Number(row.balance) / 1000}, ledger sum ${Number(row.ledger ?? 0) / 1000}`);
+  }
+  if (row.balance !== null && moment(row.last_at) !== moment(row.ledger_last_at)) problems.push(`last_at ${moment(row.last_at)}, latest ledger entry ${moment(row.ledger_last_at)}`);
+  if (row.balance !== null && moment(row.last_count_at) !== moment(row.ledger_last_count_at)) {
+    problems.push(`last_count_at ${moment(row.last_count_at)}, latest ledger count ${moment(row.ledger_last_count_at)}`);
+  }
+  return { check: 'stock ledger', detail: `${key}: ${problems.join('; ')}` };
+}
+
+/** The whole ledger in one grouped pass, joined to the balances both ways. */
 export async function ledgerViolations(handle: DbHandle): Promise<Violation[]> {
-  const { rows } = await sql<{
-    store_id: number;
-    product_id: number;
-    location_id: number;
-    pool: number;
-    order_key: string;
-    balance: number | null;
-    ledger: number | null;
-    last_at: number | null;
-    ledger_last_at: number | null;
-    last_count_at: number | null;
-    ledger_last_count_at: number | null;
-  }>`
+  const { rows } = await sql<BalanceAgainstLedger>`
     with sums as (
       select store_id, product_id, location_id, pool, order_key, sum(delta) as total, max(at) as last_at,
         max(case when is_count = 1 then at end) as last_count_at
@@ -35,53 +79,52 @@ export async function ledgerViolations(handle: DbHandle): Promise<Violation[]> {
     select b.store_id, b.product_id, b.location_id, b.pool, b.order_key, b.quantity as balance, s.total as ledger,
       b.last_at, s.last_at as ledger_last_at, b.last_count_at, s.last_count_at as ledger_last_count_at
     from stock_balances b
-    left join sums s on s.store_id = b.store_id and s.product_id = b.product_id and s.location_id = b.location_id
-      and s.pool = b.pool and s.order_key = b.order_key
-    where b.quantity <> coalesce(s.total, 0)
-      or coalesce(b.last_at, -1) <> coalesce(s.last_at, -1)
-      or coalesce(b.last_count_at, -1) <> coalesce(s.last_count_at, -1)
+    left join sums s on ${sameKey('s', 'b')}
+    where ${disagrees({ balance: 'b.quantity', ledger: 's.total', last_at: 'b.last_at', ledger_last_at: 's.last_at', last_count_at: 'b.last_count_at', ledger_last_count_at: 's.last_count_at' })}
     union all
     select s.store_id, s.product_id, s.location_id, s.pool, s.order_key, null, s.total, null, s.last_at, null, s.last_count_at
     from sums s
-    where not exists (
-      select 1 from stock_balances b where b.store_id = s.store_id and b.product_id = s.product_id
-        and b.location_id = s.location_id and b.pool = s.pool and b.order_key = s.order_key
-    )
+    where not exists (select 1 from stock_balances b where ${sameKey('b', 's')})
     limit ${MAX_LISTED}
   `.execute(handle.db);
-  const moment = (value: number | null) => (value === null ? 'none' : new Date(Number(value)).toISOString());
-  const violations: Violation[] = rows.map((row) => {
-    const key = `balance store ${row.store_id} product ${row.product_id} location ${row.location_id} pool ${row.pool}${row.order_key ? ` order ${row.order_key}` : ''}`;
-    const problems: string[] = [];
-    if (row.balance === null || Number(row.balance) !== Number(row.ledger ?? 0)) {
-      problems.push(`balance ${row.balance === null ? 'missing' : Number(row.balance) / 1000}, ledger sum ${Number(row.ledger ?? 0) / 1000}`);
-    }
-    if (row.balance !== null && moment(row.last_at) !== moment(row.ledger_last_at)) problems.push(`last_at ${moment(row.last_at)}, latest ledger entry ${moment(row.ledger_last_at)}`);
-    if (row.balance !== null && moment(row.last_count_at) !== moment(row.ledger_last_count_at)) {
-      problems.push(`last_count_at ${moment(row.last_count_at)}, latest ledger count ${moment(row.ledger_last_count_at)}`);
-    }
-    return { check: 'stock ledger', detail: `${key}: ${problems.join('; ')}` };
-  });
-  const { rows: unapplied } = await sql<{ id: number }>`
+  return [...rows.map(balanceViolation), ...(await unappliedViolations(handle)), ...(await logHourViolations(handle))];
+}
+
+/** Only applied entries have ledger rows; with `since`, among the entries updated since then. */
+export async function unappliedViolations(handle: DbHandle, since?: number): Promise<Violation[]> {
+  const { rows } = await sql<{ id: number }>`
     select l.id from stock_logs l
     where l.is_applied = 0 and exists (select 1 from stock_ledger g where g.log_id = l.id)
+      ${since === undefined ? sql`` : sql`and l.updated_on >= ${since}`}
     limit ${MAX_LISTED}
   `.execute(handle.db);
-  for (const row of unapplied) violations.push({ check: 'stock ledger', detail: `entry ${row.id} is not applied but has ledger rows` });
-  violations.push(...(await logHourViolations(handle)));
-  return violations;
+  return rows.map((row) => ({ check: 'stock ledger', detail: `entry ${row.id} is not applied but has ledger rows` }));
 }
+
+const HOUR_MS = 3_600_000;
 
 /**
  * The log pull's hour counts (migration 0020, stock-logs/log-pull.ts): each hour's entries
  * summed from stock_log_hours equal the entries whose updated_on falls in it, and its
  * smallest id is no larger than theirs — else a total_count would be wrong, or a page
- * would start after entries of its window.
+ * would start after entries of its window. With `since`, the hours from the one holding it
+ * on, read through the hour and updated_on indexes. (An hour is `updated_on / 3600000`
+ * truncated, as the triggers write it: before 1970 that is not the floor, so a moment there
+ * checks every hour rather than risk comparing the two halves of an hour.)
  */
-async function logHourViolations(handle: DbHandle): Promise<Violation[]> {
+export async function logHourViolations(handle: DbHandle, since?: number): Promise<Violation[]> {
+  const fromHour = since === undefined || since < HOUR_MS ? undefined : Math.floor(since / HOUR_MS);
   const { rows } = await sql<{ hour: number; kept: number | null; kept_min: number | null; actual: number | null; actual_min: number | null }>`
-    with kept as (select hour, sum(entries) as entries, min(min_id) as min_id from stock_log_hours group by hour),
-    actual as (select updated_on / 3600000 as hour, count(*) as entries, min(id) as min_id from stock_logs group by updated_on / 3600000)
+    with kept as (
+      select hour, sum(entries) as entries, min(min_id) as min_id from stock_log_hours
+      ${fromHour === undefined ? sql`` : sql`where hour >= ${fromHour}`}
+      group by hour
+    ),
+    actual as (
+      select updated_on / ${sql.lit(HOUR_MS)} as hour, count(*) as entries, min(id) as min_id from stock_logs
+      ${fromHour === undefined ? sql`` : sql`where updated_on >= ${fromHour * HOUR_MS}`}
+      group by updated_on / ${sql.lit(HOUR_MS)}
+    )
     select coalesce(k.hour, a.hour) as hour, k.entries as kept, k.min_id as kept_min, a.entries as actual, a.min_id as actual_min
     from kept k full outer join actual a on a.hour = k.hour
     where coalesce(k.entries, 0) <> coalesce(a.entries, 0) or (a.min_id is not null and (k.min_id is null or k.min_id > a.min_id))
@@ -89,6 +132,6 @@ async function logHourViolations(handle: DbHandle): Promise<Violation[]> {
   `.execute(handle.db);
   return rows.map((row) => ({
     check: 'stock ledger',
-    detail: `stock log hour ${new Date(Number(row.hour) * 3_600_000).toISOString()}: counted ${Number(row.kept ?? 0)} entries from id ${row.kept_min ?? 'none'}, has ${Number(row.actual ?? 0)} from id ${row.actual_min ?? 'none'}`,
+    detail: `stock log hour ${new Date(Number(row.hour) * HOUR_MS).toISOString()}: counted ${Number(row.kept ?? 0)} entries from id ${row.kept_min ?? 'none'}, has ${Number(row.actual ?? 0)} from id ${row.actual_min ?? 'none'}`,
   }));
 }

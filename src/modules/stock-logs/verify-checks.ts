@@ -1,5 +1,14 @@
 import type { VerifyCheck } from '../../shared/verify-types.js';
 import { ledgerViolations } from './invariants.js';
+import { ledgerViolationsSince } from './invariants-since.js';
+import { stampViolations } from './stamp-invariants.js';
 
-/** The ledger's invariants (balance = sum of ledger, and the rest in invariants.ts; docs/stock.md). */
-export const STOCK_LEDGER_CHECKS: VerifyCheck[] = [{ name: 'stock ledger', run: ledgerViolations }];
+/**
+ * The ledger's invariants (balance = sum of ledger, and the rest in invariants.ts;
+ * docs/stock.md) and the store products' stock stamps. Both have a form over what changed
+ * since a moment, for `store-ops verify --since`.
+ */
+export const STOCK_LEDGER_CHECKS: VerifyCheck[] = [
+  { name: 'stock ledger', run: ledgerViolations, since: ledgerViolationsSince },
+  { name: 'store product stamps', run: (handle) => stampViolations(handle), since: async (handle, since) => ({ violations: await stampViolations(handle, since) }) },
+];

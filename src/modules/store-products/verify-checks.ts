@@ -4,6 +4,8 @@ import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
 import { propertiesHash, propertiesOf } from './mapping.js';
 import type { StoreProductRow } from './rows.js';
 
+const MAX_LISTED = 1000;
+
 async function* allStoreProducts(handle: DbHandle): AsyncGenerator<StoreProductRow> {
   for await (const rows of rowBatches(handle.db, 'store_products')) yield* rows;
 }
@@ -53,6 +55,7 @@ export const STORE_PRODUCT_CHECKS: VerifyCheck[] = [
         .innerJoin('products as p', 'p.id', 'sp.product_id')
         .select(['sp.id', 'sp.store_number', 'sp.product_number', 's.store_number as actual_store', 'p.product_number as actual_product'])
         .where((eb) => eb.or([eb('sp.store_number', '<>', eb.ref('s.store_number')), eb('sp.product_number', '<>', eb.ref('p.product_number'))]))
+        .limit(MAX_LISTED)
         .execute();
       for (const row of mismatched) {
         violations.push({

@@ -74,6 +74,16 @@ export async function findLiveStores(db: Kysely<Database> | Transaction<Database
   return found;
 }
 
+/** Store numbers by store id, deleted stores included; unknown ids are absent (verify's batches). */
+export async function storeNumbersById(db: Kysely<Database>, storeIds: readonly number[]): Promise<Map<number, string>> {
+  const found = new Map<number, string>();
+  for (const part of inListChunks([...new Set(storeIds)], 2_000)) {
+    const rows = await db.selectFrom('stores').select(['id', 'store_number']).where('id', 'in', part).execute();
+    for (const row of rows) found.set(row.id, row.store_number);
+  }
+  return found;
+}
+
 /**
  * The live store each order of a bulk write names (deliveries, customer orders): 404 when
  * one is unknown — naming `orders[i].store_number` on the cross-store path, the store of the

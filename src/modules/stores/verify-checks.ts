@@ -1,3 +1,4 @@
+import { rowBatches } from '../../db/batches.js';
 import { parsesAsJsonArray, type VerifyCheck, type Violation } from '../../shared/verify-types.js';
 
 const LIST_COLUMNS = ['stock_pool_names', 'free_fields', 'opening_hours', 'ordering_schema', 'store_printers'] as const;
@@ -7,12 +8,13 @@ export const STORE_CHECKS: VerifyCheck[] = [
   {
     name: 'stores',
     async run(handle) {
-      const rows = await handle.db.selectFrom('stores').select(['store_number', 'created_on', 'updated_on', ...LIST_COLUMNS]).execute();
       const violations: Violation[] = [];
-      for (const row of rows) {
-        if (row.updated_on < row.created_on) violations.push({ check: 'stores', detail: `store '${row.store_number}' was updated before it was created` });
-        for (const column of LIST_COLUMNS) {
-          if (!parsesAsJsonArray(row[column])) violations.push({ check: 'stores', detail: `store '${row.store_number}' has malformed ${column}` });
+      for await (const rows of rowBatches(handle.db, 'stores')) {
+        for (const row of rows) {
+          if (row.updated_on < row.created_on) violations.push({ check: 'stores', detail: `store '${row.store_number}' was updated before it was created` });
+          for (const column of LIST_COLUMNS) {
+            if (!parsesAsJsonArray(row[column])) violations.push({ check: 'stores', detail: `store '${row.store_number}' has malformed ${column}` });
+          }
         }
       }
       return violations;
