@@ -2,18 +2,10 @@
  * Deterministic, realistic test data: the same seed gives the same records in every run,
  * so runs (and machines) measure the same work.
  */
+import { seededRandom } from '../../src/generate/chain-plan.js';
 
-/** Small seeded PRNG (mulberry32): uniform floats in [0, 1). */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Small seeded PRNG (mulberry32): uniform floats in [0, 1); the one `store-ops generate` uses. */
+export const random = seededRandom;
 
 export interface Picker {
   int(min: number, max: number): number;

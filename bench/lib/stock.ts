@@ -7,6 +7,7 @@
 import type { PostedEntry, StockMaster } from '../baselines/stock-booking.js';
 import { postOk, timedPost } from './client.js';
 import type { BenchDatabase } from './ledger-db.js';
+import { chainProductInput, productNumberOf } from '../../src/generate/chain-plan.js';
 import { storeInput, storeNumberOf, type Picker } from './data.js';
 import type { Resources } from './resources.js';
 import { API, startService, type Service } from './service.js';
@@ -49,28 +50,11 @@ const STOCK_REASON_CODES = [
   reasonCode(REASON.movement, 'Replenish shelf', 3),
 ];
 
-const CATEGORIES = ['FRESH', 'FROZEN', 'DAIRY', 'BAKERY', 'DRY', 'NONFOOD'];
-
-export const productNumber = (index: number) => `P${String(index + 1).padStart(7, '0')}`;
+/** The products of the stock scenarios are those `store-ops generate` writes (src/generate/chain-plan.ts). */
+export const productNumber = productNumberOf;
 
 /** A product as the ERP sends a lean record: what the stock reads show of it (interface §4.9). */
-export function stockProductInput(index: number): Record<string, unknown> {
-  return {
-    product_number: productNumber(index),
-    product_name: `Product ${index + 1}`,
-    carrier_item_quantity: 1,
-    is_counted: true,
-    price_compare_multiplier: 1,
-    is_stock: true,
-    barcode: `87${String(index).padStart(11, '0')}`,
-    category_code: CATEGORIES[index % CATEGORIES.length],
-    price: (99 + (index % 500)) / 100,
-    purchase_price: (49 + (index % 300)) / 100,
-    purchase_unit_quantity: 12,
-    purchase_unit_name: 'case',
-    base_unit_name: 'piece',
-  };
-}
+export const stockProductInput = (index: number): Record<string, unknown> => chainProductInput(index);
 
 /**
  * The store (or the first `storeCount` stores, each with the same locations), `productCount`

@@ -1,5 +1,6 @@
 import type { AppContext } from '../app-context.js';
 import type { StockBalanceTable, StockLedgerTable, StockLogTable, StoreProductTable } from '../db/schema.js';
+import type { BookingProductRow } from '../modules/products/rows.js';
 import { importProducts } from '../modules/products/service.js';
 import type { ProductsBody } from '../modules/products/schema.js';
 import { importReasonCodes } from '../modules/reason-codes/service.js';
@@ -57,14 +58,8 @@ export interface GenerateSummary {
 
 type LogRow = Required<Omit<StockLogTable, 'id'>> & { id: number };
 
-interface ProductFacts {
-  id: number;
-  product_number: string;
-  barcode: string | null;
-  price: number | null;
-  purchase_price: number | null;
-  purchase_unit_quantity: number | null;
-}
+/** What an entry's row carries of its product (as the posting engine reads it). */
+type ProductFacts = BookingProductRow;
 
 const LOG_COLUMNS: ReadonlyArray<keyof LogRow> = [
   'id', 'store_id', 'store_number', 'product_id', 'product_number', 'location_id', 'reason_code', 'modification_at', 'is_count',
