@@ -138,13 +138,14 @@ export function stillHolds(position: PagePosition, now: PullFacts, countedAboveM
 }
 
 const MAX_PULLS = 200;
-const MAX_PAGES_PER_PULL = 5_000;
+/** A pull walks forward: the last pages it was served are the ones its next page seeks from. */
+const MAX_PAGES_PER_PULL = 64;
 /** Farther than this behind the asked page, a remembered position is not worth seeking from. */
 export const MAX_PAGES_AHEAD = 50;
 
 /**
  * Page positions of the pulls this process served, per pull (the list's filters and page
- * size), oldest pull forgotten first. Another process serving the next page of the same
+ * size): the last 64 pages of each of the last 200 pulls, oldest forgotten first. Another process serving the next page of the same
  * pull finds no position and reads by OFFSET once; its own next page seeks again.
  */
 export class PagePositions {
@@ -167,8 +168,10 @@ export class PagePositions {
     else positions = new Map();
     // Most recently used pull last: the first key is the one to forget.
     this.pulls.set(pull, positions);
-    if (positions.size >= MAX_PAGES_PER_PULL) positions.clear();
+    positions.delete(position.page);
     positions.set(position.page, position);
+    // Least recently served first: bounded memory (about 2 MB for every pull remembered).
+    if (positions.size > MAX_PAGES_PER_PULL) positions.delete(positions.keys().next().value!);
     if (this.pulls.size > MAX_PULLS) this.pulls.delete(this.pulls.keys().next().value!);
   }
 
