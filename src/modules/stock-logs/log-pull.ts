@@ -141,7 +141,7 @@ const MAX_PULLS = 200;
 /** A pull walks forward: the last pages it was served are the ones its next page seeks from. */
 const MAX_PAGES_PER_PULL = 64;
 /** Farther than this behind the asked page, a remembered position is not worth seeking from. */
-export const MAX_PAGES_AHEAD = 50;
+const MAX_PAGES_AHEAD = 50;
 
 /**
  * Page positions of the pulls this process served, per pull (the list's filters and page
@@ -173,10 +173,6 @@ export class PagePositions {
     // Least recently served first: bounded memory (about 2 MB for every pull remembered).
     if (positions.size > MAX_PAGES_PER_PULL) positions.delete(positions.keys().next().value!);
     if (this.pulls.size > MAX_PULLS) this.pulls.delete(this.pulls.keys().next().value!);
-  }
-
-  forget(pull: string): void {
-    this.pulls.delete(pull);
   }
 }
 
