@@ -1,7 +1,7 @@
 import { Migrator, sql, type DatabaseIntrospector, type Kysely, type TableMetadata } from 'kysely';
 import type { DbHandle } from './dialect/types.js';
 import type { Database } from './schema.js';
-import { migrationProvider } from './migrations/index.js';
+import { migrationProviderFor } from './migrations/index.js';
 
 /** Applies every pending migration; safe to call from several processes at once. */
 export async function migrateToLatest(handle: DbHandle): Promise<string[]> {
@@ -19,7 +19,8 @@ export async function isMigrated(handle: DbHandle): Promise<boolean> {
 
 function migratorOf(handle: DbHandle): Migrator {
   const db = handle.dialect.name === 'postgres' ? withOwnSchemaIntrospection(handle.db, handle.schema) : handle.db;
-  return new Migrator({ db, provider: migrationProvider, migrationTableSchema: handle.schema });
+  // The migrations learn the dialect from the handle, never from the Kysely instance.
+  return new Migrator({ db, provider: migrationProviderFor(handle.dialect.name), migrationTableSchema: handle.schema });
 }
 
 /**

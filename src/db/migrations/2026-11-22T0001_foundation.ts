@@ -1,36 +1,18 @@
-import type { Kysely, CreateTableBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
+import { withAudit, withId } from './support.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
 
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
-
-function withId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, never>) {
-  return isPostgres(db)
-    ? table.addColumn('id', 'bigint', (col) => col.primaryKey().generatedByDefaultAsIdentity())
-    : table.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement());
-}
-
-function withAudit<T extends string>(table: CreateTableBuilder<T, any>) {
-  return table
-    .addColumn('created_on', 'bigint', (col) => col.notNull())
-    .addColumn('updated_on', 'bigint', (col) => col.notNull())
-    .addColumn('created_by', 'text', (col) => col.notNull())
-    .addColumn('modified_by', 'text', (col) => col.notNull())
-    .addColumn('deleted_on', 'bigint')
-    .addColumn('content_hash', 'text', (col) => col.notNull());
-}
-
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   await db.schema
     .createTable('meta')
     .addColumn('key', 'text', (col) => col.primaryKey())
     .addColumn('value', 'text', (col) => col.notNull())
     .execute();
 
-  await withId(db, db.schema.createTable('api_tokens'))
+  await withId(dialect, db.schema.createTable('api_tokens'))
     .addColumn('name', 'text', (col) => col.notNull().unique())
     .addColumn('role', 'text', (col) => col.notNull())
     .addColumn('stores', 'text')
@@ -54,7 +36,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('idempotency_keys_created_at').on('idempotency_keys').column('created_at').execute();
 
-  let stores = withId(db, db.schema.createTable('stores'))
+  let stores = withId(dialect, db.schema.createTable('stores'))
     .addColumn('store_number', 'text', (col) => col.notNull().unique())
     .addColumn('store_name', 'text', (col) => col.notNull())
     .addColumn('is_active', 'integer', (col) => col.notNull())

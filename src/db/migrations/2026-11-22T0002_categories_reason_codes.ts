@@ -1,32 +1,14 @@
-import type { Kysely, CreateTableBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
+import { withAudit, withId } from './support.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
 
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
-
-function withId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, never>) {
-  return isPostgres(db)
-    ? table.addColumn('id', 'bigint', (col) => col.primaryKey().generatedByDefaultAsIdentity())
-    : table.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement());
-}
-
-function withAudit<T extends string>(table: CreateTableBuilder<T, any>) {
-  return table
-    .addColumn('created_on', 'bigint', (col) => col.notNull())
-    .addColumn('updated_on', 'bigint', (col) => col.notNull())
-    .addColumn('created_by', 'text', (col) => col.notNull())
-    .addColumn('modified_by', 'text', (col) => col.notNull())
-    .addColumn('deleted_on', 'bigint')
-    .addColumn('content_hash', 'text', (col) => col.notNull());
-}
-
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   // Parents are referenced by code, not by a foreign key: a batch may name a parent that
   // comes later in the same request, and soft-deleted parents keep their rows.
-  const categories = withId(db, db.schema.createTable('categories'))
+  const categories = withId(dialect, db.schema.createTable('categories'))
     .addColumn('category_code', 'text', (col) => col.notNull().unique())
     .addColumn('category_name', 'text', (col) => col.notNull())
     .addColumn('friendly_category_name', 'text')
@@ -40,7 +22,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('categories_parent_category_code').on('categories').column('parent_category_code').execute();
   await db.schema.createIndex('categories_updated_on').on('categories').column('updated_on').execute();
 
-  let reasonCodes = withId(db, db.schema.createTable('reason_codes'))
+  let reasonCodes = withId(dialect, db.schema.createTable('reason_codes'))
     .addColumn('reason_code', 'bigint', (col) => col.notNull().unique())
     .addColumn('reason_code_description', 'text', (col) => col.notNull())
     .addColumn('code_description', 'text')

@@ -1,27 +1,9 @@
-import type { CreateTableBuilder, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
+import { withAudit, withId } from './support.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
-
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
-
-function withId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, never>) {
-  return isPostgres(db)
-    ? table.addColumn('id', 'bigint', (col) => col.primaryKey().generatedByDefaultAsIdentity())
-    : table.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement());
-}
-
-function withAudit<T extends string>(table: CreateTableBuilder<T, any>) {
-  return table
-    .addColumn('created_on', 'bigint', (col) => col.notNull())
-    .addColumn('updated_on', 'bigint', (col) => col.notNull())
-    .addColumn('created_by', 'text', (col) => col.notNull())
-    .addColumn('modified_by', 'text', (col) => col.notNull())
-    .addColumn('deleted_on', 'bigint')
-    .addColumn('content_hash', 'text', (col) => col.notNull());
-}
 
 const PRODUCT_FLAGS = [
   'allow_decimal', 'is_active', 'is_adr', 'is_edit_min_max', 'is_edit_replenishment', 'is_expiration',
@@ -51,8 +33,8 @@ const PRODUCT_JSON = [
   'stores_allowed', 'stores_not_allowed', 'barcodes_array', 'free_fields', 'set_products', 'shelf_labels', 'units',
 ];
 
-export async function up(db: Kysely<any>): Promise<void> {
-  let products = withId(db, db.schema.createTable('products'))
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
+  let products = withId(dialect, db.schema.createTable('products'))
     .addColumn('product_number', 'text', (col) => col.notNull().unique())
     .addColumn('product_name', 'text', (col) => col.notNull())
     .addColumn('carrier_item_quantity', 'bigint', (col) => col.notNull())
@@ -82,7 +64,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('product_barcodes_product_id').on('product_barcodes').column('product_id').execute();
 
   await withAudit(
-    withId(db, db.schema.createTable('product_prices'))
+    withId(dialect, db.schema.createTable('product_prices'))
       .addColumn('price_id', 'text', (col) => col.notNull().unique())
       .addColumn('product_id', 'bigint', (col) => col.notNull().references('products.id'))
       .addColumn('price', 'bigint', (col) => col.notNull())
@@ -98,7 +80,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('product_prices_product_id').on('product_prices').columns(['product_id', 'valid_from']).execute();
 
   await withAudit(
-    withId(db, db.schema.createTable('product_discounts'))
+    withId(dialect, db.schema.createTable('product_discounts'))
       .addColumn('discount_key', 'text', (col) => col.notNull().unique())
       .addColumn('discount_id', 'text')
       .addColumn('product_id', 'bigint', (col) => col.notNull().references('products.id'))

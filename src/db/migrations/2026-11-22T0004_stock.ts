@@ -1,4 +1,6 @@
-import type { CreateTableBuilder, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
+import { withAudit, withId } from './support.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
@@ -8,29 +10,9 @@ import type { CreateTableBuilder, Kysely } from 'kysely';
 // transaction. Every store-scoped table carries store_id and store_number so the data
 // can be distributed by store without a schema change.
 
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
-
-function withId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, never>) {
-  return isPostgres(db)
-    ? table.addColumn('id', 'bigint', (col) => col.primaryKey().generatedByDefaultAsIdentity())
-    : table.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement());
-}
-
-function withAudit<T extends string>(table: CreateTableBuilder<T, any>) {
-  return table
-    .addColumn('created_on', 'bigint', (col) => col.notNull())
-    .addColumn('updated_on', 'bigint', (col) => col.notNull())
-    .addColumn('created_by', 'text', (col) => col.notNull())
-    .addColumn('modified_by', 'text', (col) => col.notNull())
-    .addColumn('deleted_on', 'bigint')
-    .addColumn('content_hash', 'text', (col) => col.notNull());
-}
-
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   await withAudit(
-    withId(db, db.schema.createTable('locations'))
+    withId(dialect, db.schema.createTable('locations'))
       .addColumn('store_id', 'bigint', (col) => col.notNull().references('stores.id'))
       .addColumn('store_number', 'text', (col) => col.notNull())
       .addColumn('location_code', 'text', (col) => col.notNull())
@@ -49,7 +31,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('location_tags_store_tag').on('location_tags').columns(['store_id', 'tag']).execute();
 
-  let storeProducts = withId(db, db.schema.createTable('store_products'))
+  let storeProducts = withId(dialect, db.schema.createTable('store_products'))
     .addColumn('store_id', 'bigint', (col) => col.notNull().references('stores.id'))
     .addColumn('store_number', 'text', (col) => col.notNull())
     .addColumn('product_id', 'bigint', (col) => col.notNull().references('products.id'))
@@ -84,7 +66,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('store_products_updated_on').on('store_products').column('updated_on').execute();
   await db.schema.createIndex('store_products_product').on('store_products').column('product_id').execute();
 
-  let logs = withId(db, db.schema.createTable('stock_logs'))
+  let logs = withId(dialect, db.schema.createTable('stock_logs'))
     .addColumn('store_id', 'bigint', (col) => col.notNull().references('stores.id'))
     .addColumn('store_number', 'text', (col) => col.notNull())
     .addColumn('product_id', 'bigint', (col) => col.notNull().references('products.id'))
@@ -131,7 +113,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // Applied deltas, one per (log line, balance). location_id 0 = no location and
   // order_key '' = not bound to a customer order, so the balance key is a plain unique key.
-  await withId(db, db.schema.createTable('stock_ledger'))
+  await withId(dialect, db.schema.createTable('stock_ledger'))
     .addColumn('log_id', 'bigint', (col) => col.notNull().references('stock_logs.id'))
     .addColumn('store_id', 'bigint', (col) => col.notNull())
     .addColumn('product_id', 'bigint', (col) => col.notNull())
@@ -151,7 +133,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('stock_ledger_log').on('stock_ledger').column('log_id').execute();
 
-  await withId(db, db.schema.createTable('stock_balances'))
+  await withId(dialect, db.schema.createTable('stock_balances'))
     .addColumn('store_id', 'bigint', (col) => col.notNull().references('stores.id'))
     .addColumn('store_number', 'text', (col) => col.notNull())
     .addColumn('product_id', 'bigint', (col) => col.notNull().references('products.id'))

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
@@ -6,10 +7,6 @@ import { sql, type Kysely } from 'kysely';
 // A version counter per master-data resource, bumped by the database itself (triggers)
 // on every insert, update or delete of its tables — so no write path can forget it. Read
 // caches and the identical-import shortcut compare against it.
-
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
 
 /** Resource → the tables whose changes it covers. */
 const RESOURCES: Record<string, string[]> = {
@@ -19,7 +16,7 @@ const RESOURCES: Record<string, string[]> = {
   products: ['products', 'product_barcodes', 'product_prices', 'product_discounts'],
 };
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   await db.schema
     .createTable('resource_versions')
     .addColumn('resource', 'text', (col) => col.primaryKey())
@@ -32,7 +29,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.insertInto('resource_versions').values(Object.keys(RESOURCES).map((resource) => ({ resource, version: 0 }))).execute();
 
-  if (isPostgres(db)) {
+  if (dialect === 'postgres') {
     await sql`
       create or replace function bump_resource_version() returns trigger language plpgsql as $$
       begin
@@ -64,13 +61,13 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   for (const tables of Object.values(RESOURCES)) {
     for (const table of tables) {
-      if (isPostgres(db)) await sql`drop trigger if exists ${sql.id(`${table}_bump_version`)} on ${sql.id(table)}`.execute(db);
+      if (dialect === 'postgres') await sql`drop trigger if exists ${sql.id(`${table}_bump_version`)} on ${sql.id(table)}`.execute(db);
       else for (const event of ['insert', 'update', 'delete']) await sql`drop trigger if exists ${sql.id(`${table}_bump_version_${event}`)}`.execute(db);
     }
   }
-  if (isPostgres(db)) await sql`drop function if exists bump_resource_version()`.execute(db);
+  if (dialect === 'postgres') await sql`drop function if exists bump_resource_version()`.execute(db);
   await db.schema.dropTable('resource_versions').execute();
 }

@@ -1,22 +1,14 @@
-import type { CreateTableBuilder, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
+import { withId } from './support.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
 
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
-
-function withId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, never>) {
-  return isPostgres(db)
-    ? table.addColumn('id', 'bigint', (col) => col.primaryKey().generatedByDefaultAsIdentity())
-    : table.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement());
-}
-
 // External counting lines whose barcode matched no product (PRODUCT §5): kept so an
 // operator can see and fix them; they never fail the batch.
-export async function up(db: Kysely<any>): Promise<void> {
-  await withId(db, db.schema.createTable('unresolved_counting_lines'))
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
+  await withId(dialect, db.schema.createTable('unresolved_counting_lines'))
     .addColumn('store_id', 'bigint', (col) => col.notNull().references('stores.id'))
     .addColumn('store_number', 'text', (col) => col.notNull())
     .addColumn('barcode', 'text', (col) => col.notNull())

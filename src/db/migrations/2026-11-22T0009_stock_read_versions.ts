@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
@@ -12,16 +13,12 @@ import { sql, type Kysely } from 'kysely';
 // Triggers rather than application code, so no write path — nor a process still running
 // an older build during an upgrade — can change what a cached answer shows unseen.
 
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
-
 const LOCATION_TABLES = ['locations', 'location_tags'];
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   await db.schema.alterTable('store_products').addColumn('stock_version', 'bigint', (col) => col.notNull().defaultTo(0)).execute();
   await db.insertInto('resource_versions').values({ resource: 'locations', version: 0 }).execute();
-  if (isPostgres(db)) {
+  if (dialect === 'postgres') {
     // bump_resource_version() was created by 0007.
     for (const table of LOCATION_TABLES) {
       await sql`
@@ -82,15 +79,15 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   for (const event of ['insert', 'update', 'delete']) {
     const name = `stock_balances_bump_stock_version_${event}`;
-    if (isPostgres(db)) await sql`drop trigger if exists ${sql.id(name)} on stock_balances`.execute(db);
+    if (dialect === 'postgres') await sql`drop trigger if exists ${sql.id(name)} on stock_balances`.execute(db);
     else await sql`drop trigger if exists ${sql.id(name)}`.execute(db);
   }
-  if (isPostgres(db)) await sql`drop function if exists bump_stock_versions()`.execute(db);
+  if (dialect === 'postgres') await sql`drop function if exists bump_stock_versions()`.execute(db);
   for (const table of LOCATION_TABLES) {
-    if (isPostgres(db)) await sql`drop trigger if exists ${sql.id(`${table}_bump_version`)} on ${sql.id(table)}`.execute(db);
+    if (dialect === 'postgres') await sql`drop trigger if exists ${sql.id(`${table}_bump_version`)} on ${sql.id(table)}`.execute(db);
     else for (const event of ['insert', 'update', 'delete']) await sql`drop trigger if exists ${sql.id(`${table}_bump_version_${event}`)}`.execute(db);
   }
   await db.deleteFrom('resource_versions').where('resource', '=', 'locations').execute();

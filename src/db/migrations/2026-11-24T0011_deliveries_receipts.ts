@@ -1,4 +1,6 @@
 import type { CreateTableBuilder, Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
+import { withId } from './support.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
@@ -9,16 +11,7 @@ import type { CreateTableBuilder, Kysely } from 'kysely';
 // log entry that booked it. Quantities in thousandths, money in ten-thousandths, moments
 // in epoch ms, as everywhere.
 
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
-
-function withId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, never>) {
-  return isPostgres(db)
-    ? table.addColumn('id', 'bigint', (col) => col.primaryKey().generatedByDefaultAsIdentity())
-    : table.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement());
-}
-
+// Not support.ts's withAudit: these tables have no deleted_on (and content_hash only where added below).
 function withAudit<T extends string>(table: CreateTableBuilder<T, any>) {
   return table
     .addColumn('created_on', 'bigint', (col) => col.notNull())
@@ -27,8 +20,8 @@ function withAudit<T extends string>(table: CreateTableBuilder<T, any>) {
     .addColumn('modified_by', 'text', (col) => col.notNull());
 }
 
-export async function up(db: Kysely<any>): Promise<void> {
-  let orders = withId(db, db.schema.createTable('delivery_orders'))
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
+  let orders = withId(dialect, db.schema.createTable('delivery_orders'))
     .addColumn('store_id', 'bigint', (col) => col.notNull().references('stores.id'))
     .addColumn('store_number', 'text', (col) => col.notNull())
     .addColumn('order_number', 'text', (col) => col.notNull())
@@ -49,7 +42,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('delivery_orders_store').on('delivery_orders').columns(['store_id', 'id']).execute();
   await db.schema.createIndex('delivery_orders_updated_on').on('delivery_orders').column('updated_on').execute();
 
-  let lines = withId(db, db.schema.createTable('delivery_order_lines'))
+  let lines = withId(dialect, db.schema.createTable('delivery_order_lines'))
     .addColumn('delivery_id', 'bigint', (col) => col.notNull().references('delivery_orders.id'))
     .addColumn('store_id', 'bigint', (col) => col.notNull())
     .addColumn('line_number', 'bigint', (col) => col.notNull())
@@ -72,7 +65,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await lines.addUniqueConstraint('delivery_order_lines_line', ['delivery_id', 'line_number']).execute();
 
   await withAudit(
-    withId(db, db.schema.createTable('receipt_orders'))
+    withId(dialect, db.schema.createTable('receipt_orders'))
       .addColumn('delivery_id', 'bigint', (col) => col.notNull().references('delivery_orders.id'))
       .addColumn('store_id', 'bigint', (col) => col.notNull().references('stores.id'))
       .addColumn('store_number', 'text', (col) => col.notNull())
@@ -85,7 +78,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('receipt_orders_store').on('receipt_orders').columns(['store_id', 'id']).execute();
   await db.schema.createIndex('receipt_orders_updated_on').on('receipt_orders').column('updated_on').execute();
 
-  let receiptLines = withId(db, db.schema.createTable('receipt_lines'))
+  let receiptLines = withId(dialect, db.schema.createTable('receipt_lines'))
     .addColumn('receipt_id', 'bigint', (col) => col.notNull().references('receipt_orders.id'))
     .addColumn('store_id', 'bigint', (col) => col.notNull())
     .addColumn('delivery_line_id', 'bigint', (col) => col.notNull().references('delivery_order_lines.id'))

@@ -1,4 +1,6 @@
-import type { CreateTableBuilder, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
+import { withId } from './support.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
@@ -8,18 +10,8 @@ import type { CreateTableBuilder, Kysely } from 'kysely';
 // order's own balances (order_key = order number), clearance books it out, rejection books
 // it back. A line's picked_quantity is what is bound for it now.
 
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
-
-function withId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, never>) {
-  return isPostgres(db)
-    ? table.addColumn('id', 'bigint', (col) => col.primaryKey().generatedByDefaultAsIdentity())
-    : table.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement());
-}
-
-export async function up(db: Kysely<any>): Promise<void> {
-  let orders = withId(db, db.schema.createTable('customer_orders'))
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
+  let orders = withId(dialect, db.schema.createTable('customer_orders'))
     .addColumn('store_id', 'bigint', (col) => col.notNull().references('stores.id'))
     .addColumn('store_number', 'text', (col) => col.notNull())
     .addColumn('order_number', 'text', (col) => col.notNull())
@@ -43,7 +35,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('customer_orders_store').on('customer_orders').columns(['store_id', 'id']).execute();
 
-  let lines = withId(db, db.schema.createTable('customer_order_lines'))
+  let lines = withId(dialect, db.schema.createTable('customer_order_lines'))
     .addColumn('order_id', 'bigint', (col) => col.notNull().references('customer_orders.id'))
     .addColumn('store_id', 'bigint', (col) => col.notNull())
     .addColumn('line_number', 'bigint', (col) => col.notNull())

@@ -1,4 +1,6 @@
-import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
+import { withId } from './support.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
@@ -9,16 +11,6 @@ import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
 // List types and the handheld modules that choose a type are configuration, seeded here
 // with defaults and changed with `store-ops productlists …` (docs/product-lists.md).
 
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
-
-function withId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, never>) {
-  return isPostgres(db)
-    ? table.addColumn('id', 'bigint', (col) => col.primaryKey().generatedByDefaultAsIdentity())
-    : table.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement());
-}
-
 const DEFAULT_TYPES: Array<[number, string]> = [
   [1, 'Re-order list'],
   [2, 'Shelf-label list'],
@@ -27,7 +19,7 @@ const DEFAULT_TYPES: Array<[number, string]> = [
   [5, 'Price check'],
 ];
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   await db.schema
     .createTable('product_list_types')
     .addColumn('type', 'bigint', (col) => col.primaryKey())
@@ -42,7 +34,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Module n of the handheld app opens lists of type n by default.
   await db.insertInto('product_list_modules').values(DEFAULT_TYPES.map(([type]) => ({ module_id: type, type }))).execute();
 
-  await withId(db, db.schema.createTable('product_lists'))
+  await withId(dialect, db.schema.createTable('product_lists'))
     .addColumn('store_id', 'bigint', (col) => col.notNull().references('stores.id'))
     .addColumn('store_number', 'text', (col) => col.notNull())
     .addColumn('name', 'text', (col) => col.notNull())
@@ -73,7 +65,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('quantity', 'bigint', (col) => col.notNull())
     .addColumn('stock_pool', 'integer')
     .addPrimaryKeyConstraint('product_list_lines_pk', ['list_id', 'line_no']);
-  await (isPostgres(db) ? lines : lines.modifyEnd(sql`without rowid`)).execute();
+  await (dialect === 'postgres' ? lines : lines.modifyEnd(sql`without rowid`)).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

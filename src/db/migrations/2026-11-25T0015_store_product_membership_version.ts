@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
@@ -11,17 +12,13 @@ import { sql, type Kysely } from 'kysely';
 // GET /storeproducts/stock is kept while the versions of its stores hold
 // (store-stock/count-cache.ts) instead of counting a store's products on every page.
 
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
-
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   await db.schema
     .createTable('store_product_versions')
     .addColumn('store_id', 'bigint', (col) => col.primaryKey())
     .addColumn('version', 'bigint', (col) => col.notNull())
     .execute();
-  if (isPostgres(db)) {
+  if (dialect === 'postgres') {
     // Statement-level with the changed rows at hand: an `insert … on conflict do nothing` that
     // inserts nothing (every stock post's ensureStoreProducts) writes no version; stores in
     // key order, so two statements bumping the same stores cannot deadlock.
@@ -67,12 +64,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     begin ${bump('new.store_id')} end`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   for (const name of ['store_products_membership_insert', 'store_products_membership_delete', 'store_products_membership_soft_delete']) {
-    if (isPostgres(db)) await sql`drop trigger if exists ${sql.id(name)} on store_products`.execute(db);
+    if (dialect === 'postgres') await sql`drop trigger if exists ${sql.id(name)} on store_products`.execute(db);
     else await sql`drop trigger if exists ${sql.id(name)}`.execute(db);
   }
-  if (isPostgres(db)) {
+  if (dialect === 'postgres') {
     await sql`drop function if exists bump_store_product_versions()`.execute(db);
     await sql`drop function if exists bump_store_product_version_row()`.execute(db);
   }

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
@@ -15,10 +16,6 @@ import { sql, type Kysely } from 'kysely';
 // - SQLite (no session settings): a row in `engine_balance_writes`, inserted and deleted
 //   inside the engine's own write transaction — SQLite has one writer at a time, so no other
 //   writer ever sees it, and a rolled-back transaction leaves none.
-
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
 
 const EVENTS = ['insert', 'update', 'delete'] as const;
 
@@ -61,15 +58,15 @@ async function sqliteTriggers(db: Kysely<any>, skipForEngine: boolean): Promise<
     end`.execute(db);
 }
 
-export async function up(db: Kysely<any>): Promise<void> {
-  if (isPostgres(db)) return bumpFunction(db, true);
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
+  if (dialect === 'postgres') return bumpFunction(db, true);
   await db.schema.createTable('engine_balance_writes').addColumn('id', 'integer', (col) => col.primaryKey()).execute();
   await sqliteTriggers(db, true);
 }
 
 /** The triggers as 0009 made them. */
-export async function down(db: Kysely<any>): Promise<void> {
-  if (isPostgres(db)) return bumpFunction(db, false);
+export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
+  if (dialect === 'postgres') return bumpFunction(db, false);
   await sqliteTriggers(db, false);
   await db.schema.dropTable('engine_balance_writes').execute();
 }

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
@@ -17,18 +18,14 @@ import { sql, type Kysely } from 'kysely';
 // none of those columns is indexed, so an update that finds room on its page is a HOT update
 // (no index entries written). fillfactor 80 leaves that room on newly filled pages.
 
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
-
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   await db.schema.dropIndex('stock_balances_location').execute();
   await db.schema.createIndex('stock_balances_location').on('stock_balances').columns(['store_id', 'location_id', 'product_id']).execute();
-  if (isPostgres(db)) await sql`alter table stock_balances set (fillfactor = 80)`.execute(db);
+  if (dialect === 'postgres') await sql`alter table stock_balances set (fillfactor = 80)`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
-  if (isPostgres(db)) await sql`alter table stock_balances reset (fillfactor)`.execute(db);
+export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
+  if (dialect === 'postgres') await sql`alter table stock_balances reset (fillfactor)`.execute(db);
   await db.schema.dropIndex('stock_balances_location').execute();
   await db.schema.createIndex('stock_balances_location').on('stock_balances').columns(['store_id', 'location_id']).execute();
 }

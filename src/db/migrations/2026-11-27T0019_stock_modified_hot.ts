@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
@@ -16,18 +17,14 @@ import { sql, type Kysely } from 'kysely';
 // SQLite keeps the index: it has no HOT updates to lose, a stamp there only moves one index
 // entry (no measurable part of a post), and without it that filtered pull read ~3 × slower.
 
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
-
-export async function up(db: Kysely<any>): Promise<void> {
-  if (!isPostgres(db)) return;
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
+  if (dialect !== 'postgres') return;
   await db.schema.dropIndex('store_products_stock_modified').execute();
   await sql`alter table store_products set (fillfactor = 85)`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
-  if (!isPostgres(db)) return;
+export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
+  if (dialect !== 'postgres') return;
   await sql`alter table store_products reset (fillfactor)`.execute(db);
   await db.schema.createIndex('store_products_stock_modified').on('store_products').columns(['store_id', 'stock_modified_at']).execute();
 }

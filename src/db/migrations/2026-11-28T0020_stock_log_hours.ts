@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { MigrationDialect } from './provider.js';
 
 // Frozen in time: this file imports no application code and must never change once
 // released. New schema changes go in a new, later-named migration.
@@ -19,15 +20,11 @@ import { sql, type Kysely } from 'kysely';
 // Every change of an entry's updated_on (a review outcome) also bumps the `stock_log_moves`
 // resource version: the pull's remembered page positions hold only while no entry moved.
 
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
-}
-
 const HOUR = 3_600_000;
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   await db.insertInto('resource_versions').values({ resource: 'stock_log_moves', version: 0 }).execute();
-  if (isPostgres(db)) {
+  if (dialect === 'postgres') {
     await db.schema
       .createTable('stock_log_hours')
       .addColumn('hour', 'bigint', (col) => col.notNull())
@@ -88,13 +85,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     select updated_on / ${sql.lit(HOUR)}, count(*), min(id) from stock_logs group by updated_on / ${sql.lit(HOUR)}`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   for (const event of ['insert', 'update', 'delete']) {
     const name = `stock_logs_hours_${event}`;
-    if (isPostgres(db)) await sql`drop trigger if exists ${sql.id(name)} on stock_logs`.execute(db);
+    if (dialect === 'postgres') await sql`drop trigger if exists ${sql.id(name)} on stock_logs`.execute(db);
     else await sql`drop trigger if exists ${sql.id(name)}`.execute(db);
   }
-  if (isPostgres(db)) await sql`drop function if exists count_stock_log_hours()`.execute(db);
+  if (dialect === 'postgres') await sql`drop function if exists count_stock_log_hours()`.execute(db);
   await db.schema.dropTable('stock_log_hours').execute();
   await db.deleteFrom('resource_versions').where('resource', '=', 'stock_log_moves').execute();
 }

@@ -1,4 +1,5 @@
-import type { Migration, MigrationProvider } from 'kysely';
+import type { MigrationProvider } from 'kysely';
+import { DialectMigrationProvider, type DialectMigration, type MigrationDialect } from './provider.js';
 import * as foundation from './2026-11-22T0001_foundation.js';
 import * as categoriesReasonCodes from './2026-11-22T0002_categories_reason_codes.js';
 import * as products from './2026-11-22T0003_products.js';
@@ -22,7 +23,7 @@ import * as stockLogHours from './2026-11-28T0020_stock_log_hours.js';
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
  * the ones a database has not seen yet, in this order.
  */
-const migrations: Record<string, Migration> = {
+const migrations: Record<string, DialectMigration> = {
   '2026-11-22T0001_foundation': foundation,
   '2026-11-22T0002_categories_reason_codes': categoriesReasonCodes,
   '2026-11-22T0003_products': products,
@@ -43,8 +44,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-28T0020_stock_log_hours': stockLogHours,
 };
 
-export const migrationProvider: MigrationProvider = {
-  async getMigrations() {
-    return migrations;
-  },
-};
+/** The migrations for a database of `dialect` (the handle's `dialect.name`), each handed that dialect. */
+export function migrationProviderFor(dialect: MigrationDialect): MigrationProvider {
+  return new DialectMigrationProvider(migrations, dialect);
+}
