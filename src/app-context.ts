@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
-import type { DbHandle } from './db/dialect/types.js';
-import type { Dialect } from './db/dialect/types.js';
+import type { DbHandle, Dialect } from './db/dialect/types.js';
 import type { Database } from './db/schema.js';
-import type { StockAnswerCache } from './modules/store-stock/answer-cache.js';
+import type { StockAnswerCache } from './shared/stock-answer-cache.js';
+import type { Ledger } from './ledger/ledger.js';
 import type { CursorCodec } from './shared/cursor.js';
 
 /** What services need from the running app: the database, its dialect helpers, cursors, read caches. */
@@ -12,7 +12,10 @@ export interface AppContext {
   readonly handle: DbHandle;
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;
+  /** The stock kernel, wired with the policies the modules lend it (ledger/ledger.ts). */
+  readonly ledger: Ledger;
   readonly cursors: CursorCodec;
   /** This process's cache of single-product stock answers (answer-cache.ts). */
   readonly stockAnswers: StockAnswerCache;
 }
+

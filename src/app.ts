@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.js';
+import { createAppContext } from './create-context.js';
 import type { Config } from './config.js';
 import { createDb, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -28,7 +29,6 @@ import { reasonCodeRoutes } from './modules/reason-codes/routes.js';
 import { locationRoutes } from './modules/locations/routes.js';
 import { storeProductRoutes } from './modules/store-products/routes.js';
 import { storeStockRoutes } from './modules/store-stock/routes.js';
-import { StockAnswerCache } from './modules/store-stock/answer-cache.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import { ensureBootstrapAdmin } from './modules/tokens/service.js';
 import { consolePlugin } from './console/plugin.js';
@@ -74,7 +74,7 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
-  const ctx: AppContext = { config, handle, db: handle.db, dialect: handle.dialect, cursors, stockAnswers: new StockAnswerCache() };
+  const ctx = createAppContext(config, handle, cursors);
   app.decorate('ctx', ctx);
   // Services get `request.ctx`: the app's context, unless a plugin gives the request its own.
   app.decorateRequest('ctx', null as unknown as AppContext);

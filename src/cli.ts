@@ -1,10 +1,8 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import type { AppContext } from './app-context.js';
 import type { DbHandle } from './db/connect.js';
 import { parseDateTime } from './domain/datetime.js';
-import { StockAnswerCache } from './modules/store-stock/answer-cache.js';
 import { createToken, isRole, listTokenSummaries, revokeToken, TokenNameTakenError } from './modules/tokens/service.js';
-import type { Violation } from './shared/verify-types.js';
+import type { Violation } from './db/verify-types.js';
 
 /**
  * `store-ops` (PRODUCT §2): results on stdout, diagnostics on stderr, exit 0 on success,
@@ -196,13 +194,14 @@ export function buildCli(): Command {
     .option('--entries-per-day <n>', 'history entries per day over the chain (after one opening count per store product)', parseCount(0, 10_000_000), 1_000)
     .option('--seed <n>', 'random seed: the same seed writes the same chain', parseCount(0, 2_147_483_647), 1)
     .action(async (options: { stores: number; products: number; days: number; entriesPerDay: number; seed: number }) => {
-      const [{ loadConfig }, { generateChain }, { CursorCodec }] = await Promise.all([
+      const [{ loadConfig }, { generateChain }, { CursorCodec }, { createAppContext }] = await Promise.all([
         import('./config.js'),
         import('./generate/generate-chain.js'),
         import('./shared/cursor.js'),
+        import('./create-context.js'),
       ]);
       const summary = await withDatabase(async (handle) => {
-        const ctx: AppContext = { config: loadConfig(), handle, db: handle.db, dialect: handle.dialect, cursors: new CursorCodec('generate'), stockAnswers: new StockAnswerCache() };
+        const ctx = createAppContext(loadConfig(), handle, new CursorCodec('generate'));
         return generateChain(ctx, options, log);
       });
       out(`generated ${summary.stores} stores × ${summary.products} products (${summary.storeProducts} store products), ${summary.entries} ledger entries in ${summary.seconds.toFixed(1)} s`);
@@ -212,14 +211,15 @@ export function buildCli(): Command {
     .command('seed')
     .description('load demo data (idempotent)')
     .action(async () => {
-      const [{ loadConfig }, { seedDemoData }, { CursorCodec }] = await Promise.all([
+      const [{ loadConfig }, { seedDemoData }, { CursorCodec }, { createAppContext }] = await Promise.all([
         import('./config.js'),
         import('./seed.js'),
         import('./shared/cursor.js'),
+        import('./create-context.js'),
       ]);
       const lines = await withDatabase(async (handle) => {
         const config = loadConfig();
-        const ctx: AppContext = { config, handle, db: handle.db, dialect: handle.dialect, cursors: new CursorCodec('seed'), stockAnswers: new StockAnswerCache() };
+        const ctx = createAppContext(config, handle, new CursorCodec('seed'));
         return seedDemoData(ctx);
       });
       for (const line of lines) out(line);

@@ -2,7 +2,7 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { purgeExpiredIdempotencyKeys } from './plugins/idempotency.js';
-import { mergeLogHours } from './modules/stock-logs/log-pull.js';
+import { mergeLogHours } from './ledger/log-hours.js';
 
 /** Process entry: `npm start`. Logs go to stdout (PRODUCT §2 run contract). */
 async function main(): Promise<void> {
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   }, 60 * 60 * 1000);
   purge.unref();
   // The log pull's hour counts gather a delta row per write on PostgreSQL: merged every few
-  // seconds, so a count sums one row per hour (stock-logs/log-pull.ts).
+  // seconds, so a count sums one row per hour (ledger/log-hours.ts, stock-logs/log-pull.ts).
   const mergeHours = setInterval(() => {
     mergeLogHours(app.ctx.handle).catch((error) => app.log.warn({ err: error }, 'merging the stock log hours failed'));
   }, 10_000);

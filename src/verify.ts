@@ -7,11 +7,11 @@ import { LOCATION_CHECKS } from './modules/locations/verify-checks.js';
 import { PRODUCT_LIST_CHECKS } from './modules/product-lists/verify-checks.js';
 import { PRODUCT_CHECKS } from './modules/products/verify-checks.js';
 import { REASON_CODE_CHECKS } from './modules/reason-codes/verify-checks.js';
-import { STOCK_LEDGER_CHECKS } from './modules/stock-logs/verify-checks.js';
+import { STOCK_LEDGER_CHECKS } from './ledger/verify-checks.js';
 import { STORE_PRODUCT_CHECKS } from './modules/store-products/verify-checks.js';
 import { STORE_CHECKS } from './modules/stores/verify-checks.js';
 import { TOKEN_CHECKS } from './modules/tokens/verify-checks.js';
-import type { VerifyCheck, Violation } from './shared/verify-types.js';
+import type { VerifyCheck, Violation } from './db/verify-types.js';
 
 /**
  * Every invariant the stored data must hold (`store-ops verify`, exit 1 on any

@@ -1,6 +1,12 @@
 import { sql, type Expression, type ExpressionBuilder, type OperandValueExpression, type OperandValueExpressionOrList, type ReferenceExpression, type SqlBool } from 'kysely';
 
 /**
+ * Keys per `in (…)` list: well below the bound-parameter limit of either database (SQLite
+ * 32,766, PostgreSQL 65,535), leaving room for the statement's other parameters.
+ */
+export const KEYS_PER_QUERY = 10_000;
+
+/**
  * `values` cut into IN lists of at most `size`, each padded to the next power of two (or to
  * `size`) by repeating its last value. A repeated value changes nothing an IN list means,
  * but the statement then has one of a few shapes instead of one per list length, so the

@@ -1,4 +1,4 @@
-import type { VerifyCheck } from '../shared/verify-types.js';
+import type { VerifyCheck } from './verify-types.js';
 import { isMigrated } from './migrate.js';
 
 /** The database is migrated to this build's version (every other check assumes its tables). */

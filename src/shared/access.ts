@@ -57,7 +57,7 @@ function canSeeStore(principal: Principal, storeNumber: string): boolean {
  * request touches — the store of its path (assertRouteAccess), every store its body names
  * (assertNamedStores, from the fields its schema marks as StoreRef), every store reached
  * through stored data (the services: the store of a record found by its number) and every
- * store the stock kernel books into (stock-logs/book.ts, ledger.ts). All of them end here.
+ * store the stock kernel books into (ledger/book.ts, postings.ts). All of them end here.
  */
 export function assertStoreAccess(principal: Principal, storeNumber: string): void {
   if (!canSeeStore(principal, storeNumber)) {

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/db/transaction.js';
 import { record, replayLevel, type TimelineEntry } from '../../src/domain/ledger.js';
-import { applyPostings, type Posting } from '../../src/modules/stock-logs/ledger.js';
+import { applyPostings, type Posting } from '../../src/ledger/postings.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { storeInput } from '../helpers/factories.js';

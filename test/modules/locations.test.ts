@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/db/transaction.js';
-import { applyPostings, type Posting } from '../../src/modules/stock-logs/ledger.js';
+import { applyPostings, type Posting } from '../../src/ledger/postings.js';
 import { parseJsonTag } from '../../src/modules/locations/service.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';

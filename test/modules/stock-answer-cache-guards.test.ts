@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StockAnswerCache } from '../../src/modules/store-stock/answer-cache.js';
+import { StockAnswerCache } from '../../src/shared/stock-answer-cache.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { productInput, storeInput } from '../helpers/factories.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { StockAnswerCache } from '../../src/modules/store-stock/answer-cache.js';
+import { StockAnswerCache } from '../../src/shared/stock-answer-cache.js';
 import { productStockBody } from '../../src/modules/store-stock/service.js';
 import { verifyAll } from '../../src/verify.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';

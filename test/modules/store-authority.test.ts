@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { inTransaction } from '../../src/db/transaction.js';
-import { bookEntries } from '../../src/modules/stock-logs/book.js';
+import { bookEntries } from '../../src/ledger/book.js';
 import { findBookingProducts } from '../../src/modules/products/repository.js';
 import { findLiveStore } from '../../src/modules/stores/repository.js';
 import { AppError } from '../../src/shared/errors.js';
@@ -343,7 +343,7 @@ for (const dialect of DIALECTS) {
         const principal = { tokenId: -1, name: 'kernel-test', role: 'store' as const, stores: ['S1'] };
         const refusal = inTransaction(ctx.handle, async (trx) => {
           const product = (await findBookingProducts(trx, [p])).get(p)!;
-          return bookEntries(trx, ctx.dialect, store, [{ product, at: Date.now(), isCount: false, poolParts: [{ pool: 1, quantityMilli: 1000 }], pending: false }], principal, Date.now());
+          return bookEntries(trx, ctx.ledger, store, [{ product, at: Date.now(), isCount: false, poolParts: [{ pool: 1, quantityMilli: 1000 }], pending: false }], principal, Date.now());
         });
         await expect(refusal).rejects.toBeInstanceOf(AppError);
         await expect(refusal).rejects.toMatchObject({ code: 'FORBIDDEN' });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/db/transaction.js';
-import { ensureStoreProducts } from '../../src/modules/store-products/repository.js';
+import { ensureStoreProducts } from '../../src/ledger/store-products.js';
 import { STORE_PRODUCT_CHECKS } from '../../src/modules/store-products/verify-checks.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
@@ -221,12 +221,12 @@ for (const dialect of DIALECTS) {
     });
 
     it('ensureStoreProducts creates empty store products once; an empty POST of them is unchanged', async () => {
-      const { db, handle } = t.app.ctx;
+      const { db, handle, ledger } = t.app.ctx;
       const products = await db.selectFrom('products').select(['id', 'product_number']).where('product_number', 'in', ['E1', 'E2']).orderBy('id').execute();
       const store = { id: storeId, store_number: 'SP1' };
-      const first = await inTransaction(handle, (trx) => ensureStoreProducts(trx, store, [...products, products[0]!], 1_000, 'ledger'));
+      const first = await inTransaction(handle, (trx) => ensureStoreProducts(trx, ledger, store, [...products, products[0]!], 1_000, 'ledger'));
       expect([...first.keys()].sort()).toEqual(products.map((p) => p.id).sort());
-      const again = await inTransaction(handle, (trx) => ensureStoreProducts(trx, store, products, 2_000, 'ledger'));
+      const again = await inTransaction(handle, (trx) => ensureStoreProducts(trx, ledger, store, products, 2_000, 'ledger'));
       expect(again).toEqual(first);
       const count = await db.selectFrom('store_products').select((eb) => eb.fn.countAll<number>().as('n')).where('product_number', 'in', ['E1', 'E2']).executeTakeFirstOrThrow();
       expect(Number(count.n)).toBe(2);
@@ -243,9 +243,9 @@ for (const dialect of DIALECTS) {
     });
 
     it('POST of a store product created by the ledger fills it (updated, not created)', async () => {
-      const { db, handle } = t.app.ctx;
+      const { db, handle, ledger } = t.app.ctx;
       const product = await db.selectFrom('products').select(['id', 'product_number']).where('product_number', '=', 'E3').executeTakeFirstOrThrow();
-      await inTransaction(handle, (trx) => ensureStoreProducts(trx, { id: storeId, store_number: 'SP1' }, [product], Date.now(), 'ledger'));
+      await inTransaction(handle, (trx) => ensureStoreProducts(trx, ledger, { id: storeId, store_number: 'SP1' }, [product], Date.now(), 'ledger'));
       const res = await t.post(url('SP1'), { products: [{ product_number: 'E3', min: 4 }] });
       expect(res.json().message).toBe('created 0, updated 1, unchanged 0, deleted 0');
       expect(await stored('E3')).toMatchObject({ min: 4000, original_min: 4000, created_by: 'ledger' });

@@ -1,5 +1,5 @@
 import type { Expression, Kysely, RawBuilder, SqlBool, Transaction } from 'kysely';
-import type { RequestScope } from '../../shared/request-scope.js';
+import type { RequestScope } from '../request-scope.js';
 import type { Database } from '../schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';

@@ -9,7 +9,7 @@ import type { MigrationDialect } from './provider.js';
 // the store product on top of the posting engine's own stamp of stock_modified_at and the
 // latest count/loss/receipt, so a touched store product was written several times per
 // request (issue 15). The posting engine now bumps the version in its one update per store
-// product and request (stock-logs/store-product-stamps.ts) and says so to the triggers, which
+// product and request (ledger/store-product-stamps.ts) and says so to the triggers, which
 // then leave it alone; any other writer of balances — an older build still running during an
 // upgrade, a repair by hand — does not say so, and its changes still bump the version:
 // - PostgreSQL: the transaction-local setting `store_ops.engine_balance_writes` = 'on';

@@ -5,7 +5,7 @@ import type { MigrationDialect } from './provider.js';
 // released. New schema changes go in a new, later-named migration.
 //
 // PostgreSQL only. Every stock booking stamps `stock_modified_at` on each store product it
-// touches (stock-logs/store-product-stamps.ts). With that column indexed (store_id,
+// touches (ledger/store-product-stamps.ts). With that column indexed (store_id,
 // stock_modified_at) no stamp could be a HOT update, so each wrote a new entry into all
 // six indexes of store_products: ~9 of the ~80 ms of database time of a 1,000-entry post,
 // and ~12 % of the entries/s of 8 concurrent writers (issue 15, bench stock.spread.pg).

@@ -15,7 +15,7 @@ import type { MigrationDialect } from './provider.js';
 // - the smallest id of the window's hours is a lower bound of its ids, where its first page starts.
 // PostgreSQL: one statement trigger per insert, update or delete appends delta rows (no row
 // every writer updates, so concurrent writers never wait on each other); the service merges
-// each hour's rows from time to time (stock-logs/log-hours.ts). SQLite (one writer at a time):
+// each hour's rows from time to time (ledger/log-hours.ts). SQLite (one writer at a time):
 // one row per hour, updated in place.
 // Every change of an entry's updated_on (a review outcome) also bumps the `stock_log_moves`
 // resource version: the pull's remembered page positions hold only while no entry moved.

@@ -1,4 +1,4 @@
-import type { VerifyCheck } from '../../shared/verify-types.js';
+import type { VerifyCheck } from '../../db/verify-types.js';
 import { hierarchyProblems } from './hierarchy.js';
 import { allLiveParents } from './repository.js';
 

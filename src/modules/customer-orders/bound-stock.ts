@@ -3,8 +3,8 @@ import type { Dialect } from '../../db/dialect/types.js';
 import type { Database } from '../../db/schema.js';
 import type { PoolNumber } from '../../domain/stock-rules.js';
 import type { FieldError } from '../../shared/validation.js';
-import { lockBalanceKeys } from '../stock-logs/ledger.js';
-import type { LocationRef } from '../stock-logs/repository.js';
+import { lockBalanceKeys } from '../../ledger/postings.js';
+import type { LocationRef } from '../locations/repository.js';
 import { managedOrderNumbers } from './repository.js';
 import type { OrderLineRow } from './rows.js';
 

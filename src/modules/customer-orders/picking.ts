@@ -1,6 +1,5 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.js';
-import type { Dialect } from '../../db/dialect/types.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { requireDateTime } from '../../domain/datetime.js';
@@ -12,9 +11,10 @@ import { conflict, notFound, unprocessable, validationFailed } from '../../share
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProductsByIds } from '../products/repository.js';
 import { findReasonCodes } from '../reason-codes/repository.js';
-import { bookEntries, type BookingStore, type EntryDraft } from '../stock-logs/book.js';
-import { InsufficientStockError } from '../stock-logs/ledger.js';
-import { findLocationsByCodes } from '../stock-logs/repository.js';
+import { bookEntries, type EntryDraft } from '../../ledger/book.js';
+import type { BookingStore, Ledger } from '../../ledger/ledger.js';
+import { InsufficientStockError } from '../../ledger/postings.js';
+import { findLocationsByCodes } from '../locations/repository.js';
 import { findLiveStore } from '../stores/repository.js';
 import { linesOf, lockOrders, updateLine, updateOrder } from './repository.js';
 import type { OrderLineRow, OrderRow } from './rows.js';
@@ -26,7 +26,7 @@ import { boundBeyondPicks, SOURCE_CLEARANCE, SOURCE_PICKING, SOURCE_RELEASE, tak
  * from its location and pool into the order's own balance (unlocated, the line's pool,
  * order_key = order number); lowering a pick and rejecting move it back to where it was
  * picked; clearance books it out of the store. Every move is a pair of ledger entries
- * (stock-logs/book.ts), so "balance = Σ ledger" holds, and a line's picked_quantity always
+ * (ledger/book.ts), so "balance = Σ ledger" holds, and a line's picked_quantity always
  * equals what picking bound for it (store-ops verify). Closing an order settles everything
  * bound under its number, picked or not (bound-stock.ts: never stranded).
  */
@@ -70,10 +70,10 @@ function moveDrafts(order: OrderRow, moves: readonly Move[], products: Map<numbe
   });
 }
 
-async function bookMoves(trx: Transaction<Database>, dialect: Dialect, store: BookingStore, order: OrderRow, moves: readonly Move[], by: Principal, now: number, appUserName?: string) {
+async function bookMoves(trx: Transaction<Database>, ledger: Ledger, store: BookingStore, order: OrderRow, moves: readonly Move[], by: Principal, now: number, appUserName?: string) {
   if (moves.length === 0) return;
   const products = await findBookingProductsByIds(trx, moves.map((m) => m.line.product_id));
-  await bookEntries(trx, dialect, store, moveDrafts(order, moves, products, now, appUserName), by, now);
+  await bookEntries(trx, ledger, store, moveDrafts(order, moves, products, now, appUserName), by, now);
 }
 
 /**
@@ -82,15 +82,15 @@ async function bookMoves(trx: Transaction<Database>, dialect: Dialect, store: Bo
  * whatever else is bound (stock bound by entries before the order was imported) back to its
  * own location and pool (bound-stock.ts).
  */
-async function releaseAll(trx: Transaction<Database>, dialect: Dialect, store: BookingStore, order: OrderRow, lines: readonly OrderLineRow[], by: Principal, now: number) {
-  const bound = await takeBoundBalances(trx, dialect, store.id, order.order_number);
+async function releaseAll(trx: Transaction<Database>, ledger: Ledger, store: BookingStore, order: OrderRow, lines: readonly OrderLineRow[], by: Principal, now: number) {
+  const bound = await takeBoundBalances(trx, ledger.dialect, store.id, order.order_number);
   const picked = lines.filter((line) => Number(line.picked_quantity) !== 0);
   const rest = boundBeyondPicks(picked, bound);
   const locations = await findLocationsByCodes(trx, store.id, picked.flatMap((line) => (line.stock_location ? [line.stock_location] : [])));
   const moves = picked.map((line) => ({ line, quantityMilli: -Number(line.picked_quantity), location: line.stock_location ? locations.get(line.stock_location) : undefined }));
   const products = await findBookingProductsByIds(trx, [...picked.map((line) => line.product_id), ...rest.map((r) => r.productId)]);
   const drafts = [...moveDrafts(order, moves, products, now, undefined), ...rest.flatMap((remainder) => releaseDrafts(order, remainder, products, now))];
-  await bookEntries(trx, dialect, store, drafts, by, now);
+  await bookEntries(trx, ledger, store, drafts, by, now);
   for (const line of picked) await updateLine(trx, line.id, { picked_quantity: 0 });
 }
 
@@ -173,16 +173,16 @@ export async function updateCustomerOrder(ctx: AppContext, storeNumber: string, 
             { path: 'rejection_reason_code', message: `reason code ${reason.reason_code} is of type ${reason.reason_code_type}, not a rejection code (type 2)` },
           ]);
         }
-        await releaseAll(trx, ctx.dialect, store, order, lines, by, now);
+        await releaseAll(trx, ctx.ledger, store, order, lines, by, now);
         await updateOrder(trx, order.id, { ...changes, status_id: STATUS.rejected, rejection_reason_code: reason.reason_code });
         return `rejected '${order.order_number}'`;
       }
       if (body.status_id === STATUS.cancelled) {
-        await releaseAll(trx, ctx.dialect, store, order, lines, by, now);
+        await releaseAll(trx, ctx.ledger, store, order, lines, by, now);
         await updateOrder(trx, order.id, { ...changes, status_id: STATUS.cancelled });
         return `cancelled '${order.order_number}'`;
       }
-      const pickedMilli = await applyPicks(trx, ctx.dialect, store, order, lines, body, by, now);
+      const pickedMilli = await applyPicks(trx, ctx.ledger, store, order, lines, body, by, now);
       const status = nextStatus(order, body, lines, pickedMilli);
       await updateOrder(trx, order.id, { ...changes, status_id: status });
       return `updated '${order.order_number}': status ${status}`;
@@ -201,7 +201,7 @@ export async function updateCustomerOrder(ctx: AppContext, storeNumber: string, 
 /** The picks of an update: each line's new picked total, the difference bound or released. Returns the new totals by line id. */
 async function applyPicks(
   trx: Transaction<Database>,
-  dialect: Dialect,
+  ledger: Ledger,
   store: BookingStore,
   order: OrderRow,
   lines: readonly OrderLineRow[],
@@ -247,7 +247,7 @@ async function applyPicks(
   if (errors.length > 0) throw unprocessable('Some picks name unknown lines or locations', errors);
   if (conflicts.length > 0) throw conflict('Some picks cannot be applied now', conflicts);
   checkPickedTotal(order, byNumber.values(), moves);
-  await bookMoves(trx, dialect, store, order, moves, by, now, body.picked_username);
+  await bookMoves(trx, ledger, store, order, moves, by, now, body.picked_username);
   for (const line of lines) {
     const after = byNumber.get(Number(line.line_number))!;
     if (after === line) continue;
@@ -307,7 +307,7 @@ export async function clearOrder(ctx: AppContext, body: ClearanceBody, principal
         poolParts: [{ pool: remainder.pool, quantityMilli: -remainder.quantityMilli }],
       })),
     ];
-    await bookEntries(trx, ctx.dialect, store, drafts, principal, now);
+    await bookEntries(trx, ctx.ledger, store, drafts, principal, now);
     await updateOrder(trx, order.id, { status_id: STATUS.collected, updated_on: now, modified_by: principal.name });
     return `cleared '${order.order_number}': ${picked.length} lines handed over`;
   });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { DbHandle } from '../../db/dialect/types.js';
-import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
+import type { VerifyCheck, Violation } from '../../db/verify-types.js';
 import { SOURCE_PICKING } from './bound-stock.js';
 import { STATUS } from './schema.js';
 

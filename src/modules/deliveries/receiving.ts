@@ -11,7 +11,8 @@ import { groupBy } from '../../shared/bulk.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProductsByIds } from '../products/repository.js';
-import { bookEntries, type BookingStore, type EntryDraft } from '../stock-logs/book.js';
+import { bookEntries, type EntryDraft } from '../../ledger/book.js';
+import type { BookingStore, Ledger } from '../../ledger/ledger.js';
 import { findLiveStore, findStoreKeepingBooks } from '../stores/repository.js';
 import { insertReceiptLines, receiptStamp, upsertReceipts } from './receipt-writes.js';
 import { linesOf, lockDeliveries } from './repository.js';
@@ -22,7 +23,7 @@ import { CLOSED_STATUSES } from './service.js';
 /**
  * Receiving (PRODUCT §7), both ways with one code path: stock log entries posted with
  * `is_from_receipt=true` and `reference` = an order number, and the receive endpoint by
- * line number. Each receiving entry is an ordinary ledger entry (stock-logs/book.ts); this
+ * line number. Each receiving entry is an ordinary ledger entry (ledger/book.ts); this
  * file only plans which delivery line it raises and, after booking, writes what receiving
  * keeps besides stock: line totals, the delivery's status, its receipt and receipt lines,
  * and a transfer's leg out of its origin store.
@@ -171,9 +172,9 @@ async function advanceStatuses(trx: Transaction<Database>, touched: readonly Del
  * service (live, or soft-deleted by a flush: its books stay exact), in the same transaction. Both legs carry the receiving entry's id as reference_id.
  * The origin is reached through stored data: it is booked as the receiving request's
  * principal, so a store token that does not hold the origin gets 403 and nothing is booked
- * (PRODUCT §4; the kernel refuses, stock-logs/book.ts).
+ * (PRODUCT §4; the kernel refuses, ledger/book.ts).
  */
-async function bookTransferLegs(trx: Transaction<Database>, dialect: Dialect, plan: ReceivingPlan, drafts: readonly EntryDraft[], ids: readonly number[], by: Principal, now: number): Promise<void> {
+async function bookTransferLegs(trx: Transaction<Database>, ledger: Ledger, plan: ReceivingPlan, drafts: readonly EntryDraft[], ids: readonly number[], by: Principal, now: number): Promise<void> {
   const transfers = plan.items.filter((item) => item.delivery.store_origin !== null && item.quantityMilli !== 0);
   const byOrigin = groupBy(transfers, (item) => item.delivery.store_origin!);
   for (const [originNumber, items] of byOrigin) {
@@ -196,7 +197,7 @@ async function bookTransferLegs(trx: Transaction<Database>, dialect: Dialect, pl
         source: 'transfer',
       };
     });
-    await bookEntries(trx, dialect, origin, legs, by, now);
+    await bookEntries(trx, ledger, origin, legs, by, now);
     const receivingIds = items.map((item) => ids[item.draftIndex]!);
     for (const part of inListChunks(receivingIds, 2_000)) {
       await trx.updateTable('stock_logs').set({ reference_id: sql<number>`id` }).where('id', 'in', part).execute();
@@ -211,7 +212,7 @@ async function bookTransferLegs(trx: Transaction<Database>, dialect: Dialect, pl
  */
 export async function finishReceiving(
   trx: Transaction<Database>,
-  dialect: Dialect,
+  ledger: Ledger,
   plan: ReceivingPlan,
   drafts: readonly EntryDraft[],
   ids: readonly number[],
@@ -229,14 +230,14 @@ export async function finishReceiving(
   await raiseReceived(trx, deltas);
   const submittedIds = new Set(submitted.map((d) => d.id));
   await advanceStatuses(trx, [...touched.values()], submittedIds, actor, now);
-  await bookTransferLegs(trx, dialect, plan, drafts, ids, by, now);
+  await bookTransferLegs(trx, ledger, plan, drafts, ids, by, now);
   // The receipts clock last: it is held from here to the commit, so the shorter the better,
   // and no balance lock is ever awaited while holding it (no lock cycle with other receipts).
   const stamp = await receiptStamp(trx);
   const receipts = await upsertReceipts(trx, [...touched.values()], submittedIds, actor, stamp);
   await insertReceiptLines(
     trx,
-    dialect,
+    ledger.dialect,
     plan.items.map((item) => {
       const product = drafts[item.draftIndex]!.product;
       return {
@@ -312,8 +313,8 @@ export async function receiveDelivery(
     }));
     const plan = await planReceiving(trx, ctx.dialect, store.id, drafts, candidates);
     const booking: BookingStore = store;
-    const ids = await bookEntries(trx, ctx.dialect, booking, drafts, by, now);
-    await finishReceiving(trx, ctx.dialect, plan, drafts, ids, body.submit === true ? [delivery] : [], by, now);
+    const ids = await bookEntries(trx, ctx.ledger, booking, drafts, by, now);
+    await finishReceiving(trx, ctx.ledger, plan, drafts, ids, body.submit === true ? [delivery] : [], by, now);
     const status = body.submit === true ? 'received' : 'receiving';
     return `received ${body.lines.length} lines on delivery '${orderNumber}'; status ${status}`;
   });

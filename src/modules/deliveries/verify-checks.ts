@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { DbHandle } from '../../db/dialect/types.js';
-import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
+import type { VerifyCheck, Violation } from '../../db/verify-types.js';
 
 const MAX_LISTED = 1000;
 const CHECK = 'deliveries';

@@ -11,7 +11,7 @@ import { notFound, unprocessable, validationFailed } from '../../shared/errors.j
 import type { FieldError } from '../../shared/validation.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import { findProductsByBarcodes, findBookingProducts } from '../products/repository.js';
-import { bookEntries, type EntryDraft } from '../stock-logs/book.js';
+import { bookEntries, type EntryDraft } from '../../ledger/book.js';
 import { findLiveStore } from '../stores/repository.js';
 import { UnresolvedQuery, type ExternalCountingBody } from './schema.js';
 
@@ -107,7 +107,7 @@ export async function submitCountingLines(ctx: AppContext, body: ExternalCountin
       });
       return { product: products.get(numbers.get(productId)!)!, at, isCount: true, poolParts: [{ pool: 1, quantityMilli: level }], pending: false, source: SOURCE, path };
     });
-    await bookEntries(trx, ctx.dialect, store, drafts, principal, now);
+    await bookEntries(trx, ctx.ledger, store, drafts, principal, now);
 
     const rows = unresolved.map((u) => ({ store_id: store.id, store_number: store.store_number, barcode: u.barcode, counted_quantity: u.countedMilli, counting_at: at, received_on: now, created_by: principal.name }));
     // One bound parameter per column and row: batches stay under the dialect's limit (SQLite: 32,766).

@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import { columnIn } from '../../db/in-list.js';
+import { columnIn, inListChunks } from '../../db/in-list.js';
 import { newestUpdatedOn, pageOf, type PageSlice } from '../../db/page.js';
 import type { Database, LocationTagTable, ProductTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
@@ -11,6 +11,28 @@ type Db = Kysely<Database>;
 
 /** Keys per `in (…)` list: well below the parameter limit of either database. */
 const KEYS_PER_QUERY = 10_000;
+
+export interface LocationRef {
+  id: number;
+  location_code: string;
+  default_stock_pool: number | null;
+}
+
+/** Live locations of a store among `codes`, by code. */
+export async function findLocationsByCodes(db: Kysely<Database> | Transaction<Database>, storeId: number, codes: readonly string[]): Promise<Map<string, LocationRef>> {
+  const found = new Map<string, LocationRef>();
+  for (const codeChunk of inListChunks([...new Set(codes)], KEYS_PER_QUERY)) {
+    const rows = await db
+      .selectFrom('locations')
+      .select(['id', 'location_code', 'default_stock_pool'])
+      .where('store_id', '=', storeId)
+      .where('location_code', 'in', codeChunk)
+      .where('deleted_on', 'is', null)
+      .execute();
+    for (const row of rows) found.set(row.location_code, row);
+  }
+  return found;
+}
 
 // ---------------------------------------------------------------- writes
 

@@ -1,5 +1,5 @@
 import { rowBatches } from '../../db/batches.js';
-import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
+import type { VerifyCheck, Violation } from '../../db/verify-types.js';
 import { contentHash } from '../../shared/bulk.js';
 import { storeNumbersById } from '../stores/repository.js';
 import type { LocationRow } from './rows.js';

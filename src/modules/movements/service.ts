@@ -12,10 +12,10 @@ import type { FieldError } from '../../shared/validation.js';
 import { findBookingProducts } from '../products/repository.js';
 import { MAX_REASON_CODE } from '../reason-codes/schema.js';
 import { findReasonCodes } from '../reason-codes/repository.js';
-import { bookEntries, type EntryDraft } from '../stock-logs/book.js';
-import { InsufficientStockError } from '../stock-logs/ledger.js';
+import { bookEntries, type EntryDraft } from '../../ledger/book.js';
+import { InsufficientStockError } from '../../ledger/postings.js';
 import { orderNumberErrors, reservedSourceErrors } from '../customer-orders/bound-stock.js';
-import { findLocationsByCodes, type LocationRef } from '../stock-logs/repository.js';
+import { findLocationsByCodes, type LocationRef } from '../locations/repository.js';
 import { findLiveStore } from '../stores/repository.js';
 import type { MovementBody, MovementInput, MovementLocation, MovementQuery } from './schema.js';
 
@@ -143,7 +143,7 @@ export async function moveStock(ctx: AppContext, storeNumber: string, body: Move
     return await inTransaction(ctx.handle, async (trx) => {
       const now = Date.now();
       const drafts = await draftMoves(trx, ctx.dialect, store.id, body.body, query, now);
-      const ids = await bookEntries(trx, ctx.dialect, store, drafts, by, now);
+      const ids = await bookEntries(trx, ctx.ledger, store, drafts, by, now);
       await linkLegs(trx, ids);
       return `moved ${body.body.length}`;
     });

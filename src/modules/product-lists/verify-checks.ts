@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { rowBatches } from '../../db/batches.js';
 import type { DbHandle } from '../../db/dialect/types.js';
-import { parsesAsJsonArray, type VerifyCheck, type Violation } from '../../shared/verify-types.js';
+import { parsesAsJsonArray, type VerifyCheck, type Violation } from '../../db/verify-types.js';
 import { storeNumbersById } from '../stores/repository.js';
 
 const MAX_LISTED = 1000;

@@ -255,8 +255,6 @@ export function readDocument(row: ProductRecord): string {
   return JSON.stringify(item);
 }
 
-/** What a read selects: the stored document and the columns prices are resolved from. */
-export const PRODUCT_READ_COLUMNS = ['id', 'country_code', 'price', 'old_price', 'read_document'] as const satisfies ReadonlyArray<keyof ProductRow>;
 
 /** Row → ProductItem: the stored document plus the prices of the moment (PRODUCT §6). */
 export function toProductItem(row: ProductReadRow, pricing: ProductPricing): ProductItem {

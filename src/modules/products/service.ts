@@ -16,7 +16,7 @@ import { findLiveStore } from '../stores/repository.js';
 import { pricingOf } from './prices/effective.js';
 import * as products from './repository.js';
 import { ProductsQuery, type DeleteProductsBody, type ProductInput, type ProductsBody, type ProductsEnvelope } from './schema.js';
-import { resetProductStock } from '../stock-logs/reset.js';
+import { resetProductStock } from '../../ledger/reset.js';
 import type { Principal } from '../../shared/access.js';
 import { nextPricingChange } from './prices/repository.js';
 
@@ -143,7 +143,7 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
       // is_reset_store_stock on a product that is written (new or changed): its stock in
       // every store goes to zero through the ledger. An identical re-send resets nothing.
       const resetIds = result.written.filter((w) => w.record.is_reset_store_stock === 1).map((w) => result.idsByKey.get(w.record.product_number)!);
-      await resetProductStock(trx, ctx.dialect, resetIds, by, now);
+      await resetProductStock(trx, ctx.ledger, resetIds, by, now);
       return { ...result, deleted: result.deleted + deleted.length };
     },
     { serialise: ['products'] },

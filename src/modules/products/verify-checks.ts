@@ -1,7 +1,7 @@
 import { rowBatches } from '../../db/batches.js';
 import { inListChunks } from '../../db/in-list.js';
 import type { DbHandle } from '../../db/dialect/types.js';
-import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
+import type { VerifyCheck, Violation } from '../../db/verify-types.js';
 import { parseUnits, productHash, readDocument } from './mapping.js';
 import type { ProductRow } from './rows.js';
 

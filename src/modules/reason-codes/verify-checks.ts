@@ -1,5 +1,5 @@
 import { rowBatches } from '../../db/batches.js';
-import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
+import type { VerifyCheck, Violation } from '../../db/verify-types.js';
 
 /** Reason codes: a type of 1–9, a default review status of 0 or 1, never both gain and loss (interface §4.5). */
 export const REASON_CODE_CHECKS: VerifyCheck[] = [

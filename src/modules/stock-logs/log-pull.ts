@@ -1,7 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DbHandle } from '../../db/dialect/types.js';
 import type { Database } from '../../db/schema.js';
-import { inTransaction } from '../../db/transaction.js';
 import { applyFilters, type StockLogFilters } from './repository.js';
 
 /**
@@ -178,47 +176,3 @@ export class PagePositions {
 
 /** One key per pull: its filters (scope included) and page size. */
 export const pullKey = (f: StockLogFilters, pageSize: number) => JSON.stringify([f, pageSize]);
-
-const HOURS_PER_MERGE = 500;
-
-/**
- * Merges each hour's delta rows of stock_log_hours into one (PostgreSQL: the triggers append
- * a row per statement; SQLite keeps one row per hour already, so there is nothing to merge).
- * Run every few seconds by the server and after `store-ops generate`. Safe beside writers and
- * other mergers: a delete takes only the rows committed when it runs (a row a concurrent
- * writer adds stays, to be merged next time), and rows another merger deleted first are not
- * returned twice. Returns the hours merged.
- */
-export async function mergeLogHours(handle: DbHandle): Promise<number> {
-  const split = await handle.db
-    .selectFrom('stock_log_hours')
-    .select('hour')
-    .groupBy('hour')
-    .having((eb) => eb.fn.countAll(), '>', 1)
-    .orderBy('hour')
-    .limit(HOURS_PER_MERGE)
-    .execute();
-  if (split.length === 0) return 0;
-  await inTransaction(handle, async (trx) => {
-    const gone = await trx
-      .deleteFrom('stock_log_hours')
-      .where(
-        'hour',
-        'in',
-        split.map((row) => row.hour),
-      )
-      .returning(['hour', 'entries', 'min_id'])
-      .execute();
-    const merged = new Map<number, { entries: number; min_id: number }>();
-    for (const row of gone) {
-      const hour = Number(row.hour);
-      const sum = merged.get(hour);
-      if (sum) {
-        sum.entries += Number(row.entries);
-        sum.min_id = Math.min(sum.min_id, Number(row.min_id));
-      } else merged.set(hour, { entries: Number(row.entries), min_id: Number(row.min_id) });
-    }
-    if (merged.size > 0) await trx.insertInto('stock_log_hours').values([...merged].map(([hour, sum]) => ({ hour, ...sum }))).execute();
-  });
-  return split.length;
-}

@@ -8,28 +8,6 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 const KEYS_PER_QUERY = 10_000;
 
-export interface LocationRef {
-  id: number;
-  location_code: string;
-  default_stock_pool: number | null;
-}
-
-/** Live locations of a store among `codes`, by code. */
-export async function findLocationsByCodes(db: Db, storeId: number, codes: readonly string[]): Promise<Map<string, LocationRef>> {
-  const found = new Map<string, LocationRef>();
-  for (const codeChunk of inListChunks([...new Set(codes)], KEYS_PER_QUERY)) {
-    const rows = await db
-      .selectFrom('locations')
-      .select(['id', 'location_code', 'default_stock_pool'])
-      .where('store_id', '=', storeId)
-      .where('location_code', 'in', codeChunk)
-      .where('deleted_on', 'is', null)
-      .execute();
-    for (const row of rows) found.set(row.location_code, row);
-  }
-  return found;
-}
-
 export interface StockLogFilters {
   productNumber?: string;
   customerOrderNumber?: string;

@@ -16,8 +16,9 @@ import { findReasonCodes } from '../reason-codes/repository.js';
 import { orderNumberErrors, reservedSourceErrors } from '../customer-orders/bound-stock.js';
 import { finishReceiving, planReceiving, type ReceivingCandidate } from '../deliveries/receiving.js';
 import { findLiveStore } from '../stores/repository.js';
-import { bookEntries, poolPartsFromJson, postingsOf, type EntryDraft } from './book.js';
-import { applyPostings } from './ledger.js';
+import { findLocationsByCodes } from '../locations/repository.js';
+import { bookEntries, poolPartsFromJson, postingsOf, type EntryDraft } from '../../ledger/book.js';
+import { applyPostings } from '../../ledger/postings.js';
 import { toStockLog } from './mapping.js';
 import { countAfter, countsByHour, countWindowByHours, PagePositions, pullFacts, pullKey, stillHolds, windowLowerId } from './log-pull.js';
 import * as logs from './repository.js';
@@ -73,7 +74,7 @@ async function draftEntries(
   const isCount = query.is_counted_quantity === true;
   const products = await findBookingProducts(trx, lines.map((l) => l.input.product_number!));
   const reasons = await findReasonCodes(trx, lines.flatMap((l) => (l.input.reason_code === undefined ? [] : [l.input.reason_code])));
-  const locations = await logs.findLocationsByCodes(trx, storeId, lines.flatMap((l) => (l.input.location_code ? [l.input.location_code] : [])));
+  const locations = await findLocationsByCodes(trx, storeId, lines.flatMap((l) => (l.input.location_code ? [l.input.location_code] : [])));
   // Stock bound to a customer order of the store moves only by that order's operations (PRODUCT §5, customer-orders/bound-stock.ts).
   const errors: FieldError[] = [
     ...(await orderNumberErrors(trx, dialect, storeId, lines.map((l, index) => ({ orderNumber: l.input.customer_order_number, path: path(index, 'customer_order_number') })))),
@@ -141,8 +142,8 @@ export async function postStockLogs(
     const drafts = await draftEntries(trx, ctx.dialect, store.id, lines, query);
     // Receipt entries whose reference is a delivery of the store receive on it (PRODUCT §7).
     const receiving = query.is_from_receipt === true ? await planReceiving(trx, ctx.dialect, store.id, drafts, receivingCandidates(lines)) : undefined;
-    const ids = await bookEntries(trx, ctx.dialect, store, drafts, by, now);
-    if (receiving) await finishReceiving(trx, ctx.dialect, receiving, drafts, ids, [], by, now);
+    const ids = await bookEntries(trx, ctx.ledger, store, drafts, by, now);
+    if (receiving) await finishReceiving(trx, ctx.ledger, receiving, drafts, ids, [], by, now);
     const pending = drafts.filter((d) => d.pending).length;
     const received = receiving && receiving.items.length > 0 ? `; received on deliveries ${receiving.items.length}` : '';
     return { ids, message: `created ${ids.length}: applied ${ids.length - pending}, pending review ${pending}${received}` };

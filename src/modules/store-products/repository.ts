@@ -8,11 +8,6 @@ import type { StoreProductRow } from './rows.js';
 
 /** Keys per `in (…)` list: well below the parameter limit of either database. */
 const KEYS_PER_QUERY = 10_000;
-/**
- * Bound parameters per insert where no dialect is at hand (ensureStoreProducts keeps the
- * signature the ledger calls): below both databases' limits (dialect maxParameters).
- */
-const PARAMETERS_PER_STATEMENT = 30_000;
 
 type Trx = Transaction<Database>;
 
@@ -39,21 +34,10 @@ export async function lockStoreProducts(
   return rows;
 }
 
-async function idsOf(trx: Trx, storeId: number, productIds: readonly number[]): Promise<Map<number, number>> {
-  const ids = new Map<number, number>();
-  for (const idChunk of inListChunks(productIds, KEYS_PER_QUERY)) {
-    const rows = await trx
-      .selectFrom('store_products')
-      .select(['id', 'product_id'])
-      .where('store_id', '=', storeId)
-      .where('product_id', 'in', idChunk)
-      .execute();
-    for (const row of rows) ids.set(Number(row.product_id), Number(row.id));
-  }
-  return ids;
-}
-
-/** A new store product with every property null (PRODUCT §5: created by the first stock change). */
+/**
+ * A new store product with every property null (PRODUCT §5: created by the first stock change).
+ * The ledger creates these through its `newStoreProduct` policy (app-context.ts wires it here).
+ */
 export function newStoreProductRow(store: StoreRef, product: { id: number; product_number: string }, now: number, actor: string): Insertable<StoreProductTable> {
   const properties = emptyProperties();
   return {
@@ -69,37 +53,6 @@ export function newStoreProductRow(store: StoreRef, product: { id: number; produ
     deleted_on: null,
     content_hash: propertiesHash(properties),
   };
-}
-
-/**
- * The store product of each product in `store`, creating the missing ones with every
- * property null (PRODUCT §5 "Store products exist once created … by the first stock change").
- * Their content hash is that of an empty input, so a later POST of just the product number
- * is 'unchanged'. Safe under concurrent callers: a row another transaction created first
- * is taken as it is. Returns product id → store product id.
- */
-export async function ensureStoreProducts(
-  trx: Trx,
-  store: StoreRef,
-  products: ReadonlyArray<{ id: number; product_number: string }>,
-  now: number,
-  actor: string,
-): Promise<Map<number, number>> {
-  const distinct = new Map(products.map((p) => [p.id, p]));
-  const ids = await idsOf(trx, store.id, [...distinct.keys()]);
-  const missing = [...distinct.values()].filter((p) => !ids.has(p.id));
-  if (missing.length === 0) return ids;
-  const rows = missing.map((p) => newStoreProductRow(store, p, now, actor));
-  for (const batch of chunk(rows, Math.max(1, Math.floor(PARAMETERS_PER_STATEMENT / Object.keys(rows[0]!).length)))) {
-    await trx
-      .insertInto('store_products')
-      .values(batch)
-      .onConflict((oc) => oc.columns(['store_id', 'product_id']).doNothing())
-      .execute();
-  }
-  const created = await idsOf(trx, store.id, missing.map((p) => p.id));
-  for (const [productId, id] of created) ids.set(productId, id);
-  return ids;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { rowBatches } from '../../db/batches.js';
 import type { DbHandle } from '../../db/dialect/types.js';
-import type { VerifyCheck, Violation } from '../../shared/verify-types.js';
+import type { VerifyCheck, Violation } from '../../db/verify-types.js';
 import { propertiesHash, propertiesOf } from './mapping.js';
 import type { StoreProductRow } from './rows.js';
 

@@ -5,25 +5,10 @@ import { poolName } from '../locations/mapping.js';
 import type { SingleProductStock, StoreLocationStock, StoreProductStock, SurroundingStock } from './schema.js';
 import { orUndefined } from '../../shared/nullable.js';
 
-import type { StockListRow, SurroundingRow } from './rows.js';
+import type { BalanceLine, LocationInfo } from './rows.js';
+import type { StockListRow, SurroundingRow } from './repository.js';
 
 /** What a location line shows of its location (interface §2.5 store location stock entry). */
-export interface LocationInfo {
-  location_code: string;
-  location_order: number;
-  default_stock_pool: number | null;
-  /** JSON array of tags. */
-  tags: string;
-}
-
-/** One balance of the product (thousandths); location_id 0 = booked without a location. */
-export interface BalanceLine {
-  location_id: number;
-  pool: number;
-  quantity: number;
-  location?: LocationInfo;
-}
-
 interface PoolTotals {
   /** Index 0 = pool 1, thousandths. */
   pools: number[];

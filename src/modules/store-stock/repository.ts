@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import type { Database } from '../../db/schema.js';
-import type { BalanceLine, LocationInfo } from './mapping.js';
+import type { BalanceLine, LocationInfo } from './rows.js';
 import { compiledOnce } from '../../db/compiled.js';
 import { columnIn, inListChunks } from '../../db/in-list.js';
 import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
@@ -114,7 +114,7 @@ function filtered(db: Db, dialect: Dialect | undefined, f: StockListFilters) {
     // The store products whose stock changed since are found through the entries written since
     // (the updated_on index of stock_logs): every stamp of stock_modified_at is made in the
     // transaction that writes or reviews an entry of that store product, with the entry's
-    // updated_on (stock-logs/book.ts, service.ts review) — so the semi-join loses none, and the
+    // updated_on (ledger/book.ts, stock-logs/service.ts review) — so the semi-join loses none, and the
     // ERP's delta pull reads what changed, not every store product of the chain (issue 28;
     // PostgreSQL keeps no index on stock_modified_at, migration 0019).
     query = query
@@ -385,3 +385,9 @@ export function surroundingBalances(
     .execute();
 }
 
+
+/** A row of a stock list page (mapping.ts turns it into a stock item). */
+export type StockListRow = Awaited<ReturnType<typeof pageOfStockList>>[number];
+
+/** A store of the area around the asking one, with one of its balances of the product (or none). */
+export type SurroundingRow = Awaited<ReturnType<typeof surroundingBalances>>[number];

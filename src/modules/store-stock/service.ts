@@ -6,7 +6,7 @@ import { pagedResponse, resolvePage, type PagedResult } from '../../shared/pagin
 import { effectivePricesInStores } from '../products/prices/effective.js';
 import { cachedStockListCount } from './count-cache.js';
 import { parsePoolNames, summarise, toSingleProductStock, toStoreProductStock, toSurroundingStock } from './mapping.js';
-import type { StockListRow } from './rows.js';
+import type { StockListRow } from './repository.js';
 import * as stock from './repository.js';
 import type { StockSubject } from './repository.js';
 import {

@@ -1,5 +1,5 @@
 import { rowBatches } from '../../db/batches.js';
-import { parsesAsJsonArray, type VerifyCheck, type Violation } from '../../shared/verify-types.js';
+import { parsesAsJsonArray, type VerifyCheck, type Violation } from '../../db/verify-types.js';
 
 const LIST_COLUMNS = ['stock_pool_names', 'free_fields', 'opening_hours', 'ordering_schema', 'store_printers'] as const;
 

@@ -1,5 +1,5 @@
 import { rowBatches } from '../../db/batches.js';
-import { parsesAsJsonArray, type VerifyCheck, type Violation } from '../../shared/verify-types.js';
+import { parsesAsJsonArray, type VerifyCheck, type Violation } from '../../db/verify-types.js';
 import { isRole } from './service.js';
 
 /** Every token has a known role, a well-formed store list and only a SHA-256 hash stored (PRODUCT §4). */

@@ -2,10 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.js';
 import { chunk } from '../../../shared/bulk.js';
 import type { MasterRef } from '../../../shared/held-references.js';
-import type { PriceCandidateRow } from '../rows.js';
+import { PRICE_CANDIDATE_COLUMNS, type PriceCandidateRow } from '../rows.js';
 
-/** What the effective-price rule reads of a price record. */
-export const PRICE_CANDIDATE_COLUMNS = ['id', 'product_id', 'price', 'valid_from', 'valid_to', 'store_number', 'price_group', 'country_code'] as const;
 
 const KEYS_PER_QUERY = 10_000;
 

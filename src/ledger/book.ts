@@ -1,14 +1,14 @@
 import type { Insertable, Transaction } from 'kysely';
-import type { Dialect } from '../../db/dialect/types.js';
-import type { Database, StockLogTable } from '../../db/schema.js';
-import { POOL_COUNT, type PoolPart } from '../../domain/stock-rules.js';
-import { insertManyReturningIds } from '../../db/insert-many.js';
-import { ensureStoreProducts } from '../store-products/repository.js';
-import { applyPostings, arrivalMoment, type Posting } from './ledger.js';
+import type { Dialect } from '../db/dialect/types.js';
+import type { Database, StockLogTable } from '../db/schema.js';
+import { POOL_COUNT, type PoolPart } from '../domain/stock-rules.js';
+import { insertManyReturningIds } from '../db/insert-many.js';
+import { ensureStoreProducts } from './store-products.js';
+import type { BookingProduct, BookingStore, Ledger } from './ledger.js';
+import { applyPostings, arrivalMoment, type Posting } from './postings.js';
 import type { StockTouch } from './store-product-stamps.js';
-import type { BookingProductRow } from '../products/rows.js';
-import { valuesOf } from '../../shared/column-access.js';
-import { assertStoreAccess, type Principal } from '../../shared/access.js';
+import { valuesOf } from '../shared/column-access.js';
+import { assertStoreAccess, type Principal } from '../shared/access.js';
 
 /**
  * Booking: turns resolved entry drafts into stock_logs rows and, unless they wait for
@@ -18,14 +18,6 @@ import { assertStoreAccess, type Principal } from '../../shared/access.js';
  * (403) before anything is written (PRODUCT §4), whichever way the request reached it — a
  * path, a body field, or stored data such as a transfer's origin.
  */
-
-export interface BookingStore {
-  id: number;
-  store_number: string;
-}
-
-/** What booking needs of a product: the narrow select products/repository.ts findBookingProducts makes. */
-export type BookingProduct = BookingProductRow;
 
 export interface EntryDraft {
   product: BookingProduct;
@@ -37,7 +29,7 @@ export interface EntryDraft {
    * Stamped by the service, not the client (picks, movements, receipts through the receive
    * endpoint, settlements, resets): booked at `at` or after the latest entry already on the
    * booking's balances, whichever is later — in arrival order, so no count stamped ahead can
-   * absorb it (ledger.ts arrivalMoment). The log row carries the moment booked.
+   * absorb it (postings.ts arrivalMoment). The log row carries the moment booked.
    */
   onArrival?: boolean;
   isCount: boolean;
@@ -158,7 +150,7 @@ export function postingsOf(origin: PostingOrigin, parts: EntryDraft['poolParts']
 /** Books drafts in order as `by` (its name is the entries' actor); returns the new log ids in the same order. */
 export async function bookEntries(
   trx: Transaction<Database>,
-  dialect: Dialect,
+  ledger: Ledger,
   store: BookingStore,
   drafts: readonly EntryDraft[],
   by: Principal,
@@ -166,10 +158,11 @@ export async function bookEntries(
 ): Promise<number[]> {
   if (drafts.length === 0) return [];
   assertStoreAccess(by, store.store_number);
+  const { dialect } = ledger;
   const actor = by.name;
   const products = new Map(drafts.map((d) => [d.product.id, d.product]));
   // In id order: two first-time posts of the same new products create them in the same order.
-  await ensureStoreProducts(trx, store, [...products.values()].sort((a, b) => a.id - b.id), now, actor);
+  await ensureStoreProducts(trx, ledger, store, [...products.values()].sort((a, b) => a.id - b.id), now, actor);
 
   const booked = await stampArrivals(trx, dialect, store.id, drafts, now);
   const rows = booked.map((draft) => logRow(store, draft, actor, now));
@@ -196,7 +189,7 @@ const originOf = (logId: number, storeId: number, draft: EntryDraft): PostingOri
 
 /**
  * The drafts with the moments they are booked at: a service-stamped draft (`onArrival`) no
- * earlier than the latest entry on any balance this booking touches (ledger.ts arrivalMoment,
+ * earlier than the latest entry on any balance this booking touches (postings.ts arrivalMoment,
  * which takes all of their turns — the same set the engine takes next, so no new lock is
  * taken while others are held).
  */

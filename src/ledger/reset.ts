@@ -1,10 +1,10 @@
 import type { Transaction } from 'kysely';
-import type { Dialect } from '../../db/dialect/types.js';
-import type { Database } from '../../db/schema.js';
-import type { PoolNumber } from '../../domain/stock-rules.js';
+import type { Ledger } from './ledger.js';
+import type { Database } from '../db/schema.js';
+import type { PoolNumber } from '../domain/stock-rules.js';
 import { bookEntries, type EntryDraft } from './book.js';
-import { inListChunks } from '../../db/in-list.js';
-import type { Principal } from '../../shared/access.js';
+import { inListChunks } from '../db/in-list.js';
+import type { Principal } from '../shared/access.js';
 
 const SOURCE = 'reset_store_stock';
 
@@ -13,7 +13,7 @@ const SOURCE = 'reset_store_stock';
  * of the product in every store is counted to zero at the moment of the import — through
  * the ledger like any other change, so the history shows what was reset and why.
  */
-export async function resetProductStock(trx: Transaction<Database>, dialect: Dialect, productIds: readonly number[], by: Principal, now: number): Promise<number> {
+export async function resetProductStock(trx: Transaction<Database>, ledger: Ledger, productIds: readonly number[], by: Principal, now: number): Promise<number> {
   if (productIds.length === 0) return 0;
   let reset = 0;
   for (const ids of inListChunks(productIds, 5_000)) {
@@ -48,7 +48,7 @@ export async function resetProductStock(trx: Transaction<Database>, dialect: Dia
       byStore.set(b.store_id, group);
     }
     for (const { store, drafts } of byStore.values()) {
-      await bookEntries(trx, dialect, store, drafts, by, now);
+      await bookEntries(trx, ledger, store, drafts, by, now);
       reset += drafts.length;
     }
   }

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { DbHandle } from '../../db/dialect/types.js';
-import type { Violation } from '../../shared/verify-types.js';
+import type { DbHandle } from '../db/dialect/types.js';
+import type { Violation } from '../db/verify-types.js';
 
 /** At most this many violations of one kind are listed: enough to act on, bounded in memory. */
 export const MAX_LISTED = 1000;

@@ -1,4 +1,4 @@
-import type { DbHandle } from '../db/dialect/types.js';
+import type { DbHandle } from './dialect/types.js';
 
 /**
  * What `store-ops verify` is made of. Each module keeps its own checks in its

@@ -1,13 +1,13 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
-import type { Dialect, RowsSourceColumn } from '../../db/dialect/types.js';
-import { insertMany, insertManyReturningIds } from '../../db/insert-many.js';
-import type { Database, StockBalanceTable } from '../../db/schema.js';
-import type { TimelineEntry } from '../../domain/ledger.js';
-import { historyRange, historyWindow, planBatch, type HistoryRange, type HistoryWindow, type PlannedArrival } from '../../domain/ledger-batch.js';
-import { inListChunks } from '../../db/in-list.js';
+import type { Dialect, RowsSourceColumn } from '../db/dialect/types.js';
+import { insertMany, insertManyReturningIds } from '../db/insert-many.js';
+import type { Database, StockBalanceTable } from '../db/schema.js';
+import type { TimelineEntry } from '../domain/ledger.js';
+import { historyRange, historyWindow, planBatch, type HistoryRange, type HistoryWindow, type PlannedArrival } from '../domain/ledger-batch.js';
+import { inListChunks } from '../db/in-list.js';
 import { stampStoreProducts, type StockTouch } from './store-product-stamps.js';
 import { checkStoreProductMagnitudes, type MagnitudeChange } from './store-product-magnitude.js';
-import { assertStoreAccess, visibleStores, type Principal } from '../../shared/access.js';
+import { assertStoreAccess, visibleStores, type Principal } from '../shared/access.js';
 
 /**
  * The posting engine: the only code that changes stock (PRODUCT §5 "Ledger first").

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { DbHandle } from '../../db/dialect/types.js';
-import type { Violation } from '../../shared/verify-types.js';
+import type { DbHandle } from '../db/dialect/types.js';
+import type { Violation } from '../db/verify-types.js';
 import { MAX_LISTED } from './invariants.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { ControlledTransaction } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Database } from './schema.js';
 
 /** What a request's database work needs to know about the request itself. */
 export interface RequestScope {

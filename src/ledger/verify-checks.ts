@@ -1,4 +1,4 @@
-import type { VerifyCheck } from '../../shared/verify-types.js';
+import type { VerifyCheck } from '../db/verify-types.js';
 import { ledgerViolations } from './invariants.js';
 import { ledgerViolationsSince } from './invariants-since.js';
 import { stampViolations } from './stamp-invariants.js';

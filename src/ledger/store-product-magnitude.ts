@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
-import { inListChunks } from '../../db/in-list.js';
-import type { Database } from '../../db/schema.js';
-import { MAX_QUANTITY_MILLI, QuantityRangeError } from '../../domain/decimal.js';
+import { inListChunks } from '../db/in-list.js';
+import type { Database } from '../db/schema.js';
+import { MAX_QUANTITY_MILLI, QuantityRangeError } from '../domain/decimal.js';
 
 /**
  * The bound that keeps every stock total a read computes exact (PRODUCT §3 "Exact numbers",
@@ -13,7 +13,7 @@ import { MAX_QUANTITY_MILLI, QuantityRangeError } from '../../domain/decimal.js'
  * within the kept range: every figure a read shows is then exact and within it, and no read
  * needs a check of its own.
  *
- * Checked after the balances are written and the store products stamped (ledger.ts
+ * Checked after the balances are written and the store products stamped (postings.ts
  * applyPostings). The stamp's update holds each store product's row to the commit on
  * PostgreSQL (SQLite has one writer), so of two writers of one store product the later
  * one reads the other's committed balances here. Only store products whose Σ|balance| this

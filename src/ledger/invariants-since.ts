@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
-import type { DbHandle } from '../../db/dialect/types.js';
-import type { Database } from '../../db/schema.js';
-import { inListChunks } from '../../db/in-list.js';
-import type { SinceFindings, Violation } from '../../shared/verify-types.js';
+import type { DbHandle } from '../db/dialect/types.js';
+import type { Database } from '../db/schema.js';
+import { inListChunks } from '../db/in-list.js';
+import type { SinceFindings, Violation } from '../db/verify-types.js';
 import {
   BALANCE_KEY,
   balanceViolation,

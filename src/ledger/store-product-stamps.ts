@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
-import type { Dialect, RowsSourceColumn } from '../../db/dialect/types.js';
-import type { Database } from '../../db/schema.js';
+import type { Dialect, RowsSourceColumn } from '../db/dialect/types.js';
+import type { Database } from '../db/schema.js';
 
 /**
  * What a stock change stamps on its store product, written once per request and store
@@ -9,7 +9,7 @@ import type { Database } from '../../db/schema.js';
  * - `stock_modified_at`, interface §2.5 last_stock_modified_datetime;
  * - the latest count, loss and receipt with who did it (§2.5), each only when newer than
  *   what is recorded.
- * Called by the posting engine (ledger.ts applyPostings) — the only writer of balances —
+ * Called by the posting engine (postings.ts applyPostings) — the only writer of balances —
  * so no path that changes stock can leave these behind.
  */
 
