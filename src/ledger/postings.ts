@@ -4,7 +4,7 @@ import { insertMany, insertManyReturningIds } from '../db/insert-many.js';
 import type { Database, StockBalanceTable } from '../db/schema.js';
 import type { TimelineEntry } from '../domain/ledger.js';
 import { historyRange, historyWindow, planBatch, type HistoryRange, type HistoryWindow, type PlannedArrival } from '../domain/ledger-batch.js';
-import { inListChunks } from '../db/in-list.js';
+import { inListChunks, KEYS_PER_QUERY } from '../db/in-list.js';
 import { stampStoreProducts, type StockTouch } from './store-product-stamps.js';
 import { checkStoreProductMagnitudes, type MagnitudeChange } from './store-product-magnitude.js';
 import { assertStoreAccess, visibleStores, type Principal } from '../shared/access.js';
@@ -120,8 +120,9 @@ export async function applyPostings(
   let early = postings.every((posting) => !posting.isCount) ? await insertLedgerRows(trx, dialect, postings, postings.map(deltaRow)) : undefined;
   const balances = await lockBalances(trx, dialect, postings, storeNumbers);
 
-  // One plan per balance for all of its postings of this request (issue 11): only a balance
-  // with late entries that a count can see reads its history, and only the stretch they need.
+  // One plan per balance for all of its postings of this request (docs/stock.md "Cost"): only
+  // a balance with late entries that a count can see reads its history, and only the stretch
+  // they need.
   const postingsByBalance = new Map<string, number[]>();
   postings.forEach((posting, index) => {
     const key = keyOf(posting);
@@ -222,7 +223,7 @@ async function insertLedgerRows(
 }
 
 async function deleteLedgerRows(trx: Transaction<Database>, ids: readonly number[]): Promise<void> {
-  for (const part of inListChunks(ids, 10_000)) await trx.deleteFrom('stock_ledger').where('id', 'in', part).execute();
+  for (const part of inListChunks(ids, KEYS_PER_QUERY)) await trx.deleteFrom('stock_ledger').where('id', 'in', part).execute();
 }
 
 /**
@@ -276,9 +277,9 @@ const KEY_COLUMNS: readonly RowsSourceColumn[] = [
  * granted first come, first served; SQLite: the write transaction's database lock), which
  * every writer of balances takes — this is the only one. So the rows need no row lock
  * of their own: they are read by their keys, and each touched balance is written once, at
- * the end (writeBalances), created there when it does not exist yet. (The lock upsert this
- * replaced wrote every balance twice: issue 15.) Keys go in one global order, so two
- * transactions wanting overlapping balances queue in the same order and cannot deadlock.
+ * the end (writeBalances), created there when it does not exist yet
+ * (docs/decisions.md "balance writes"). Keys go in one global order, so two transactions
+ * wanting overlapping balances queue in the same order and cannot deadlock.
  */
 async function lockBalances(
   trx: Transaction<Database>,

@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import { inListChunks } from '../db/in-list.js';
+import { inListChunks, KEYS_PER_QUERY } from '../db/in-list.js';
 import type { Database } from '../db/schema.js';
 import { MAX_QUANTITY_MILLI, QuantityRangeError } from '../domain/decimal.js';
 
@@ -40,7 +40,7 @@ export async function checkStoreProductMagnitudes(trx: Transaction<Database>, ch
   }
   for (const [storeId, growth] of growthByStore) {
     const grown = [...growth].filter(([, changeMilli]) => changeMilli > 0).map(([productId]) => productId);
-    for (const productIds of inListChunks(grown, 1_000)) {
+    for (const productIds of inListChunks(grown, KEYS_PER_QUERY)) {
       const rows = await trx
         .selectFrom('stock_balances')
         .select(['product_id', sql<number | string>`sum(abs(quantity))`.as('magnitude')])

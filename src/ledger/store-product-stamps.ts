@@ -3,8 +3,8 @@ import type { Dialect, RowsSourceColumn } from '../db/dialect/types.js';
 import type { Database } from '../db/schema.js';
 
 /**
- * What a stock change stamps on its store product, written once per request and store
- * product (issue 15: it was three updates, one of them by a trigger per balance statement):
+ * What a stock change stamps on its store product, in one update per request and store
+ * product (docs/decisions.md "stock versions"):
  * - `stock_version`, which the single-product read cache compares (store-stock/answer-cache.ts);
  * - `stock_modified_at`, interface §2.5 last_stock_modified_datetime;
  * - the latest count, loss and receipt with who did it (§2.5), each only when newer than

@@ -4,9 +4,7 @@ import { chunk } from '../shared/bulk.js';
 import { inListChunks, KEYS_PER_QUERY } from '../db/in-list.js';
 import type { BookingProduct, BookingStore, Ledger } from './ledger.js';
 
-type Trx = Transaction<Database>;
-
-async function storeProductIds(trx: Trx, storeId: number, productIds: readonly number[]): Promise<Map<number, number>> {
+async function storeProductIds(trx: Transaction<Database>, storeId: number, productIds: readonly number[]): Promise<Map<number, number>> {
   const ids = new Map<number, number>();
   for (const idChunk of inListChunks(productIds, KEYS_PER_QUERY)) {
     const rows = await trx
@@ -27,7 +25,7 @@ async function storeProductIds(trx: Trx, storeId: number, productIds: readonly n
  * taken as it is. Returns product id → store product id.
  */
 export async function ensureStoreProducts(
-  trx: Trx,
+  trx: Transaction<Database>,
   ledger: Ledger,
   store: BookingStore,
   products: ReadonlyArray<Pick<BookingProduct, 'id' | 'product_number'>>,
