@@ -1,5 +1,6 @@
 import { CompiledQuery, type Compilable, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
+import { statementRan } from './statement-log.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -103,7 +104,10 @@ export function compiledOnce<Args extends BindableValue[], Row>(build: (db: Kyse
         preparers.get(db)?.(compiled.sql);
       }
       const rows = direct?.(parameters);
-      if (rows !== undefined) return rows as Row[];
+      if (rows !== undefined) {
+        statementRan(db, compiled.sql);
+        return rows as Row[];
+      }
     }
     return (await db.executeQuery<Row>(CompiledQuery.raw(compiled.sql, parameters))).rows;
   };

@@ -6,6 +6,7 @@ import { registerStatementPreparer } from '../compiled.js';
 import { copyRows } from './postgres-copy.js';
 import { LivenessWatch } from './postgres-liveness.js';
 import type { DbErrorKind, DbHandle, Dialect, InsertStatement } from './types.js';
+import { statementRan } from '../statement-log.js';
 
 // int8 (ids, epoch-millisecond date-times, scaled quantities) as JS numbers: every value
 // the service stores stays below 2^53, and numbers keep mapping code dialect-free.
@@ -246,7 +247,7 @@ export function openPostgres(url: string): DbHandle {
   });
   // The same error of an idle client, re-emitted by the pool: already counted above.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db: Kysely<Database> = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: (event) => statementRan(db, event.query.sql) });
   registerStatementPreparer(db, (sqlText) => postgresDialect.keepPrepared(sqlText));
   return {
     db,

@@ -10,6 +10,7 @@ import { commitStamp } from './sqlite-commit-stamp.js';
 import { objectRowReader } from './sqlite-rows.js';
 import { valuesInsertStatements } from '../values-insert.js';
 import type { DbErrorKind, DbHandle, Dialect } from './types.js';
+import { statementRan } from '../statement-log.js';
 
 const sqliteDialect: Dialect = {
   name: 'sqlite',
@@ -207,7 +208,10 @@ export function openSqlite(url: string, synchronous: SqliteSynchronous): DbHandl
   let ownChanges = 0;
   const statements = withStatementCache(database, () => void ownChanges++);
   const commits = commitStamp(database, file);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }, () => database.inTransaction) });
+  const db: Kysely<Database> = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: statements }, () => database.inTransaction),
+    log: (event) => statementRan(db, event.query.sql),
+  });
   // better-sqlite3 runs a statement synchronously, so a read outside any transaction is the
   // same statement Kysely would run, minus its connection hand-over (a few awaits). While a
   // transaction is open on the connection (it holds it across awaits), the read must wait
