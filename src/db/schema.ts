@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated, Kysely, Transaction } from 'kysely';
 
 /**
  * Every table as Kysely sees it. Conventions, the same on SQLite and PostgreSQL:
@@ -11,6 +11,13 @@ import type { Generated } from 'kysely';
  */
 
 export type Bool = 0 | 1;
+
+/**
+ * What a repository function that may run inside or outside a transaction takes. A function
+ * that must lock takes `Transaction<Database>`, so the type system forces a transaction; one
+ * that must not run inside one (a hot read) takes `Kysely<Database>`.
+ */
+export type Executor = Kysely<Database> | Transaction<Database>;
 
 /** Columns every master-data record carries (PRODUCT §3 Audit, flush/soft delete). */
 export interface AuditColumns {

@@ -1,15 +1,14 @@
-import type { Insertable, Kysely, SelectQueryBuilder, Transaction } from 'kysely';
+import type { Insertable, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { inListChunks } from '../../db/in-list.js';
 import { insertMany } from '../../db/insert-many.js';
 import { newestUpdatedOn, pageOf, type PageSlice } from '../../db/page.js';
-import type { CustomerOrderLineTable, CustomerOrderTable, Database } from '../../db/schema.js';
+import type { CustomerOrderLineTable, CustomerOrderTable, Database, Executor } from '../../db/schema.js';
 import { POOL_COUNT } from '../../domain/stock-rules.js';
 import { LINE_COLUMNS, lineValues, type LineRecord, type OrderHeader } from './mapping.js';
 import { STATUS } from './schema.js';
 import type { OrderLineReadRow, OrderLineRow, OrderReadRow, OrderRow, StoreLocationRow } from './rows.js';
 
-type Db = Kysely<Database> | Transaction<Database>;
 const KEYS_PER_QUERY = 2_000;
 
 /**
@@ -27,7 +26,7 @@ export async function lockOrders(trx: Transaction<Database>, dialect: Dialect, o
   return found;
 }
 
-export async function linesOf(db: Db, orderIds: readonly number[]): Promise<OrderLineRow[]> {
+export async function linesOf(db: Executor, orderIds: readonly number[]): Promise<OrderLineRow[]> {
   const lines: OrderLineRow[] = [];
   for (const part of inListChunks([...new Set(orderIds)], KEYS_PER_QUERY)) {
     lines.push(...(await db.selectFrom('customer_order_lines').selectAll().where('order_id', 'in', part).orderBy('order_id').orderBy('line_number').execute()));
@@ -113,12 +112,12 @@ function applyFilters<O>(query: SelectQueryBuilder<Database, 'customer_orders', 
   return filtered;
 }
 
-export async function countOrders(db: Db, filters: OrderFilters): Promise<number> {
+export async function countOrders(db: Executor, filters: OrderFilters): Promise<number> {
   const row = await applyFilters(db.selectFrom('customer_orders'), filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-export function pageOfOrders(db: Db, filters: OrderFilters, window: PageSlice): Promise<OrderReadRow[]> {
+export function pageOfOrders(db: Executor, filters: OrderFilters, window: PageSlice): Promise<OrderReadRow[]> {
   const query = db
     .selectFrom('customer_orders')
     .leftJoin('reason_codes as r', 'r.reason_code', 'customer_orders.rejection_reason_code')
@@ -128,11 +127,11 @@ export function pageOfOrders(db: Db, filters: OrderFilters, window: PageSlice): 
 }
 
 /** Newest updated_on of the store's orders (PRODUCT §3.1 project_last_modified_date; the path names the store). */
-export function ordersLastModified(db: Db, storeId: number): Promise<number | null> {
+export function ordersLastModified(db: Executor, storeId: number): Promise<number | null> {
   return newestUpdatedOn(db.selectFrom('customer_orders').where('store_id', '=', storeId), 'updated_on');
 }
 
-export async function readLines(db: Db, orderIds: readonly number[]): Promise<Map<number, OrderLineReadRow[]>> {
+export async function readLines(db: Executor, orderIds: readonly number[]): Promise<Map<number, OrderLineReadRow[]>> {
   const byOrder = new Map<number, OrderLineReadRow[]>();
   for (const part of inListChunks([...new Set(orderIds)], KEYS_PER_QUERY)) {
     const rows = await db
@@ -154,7 +153,7 @@ export async function readLines(db: Db, orderIds: readonly number[]): Promise<Ma
 }
 
 /** Free (not order-bound) stock of the products at the store's locations, per pool: where to pick. */
-export async function storeLocationsOf(db: Db, storeId: number, productIds: readonly number[]): Promise<Map<number, StoreLocationRow[]>> {
+export async function storeLocationsOf(db: Executor, storeId: number, productIds: readonly number[]): Promise<Map<number, StoreLocationRow[]>> {
   const byProduct = new Map<number, StoreLocationRow[]>();
   for (const part of inListChunks([...new Set(productIds)], KEYS_PER_QUERY)) {
     const rows = await db
@@ -193,7 +192,7 @@ export async function storeLocationsOf(db: Db, storeId: number, productIds: read
 }
 
 /** Orders of the store by number (not locked): stock posts naming an order's number (bound-stock.ts orderNumberErrors). */
-export async function managedOrderNumbers(db: Db, storeId: number, orderNumbers: readonly string[]): Promise<Set<string>> {
+export async function managedOrderNumbers(db: Executor, storeId: number, orderNumbers: readonly string[]): Promise<Set<string>> {
   const found = new Set<string>();
   for (const part of inListChunks([...new Set(orderNumbers)], KEYS_PER_QUERY)) {
     const rows = await db.selectFrom('customer_orders').select('order_number').where('store_id', '=', storeId).where('order_number', 'in', part).execute();

@@ -1,14 +1,12 @@
-import { type Insertable, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { type Insertable, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { inListChunks } from '../../db/in-list.js';
 import { insertMany } from '../../db/insert-many.js';
 import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
-import type { Database, DeliveryOrderLineTable, DeliveryOrderTable } from '../../db/schema.js';
+import type { Database, DeliveryOrderLineTable, DeliveryOrderTable, Executor } from '../../db/schema.js';
 import { LINE_COLUMNS, lineValues, type DeliveryHeader, type LineRecord } from './mapping.js';
 import type { DeliveryLineReadRow, DeliveryLineRow, DeliveryReadRow, DeliveryRow } from './rows.js';
 import type { DeliveryStatus } from './schema.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 /** Keys per IN list: well under either database's parameter limit. */
 const KEYS_PER_QUERY = 2_000;
@@ -27,7 +25,7 @@ export async function lockDeliveries(trx: Transaction<Database>, dialect: Dialec
   return found;
 }
 
-export async function linesOf(db: Db, deliveryIds: readonly number[]): Promise<DeliveryLineRow[]> {
+export async function linesOf(db: Executor, deliveryIds: readonly number[]): Promise<DeliveryLineRow[]> {
   const lines: DeliveryLineRow[] = [];
   for (const part of inListChunks([...new Set(deliveryIds)], KEYS_PER_QUERY)) {
     lines.push(...(await db.selectFrom('delivery_order_lines').selectAll().where('delivery_id', 'in', part).execute()));
@@ -36,7 +34,7 @@ export async function linesOf(db: Db, deliveryIds: readonly number[]): Promise<D
 }
 
 /** Lines that something was received on: they keep their product and cannot be removed (PRODUCT §7). */
-export async function linesWithReceipts(db: Db, lineIds: readonly number[]): Promise<Set<number>> {
+export async function linesWithReceipts(db: Executor, lineIds: readonly number[]): Promise<Set<number>> {
   const received = new Set<number>();
   for (const part of inListChunks([...new Set(lineIds)], KEYS_PER_QUERY)) {
     const rows = await db.selectFrom('receipt_lines').select('delivery_line_id').distinct().where('delivery_line_id', 'in', part).execute();
@@ -164,14 +162,14 @@ function applyFilters<O>(query: SelectQueryBuilder<Database, 'delivery_orders', 
   return filtered;
 }
 
-export async function countDeliveries(db: Db, dialect: Dialect, filters: DeliveryFilters): Promise<number> {
+export async function countDeliveries(db: Executor, dialect: Dialect, filters: DeliveryFilters): Promise<number> {
   const row = await applyFilters(db.selectFrom('delivery_orders'), dialect, filters)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-export function pageOfDeliveries(db: Db, dialect: Dialect, filters: DeliveryFilters, window: PageSlice): Promise<DeliveryReadRow[]> {
+export function pageOfDeliveries(db: Executor, dialect: Dialect, filters: DeliveryFilters, window: PageSlice): Promise<DeliveryReadRow[]> {
   const query = applyFilters(
     db.selectFrom('delivery_orders').innerJoin('stores', 'stores.id', 'delivery_orders.store_id').selectAll('delivery_orders').select('stores.store_gln'),
     dialect,
@@ -181,12 +179,12 @@ export function pageOfDeliveries(db: Db, dialect: Dialect, filters: DeliveryFilt
 }
 
 /** Newest updated_on of any delivery of the stores the list answers for (PRODUCT §3.1 project_last_modified_date). */
-export function deliveriesLastModified(db: Db, filters: DeliveryFilters): Promise<number | null> {
+export function deliveriesLastModified(db: Executor, filters: DeliveryFilters): Promise<number | null> {
   return newestUpdatedOn(inStores(db.selectFrom('delivery_orders'), 'delivery_orders.store_number', filters.scope), 'delivery_orders.updated_on');
 }
 
 /** The lines of the listed deliveries, enriched from the product master and the store product, in line order. */
-export async function readLines(db: Db, deliveryIds: readonly number[]): Promise<Map<number, DeliveryLineReadRow[]>> {
+export async function readLines(db: Executor, deliveryIds: readonly number[]): Promise<Map<number, DeliveryLineReadRow[]>> {
   const byDelivery = new Map<number, DeliveryLineReadRow[]>();
   for (const part of inListChunks([...new Set(deliveryIds)], KEYS_PER_QUERY)) {
     const rows = await db

@@ -2,12 +2,10 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool
 import type { Dialect } from '../../db/dialect/types.js';
 import { columnIn, inListChunks } from '../../db/in-list.js';
 import { newestUpdatedOn, pageOf, type PageSlice } from '../../db/page.js';
-import type { Database, LocationTagTable, ProductTable } from '../../db/schema.js';
+import type { Database, Executor, LocationTagTable, ProductTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import { orderDetailsKey } from './mapping.js';
 import type { LocatedBalance, LocationProductRow, LocationRow, OrderDetails } from './rows.js';
-
-type Db = Kysely<Database>;
 
 /** Keys per `in (…)` list: well below the parameter limit of either database. */
 const KEYS_PER_QUERY = 10_000;
@@ -19,7 +17,7 @@ export interface LocationRef {
 }
 
 /** Live locations of a store among `codes`, by code. */
-export async function findLocationsByCodes(db: Kysely<Database> | Transaction<Database>, storeId: number, codes: readonly string[]): Promise<Map<string, LocationRef>> {
+export async function findLocationsByCodes(db: Executor, storeId: number, codes: readonly string[]): Promise<Map<string, LocationRef>> {
   const found = new Map<string, LocationRef>();
   for (const codeChunk of inListChunks([...new Set(codes)], KEYS_PER_QUERY)) {
     const rows = await db
@@ -59,7 +57,7 @@ export interface LocationFilters {
   searchText?: string;
 }
 
-function filteredLocations(db: Db, dialect: Dialect, filters: LocationFilters) {
+function filteredLocations(db: Kysely<Database>, dialect: Dialect, filters: LocationFilters) {
   let query = db.selectFrom('locations as l').where('l.store_id', '=', filters.storeId).where('l.deleted_on', 'is', null);
   const text = filters.searchText;
   if (text !== undefined && text !== '') {
@@ -79,13 +77,13 @@ function filteredLocations(db: Db, dialect: Dialect, filters: LocationFilters) {
   return query;
 }
 
-export async function countLocations(db: Db, dialect: Dialect, filters: LocationFilters): Promise<number> {
+export async function countLocations(db: Kysely<Database>, dialect: Dialect, filters: LocationFilters): Promise<number> {
   const row = await filteredLocations(db, dialect, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 export function pageOfLocations(
-  db: Db,
+  db: Kysely<Database>,
   dialect: Dialect,
   filters: LocationFilters,
   window: PageSlice,
@@ -94,11 +92,11 @@ export function pageOfLocations(
 }
 
 /** Newest updated_on of the store's locations (PRODUCT §3.1 project_last_modified_date). */
-export function locationsLastModified(db: Db, storeId: number): Promise<number | null> {
+export function locationsLastModified(db: Kysely<Database>, storeId: number): Promise<number | null> {
   return newestUpdatedOn(db.selectFrom('locations').where('store_id', '=', storeId), 'updated_on');
 }
 
-export function findLocation(db: Db, storeId: number, locationCode: string): Promise<LocationRow | undefined> {
+export function findLocation(db: Kysely<Database>, storeId: number, locationCode: string): Promise<LocationRow | undefined> {
   return db
     .selectFrom('locations')
     .selectAll()
@@ -110,7 +108,7 @@ export function findLocation(db: Db, storeId: number, locationCode: string): Pro
 
 /** Every non-zero balance at `locationIds`, in one query (no per-location look-ups). */
 export async function balancesAt(
-  db: Db,
+  db: Kysely<Database>,
   storeId: number,
   locationIds: readonly number[],
   ignoreOrderBound: boolean,
@@ -138,7 +136,7 @@ export async function balancesAt(
  * and order over all the locations asked.
  */
 export async function orderDetailsOf(
-  db: Db,
+  db: Kysely<Database>,
   locations: { storeId: number; ids: readonly number[] } | LocationSelection,
   wanted: ReadonlyArray<{ productId: number; orderKey: string }>,
 ): Promise<Map<string, OrderDetails>> {
@@ -193,7 +191,7 @@ export interface LocationProductFilters {
 }
 
 /** The ids of the live locations a selection covers, as a subquery (no id list in memory). */
-function selectedLocations(db: Db, selection: LocationSelection) {
+function selectedLocations(db: Kysely<Database>, selection: LocationSelection) {
   let query = db.selectFrom('locations as l').select('l.id').where('l.store_id', '=', selection.storeId).where('l.deleted_on', 'is', null);
   if (selection.locationCode !== undefined) query = query.where('l.location_code', '=', selection.locationCode);
   const tags = selection.tags;
@@ -251,7 +249,7 @@ function productSearch(dialect: Dialect, text: string, advance: boolean) {
  * Stock at the locations grouped per (product, customer order or none); the smallest
  * balance id of a group is its stable keyset position (scroll_id).
  */
-function groupedLocationProducts(db: Db, dialect: Dialect, selection: LocationSelection, filters: LocationProductFilters) {
+function groupedLocationProducts(db: Kysely<Database>, dialect: Dialect, selection: LocationSelection, filters: LocationProductFilters) {
   let query = db
     .selectFrom('stock_balances as b')
     .innerJoin('products as p', 'p.id', 'b.product_id')
@@ -280,7 +278,7 @@ function groupedLocationProducts(db: Db, dialect: Dialect, selection: LocationSe
 }
 
 export async function countLocationProducts(
-  db: Db,
+  db: Kysely<Database>,
   dialect: Dialect,
   selection: LocationSelection,
   filters: LocationProductFilters,
@@ -294,7 +292,7 @@ export async function countLocationProducts(
 }
 
 export async function pageOfLocationProducts(
-  db: Db,
+  db: Kysely<Database>,
   dialect: Dialect,
   selection: LocationSelection,
   filters: LocationProductFilters,
@@ -316,6 +314,6 @@ export async function pageOfLocationProducts(
 }
 
 /** Newest change of stock at the selected locations (project_last_modified_date of location products). */
-export function balancesLastModified(db: Db, selection: LocationSelection): Promise<number | null> {
+export function balancesLastModified(db: Kysely<Database>, selection: LocationSelection): Promise<number | null> {
   return newestUpdatedOn(db.selectFrom('stock_balances').where('store_id', '=', selection.storeId).where('location_id', 'in', selectedLocations(db, selection)), 'updated_on');
 }

@@ -1,18 +1,17 @@
-import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { sql, type Insertable, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { inListChunks } from '../../db/in-list.js';
 import { chunk } from '../../shared/bulk.js';
 import { insertMany } from '../../db/insert-many.js';
 import { newestUpdatedOn, pageOf, type PageSlice } from '../../db/page.js';
-import type { Database, ProductListTable } from '../../db/schema.js';
+import type { Database, Executor, ProductListTable } from '../../db/schema.js';
 import type { ListLine, StoredLine } from './line-rules.js';
 import type { LineReadRow, ListReadRow, ListRow } from './rows.js';
 
-type Db = Kysely<Database> | Transaction<Database>;
 const KEYS_PER_QUERY = 1_000;
 
 /** The list type a handheld module creates (configuration: `store-ops productlists module`). */
-export async function typeOfModule(db: Db, moduleId: number): Promise<number | undefined> {
+export async function typeOfModule(db: Executor, moduleId: number): Promise<number | undefined> {
   const row = await db.selectFrom('product_list_modules').select('type').where('module_id', '=', moduleId).executeTakeFirst();
   return row === undefined ? undefined : Number(row.type);
 }
@@ -36,7 +35,7 @@ export async function lockList(trx: Transaction<Database>, dialect: Dialect, sto
 }
 
 /** A list's lines in list order, and the last position used. */
-export async function storedLines(db: Db, listId: number): Promise<{ lines: StoredLine[]; lastLineNo: number }> {
+export async function storedLines(db: Executor, listId: number): Promise<{ lines: StoredLine[]; lastLineNo: number }> {
   const rows = await db.selectFrom('product_list_lines').select(['line_no', 'product_id', 'quantity', 'stock_pool']).where('list_id', '=', listId).orderBy('line_no').execute();
   return {
     lines: rows.map((row) => ({ lineNo: Number(row.line_no), productId: Number(row.product_id), quantity: Number(row.quantity), stockPool: row.stock_pool })),
@@ -99,13 +98,13 @@ function applyFilters<O>(query: SelectQueryBuilder<Database, 'product_lists', O>
   return filtered;
 }
 
-export async function countLists(db: Db, dialect: Dialect, filters: ListFilters): Promise<number> {
+export async function countLists(db: Executor, dialect: Dialect, filters: ListFilters): Promise<number> {
   const row = await applyFilters(db.selectFrom('product_lists'), dialect, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** A page of lists with their line counts and type names. */
-export function pageOfLists(db: Db, dialect: Dialect, filters: ListFilters, window: PageSlice): Promise<ListReadRow[]> {
+export function pageOfLists(db: Executor, dialect: Dialect, filters: ListFilters, window: PageSlice): Promise<ListReadRow[]> {
   const query = db
     .selectFrom('product_lists')
     .leftJoin('product_list_types as t', 't.type', 'product_lists.type')
@@ -118,7 +117,7 @@ export function pageOfLists(db: Db, dialect: Dialect, filters: ListFilters, wind
 }
 
 /** Newest updated_on of the store's lists (PRODUCT §3.1 project_last_modified_date; the path names the store). */
-export function listsLastModified(db: Db, storeId: number): Promise<number | null> {
+export function listsLastModified(db: Executor, storeId: number): Promise<number | null> {
   return newestUpdatedOn(db.selectFrom('product_lists').where('store_id', '=', storeId), 'updated_on');
 }
 
@@ -128,7 +127,7 @@ export function listsLastModified(db: Db, storeId: number): Promise<number | nul
  * — an empty shelf is still the product's place, which is what a re-order list walks to.
  * What the master says of the product comes from product-details.ts.
  */
-export async function readLines(db: Db, storeId: number, listIds: readonly number[]): Promise<Map<number, LineReadRow[]>> {
+export async function readLines(db: Executor, storeId: number, listIds: readonly number[]): Promise<Map<number, LineReadRow[]>> {
   const byList = new Map<number, LineReadRow[]>();
   for (const part of inListChunks([...new Set(listIds)], KEYS_PER_QUERY)) {
     const rows = await db

@@ -1,6 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
 import { inListChunks } from '../../db/in-list.js';
-import type { Database } from '../../db/schema.js';
+import type { Executor } from '../../db/schema.js';
 import type { MasterRef } from '../../shared/held-references.js';
 import type { BookingProductRow } from './rows.js';
 
@@ -10,13 +9,12 @@ import type { BookingProductRow } from './rows.js';
  * flag decides whether a new or changed record may name it.
  */
 
-type Db = Kysely<Database> | Transaction<Database>;
 const KEYS_PER_QUERY = 10_000;
 
 export type HeldProduct = BookingProductRow & MasterRef;
 
 /** product_number → the product's booking columns and whether it is live, deleted ones included. */
-export async function heldProductsByNumbers(db: Db, numbers: readonly string[]): Promise<Map<string, HeldProduct>> {
+export async function heldProductsByNumbers(db: Executor, numbers: readonly string[]): Promise<Map<string, HeldProduct>> {
   const found = new Map<string, HeldProduct>();
   for (const part of inListChunks([...new Set(numbers)], KEYS_PER_QUERY)) {
     const rows = await db
@@ -30,7 +28,7 @@ export async function heldProductsByNumbers(db: Db, numbers: readonly string[]):
 }
 
 /** barcode → its owner (a barcode has one, live or deleted), with the live flag. */
-export async function heldProductsByBarcodes(db: Db, barcodes: readonly string[]): Promise<Map<string, { id: number; product_number: string; live: boolean }>> {
+export async function heldProductsByBarcodes(db: Executor, barcodes: readonly string[]): Promise<Map<string, { id: number; product_number: string; live: boolean }>> {
   const found = new Map<string, { id: number; product_number: string; live: boolean }>();
   for (const part of inListChunks([...new Set(barcodes)], KEYS_PER_QUERY)) {
     const rows = await db

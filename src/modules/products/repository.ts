@@ -12,8 +12,6 @@ import { PRODUCT_READ_COLUMNS, type BookingProductRow, type ProductReadRow, type
 /** Keys per `in (…)` list: well below the parameter limit of either database. */
 const KEYS_PER_QUERY = 10_000;
 
-type Db = Kysely<Database>;
-
 export interface BarcodeOwner {
   barcode: string;
   product_id: number;
@@ -26,7 +24,7 @@ export interface BarcodeOwner {
  * as rows sent with one statement (one probe of the barcode key each): an import claims
  * ~50,000, which as `in` lists were five queries of 10,000 parameters built one by one.
  */
-export async function barcodeOwners(db: Db, dialect: Dialect, barcodes: readonly string[]): Promise<BarcodeOwner[]> {
+export async function barcodeOwners(db: Kysely<Database>, dialect: Dialect, barcodes: readonly string[]): Promise<BarcodeOwner[]> {
   if (barcodes.length === 0) return [];
   const { rows } = await sql<BarcodeOwner>`
     select b.barcode, b.product_id, p.product_number, p.deleted_on
@@ -96,21 +94,21 @@ export interface ProductFilters {
   productNumbers?: readonly string[];
 }
 
-function live(db: Db, filters: ProductFilters) {
+function live(db: Kysely<Database>, filters: ProductFilters) {
   let query = db.selectFrom('products').where('deleted_on', 'is', null);
   const productNumbers = filters.productNumbers;
   if (productNumbers !== undefined) query = query.where((eb) => columnIn(eb, 'product_number', productNumbers));
   return query;
 }
 
-export async function countProducts(db: Db, filters: ProductFilters): Promise<number> {
+export async function countProducts(db: Kysely<Database>, filters: ProductFilters): Promise<number> {
   const row = await live(db, filters)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-export function pageOfProducts(db: Db, filters: ProductFilters, window: PageSlice): Promise<ProductReadRow[]> {
+export function pageOfProducts(db: Kysely<Database>, filters: ProductFilters, window: PageSlice): Promise<ProductReadRow[]> {
   return pageOf(live(db, filters).select(PRODUCT_READ_COLUMNS), 'id', window).execute();
 }
 
@@ -125,7 +123,7 @@ export interface BarcodeMatch {
 }
 
 /** For later resources (stock by barcode, external counting lines): barcode → live product. */
-export async function findProductsByBarcodes(db: Db, barcodes: readonly string[]): Promise<Map<string, BarcodeMatch>> {
+export async function findProductsByBarcodes(db: Kysely<Database>, barcodes: readonly string[]): Promise<Map<string, BarcodeMatch>> {
   const matches = new Map<string, BarcodeMatch>();
   for (const barcodeChunk of inListChunks([...new Set(barcodes)], KEYS_PER_QUERY)) {
     const rows = await db
@@ -149,7 +147,7 @@ export async function findProductsByBarcodes(db: Db, barcodes: readonly string[]
 }
 
 /** For later resources: product_number → live product row; unknown and deleted numbers are absent. */
-export async function findProductsByNumbers(db: Db, numbers: readonly string[]): Promise<Map<string, ProductRow>> {
+export async function findProductsByNumbers(db: Kysely<Database>, numbers: readonly string[]): Promise<Map<string, ProductRow>> {
   const found = new Map<string, ProductRow>();
   for (const numberChunk of inListChunks([...new Set(numbers)], KEYS_PER_QUERY)) {
     const rows = await db.selectFrom('products').selectAll().where('product_number', 'in', numberChunk).where('deleted_on', 'is', null).execute();
@@ -165,7 +163,7 @@ export async function findProductsByNumbers(db: Db, numbers: readonly string[]):
  * wide product rows are never read, which made resolving 5,000 numbers cost several times
  * more.
  */
-export async function liveProductIds(db: Db, numbers: readonly string[]): Promise<Map<string, number>> {
+export async function liveProductIds(db: Kysely<Database>, numbers: readonly string[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   for (const numberChunk of inListChunks([...new Set(numbers)], KEYS_PER_QUERY)) {
     const rows = await db
@@ -205,7 +203,7 @@ export async function writeDerived(trx: Transaction<Database>, changes: readonly
  * product_number → the booking columns of live products: a narrow select, since stock
  * writes look up hundreds of products per request and the product row is wide.
  */
-export async function findBookingProducts(db: Db, numbers: readonly string[]): Promise<Map<string, BookingProductRow>> {
+export async function findBookingProducts(db: Kysely<Database>, numbers: readonly string[]): Promise<Map<string, BookingProductRow>> {
   const found = new Map<string, BookingProductRow>();
   for (const numberChunk of inListChunks([...new Set(numbers)], KEYS_PER_QUERY)) {
     const rows = await db
@@ -224,7 +222,7 @@ export async function findBookingProducts(db: Db, numbers: readonly string[]): P
  * a delivery line is still received after its product left the master (PRODUCT §3: nothing
  * stock refers to is hard-deleted).
  */
-export async function findBookingProductsByIds(db: Db, ids: readonly number[]): Promise<Map<number, BookingProductRow>> {
+export async function findBookingProductsByIds(db: Kysely<Database>, ids: readonly number[]): Promise<Map<number, BookingProductRow>> {
   const found = new Map<number, BookingProductRow>();
   for (const idChunk of inListChunks([...new Set(ids)], KEYS_PER_QUERY)) {
     const rows = await db

@@ -1,10 +1,8 @@
-import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import { sql, type SelectQueryBuilder, type Transaction } from 'kysely';
+import type { Database, Executor } from '../../db/schema.js';
 import { inListChunks } from '../../db/in-list.js';
 import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
 import type { StockLogRow } from './rows.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 const KEYS_PER_QUERY = 10_000;
 
@@ -54,17 +52,17 @@ export function applyFilters<O>(query: SelectQueryBuilder<Database, 'stock_logs'
   return q;
 }
 
-export async function countStockLogs(db: Db, filters: StockLogFilters): Promise<number> {
+export async function countStockLogs(db: Executor, filters: StockLogFilters): Promise<number> {
   const row = await applyFilters(db.selectFrom('stock_logs'), filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-export function pageOfStockLogs(db: Db, filters: StockLogFilters, window: PageSlice): Promise<StockLogRow[]> {
+export function pageOfStockLogs(db: Executor, filters: StockLogFilters, window: PageSlice): Promise<StockLogRow[]> {
   return pageOf(applyFilters(db.selectFrom('stock_logs').selectAll(), filters), 'id', window).execute();
 }
 
 /** Newest updated_on of any entry of the stores the list answers for (PRODUCT §3.1 project_last_modified_date). */
-export function stockLogsLastModified(db: Db, filters: StockLogFilters): Promise<number | null> {
+export function stockLogsLastModified(db: Executor, filters: StockLogFilters): Promise<number | null> {
   return newestUpdatedOn(inStores(db.selectFrom('stock_logs'), 'store_number', filters.scope), 'updated_on');
 }
 
@@ -76,7 +74,7 @@ export interface AppliedPart {
 }
 
 /** The applied ledger rows of the given log entries. */
-export async function appliedParts(db: Db, logIds: readonly number[]): Promise<Map<number, AppliedPart[]>> {
+export async function appliedParts(db: Executor, logIds: readonly number[]): Promise<Map<number, AppliedPart[]>> {
   const parts = new Map<number, AppliedPart[]>();
   for (const ids of inListChunks(logIds, KEYS_PER_QUERY)) {
     const rows = await db.selectFrom('stock_ledger').select(['log_id', 'pool', 'delta', 'expected']).where('log_id', 'in', ids).execute();
@@ -90,7 +88,7 @@ export async function appliedParts(db: Db, logIds: readonly number[]): Promise<M
 }
 
 /** Extra read facts of the page: the stores' cost centres and the locations' first tag. */
-export async function listContext(db: Db, rows: readonly StockLogRow[]): Promise<{ costCenters: Map<number, string | null>; locationTags: Map<number, string[]> }> {
+export async function listContext(db: Executor, rows: readonly StockLogRow[]): Promise<{ costCenters: Map<number, string | null>; locationTags: Map<number, string[]> }> {
   const storeIds = [...new Set(rows.map((r) => r.store_id))];
   const locationIds = [...new Set(rows.map((r) => r.location_id).filter((id): id is number => id !== null))];
   const costCenters = new Map<number, string | null>();

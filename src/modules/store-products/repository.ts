@@ -9,8 +9,6 @@ import type { StoreProductRow } from './rows.js';
 /** Keys per `in (…)` list: well below the parameter limit of either database. */
 const KEYS_PER_QUERY = 10_000;
 
-type Trx = Transaction<Database>;
-
 export interface StoreRef {
   id: number;
   store_number: string;
@@ -21,7 +19,7 @@ export interface StoreRef {
  * merge that follows (a concurrent PUT of the same product waits instead of losing a field).
  */
 export async function lockStoreProducts(
-  trx: Trx,
+  trx: Transaction<Database>,
   dialect: Dialect,
   storeId: number,
   productIds: readonly number[],
@@ -61,7 +59,7 @@ export function newStoreProductRow(store: StoreRef, product: { id: number; produ
  * bookkeeping the ledger fills (last_counted_at…, stock_modified_at) is not in `rows`
  * and so never overwritten.
  */
-export async function writeStoreProducts(trx: Trx, dialect: Dialect, rows: ReadonlyArray<Insertable<StoreProductTable>>): Promise<void> {
+export async function writeStoreProducts(trx: Transaction<Database>, dialect: Dialect, rows: ReadonlyArray<Insertable<StoreProductTable>>): Promise<void> {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]!);
   const updatable = columns.filter((c) => !['store_id', 'product_id', 'created_on', 'created_by'].includes(c));

@@ -15,8 +15,6 @@ import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } fr
  * (store_id, product_id, …) and by (product_id, store_id) for surrounding stock.
  */
 
-type Db = Kysely<Database>;
-
 /** Keys per `in (…)` list: well below the parameter limit of either database. */
 const KEYS_PER_QUERY = 10_000;
 
@@ -38,7 +36,7 @@ export interface StockListFilters {
 }
 
 /** Ids of the live stores among `numbers`. */
-export async function liveStoreIds(db: Db, numbers: readonly string[]): Promise<number[]> {
+export async function liveStoreIds(db: Kysely<Database>, numbers: readonly string[]): Promise<number[]> {
   if (numbers.length === 0) return [];
   const rows = await db.selectFrom('stores').select('id').where('store_number', 'in', [...new Set(numbers)]).where('deleted_on', 'is', null).execute();
   return rows.map((row) => row.id);
@@ -56,7 +54,7 @@ const hasProductFilter = (f: StockListFilters) =>
  * needs no join). The dialect is needed for search_text only (the compiled one-store page
  * has none).
  */
-function matchingProducts(db: Db, dialect: Dialect | undefined, f: StockListFilters) {
+function matchingProducts(db: Kysely<Database>, dialect: Dialect | undefined, f: StockListFilters) {
   let query = db.selectFrom('products as p').select('p.id').where('p.deleted_on', 'is', null);
   for (const number of f.productNumbers) query = query.where('p.product_number', '=', number);
   if (f.barcode !== undefined) {
@@ -97,7 +95,7 @@ function matchingProducts(db: Db, dialect: Dialect | undefined, f: StockListFilt
  * (store_id, id, product_id, deleted_on) index alone; soft-deleted products and stores
  * (hidden from reads) are the few rows of the partial index and the stores table.
  */
-function filtered(db: Db, dialect: Dialect | undefined, f: StockListFilters) {
+function filtered(db: Kysely<Database>, dialect: Dialect | undefined, f: StockListFilters) {
   let query = db.selectFrom('store_products as sp').where('sp.deleted_on', 'is', null);
   const storeIds = f.storeIds;
   if (storeIds !== undefined) {
@@ -128,7 +126,7 @@ function filtered(db: Db, dialect: Dialect | undefined, f: StockListFilters) {
   return query;
 }
 
-export async function countStockList(db: Db, dialect: Dialect, filters: StockListFilters): Promise<number> {
+export async function countStockList(db: Kysely<Database>, dialect: Dialect, filters: StockListFilters): Promise<number> {
   const row = await filtered(db, dialect, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -179,7 +177,7 @@ const isOneStoreOnly = (f: StockListFilters) =>
  * those rows are joined: joining first made PostgreSQL join and sort every product of the
  * store for each page — 30 ms per page at 10,000 products (issue 28).
  */
-export function pageOfStockList(db: Db, dialect: Dialect, filters: StockListFilters, window: PageSlice) {
+export function pageOfStockList(db: Kysely<Database>, dialect: Dialect, filters: StockListFilters, window: PageSlice) {
   if (isOneStoreOnly(filters) && (window.afterId !== undefined || window.offset === 0)) {
     return oneStorePageAfter(db, filters.storeIds![0]!, window.afterId ?? 0, window.fetchLimit);
   }
@@ -193,7 +191,7 @@ export function pageOfStockList(db: Db, dialect: Dialect, filters: StockListFilt
  * Newest updated_on of any store product of the stores the list answers for (PRODUCT §3.1
  * project_last_modified_date); the same scope as the page's storeIds, without its filters.
  */
-export function storeProductsLastModified(db: Db, scope: StoreScope): Promise<number | null> {
+export function storeProductsLastModified(db: Kysely<Database>, scope: StoreScope): Promise<number | null> {
   const all = db.selectFrom('store_products');
   const scoped = scope === undefined ? all : all.where('store_products.store_id', 'in', inStores(db.selectFrom('stores').select('stores.id'), 'stores.store_number', scope));
   return newestUpdatedOn(scoped, 'store_products.updated_on');
@@ -207,7 +205,7 @@ const LOCATION_COLUMNS = ['l.location_code', 'l.location_order', 'l.default_stoc
  * is stock booked without a location).
  */
 export async function balancesOfStoreProducts(
-  db: Db,
+  db: Kysely<Database>,
   storeProductIds: readonly number[],
   options: { excludeOrderBound: boolean; withLocations: boolean },
 ): Promise<Map<number, BalanceLine[]>> {
@@ -245,7 +243,7 @@ function toBalanceLine(row: BalanceSelection): BalanceLine {
 // ---------------------------------------------------------------- one product
 
 /** The live store of the path, with what the stock reads need of it. */
-export function storeForStock(db: Db, storeNumber: string) {
+export function storeForStock(db: Kysely<Database>, storeNumber: string) {
   return db
     .selectFrom('stores')
     .select(['id', 'store_number', 'stock_pool_names', 'area_id'])
@@ -301,7 +299,7 @@ export interface StockVersions {
 
 export type StockSubject = NonNullable<Awaited<ReturnType<typeof stockSubject>>>;
 
-export async function stockSubject(db: Db, storeNumber: string, productRef: string) {
+export async function stockSubject(db: Kysely<Database>, storeNumber: string, productRef: string) {
   const rows = await selectStockSubject(db, storeNumber, productRef);
   const row = rows.find((r) => Number(r.by_barcode) === 0) ?? rows[0];
   if (row === undefined) return undefined;
@@ -346,7 +344,7 @@ const balancesVariants = [false, true].flatMap((excludeOrderBound) =>
 
 /** The balances of one product in one store; `withLocations` adds each line's location. */
 export async function balancesOfProduct(
-  db: Db,
+  db: Kysely<Database>,
   storeId: number,
   productId: number,
   options: { excludeOrderBound: boolean; withLocations: boolean },
@@ -363,7 +361,7 @@ export async function balancesOfProduct(
  * warehouses, each by store_number.
  */
 export function surroundingBalances(
-  db: Db,
+  db: Kysely<Database>,
   asking: { id: number; area_id: string | null },
   productId: number,
   excludeOrderBound: boolean,
@@ -384,7 +382,6 @@ export function surroundingBalances(
     .orderBy('s.store_number')
     .execute();
 }
-
 
 /** A row of a stock list page (mapping.ts turns it into a stock item). */
 export type StockListRow = Awaited<ReturnType<typeof pageOfStockList>>[number];

@@ -1,8 +1,8 @@
-import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { inListChunks } from '../../db/in-list.js';
 import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
-import type { Database } from '../../db/schema.js';
+import type { Database, Executor } from '../../db/schema.js';
 import { AppError } from '../../shared/errors.js';
 import type { StoreRow } from './rows.js';
 
@@ -65,7 +65,7 @@ export function findLiveStore(db: Kysely<Database>, storeNumber: string): Promis
 }
 
 /** Live stores by store number; unknown and deleted numbers are absent. */
-export async function findLiveStores(db: Kysely<Database> | Transaction<Database>, storeNumbers: readonly string[]): Promise<Map<string, StoreRow>> {
+export async function findLiveStores(db: Executor, storeNumbers: readonly string[]): Promise<Map<string, StoreRow>> {
   const found = new Map<string, StoreRow>();
   for (const part of inListChunks([...new Set(storeNumbers)], 2_000)) {
     const rows = await db.selectFrom('stores').selectAll().where('store_number', 'in', part).where('deleted_on', 'is', null).execute();
