@@ -118,6 +118,11 @@ async function runScenario(scenario: Scenario, runs: number): Promise<Map<string
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
   // `npm run bench -- scale …`: the chain-size run (bench/scale/scale.ts), not a scenario.
+  // `npm run bench -- plans --url …`: EXPLAIN (ANALYZE, BUFFERS) of the hot flows on a generated chain (bench/scale/plans.ts).
+  if (args[0] === 'plans') {
+    await (await import('./scale/plans.js')).runPlans(args.slice(1));
+    return 0;
+  }
   if (args[0] === 'scale') {
     await (await import('./scale/scale.js')).runScale(args.slice(1));
     return 0;

@@ -105,7 +105,7 @@ export function compiledOnce<Args extends BindableValue[], Row>(build: (db: Kyse
       }
       const rows = direct?.(parameters);
       if (rows !== undefined) {
-        statementRan(db, compiled.sql);
+        statementRan(db, compiled.sql, parameters);
         return rows as Row[];
       }
     }

@@ -247,7 +247,7 @@ export function openPostgres(url: string): DbHandle {
   });
   // The same error of an idle client, re-emitted by the pool: already counted above.
   pool.on('error', () => undefined);
-  const db: Kysely<Database> = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: (event) => statementRan(db, event.query.sql) });
+  const db: Kysely<Database> = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: (event) => statementRan(db, event.query.sql, event.query.parameters) });
   registerStatementPreparer(db, (sqlText) => postgresDialect.keepPrepared(sqlText));
   return {
     db,

@@ -210,7 +210,7 @@ export function openSqlite(url: string, synchronous: SqliteSynchronous): DbHandl
   const commits = commitStamp(database, file);
   const db: Kysely<Database> = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: statements }, () => database.inTransaction),
-    log: (event) => statementRan(db, event.query.sql),
+    log: (event) => statementRan(db, event.query.sql, event.query.parameters),
   });
   // better-sqlite3 runs a statement synchronously, so a read outside any transaction is the
   // same statement Kysely would run, minus its connection hand-over (a few awaits). While a
