@@ -21,7 +21,7 @@ export interface BookingProduct {
 /**
  * What the rest of the service lends the kernel: it imports no module (ENGINEERING.md
  * "Layout"), so what only a module knows reaches it through these policies, wired once in
- * app-context.ts.
+ * create-context.ts.
  */
 export interface LedgerPolicies {
   /** The row of a store product created by its first stock change (PRODUCT §5). */
