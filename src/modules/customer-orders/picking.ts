@@ -15,7 +15,7 @@ import { bookEntries, type EntryDraft } from '../../ledger/book.js';
 import type { BookingStore, Ledger } from '../../ledger/ledger.js';
 import { InsufficientStockError } from '../../ledger/postings.js';
 import { findLocationsByCodes } from '../locations/repository.js';
-import { findLiveStore } from '../stores/repository.js';
+import { requireLiveStore } from '../stores/repository.js';
 import { linesOf, lockOrders, updateLine, updateOrder } from './repository.js';
 import type { OrderLineRow, OrderRow } from './rows.js';
 import { FINAL_STATUSES, REJECTION_REASON_TYPE, STATUS, type ClearanceBody, type OrderUpdateBody } from './schema.js';
@@ -141,8 +141,7 @@ function nextStatus(order: OrderRow, body: OrderUpdateBody, lines: readonly Orde
 export async function updateCustomerOrder(ctx: AppContext, storeNumber: string, body: OrderUpdateBody, by: Principal): Promise<string> {
   const actor = by.name;
   checkUpdate(body);
-  const store = await findLiveStore(ctx.db, storeNumber);
-  if (!store) throw notFound(`Unknown store '${storeNumber}'`);
+  const store = await requireLiveStore(ctx.db, storeNumber);
   try {
     return await inTransaction(ctx.handle, async (trx) => {
       const now = Date.now();
@@ -277,8 +276,7 @@ function checkPickedTotal(order: OrderRow, lines: Iterable<OrderLineRow>, moves:
 /** POST /customerorders/clearance (PRODUCT §7): the bound stock is handed over and leaves the store; status 5. */
 export async function clearOrder(ctx: AppContext, body: ClearanceBody, principal: Principal): Promise<string> {
   // body.store_number is a StoreRef: a store token that does not hold it was refused before (plugins/auth.ts).
-  const store = await findLiveStore(ctx.db, body.store_number);
-  if (!store) throw notFound(`Unknown store '${body.store_number}'`);
+  const store = await requireLiveStore(ctx.db, body.store_number);
   return inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
     const order = (await lockOrders(trx, ctx.dialect, [body.order_number])).get(body.order_number);

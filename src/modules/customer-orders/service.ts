@@ -6,14 +6,14 @@ import { requireDateTime, utcDayOf } from '../../domain/datetime.js';
 import { addQuantities, toQuantity } from '../../domain/decimal.js';
 import { assertStoreAccess, type Principal } from '../../shared/access.js';
 import { describeCounts, duplicateKeyErrors, groupBy, type UpsertCounts } from '../../shared/bulk.js';
-import { conflict, notFound, validationFailed } from '../../shared/errors.js';
+import { conflict, validationFailed } from '../../shared/errors.js';
 import { diffLineSet } from '../../shared/line-set.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import { HeldReferences } from '../../shared/held-references.js';
 import type { FieldError } from '../../shared/validation.js';
 import { heldProductsByNumbers } from '../products/held.js';
 import type { StoreRow } from '../stores/rows.js';
-import { findLiveStore, storesOfOrders } from '../stores/repository.js';
+import { requireLiveStore, storesOfOrders } from '../stores/repository.js';
 import { headerHash, headerOf, lineRecord, lineSignature, toCustomerOrder, toCustomerOrderLine, type LineRecord } from './mapping.js';
 import { lockOrderNumbers } from './bound-stock.js';
 import * as orders from './repository.js';
@@ -164,8 +164,7 @@ function planUpdate(
 
 /** GET /stores/{s}/orders/customerorders (interface §4.12, §2.9): the store's orders with their lines. */
 export async function listOrders(ctx: AppContext, storeNumber: string, query: OrdersQuery): Promise<PagedResult<CustomerOrder>> {
-  const store = await findLiveStore(ctx.db, storeNumber);
-  if (!store) throw notFound(`Unknown store '${storeNumber}'`);
+  const store = await requireLiveStore(ctx.db, storeNumber);
   const window = resolvePage(query, OrdersQuery, `customer_orders:${store.id}`, ctx.cursors);
   const pickupBetween = query.pickup_date === undefined ? undefined : utcDayOf(query.pickup_date);
   if (query.pickup_date !== undefined && pickupBetween === undefined) {

@@ -6,10 +6,9 @@ import type { Database } from '../../db/schema.js';
 import { formatDateTime, requireDateTime } from '../../domain/datetime.js';
 import { fromMoney, fromQuantity } from '../../domain/decimal.js';
 import { listScope, type Principal } from '../../shared/access.js';
-import { notFound } from '../../shared/errors.js';
 import { orUndefined } from '../../shared/nullable.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
-import { findLiveStore } from '../stores/repository.js';
+import { requireLiveStore } from '../stores/repository.js';
 import { receiptsWatermark } from './receipt-writes.js';
 import type { ReceiptLineRow, ReceiptReadRow } from './rows.js';
 import { ReceiptsQuery, StoreReceiptsQuery, type ReceiptLine, type ReceiptOrder } from './receipt-schema.js';
@@ -144,8 +143,7 @@ export async function listReceipts(
   principal: Principal,
   storeNumber?: string,
 ): Promise<PagedResult<ReceiptOrder>> {
-  const store = storeNumber === undefined ? undefined : await findLiveStore(ctx.db, storeNumber);
-  if (storeNumber !== undefined && !store) throw notFound(`Unknown store '${storeNumber}'`);
+  const store = storeNumber === undefined ? undefined : await requireLiveStore(ctx.db, storeNumber);
   const window =
     storeNumber === undefined
       ? resolvePage(query as ReceiptsQuery, ReceiptsQuery, 'receipts', ctx.cursors)

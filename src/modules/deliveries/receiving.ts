@@ -13,7 +13,7 @@ import type { FieldError } from '../../shared/validation.js';
 import { findBookingProductsByIds } from '../products/repository.js';
 import { bookEntries, type EntryDraft } from '../../ledger/book.js';
 import type { BookingStore, Ledger } from '../../ledger/ledger.js';
-import { findLiveStore, findStoreKeepingBooks } from '../stores/repository.js';
+import { requireLiveStore, findStoreKeepingBooks } from '../stores/repository.js';
 import { insertReceiptLines, receiptStamp, upsertReceipts } from './receipt-writes.js';
 import { linesOf, lockDeliveries } from './repository.js';
 import type { DeliveryLineRow, DeliveryRow } from './rows.js';
@@ -274,8 +274,7 @@ export async function receiveDelivery(
   if (body.lines.length === 0 && body.submit !== true) {
     throw validationFailed('Nothing to receive', [{ path: 'lines', message: 'is empty and submit is not true: the request would change nothing' }]);
   }
-  const store = await findLiveStore(ctx.db, storeNumber);
-  if (!store) throw notFound(`Unknown store '${storeNumber}'`);
+  const store = await requireLiveStore(ctx.db, storeNumber);
   return inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
     const delivery = (await lockDeliveries(trx, ctx.dialect, [orderNumber])).get(orderNumber);

@@ -7,12 +7,12 @@ import { formatDateTime, requireDateTime } from '../../domain/datetime.js';
 import { addQuantities, checkedQuantity, fromQuantity, toQuantity } from '../../domain/decimal.js';
 import type { Principal } from '../../shared/access.js';
 import { chunk } from '../../shared/bulk.js';
-import { notFound, unprocessable, validationFailed } from '../../shared/errors.js';
+import { unprocessable, validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import { findProductsByBarcodes, findBookingProducts } from '../products/repository.js';
 import { bookEntries, type EntryDraft } from '../../ledger/book.js';
-import { findLiveStore } from '../stores/repository.js';
+import { requireLiveStore } from '../stores/repository.js';
 import { UnresolvedQuery, type ExternalCountingBody } from './schema.js';
 
 const SOURCE = 'external_counting';
@@ -58,8 +58,7 @@ function unitItems(countedMilli: number, unitQuantityMilli: number): number | un
 export async function submitCountingLines(ctx: AppContext, body: ExternalCountingBody, principal: Principal): Promise<string> {
   if (!body.StoreNo) throw validationFailed('StoreNo is required', [{ path: 'StoreNo', message: 'is required: the store that was counted' }]);
   // StoreNo is a StoreRef: a store token that does not hold it was refused before (plugins/auth.ts).
-  const store = await findLiveStore(ctx.db, body.StoreNo);
-  if (!store) throw notFound(`Unknown store '${body.StoreNo}'`);
+  const store = await requireLiveStore(ctx.db, body.StoreNo);
   const at = requireDateTime(body.CountingDateTime);
   const lines = body.Lines ?? [];
 
@@ -124,8 +123,7 @@ export async function listUnresolved(
   storeNumber: string,
   query: UnresolvedQuery,
 ): Promise<PagedResult<{ barcode: string; counted_quantity: number; counting_datetime: string; received_on: string }>> {
-  const store = await findLiveStore(ctx.db, storeNumber);
-  if (!store) throw notFound(`Unknown store '${storeNumber}'`);
+  const store = await requireLiveStore(ctx.db, storeNumber);
   const window = resolvePage(query, UnresolvedQuery, `unresolved_counting_lines:${store.id}`, ctx.cursors);
   const base = ctx.db.selectFrom('unresolved_counting_lines').where('store_id', '=', store.id);
   const [rows, total, lastModified] = await Promise.all([

@@ -4,7 +4,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { describeCounts, duplicateKeyErrors } from '../../shared/bulk.js';
 import { notFound, validationFailed } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult, type PageWindow } from '../../shared/paging.js';
-import { findLiveStore } from '../stores/repository.js';
+import { requireLiveStore } from '../stores/repository.js';
 import { normaliseTags, toLocation, toLocationProduct, toLocationRecord } from './mapping.js';
 import * as locations from './repository.js';
 import {
@@ -15,17 +15,10 @@ import {
   type LocationProduct,
   type LocationsBody,
 } from './schema.js';
-import type { StoreRow } from '../stores/rows.js';
-
-async function liveStore(ctx: AppContext, storeNumber: string): Promise<StoreRow> {
-  const store = await findLiveStore(ctx.db, storeNumber);
-  if (!store) throw notFound(`Store '${storeNumber}' does not exist`);
-  return store;
-}
 
 /** POST /stores/{s}/locations (PRODUCT §5): upsert by location_code within the store, atomic. */
 export async function importLocations(ctx: AppContext, storeNumber: string, body: LocationsBody, actor: string): Promise<string> {
-  const store = await liveStore(ctx, storeNumber);
+  const store = await requireLiveStore(ctx.db, storeNumber, 'does not exist');
   const duplicates = duplicateKeyErrors(body.locations, (l) => l.location_code, 'locations', 'location_code');
   if (duplicates.length > 0) throw validationFailed('A location_code appears more than once in the request', duplicates);
   const records = body.locations.map((input) => toLocationRecord(store, input));
@@ -51,7 +44,7 @@ export async function importLocations(ctx: AppContext, storeNumber: string, body
 
 /** GET /stores/{s}/locations (interface §4.2): a page of locations and, in one query, their stock. */
 export async function listLocations(ctx: AppContext, storeNumber: string, query: LocationsQuery): Promise<PagedResult<Location>> {
-  const store = await liveStore(ctx, storeNumber);
+  const store = await requireLiveStore(ctx.db, storeNumber, 'does not exist');
   const ignoreOrderBound = query.ignore_customerorder_stock === true;
   const window = resolvePage(query, LocationsQuery, `locations:${store.id}`, ctx.cursors);
   const locationFilters: locations.LocationFilters = { storeId: store.id, searchText: query.search_text };
@@ -108,7 +101,7 @@ export async function listProductsAtLocation(
   locationCode: string,
   query: LocationProductsQuery,
 ): Promise<PagedResult<LocationProduct>> {
-  const store = await liveStore(ctx, storeNumber);
+  const store = await requireLiveStore(ctx.db, storeNumber, 'does not exist');
   const location = await locations.findLocation(ctx.db, store.id, locationCode);
   if (!location) throw notFound(`Location '${locationCode}' does not exist in store '${storeNumber}'`);
   const window = resolvePage(query, LocationProductsQuery, `location-products:${store.id}:at:${locationCode}`, ctx.cursors);
@@ -125,7 +118,7 @@ export async function listProductsAtTaggedLocations(
   storeNumber: string,
   query: TaggedLocationProductsQuery,
 ): Promise<PagedResult<LocationProduct>> {
-  const store = await liveStore(ctx, storeNumber);
+  const store = await requireLiveStore(ctx.db, storeNumber, 'does not exist');
   const tags = query.jsonTag === undefined ? undefined : parseJsonTag(query.jsonTag);
   const window = resolvePage(query, TaggedLocationProductsQuery, `location-products:${store.id}`, ctx.cursors);
   return listLocationProducts(ctx, { storeId: store.id, locationCode: query.location_code, tags }, query, window);

@@ -7,7 +7,7 @@ import { fromQuantity, toQuantity } from '../../domain/decimal.js';
 import type { PoolNumber } from '../../domain/stock-rules.js';
 import type { Principal } from '../../shared/access.js';
 import { chunk } from '../../shared/bulk.js';
-import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
+import { conflict, unprocessable, validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProducts } from '../products/repository.js';
 import { MAX_REASON_CODE } from '../reason-codes/schema.js';
@@ -16,7 +16,7 @@ import { bookEntries, type EntryDraft } from '../../ledger/book.js';
 import { InsufficientStockError } from '../../ledger/postings.js';
 import { orderNumberErrors, reservedSourceErrors } from '../customer-orders/bound-stock.js';
 import { findLocationsByCodes, type LocationRef } from '../locations/repository.js';
-import { findLiveStore } from '../stores/repository.js';
+import { requireLiveStore } from '../stores/repository.js';
 import type { MovementBody, MovementInput, MovementLocation, MovementQuery } from './schema.js';
 
 /** Movement reason codes are type 3 (interface §2.6). */
@@ -137,8 +137,7 @@ async function linkLegs(trx: Transaction<Database>, ids: readonly number[]): Pro
 /** POST /stores/{s}/storeproductlocation/movement (interface §4.11): atomic. */
 export async function moveStock(ctx: AppContext, storeNumber: string, body: MovementBody, query: MovementQuery, by: Principal): Promise<string> {
   checkMoves(body.body);
-  const store = await findLiveStore(ctx.db, storeNumber);
-  if (!store) throw notFound(`Unknown store '${storeNumber}'`);
+  const store = await requireLiveStore(ctx.db, storeNumber);
   try {
     return await inTransaction(ctx.handle, async (trx) => {
       const now = Date.now();

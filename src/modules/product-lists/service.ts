@@ -7,8 +7,7 @@ import { pagedResponse, resolvePage, type PagedResult } from '../../shared/pagin
 import type { FieldError } from '../../shared/validation.js';
 import { heldProductsByNumbers } from '../products/held.js';
 import { liveProductIds } from '../products/repository.js';
-import type { StoreRow } from '../stores/rows.js';
-import { findLiveStore } from '../stores/repository.js';
+import { requireLiveStore } from '../stores/repository.js';
 import { lineQuantity, newListLines, planLineUpdate, type SentLine } from './line-rules.js';
 import { toListLine, toProductList } from './mapping.js';
 import { productDetails } from './product-details.js';
@@ -18,12 +17,6 @@ import { ListsQuery, MAX_LIST_LINES, type CreateListBody, type DeleteQuery, type
 const DEFAULT_APP_USERNAME = 'unknown';
 /** At most this many unknown product numbers are named in a line update's message. */
 const NAMED_SKIPS = 10;
-
-async function storeOf(ctx: AppContext, storeNumber: string): Promise<StoreRow> {
-  const store = await findLiveStore(ctx.db, storeNumber);
-  if (!store) throw notFound(`Unknown store '${storeNumber}'`);
-  return store;
-}
 
 const listNotFound = (id: number, storeNumber: string) => notFound(`Store '${storeNumber}' has no product list ${id}`);
 
@@ -36,7 +29,7 @@ export async function createList(ctx: AppContext, storeNumber: string, body: Cre
   const freeFields = body.free_fields ?? [];
   const errors = duplicateKeyErrors(freeFields, (field) => field.key, 'free_fields', 'key');
   if (errors.length > 0) throw validationFailed('The product list is invalid', errors);
-  const store = await storeOf(ctx, storeNumber);
+  const store = await requireLiveStore(ctx.db, storeNumber);
   return inTransaction(ctx.handle, async (trx) => {
     let type = body.product_list_type;
     if (body.module_id !== undefined) {
@@ -107,7 +100,7 @@ export async function updateLines(ctx: AppContext, storeNumber: string, id: numb
   const errors: FieldError[] = [];
   const numbers = sentLines.map((line, index) => productNumberOf(line, index, errors));
   if (errors.length > 0) throw validationFailed('Some lines do not name their product', errors);
-  const store = await storeOf(ctx, storeNumber);
+  const store = await requireLiveStore(ctx.db, storeNumber);
   const message = await inTransaction(ctx.handle, async (trx) => {
     const list = await lists.lockList(trx, ctx.dialect, store.id, id);
     if (!list) throw listNotFound(id, storeNumber);
@@ -146,7 +139,7 @@ export async function updateLines(ctx: AppContext, storeNumber: string, id: numb
  * lines go. true when the list exists (something was deleted or archived), false when not.
  */
 export async function deleteList(ctx: AppContext, storeNumber: string, query: DeleteQuery, actor: string): Promise<boolean> {
-  const store = await storeOf(ctx, storeNumber);
+  const store = await requireLiveStore(ctx.db, storeNumber);
   return inTransaction(ctx.handle, async (trx) => {
     const list = await lists.lockList(trx, ctx.dialect, store.id, query.product_list_id);
     if (!list) return false;
@@ -173,7 +166,7 @@ async function readListLines(ctx: AppContext, storeId: number, listIds: readonly
 
 /** GET /stores/{s}/productlists (interface §4.1, §2.1): the store's lists, lines only with show_lines=true. */
 export async function listLists(ctx: AppContext, storeNumber: string, query: ListsQuery): Promise<PagedResult<ProductList>> {
-  const store = await storeOf(ctx, storeNumber);
+  const store = await requireLiveStore(ctx.db, storeNumber);
   const window = resolvePage(query, ListsQuery, `product_lists:${store.id}`, ctx.cursors);
   const filters: lists.ListFilters = {
     storeId: store.id,

@@ -7,12 +7,12 @@ import type { ProductRow } from './rows.js';
 import { inTransaction } from '../../db/transaction.js';
 import { nextOldPrice } from '../../domain/pricing.js';
 import { describeCounts, duplicateKeyErrors } from '../../shared/bulk.js';
-import { notFound, unprocessable, validationFailed } from '../../shared/errors.js';
+import { unprocessable, validationFailed } from '../../shared/errors.js';
 import { resolvePage } from '../../shared/paging.js';
 import type { FieldError } from '../../shared/validation.js';
 import { barcodeClaims, crossProductBarcodeErrors, type BarcodeClaim } from './barcodes.js';
 import { productHash, readDocument, toProductItem, toProductRecord, type ProductRecord } from './mapping.js';
-import { findLiveStore } from '../stores/repository.js';
+import { requireLiveStore } from '../stores/repository.js';
 import { pricingOf } from './prices/effective.js';
 import * as products from './repository.js';
 import { ProductsQuery, type DeleteProductsBody, type ProductInput, type ProductsBody, type ProductsEnvelope } from './schema.js';
@@ -160,7 +160,7 @@ export async function listProducts(ctx: AppContext, query: ProductsQuery, onVali
   // Paging clamps as PRODUCT §3.1; this envelope has no scroll_id (the schema declares none), so offset paging only.
   const window = resolvePage(query, ProductsQuery, 'products', ctx.cursors);
   const filters: products.ProductFilters = { productNumbers: query.product_number };
-  const store = query.store_number === undefined ? undefined : await findPricingStore(ctx, query.store_number);
+  const store = query.store_number === undefined ? undefined : await requireLiveStore(ctx.db, query.store_number, 'does not exist');
   const fetched = await products.pageOfProducts(ctx.db, filters, window);
   const rows = fetched.slice(0, window.pageSize);
   // A page with nothing after it, and something in it (or the first page), is the last one: it tells the total without counting.
@@ -175,12 +175,6 @@ export async function listProducts(ctx: AppContext, query: ProductsQuery, onVali
     total_record_count: total,
     records: rows.map((row) => toProductItem(row, pricing.get(row.id)!)),
   };
-}
-
-async function findPricingStore(ctx: AppContext, storeNumber: string) {
-  const store = await findLiveStore(ctx.db, storeNumber);
-  if (!store) throw notFound(`Store '${storeNumber}' does not exist`);
-  return store;
 }
 
 const MAX_LISTED_UNKNOWN = 50;

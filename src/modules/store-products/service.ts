@@ -3,10 +3,10 @@ import type { AppContext } from '../../app-context.js';
 import type { StoreProductTable } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { describeCounts, duplicateKeyErrors, type UpsertCounts } from '../../shared/bulk.js';
-import { notFound, validationFailed } from '../../shared/errors.js';
+import { validationFailed } from '../../shared/errors.js';
 import { HeldReferences } from '../../shared/held-references.js';
 import { heldProductsByNumbers } from '../products/held.js';
-import { findLiveStore } from '../stores/repository.js';
+import { requireLiveStore } from '../stores/repository.js';
 import { emptyProperties, keyedArrayErrors, mergeProperties, propertiesHash, propertiesOf, PUT_ONLY_FIELDS } from './mapping.js';
 import { lockStoreProducts, writeStoreProducts } from './repository.js';
 import type { StoreProductsBody } from './schema.js';
@@ -27,8 +27,7 @@ export async function upsertStoreProducts(
   method: StoreProductsMethod,
   actor: string,
 ): Promise<string> {
-  const store = await findLiveStore(ctx.db, storeNumber);
-  if (!store) throw notFound(`Store '${storeNumber}' does not exist`);
+  const store = await requireLiveStore(ctx.db, storeNumber, 'does not exist');
   const allowed = method === 'PUT' ? () => true : (field: string) => !PUT_ONLY_FIELDS.has(field as never);
   const errors = [
     ...duplicateKeyErrors(body.products, (p) => p.product_number, 'products', 'product_number'),

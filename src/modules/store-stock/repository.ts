@@ -242,16 +242,6 @@ function toBalanceLine(row: BalanceSelection): BalanceLine {
 
 // ---------------------------------------------------------------- one product
 
-/** The live store of the path, with what the stock reads need of it. */
-export function storeForStock(db: Kysely<Database>, storeNumber: string) {
-  return db
-    .selectFrom('stores')
-    .select(['id', 'store_number', 'stock_pool_names', 'area_id'])
-    .where('store_number', '=', storeNumber)
-    .where('deleted_on', 'is', null)
-    .executeTakeFirst();
-}
-
 /**
  * The store and the product a path names, with the store product's schedule, in one
  * statement (the hot path of the single-product read): the product by its number, else

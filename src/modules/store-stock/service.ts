@@ -4,6 +4,7 @@ import { listScope, visibleStores, type Principal } from '../../shared/access.js
 import { notFound } from '../../shared/errors.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
 import { effectivePricesInStores } from '../products/prices/effective.js';
+import { requireLiveStore } from '../stores/repository.js';
 import { cachedStockListCount } from './count-cache.js';
 import { parsePoolNames, summarise, toSingleProductStock, toStoreProductStock, toSurroundingStock } from './mapping.js';
 import type { StockListRow } from './repository.js';
@@ -105,7 +106,7 @@ export async function listStoreProductStock(
 async function subjectOfPath(ctx: AppContext, storeNumber: string, productRef: string) {
   const subject = await stock.stockSubject(ctx.db, storeNumber, productRef);
   if (subject) return subject;
-  if (!(await stock.storeForStock(ctx.db, storeNumber))) throw notFound(`Store '${storeNumber}' does not exist`);
+  await requireLiveStore(ctx.db, storeNumber, 'does not exist');
   throw notFound(`No product has the number or barcode '${productRef}'`);
 }
 

@@ -3,7 +3,7 @@ import type { Dialect } from '../../db/dialect/types.js';
 import { inListChunks } from '../../db/in-list.js';
 import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
 import type { Database, Executor } from '../../db/schema.js';
-import { AppError } from '../../shared/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import type { StoreRow } from './rows.js';
 
 export interface StoreFilters {
@@ -62,6 +62,20 @@ export function findStoreKeepingBooks(db: Kysely<Database>, storeNumber: string)
 
 export function findLiveStore(db: Kysely<Database>, storeNumber: string): Promise<StoreRow | undefined> {
   return db.selectFrom('stores').selectAll().where('store_number', '=', storeNumber).where('deleted_on', 'is', null).executeTakeFirst();
+}
+
+/**
+ * How the 404 of a missing store reads: `Unknown store 'S1'` on the stock, delivery, order,
+ * counting and list paths; `Store 'S1' does not exist` on the master-data paths of
+ * locations, store products and product pricing (and the stock reads, store-stock/service.ts).
+ */
+export type MissingStoreWording = 'unknown store' | 'does not exist';
+
+/** The live store a path or body names; a 404 when it is unknown or deleted. */
+export async function requireLiveStore(db: Kysely<Database>, storeNumber: string, wording: MissingStoreWording = 'unknown store'): Promise<StoreRow> {
+  const store = await findLiveStore(db, storeNumber);
+  if (!store) throw notFound(wording === 'unknown store' ? `Unknown store '${storeNumber}'` : `Store '${storeNumber}' does not exist`);
+  return store;
 }
 
 /** Live stores by store number; unknown and deleted numbers are absent. */
