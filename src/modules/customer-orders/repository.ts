@@ -1,6 +1,6 @@
 import type { Insertable, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import { inListChunks } from '../../db/in-list.js';
+import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import { insertMany } from '../../db/insert-many.js';
 import { newestUpdatedOn, pageOf, type PageSlice } from '../../db/page.js';
 import type { CustomerOrderLineTable, CustomerOrderTable, Database, Executor } from '../../db/schema.js';
@@ -8,8 +8,6 @@ import { POOL_COUNT } from '../../domain/stock-rules.js';
 import { LINE_COLUMNS, lineValues, type LineRecord, type OrderHeader } from './mapping.js';
 import { STATUS } from './schema.js';
 import type { OrderLineReadRow, OrderLineRow, OrderReadRow, OrderRow, StoreLocationRow } from './rows.js';
-
-const KEYS_PER_QUERY = 2_000;
 
 /**
  * Stored orders by number, locked until the transaction ends (PostgreSQL; SQLite's write

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Transaction } from 'kysely';
 import type { DbHandle, Dialect } from '../../db/dialect/types.js';
-import { inListChunks } from '../../db/in-list.js';
+import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import { insertMany } from '../../db/insert-many.js';
 import type { Database, ReceiptLineTable } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
@@ -37,7 +37,7 @@ export function receiptsWatermark(handle: DbHandle): Promise<number> {
 export async function touchReceipts(trx: Transaction<Database>, deliveryIds: readonly number[], actor: string): Promise<void> {
   if (deliveryIds.length === 0) return;
   const stamp = await receiptStamp(trx);
-  for (const part of inListChunks([...new Set(deliveryIds)], 2_000)) {
+  for (const part of inListChunks([...new Set(deliveryIds)], KEYS_PER_QUERY)) {
     await trx
       .updateTable('receipt_orders')
       .set((eb) => ({

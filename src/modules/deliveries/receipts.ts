@@ -1,6 +1,6 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../../app-context.js';
-import { inListChunks } from '../../db/in-list.js';
+import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
 import type { Database } from '../../db/schema.js';
 import { formatDateTime, requireDateTime } from '../../domain/datetime.js';
@@ -75,7 +75,7 @@ type ReceiptLineReadRow = ReceiptLineRow & { category_code: string | null; group
  */
 async function linesOfReceipts(db: Kysely<Database>, receiptIds: readonly number[], asOf: number): Promise<Map<number, ReceiptLineReadRow[]>> {
   const byReceipt = new Map<number, ReceiptLineReadRow[]>();
-  for (const part of inListChunks([...new Set(receiptIds)], 2_000)) {
+  for (const part of inListChunks([...new Set(receiptIds)], KEYS_PER_QUERY)) {
     const rows = await db
       .selectFrom('receipt_lines as r')
       .innerJoin('products as p', 'p.id', 'r.product_id')

@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.js';
 import type { Dialect } from '../../db/dialect/types.js';
-import { inListChunks } from '../../db/in-list.js';
+import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { addQuantities, fromQuantity, toQuantity } from '../../domain/decimal.js';
@@ -199,7 +199,7 @@ async function bookTransferLegs(trx: Transaction<Database>, ledger: Ledger, plan
     });
     await bookEntries(trx, ledger, origin, legs, by, now);
     const receivingIds = items.map((item) => ids[item.draftIndex]!);
-    for (const part of inListChunks(receivingIds, 2_000)) {
+    for (const part of inListChunks(receivingIds, KEYS_PER_QUERY)) {
       await trx.updateTable('stock_logs').set({ reference_id: sql<number>`id` }).where('id', 'in', part).execute();
     }
   }

@@ -1,15 +1,12 @@
 import { type Insertable, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import { inListChunks } from '../../db/in-list.js';
+import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import { insertMany } from '../../db/insert-many.js';
 import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
 import type { Database, DeliveryOrderLineTable, DeliveryOrderTable, Executor } from '../../db/schema.js';
 import { LINE_COLUMNS, lineValues, type DeliveryHeader, type LineRecord } from './mapping.js';
 import type { DeliveryLineReadRow, DeliveryLineRow, DeliveryReadRow, DeliveryRow } from './rows.js';
 import type { DeliveryStatus } from './schema.js';
-
-/** Keys per IN list: well under either database's parameter limit. */
-const KEYS_PER_QUERY = 2_000;
 
 /**
  * Stored deliveries by order number, locked until the transaction ends (PostgreSQL; SQLite's

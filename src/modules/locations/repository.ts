@@ -1,14 +1,11 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import { columnIn, inListChunks } from '../../db/in-list.js';
+import { columnIn, inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import { newestUpdatedOn, pageOf, type PageSlice } from '../../db/page.js';
 import type { Database, Executor, LocationTagTable, ProductTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import { orderDetailsKey } from './mapping.js';
 import type { LocatedBalance, LocationProductRow, LocationRow, OrderDetails } from './rows.js';
-
-/** Keys per `in (…)` list: well below the parameter limit of either database. */
-const KEYS_PER_QUERY = 10_000;
 
 export interface LocationRef {
   id: number;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { inListChunks } from '../../db/in-list.js';
+import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import type { Database } from '../../db/schema.js';
 import { readVersions } from '../../db/versions.js';
 
@@ -14,7 +14,6 @@ export interface ProductDetails {
   parent_category_code: string | null;
 }
 
-const KEYS_PER_QUERY = 1_000;
 /** About 200 bytes each: at most some 40 MB per process. */
 const MAX_ENTRIES = 200_000;
 

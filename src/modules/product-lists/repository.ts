@@ -1,14 +1,12 @@
 import { sql, type Insertable, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import { inListChunks } from '../../db/in-list.js';
+import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import { chunk } from '../../shared/bulk.js';
 import { insertMany } from '../../db/insert-many.js';
 import { newestUpdatedOn, pageOf, type PageSlice } from '../../db/page.js';
 import type { Database, Executor, ProductListTable } from '../../db/schema.js';
 import type { ListLine, StoredLine } from './line-rules.js';
 import type { LineReadRow, ListReadRow, ListRow } from './rows.js';
-
-const KEYS_PER_QUERY = 1_000;
 
 /** The list type a handheld module creates (configuration: `store-ops productlists module`). */
 export async function typeOfModule(db: Executor, moduleId: number): Promise<number | undefined> {

@@ -1,4 +1,4 @@
-import { inListChunks } from '../../db/in-list.js';
+import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import type { Executor } from '../../db/schema.js';
 import type { MasterRef } from '../../shared/held-references.js';
 import type { BookingProductRow } from './rows.js';
@@ -8,8 +8,6 @@ import type { BookingProductRow } from './rows.js';
  * is hidden from reads, never from what refers to it; shared/held-references.ts). The live
  * flag decides whether a new or changed record may name it.
  */
-
-const KEYS_PER_QUERY = 10_000;
 
 export type HeldProduct = BookingProductRow & MasterRef;
 

@@ -4,13 +4,10 @@ import { insertMany } from '../../db/insert-many.js';
 import type { Database, ProductBarcodeTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import type { BarcodeKind } from './barcodes.js';
-import { columnIn, inListChunks } from '../../db/in-list.js';
+import { columnIn, inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import { pageOf, type PageSlice } from '../../db/page.js';
 
 import { PRODUCT_READ_COLUMNS, type BookingProductRow, type ProductReadRow, type ProductRow } from './rows.js';
-
-/** Keys per `in (…)` list: well below the parameter limit of either database. */
-const KEYS_PER_QUERY = 10_000;
 
 export interface BarcodeOwner {
   barcode: string;

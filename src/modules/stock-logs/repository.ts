@@ -1,10 +1,8 @@
 import { sql, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Database, Executor } from '../../db/schema.js';
-import { inListChunks } from '../../db/in-list.js';
+import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
 import type { StockLogRow } from './rows.js';
-
-const KEYS_PER_QUERY = 10_000;
 
 export interface StockLogFilters {
   productNumber?: string;

@@ -3,11 +3,8 @@ import type { Dialect } from '../../db/dialect/types.js';
 import type { Database, StoreProductTable } from '../../db/schema.js';
 import { chunk } from '../../shared/bulk.js';
 import { emptyProperties, propertiesHash } from './mapping.js';
-import { inListChunks } from '../../db/in-list.js';
+import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import type { StoreProductRow } from './rows.js';
-
-/** Keys per `in (…)` list: well below the parameter limit of either database. */
-const KEYS_PER_QUERY = 10_000;
 
 export interface StoreRef {
   id: number;

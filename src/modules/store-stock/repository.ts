@@ -3,7 +3,7 @@ import type { Dialect } from '../../db/dialect/types.js';
 import type { Database } from '../../db/schema.js';
 import type { BalanceLine, LocationInfo } from './rows.js';
 import { compiledOnce } from '../../db/compiled.js';
-import { columnIn, inListChunks } from '../../db/in-list.js';
+import { columnIn, inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
 
 /**
@@ -14,9 +14,6 @@ import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } fr
  * products.product_number, product_barcodes.barcode, and stock_balances by its key
  * (store_id, product_id, …) and by (product_id, store_id) for surrounding stock.
  */
-
-/** Keys per `in (…)` list: well below the parameter limit of either database. */
-const KEYS_PER_QUERY = 10_000;
 
 // ---------------------------------------------------------------- store product list
 

@@ -1,6 +1,6 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import { inListChunks } from '../../db/in-list.js';
+import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
 import type { Database, Executor } from '../../db/schema.js';
 import { AppError, notFound } from '../../shared/errors.js';
@@ -81,7 +81,7 @@ export async function requireLiveStore(db: Kysely<Database>, storeNumber: string
 /** Live stores by store number; unknown and deleted numbers are absent. */
 export async function findLiveStores(db: Executor, storeNumbers: readonly string[]): Promise<Map<string, StoreRow>> {
   const found = new Map<string, StoreRow>();
-  for (const part of inListChunks([...new Set(storeNumbers)], 2_000)) {
+  for (const part of inListChunks([...new Set(storeNumbers)], KEYS_PER_QUERY)) {
     const rows = await db.selectFrom('stores').selectAll().where('store_number', 'in', part).where('deleted_on', 'is', null).execute();
     for (const row of rows) found.set(row.store_number, row);
   }
@@ -91,7 +91,7 @@ export async function findLiveStores(db: Executor, storeNumbers: readonly string
 /** Store numbers by store id, deleted stores included; unknown ids are absent (verify's batches). */
 export async function storeNumbersById(db: Kysely<Database>, storeIds: readonly number[]): Promise<Map<number, string>> {
   const found = new Map<number, string>();
-  for (const part of inListChunks([...new Set(storeIds)], 2_000)) {
+  for (const part of inListChunks([...new Set(storeIds)], KEYS_PER_QUERY)) {
     const rows = await db.selectFrom('stores').select(['id', 'store_number']).where('id', 'in', part).execute();
     for (const row of rows) found.set(row.id, row.store_number);
   }

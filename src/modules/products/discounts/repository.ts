@@ -1,9 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../../db/schema.js';
 import { chunk } from '../../../shared/bulk.js';
+import { KEYS_PER_QUERY } from '../../../db/in-list.js';
 import type { DiscountRow } from '../rows.js';
-
-const KEYS_PER_QUERY = 10_000;
 
 interface Removal {
   now: number;

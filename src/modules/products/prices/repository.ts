@@ -1,11 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.js';
 import { chunk } from '../../../shared/bulk.js';
+import { KEYS_PER_QUERY } from '../../../db/in-list.js';
 import type { MasterRef } from '../../../shared/held-references.js';
 import { PRICE_CANDIDATE_COLUMNS, type PriceCandidateRow } from '../rows.js';
-
-
-const KEYS_PER_QUERY = 10_000;
 
 /** The live stores among `numbers`. */
 export async function liveStoreNumbers(db: Kysely<Database>, numbers: readonly string[]): Promise<Set<string>> {
