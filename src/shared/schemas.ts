@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema, type ObjectOptions, type TProperties, type StringOptions } from '@sinclair/typebox';
+import { Type, type TSchema, type StringOptions } from '@sinclair/typebox';
 import { MAX_QUANTITY_MILLI, MONEY_DECIMALS, QUANTITY_DECIMALS } from '../domain/decimal.js';
 
 /**
@@ -91,8 +91,6 @@ export const BulkArray = <T extends TSchema>(item: T, options: { minItems?: numb
 /** A small nested array inside one record. */
 export const SmallArray = <T extends TSchema>(item: T, maxItems = 100) => Type.Array(item, { maxItems });
 
-export const Obj = <T extends TProperties>(properties: T, options: ObjectOptions = {}) => Type.Object(properties, options);
-
 export const Ack = Type.Object(
   {
     success: Type.Boolean(),
@@ -101,7 +99,6 @@ export const Ack = Type.Object(
   },
   { $id: undefined, description: 'Ack envelope (interface §1.2)' },
 );
-export type AckType = Static<typeof Ack>;
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -112,7 +109,6 @@ export const ErrorEnvelope = Type.Object(
   },
   { description: 'Error envelope (PRODUCT §3), Ack-compatible' },
 );
-export type ErrorEnvelopeType = Static<typeof ErrorEnvelope>;
 
 /**
  * `flush=true` replaces the whole set (PRODUCT §3). The default is declared, so a request

@@ -1,10 +1,9 @@
 import type { Selectable } from 'kysely';
-import type { ProductListLineTable, ProductListTable } from '../../db/schema.js';
+import type { ProductListTable } from '../../db/schema.js';
 
 // The rows the product-lists repository returns, in one place: mapping turns them into API shapes.
 
 export type ListRow = Selectable<ProductListTable>;
-export type LineRow = Selectable<ProductListLineTable>;
 
 /** A list as listed: its row, its line count and its type's configured name. */
 export type ListReadRow = ListRow & { line_count: number; type_description: string | null };

@@ -41,7 +41,6 @@ export const CreateListBody = Type.Object({
   lines: optional(Type.Array(NewLine, { maxItems: MAX_LIST_LINES })),
 });
 export type CreateListBody = Static<typeof CreateListBody>;
-export type NewLineInput = Static<typeof NewLine>;
 
 export const CreateListQuery = Type.Object({
   app_username: optional(Str(255, { description: 'The in-store app user the list belongs to; default "unknown"' })),
