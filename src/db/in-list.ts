@@ -30,7 +30,8 @@ export function inListChunks<T>(values: readonly T[], size: number): T[][] {
 /**
  * `column IN (values)` as a condition, where an empty list matches nothing. Kysely renders
  * an empty list as `in ()`, which PostgreSQL refuses, and a bound `false` fails on SQLite
- * (better-sqlite3 binds no booleans): both once answered 500 here. `1 = 0` is false on both.
+ * (better-sqlite3 binds no booleans; docs/decisions.md "empty IN lists"). `1 = 0` is false on
+ * both.
  * A list that may exceed what one statement binds is cut with `inListChunks` first.
  */
 export function columnIn<DB, TB extends keyof DB, RE extends ReferenceExpression<DB, TB>>(

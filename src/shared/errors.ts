@@ -16,7 +16,7 @@ export const ERROR_STATUS = {
   HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,
   UNAVAILABLE: 503,
-  /** No space left for the write (full disk); nothing was written (docs/decisions.md, issue 27). */
+  /** No space left for the write (full disk); nothing was written (docs/decisions.md "Database faults"). */
   INSUFFICIENT_STORAGE: 507,
 } as const;
 

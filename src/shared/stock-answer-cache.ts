@@ -8,8 +8,9 @@ const DEFAULT_MAX_HELD = 32 * 1024 * 1024;
  * locations version (both bumped by database triggers with every change to its balances,
  * or to locations) and every other column the answer shows — all read fresh, in the one
  * statement that resolves the path, on every request. So a hit answers exactly what
- * reading, adding up and serializing the balances again would (issue 5: this read is the
- * handheld's most frequent call, and those steps were most of its cost).
+ * reading, adding up and serializing the balances again would (this read is the handheld's
+ * most frequent call, and those steps are most of its cost; docs/decisions.md "single-product
+ * stock answers").
  *
  * An answer is stored with the versions read *before* its balances: a change committed in
  * between makes it newer than its label, never older, and the next request sees the new
@@ -18,7 +19,7 @@ const DEFAULT_MAX_HELD = 32 * 1024 * 1024;
  * The same answers are also kept by path ("path\0<store>\0<product or barcode>\0<flags>"),
  * fingerprinted with the database's change token (DbHandle.changeToken, SQLite only): while
  * nothing at all was committed, a request is answered without resolving its path — the
- * statement that does so was most of what remained of this read's cost.
+ * statement that does so is most of what a hit costs otherwise.
  *
  * Beyond `capacity` answers or about `maxHeld` bytes, the answer stored longest ago goes
  * first (a hit does not reorder: that would cost every hit a map rewrite).

@@ -3,7 +3,8 @@ import type { Database } from '../../db/schema.js';
 import { applyFilters, type StockLogFilters } from './repository.js';
 
 /**
- * What makes the ERP's log pull cost O(rows pulled) at any depth (issue 28): tap-colleqtive
+ * What makes the ERP's log pull cost O(rows pulled) at any depth (docs/decisions.md "Pulls at
+ * chain scale"): tap-colleqtive
  * pages `GET /products/stock/storeproductlogs?last_modified_date=…` by Page_Start and
  * Page_Size only, over windows of millions of entries.
  * - **Where the window starts.** stock_log_hours (migration 0020) holds the smallest id of

@@ -110,8 +110,8 @@ function filtered(db: Kysely<Database>, dialect: Dialect | undefined, f: StockLi
     // (the updated_on index of stock_logs): every stamp of stock_modified_at is made in the
     // transaction that writes or reviews an entry of that store product, with the entry's
     // updated_on (ledger/book.ts, stock-logs/service.ts review) — so the semi-join loses none, and the
-    // ERP's delta pull reads what changed, not every store product of the chain (issue 28;
-    // PostgreSQL keeps no index on stock_modified_at, migration 0019).
+    // ERP's delta pull reads what changed, not every store product of the chain (docs/decisions.md
+    // "delta pull"; PostgreSQL keeps no index on stock_modified_at, migration 0019).
     query = query
       .where('sp.stock_modified_at', '>=', stockSince)
       .where(({ eb, refTuple, selectFrom }) =>
@@ -171,8 +171,8 @@ const isOneStoreOnly = (f: StockListFilters) =>
  * One page in id order (keyset after `afterId`, else offset), with what the item shows of
  * product, store and category. By offset the page's ids are found first, from store_products
  * alone (its (store_id, id, product_id, deleted_on) index covers a store's list), and only
- * those rows are joined: joining first made PostgreSQL join and sort every product of the
- * store for each page — 30 ms per page at 10,000 products (issue 28).
+ * those rows are joined: joining first would make PostgreSQL join and sort every product of
+ * the store for each page (docs/stock.md "Reads at chain scale").
  */
 export function pageOfStockList(db: Kysely<Database>, dialect: Dialect, filters: StockListFilters, window: PageSlice) {
   if (isOneStoreOnly(filters) && (window.afterId !== undefined || window.offset === 0)) {

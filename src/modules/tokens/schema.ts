@@ -2,8 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ROLES } from '../../shared/access.js';
 
 /**
- * What a token may do, as its holder may know it (issue 16): the console shows only the
- * stores and buttons the token can use. Never the token's value or hash. The API still
+ * What a token may do, as its holder may know it: the console (docs/console.md) shows only
+ * the stores and buttons the token can use. Never the token's value or hash. The API still
  * checks every request on its own; this only saves the client from guessing.
  */
 export const CurrentToken = Type.Object({
