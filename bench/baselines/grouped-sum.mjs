@@ -1,7 +1,7 @@
 /**
  * The baseline of stock.verify.1m, run as a process of its own (as `store-ops verify` is):
  * open the database file with better-sqlite3 and run ONE plain grouped sum of the ledger by
- * balance key — the least work that reads every ledger entry and yields every balance.
+ * balance (each row names its balance by id, migration 0021) — the least work that reads every ledger entry and yields every balance.
  * Prints `{"groups": n, "queryMs": ms}` on stdout.
  * Plain JavaScript, run by `node` alone: a floor pays no TypeScript compiler at start, as the
  * CLI, running from its bundle (bin/cli-bundle.js), pays none either.
@@ -14,7 +14,7 @@ if (file === undefined) throw new Error('usage: grouped-sum.mjs <database file>'
 const database = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
 const start = process.hrtime.bigint();
 const groups = database
-  .prepare('select store_id, product_id, location_id, pool, order_key, sum(delta) as total from stock_ledger group by store_id, product_id, location_id, pool, order_key')
+  .prepare('select balance_id, sum(delta) as total from stock_ledger group by balance_id')
   .all().length;
 const queryMs = Number(process.hrtime.bigint() - start) / 1e6;
 database.close();

@@ -52,6 +52,8 @@ interface Balance {
 }
 
 const balanceWhere = (b: Balance) => `store_id = ${b.storeId} and product_id = ${b.productId} and location_id = 0 and pool = 1 and order_key = ''`;
+/** The balance's ledger rows: they name it by its id (migration 0021). */
+const ledgerWhere = (b: Balance) => `balance_id = (select id from stock_balances where ${balanceWhere(b)})`;
 const num = (value: unknown) => (value === null || value === undefined ? undefined : Number(value));
 
 /** Throws unless the balance row and the ledger agree with the model about what `entries` are. */
@@ -65,7 +67,7 @@ async function assertKind(db: BenchDatabase, balance: Balance, kind: PostKind, e
   if (problem !== undefined) throw new Error(`${balance.product}: the ${kind} post is not what it claims: ${problem}`);
   if (kind === 'late-before-count') {
     const first = Math.min(...entries.map((e) => e.at));
-    const [next] = await db.query<{ at: unknown }>(`select min(at) as at from stock_ledger where ${balanceWhere(balance)} and is_count = 1 and at >= ${first}`);
+    const [next] = await db.query<{ at: unknown }>(`select min(at) as at from stock_ledger where ${ledgerWhere(balance)} and is_count = 1 and at >= ${first}`);
     if (num(next?.at) !== countAt) throw new Error(`${balance.product}: the first recorded count after ${first} is at ${next?.at}, not ${countAt}`);
   }
 }
@@ -80,7 +82,7 @@ async function assertLevels(service: Service, db: BenchDatabase, balance: Balanc
   if (read === undefined || Math.round(read * 1000) !== modelMilli) throw new Error(`${balance.product}: the service reads ${read}, the model's replay gives ${modelMilli / 1000}`);
   const [row] = await db.query<{ quantity: unknown }>(`select quantity from stock_balances where ${balanceWhere(balance)}`);
   if (num(row?.quantity) !== modelMilli) throw new Error(`${balance.product}: balance quantity ${row?.quantity}, model ${modelMilli}`);
-  const [count] = await db.query<{ expected: unknown; counted: unknown }>(`select expected, counted from stock_ledger where ${balanceWhere(balance)} and is_count = 1 and at = ${countAt}`);
+  const [count] = await db.query<{ expected: unknown; counted: unknown }>(`select expected, counted from stock_ledger where ${ledgerWhere(balance)} and is_count = 1 and at = ${countAt}`);
   const expected = balance.model.levelMilli(countAt);
   if (num(count?.expected) !== expected) throw new Error(`${balance.product}: the count at ${countAt} expects ${count?.expected}, re-based it should expect ${expected}`);
 }
@@ -118,8 +120,8 @@ async function copyTemplate(db: BenchDatabase, balance: Balance): Promise<void> 
     await copy('stock_logs', { id: String(TEMPLATE_ROWS), modification_at: String(COPY_SHIFT_MS) }),
     await copy('stock_ledger', { id: String(TEMPLATE_ROWS), log_id: String(TEMPLATE_ROWS), at: String(COPY_SHIFT_MS) }),
     `update stock_balances set
-       quantity = (select sum(delta) from stock_ledger where ${balanceWhere(balance)}),
-       last_at = (select max(at) from stock_ledger where ${balanceWhere(balance)})
+       quantity = (select sum(delta) from stock_ledger where ${ledgerWhere(balance)}),
+       last_at = (select max(at) from stock_ledger where ${ledgerWhere(balance)})
      where ${balanceWhere(balance)}`,
   ];
   if (db.dialect === 'postgres') {
@@ -197,7 +199,7 @@ function ledgerLate(dialect: BenchDialect): Scenario {
           }
         }
         for (const balance of balances) {
-          const [rows] = await db.query<{ n: unknown }>(`select count(*) as n from stock_ledger where ${balanceWhere(balance)}`);
+          const [rows] = await db.query<{ n: unknown }>(`select count(*) as n from stock_ledger where ${ledgerWhere(balance)}`);
           const expected = balance === big ? 1_000_000 : 1_000;
           if (num(rows?.n) !== expected || balance.model.rows !== expected) throw new Error(`${balance.product}: ${rows?.n} ledger rows, expected ${expected}`);
           await assertLevels(service, db, balance, timeline.countAt);

@@ -68,13 +68,17 @@ function generateLedger(file: string): void {
           0, 1, 'bench', s.barcode, s.price, s.purchase_price, s.purchase_unit_quantity, ${base} + e.k * 50, ${base} + e.k * 50, 'bench', 'bench'
         from e join temp.slots s on s.slot = e.k % ${BALANCES};
 
-        insert into stock_ledger (log_id, store_id, product_id, location_id, pool, order_key, at, delta, is_count, counted, expected)
-        select l.id, l.store_id, l.product_id, coalesce(l.location_id, 0), s.pool, '', l.modification_at, l.quantity, 0, null, null
-        from stock_logs l join temp.slots s on s.slot = (l.id - 1) % ${BALANCES};
-
         insert into stock_balances (store_id, store_number, product_id, location_id, pool, order_key, quantity, last_at, last_count_at, updated_on)
-        select store_id, '${store.store_number}', product_id, location_id, pool, order_key, sum(delta), max(at), null, max(at)
-        from stock_ledger group by store_id, product_id, location_id, pool, order_key;`);
+        select l.store_id, '${store.store_number}', l.product_id, coalesce(l.location_id, 0), s.pool, '', sum(l.quantity), max(l.modification_at), null, max(l.modification_at)
+        from stock_logs l join temp.slots s on s.slot = (l.id - 1) % ${BALANCES}
+        group by l.store_id, l.product_id, coalesce(l.location_id, 0), s.pool;
+
+        insert into stock_ledger (log_id, balance_id, at, delta, is_count, counted, expected)
+        select l.id, b.id, l.modification_at, l.quantity, 0, null, null
+        from stock_logs l join temp.slots s on s.slot = (l.id - 1) % ${BALANCES}
+        join stock_balances b on b.store_id = l.store_id and b.product_id = l.product_id and b.location_id = coalesce(l.location_id, 0)
+          and b.pool = s.pool and b.order_key = ''
+        order by l.id;`);
     })();
     const ledger = (database.prepare('select count(*) as n from stock_ledger').get() as { n: number }).n;
     if (ledger !== ENTRIES) throw new Error(`generated ${ledger} ledger entries, expected ${ENTRIES}`);
@@ -115,7 +119,7 @@ export const stockVerify: Scenario = {
   description:
     `\`store-ops verify\` (node bin/store-ops.js, as an installed CLI runs it: its own process, DATABASE_URL on the file) over ${ENTRIES.toLocaleString('en-US')} ` +
     `ledger entries on ${BALANCES.toLocaleString('en-US')} balances (${PRODUCTS} products), wall time to exit, against a process of its own (node ` +
-    'baselines/grouped-sum.mjs) opening the same file with better-sqlite3 and running one plain select … sum(delta) … group by of the balance key ' +
+    'baselines/grouped-sum.mjs) opening the same file with better-sqlite3 and running one plain select balance_id, sum(delta) … group by balance_id ' +
     'over stock_ledger, wall time to exit; `npx store-ops verify` (npm starting first) is reported beside. Master data seeded over HTTP into the ' +
     'service; the entries are then generated with raw SQL inserts into stock_logs, stock_ledger and stock_balances (consistent: balances = sums) with ' +
     'the service stopped, because posting a million entries would take many minutes and this measures the check, not the writes',

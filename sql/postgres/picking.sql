@@ -91,6 +91,7 @@ where
   and store_products.product_id = v.product_id;
 
 select
+  b.id,
   b.store_id,
   b.store_number,
   b.product_id,
@@ -237,6 +238,35 @@ from
     $8::bigint[],
     $9::bigint[],
     $10::bigint[]
+  );
+
+insert into
+  "stock_balances" (
+    "store_id",
+    "store_number",
+    "product_id",
+    "location_id",
+    "pool",
+    "order_key",
+    "quantity",
+    "last_at",
+    "last_count_at",
+    "updated_on"
+  )
+select
+  *
+from
+  unnest(
+    $1::bigint[],
+    $2::text[],
+    $3::bigint[],
+    $4::bigint[],
+    $5::integer[],
+    $6::text[],
+    $7::bigint[],
+    $8::bigint[],
+    $9::bigint[],
+    $10::bigint[]
   )
 on conflict (
   store_id,
@@ -254,11 +284,7 @@ set
 insert into
   "stock_ledger" (
     "log_id",
-    "store_id",
-    "product_id",
-    "location_id",
-    "pool",
-    "order_key",
+    "balance_id",
     "at",
     "delta",
     "is_count",
@@ -274,12 +300,8 @@ from
     $3::bigint[],
     $4::bigint[],
     $5::integer[],
-    $6::text[],
-    $7::bigint[],
-    $8::bigint[],
-    $9::integer[],
-    $10::bigint[],
-    $11::bigint[]
+    $6::bigint[],
+    $7::bigint[]
   )
 returning
   id;

@@ -73,6 +73,7 @@ where
   and store_products.product_id = v.product_id;
 
 select
+  b.id,
   b.store_id,
   b.store_number,
   b.product_id,
@@ -183,6 +184,22 @@ insert into
     "updated_on"
   )
 values
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
+
+insert into
+  "stock_balances" (
+    "store_id",
+    "store_number",
+    "product_id",
+    "location_id",
+    "pool",
+    "order_key",
+    "quantity",
+    "last_at",
+    "last_count_at",
+    "updated_on"
+  )
+values
   (?, ?, ?, ?, ?, ?, ?, ?, ?, ?),
   (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 on conflict (
@@ -201,11 +218,7 @@ set
 insert into
   "stock_ledger" (
     "log_id",
-    "store_id",
-    "product_id",
-    "location_id",
-    "pool",
-    "order_key",
+    "balance_id",
     "at",
     "delta",
     "is_count",
@@ -213,8 +226,8 @@ insert into
     "expected"
   )
 values
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?),
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?),
+  (?, ?, ?, ?, ?, ?, ?)
 returning
   id;
 

@@ -73,6 +73,7 @@ where
   and store_products.product_id = v.product_id;
 
 select
+  b.id,
   b.store_id,
   b.store_number,
   b.product_id,
@@ -134,11 +135,7 @@ set
 insert into
   "stock_ledger" (
     "log_id",
-    "store_id",
-    "product_id",
-    "location_id",
-    "pool",
-    "order_key",
+    "balance_id",
     "at",
     "delta",
     "is_count",
@@ -146,7 +143,7 @@ insert into
     "expected"
   )
 values
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (?, ?, ?, ?, ?, ?, ?)
 returning
   id;
 

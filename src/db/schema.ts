@@ -395,13 +395,8 @@ export interface StockLogTable {
 export interface StockLedgerTable {
   id: Generated<number>;
   log_id: number;
-  store_id: number;
-  product_id: number;
-  /** 0 = no location. */
-  location_id: number;
-  pool: number;
-  /** '' = not bound to a customer order. */
-  order_key: string;
+  /** The balance the row moved (migration 0021: its id stands for its key). */
+  balance_id: number;
   at: number;
   delta: number;
   is_count: Bool;

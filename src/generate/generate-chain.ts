@@ -69,7 +69,7 @@ const LOG_COLUMNS: ReadonlyArray<keyof LogRow> = [
   'app_user_name', 'reference', 'source', 'remarks', 'exception_image', 'orderno', 'barcode', 'created_on', 'updated_on',
   'created_by', 'modified_by',
 ];
-const LEDGER_COLUMNS: ReadonlyArray<keyof StockLedgerTable> = ['id', 'log_id', 'store_id', 'product_id', 'location_id', 'pool', 'order_key', 'at', 'delta', 'is_count', 'counted', 'expected'];
+const LEDGER_COLUMNS: ReadonlyArray<keyof StockLedgerTable> = ['id', 'log_id', 'balance_id', 'at', 'delta', 'is_count', 'counted', 'expected'];
 const BALANCE_COLUMNS: ReadonlyArray<keyof StockBalanceTable> = ['id', 'store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at', 'updated_on'];
 
 /** Posting lag: an entry reaches the service a minute after it happened (its updated_on). */
@@ -123,9 +123,9 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
     .orderBy('product_number')
     .execute();
   const storeProducts = options.stores * options.products;
-  const state = new ChainState(storeProducts);
   const firstDay = firstDayOf(options, now);
-  let nextId = 1;
+  // The balance of store product `index` (store × products + product) has the id index + 1.
+  const balanceIdOf = (index: number) => index + 1;
 
   const logRowOf = (entry: PlannedEntry, id: number): LogRow => {
     const store = stores[entry.store]!;
@@ -175,66 +175,84 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
     };
   };
 
-  /** Books a batch in time order: its log and ledger rows, and the state they leave. */
-  const book = async (entries: readonly PlannedEntry[]) => {
-    const logs: unknown[][] = [];
-    const ledger: unknown[][] = [];
-    for (const entry of entries) {
-      const id = nextId++;
-      const index = entry.store * options.products + entry.product;
-      const log = logRowOf(entry, id);
-      logs.push(LOG_COLUMNS.map((column) => log[column]));
-      const isCount = entry.kind === 'count';
-      const expected = state.level[index]!;
-      const delta = isCount ? entry.quantityMilli - expected : entry.quantityMilli;
-      ledger.push([id, id, log.store_id, log.product_id, 0, 1, '', entry.at, delta, isCount ? 1 : 0, isCount ? entry.quantityMilli : null, isCount ? expected : null]);
-      state.level[index] = expected + delta;
-      state.lastAt[index] = entry.at;
-      state.stockModifiedAt[index] = log.updated_on;
-      state.touches[index]!++;
-      const user = CHAIN_USERS.indexOf(entry.user);
-      if (isCount) {
-        state.lastCountAt[index] = entry.at;
-        state.lastCountBy[index] = user;
+  /**
+   * The whole history in time order, into `state`; with `load`, its log and ledger rows into
+   * the database too. Run twice: first to learn what the balances end at (a ledger row names
+   * its balance, a foreign key, so the balances are loaded before any ledger row), then again
+   * from the same seed to load the rows. Returns the entries.
+   */
+  const replay = async (state: ChainState, load: boolean): Promise<number> => {
+    let nextId = 1;
+    let ledgerLoading: Promise<void> = Promise.resolve();
+    /** Books a batch in time order: the state it leaves and, with `load`, its rows. */
+    const book = async (entries: readonly PlannedEntry[]) => {
+      const logs: unknown[][] = [];
+      const ledger: unknown[][] = [];
+      for (const entry of entries) {
+        const id = nextId++;
+        const index = entry.store * options.products + entry.product;
+        const isCount = entry.kind === 'count';
+        const expected = state.level[index]!;
+        const delta = isCount ? entry.quantityMilli - expected : entry.quantityMilli;
+        const posted = Math.min(now, entry.at + POSTED_AFTER_MS);
+        if (load) {
+          const log = logRowOf(entry, id);
+          logs.push(LOG_COLUMNS.map((column) => log[column]));
+          ledger.push([id, id, balanceIdOf(index), entry.at, delta, isCount ? 1 : 0, isCount ? entry.quantityMilli : null, isCount ? expected : null]);
+        }
+        state.level[index] = expected + delta;
+        state.lastAt[index] = entry.at;
+        state.stockModifiedAt[index] = posted;
+        state.touches[index]!++;
+        const user = CHAIN_USERS.indexOf(entry.user);
+        if (isCount) {
+          state.lastCountAt[index] = entry.at;
+          state.lastCountBy[index] = user;
+        }
+        if (entry.kind === 'loss') {
+          state.lastLossAt[index] = entry.at;
+          state.lastLossBy[index] = user;
+        }
       }
-      if (entry.kind === 'loss') {
-        state.lastLossAt[index] = entry.at;
-        state.lastLossBy[index] = user;
-      }
+      if (!load) return;
+      // Pipelined on two connections: this batch's log rows load while the previous batch's
+      // ledger rows still do (their log rows are already committed, as the foreign key needs).
+      await ctx.handle.bulkLoad('stock_logs', LOG_COLUMNS, logs);
+      await ledgerLoading;
+      ledgerLoading = ctx.handle.bulkLoad('stock_ledger', LEDGER_COLUMNS, ledger);
+      // Awaited by the next batch (or the end); until then its failure is not "unhandled".
+      ledgerLoading.catch(() => undefined);
+    };
+
+    if (load) progress(`opening counts: ${storeProducts} store products`);
+    const opening = openingMoment(firstDay);
+    for (let store = 0; store < options.stores; store++) {
+      await book(
+        Array.from({ length: options.products }, (_, product) => ({
+          store,
+          product,
+          at: opening,
+          kind: 'count' as const,
+          quantityMilli: openingLevelOf(store, product),
+          user: CHAIN_USERS[(store + product) % CHAIN_USERS.length]!,
+        })),
+      );
     }
-    // Pipelined on two connections: this batch's log rows load while the previous batch's
-    // ledger rows still do (their log rows are already committed, as the foreign key needs).
-    await ctx.handle.bulkLoad('stock_logs', LOG_COLUMNS, logs);
+
+    if (load) progress(`history: ${options.days} days × ${options.entriesPerDay} entries`);
+    const random = seededRandom(options.seed);
+    for (let day = 0; day < options.days; day++) {
+      await book(entriesOfDay(options, random, firstDay + day * DAY_MS));
+      if (load && ((day + 1) % 30 === 0 || day === options.days - 1)) progress(`  day ${day + 1} of ${options.days}: ${nextId - 1} entries`);
+    }
     await ledgerLoading;
-    ledgerLoading = ctx.handle.bulkLoad('stock_ledger', LEDGER_COLUMNS, ledger);
-    // Awaited by the next batch (or the end); until then its failure is not "unhandled".
-    ledgerLoading.catch(() => undefined);
+    return nextId - 1;
   };
-  let ledgerLoading: Promise<void> = Promise.resolve();
 
-  progress(`opening counts: ${storeProducts} store products`);
+  progress('planning the history: what each balance ends at');
+  const state = new ChainState(storeProducts);
+  await replay(state, false);
   const opening = openingMoment(firstDay);
-  for (let store = 0; store < options.stores; store++) {
-    await book(
-      Array.from({ length: options.products }, (_, product) => ({
-        store,
-        product,
-        at: opening,
-        kind: 'count' as const,
-        quantityMilli: openingLevelOf(store, product),
-        user: CHAIN_USERS[(store + product) % CHAIN_USERS.length]!,
-      })),
-    );
-  }
-
-  progress(`history: ${options.days} days × ${options.entriesPerDay} entries`);
-  const random = seededRandom(options.seed);
-  for (let day = 0; day < options.days; day++) {
-    await book(entriesOfDay(options, random, firstDay + day * DAY_MS));
-    if ((day + 1) % 30 === 0 || day === options.days - 1) progress(`  day ${day + 1} of ${options.days}: ${nextId - 1} entries`);
-  }
-
-  await ledgerLoading;
   progress('balances and store products');
   for (let store = 0; store < options.stores; store++) {
     const storeRow = stores[store]!;
@@ -244,7 +262,7 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
     for (let product = 0; product < options.products; product++) {
       const index = store * options.products + product;
       const productRow = products[product]!;
-      balances.push([index + 1, storeRow.id, storeRow.store_number, productRow.id, 0, 1, '', state.level[index], orNull(state.lastAt[index]!), orNull(state.lastCountAt[index]!), orNull(state.stockModifiedAt[index]!)]);
+      balances.push([balanceIdOf(index), storeRow.id, storeRow.store_number, productRow.id, 0, 1, '', state.level[index], orNull(state.lastAt[index]!), orNull(state.lastCountAt[index]!), orNull(state.stockModifiedAt[index]!)]);
       const lossAt = orNull(state.lastLossAt[index]!);
       const row = {
         ...newStoreProductRow(storeRow, productRow, opening + POSTED_AFTER_MS, ACTOR),
@@ -263,8 +281,9 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
     await ctx.handle.bulkLoad('stock_balances', BALANCE_COLUMNS, balances);
     await ctx.handle.bulkLoad('store_products', columns, rows);
   }
+  const entries = await replay(new ChainState(storeProducts), true);
   while ((await mergeLogHours(ctx.handle)) > 0);
   progress('analyze');
   await ctx.handle.analyze(['stores', 'products', 'product_barcodes', 'store_products', 'stock_logs', 'stock_ledger', 'stock_balances', 'stock_log_hours']);
-  return { stores: options.stores, products: options.products, storeProducts, entries: nextId - 1, seconds: (Date.now() - started) / 1000 };
+  return { stores: options.stores, products: options.products, storeProducts, entries, seconds: (Date.now() - started) / 1000 };
 }

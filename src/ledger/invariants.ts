@@ -7,7 +7,8 @@ export const MAX_LISTED = 1000;
 
 /**
  * The stock invariant (PRODUCT §5): every balance equals the sum of its applied ledger
- * deltas, every ledger group has its balance, and only applied entries have ledger rows.
+ * deltas (every ledger row names its balance: a foreign key), and only applied entries have
+ * ledger rows.
  * The balance's clock too: `last_at` and `last_count_at` are the moments of its latest
  * entry and count, which decide whether a new entry is late (docs/stock.md "Cost"); a
  * wrong clock would book later entries wrongly while the sums still matched.
@@ -15,7 +16,7 @@ export const MAX_LISTED = 1000;
  * and the one over the balances touched since a moment (invariants-since.ts).
  */
 
-/** A balance beside what its ledger rows add up to; `balance` null: no balance row. */
+/** A balance beside what its ledger rows add up to. */
 export interface BalanceAgainstLedger {
   store_id: number;
   product_id: number;
@@ -30,10 +31,7 @@ export interface BalanceAgainstLedger {
   ledger_last_count_at: number | null;
 }
 
-export const BALANCE_KEY = ['store_id', 'product_id', 'location_id', 'pool', 'order_key'] as const;
-
-/** Rows `a` and `b` name the same balance key. */
-export const sameKey = (a: string, b: string): RawBuilder<unknown> => sql.join(BALANCE_KEY.map((c) => sql`${sql.ref(`${a}.${c}`)} = ${sql.ref(`${b}.${c}`)}`), sql` and `);
+const BALANCE_KEY = ['store_id', 'product_id', 'location_id', 'pool', 'order_key'] as const;
 
 /** Where each figure of a BalanceAgainstLedger is, in a query that compares them. */
 export type FigureColumns = Record<Exclude<keyof BalanceAgainstLedger, (typeof BALANCE_KEY)[number]>, string>;
@@ -67,24 +65,23 @@ export function balanceViolation(row: BalanceAgainstLedger): Violation {
   return { check: 'stock ledger', detail: `${key}: ${problems.join('; ')}` };
 }
 
-/** The whole ledger in one grouped pass, joined to the balances both ways. */
+/**
+ * The whole ledger in one grouped pass, joined to the balances. A ledger row without its
+ * balance cannot be written (its balance_id is a foreign key, migration 0021), so every
+ * group of rows meets its balance here.
+ */
 export async function ledgerViolations(handle: DbHandle): Promise<Violation[]> {
   const { rows } = await sql<BalanceAgainstLedger>`
     with sums as (
-      select store_id, product_id, location_id, pool, order_key, sum(delta) as total, max(at) as last_at,
-        max(case when is_count = 1 then at end) as last_count_at
+      select balance_id, sum(delta) as total, max(at) as last_at, max(case when is_count = 1 then at end) as last_count_at
       from stock_ledger
-      group by store_id, product_id, location_id, pool, order_key
+      group by balance_id
     )
     select b.store_id, b.product_id, b.location_id, b.pool, b.order_key, b.quantity as balance, s.total as ledger,
       b.last_at, s.last_at as ledger_last_at, b.last_count_at, s.last_count_at as ledger_last_count_at
     from stock_balances b
-    left join sums s on ${sameKey('s', 'b')}
+    left join sums s on s.balance_id = b.id
     where ${disagrees({ balance: 'b.quantity', ledger: 's.total', last_at: 'b.last_at', ledger_last_at: 's.last_at', last_count_at: 'b.last_count_at', ledger_last_count_at: 's.last_count_at' })}
-    union all
-    select s.store_id, s.product_id, s.location_id, s.pool, s.order_key, null, s.total, null, s.last_at, null, s.last_count_at
-    from sums s
-    where not exists (select 1 from stock_balances b where ${sameKey('b', 's')})
     limit ${MAX_LISTED}
   `.execute(handle.db);
   return [...rows.map(balanceViolation), ...(await unappliedViolations(handle)), ...(await logHourViolations(handle))];

@@ -62,6 +62,8 @@ export interface PostingResult {
 }
 
 interface BalanceState {
+  /** Its row's id: what its ledger rows name it by (created under the lock when new, createMissingBalances). */
+  id: number | null;
   key: BalanceKey;
   storeNumber: string;
   quantity: number;
@@ -70,11 +72,13 @@ interface BalanceState {
   touched: boolean;
 }
 
-const LEDGER_COLUMNS = ['log_id', 'store_id', 'product_id', 'location_id', 'pool', 'order_key', 'at', 'delta', 'is_count', 'counted', 'expected'];
+const LEDGER_COLUMNS = ['log_id', 'balance_id', 'at', 'delta', 'is_count', 'counted', 'expected'];
 
-type BalanceRow = Omit<Selectable<StockBalanceTable>, 'id' | 'updated_on'>;
+type BalanceRow = Omit<Selectable<StockBalanceTable>, 'updated_on'>;
 
 const keyOf = (k: BalanceKey) => `${k.storeId}|${k.productId}|${k.locationId}|${k.pool}|${k.orderKey}`;
+const keyOfRow = (row: BalanceRow) =>
+  keyOf({ storeId: Number(row.store_id), productId: Number(row.product_id), locationId: Number(row.location_id), pool: row.pool, orderKey: row.order_key });
 
 /**
  * Takes these balances' turns now (the same turns the engine takes before it reads them), for
@@ -117,8 +121,9 @@ export async function applyPostings(
   // it queues for its balances: what writers of one balance do one at a time is only the
   // balance itself. Counts depend on the level, so a request with any count writes its rows
   // under the lock, as the arrival order of its own entries at one moment must stay its id order.
-  let early = postings.every((posting) => !posting.isCount) ? await insertLedgerRows(trx, dialect, postings, postings.map(deltaRow)) : undefined;
+  let early = postings.every((posting) => !posting.isCount) ? await insertEarlyRows(trx, dialect, postings) : undefined;
   const balances = await lockBalances(trx, dialect, postings, storeNumbers);
+  await createMissingBalances(trx, dialect, balances, now);
 
   // One plan per balance for all of its postings of this request (docs/stock.md "Cost"): only
   // a balance with late entries that a count can see reads its history, and only the stretch
@@ -180,6 +185,7 @@ export async function applyPostings(
       trx,
       dialect,
       postings,
+      postings.map((posting) => balances.get(keyOf(posting))!.id!),
       postings.map((posting, index) => ({ deltaMilli: plans[index]!.deltaMilli, expectedMilli: plans[index]!.expectedMilli })),
     );
   }
@@ -199,20 +205,32 @@ export async function applyPostings(
 
 const deltaRow = (posting: Posting) => ({ deltaMilli: posting.quantityMilli, expectedMilli: undefined });
 
-/** The postings' ledger rows, in posting order; returns their ids in the same order. */
+/**
+ * A deltas-only request's ledger rows, written before it queues for its balances — when every
+ * balance it moves exists already: a row names its balance by id, and a balance is created
+ * only under its turn (createMissingBalances). Balances are never deleted and their ids never
+ * change, so ids read before the turn still hold under it. Returns the rows' ids in posting
+ * order, or undefined when some balance is new (the rows are then written under the lock).
+ */
+async function insertEarlyRows(trx: Transaction<Database>, dialect: Dialect, postings: readonly Posting[]): Promise<number[] | undefined> {
+  const distinct = new Map(postings.map((posting) => [keyOf(posting), posting as BalanceKey]));
+  const ids = new Map<string, number>();
+  for (const row of await readBalanceRows(trx, dialect, [...distinct.values()])) ids.set(keyOfRow(row), Number(row.id));
+  if (ids.size < distinct.size) return undefined;
+  return insertLedgerRows(trx, dialect, postings, postings.map((posting) => ids.get(keyOf(posting))!), postings.map(deltaRow));
+}
+
+/** The postings' ledger rows, in posting order, on the balances of `balanceIds` (same order); returns their ids in that order. */
 async function insertLedgerRows(
   trx: Transaction<Database>,
   dialect: Dialect,
   postings: readonly Posting[],
+  balanceIds: readonly number[],
   figures: ReadonlyArray<{ deltaMilli: number; expectedMilli: number | undefined }>,
 ): Promise<number[]> {
   const rows = postings.map((posting, index) => [
     posting.logId,
-    posting.storeId,
-    posting.productId,
-    posting.locationId,
-    posting.pool,
-    posting.orderKey,
+    balanceIds[index]!,
     posting.at,
     figures[index]!.deltaMilli,
     posting.isCount ? 1 : 0,
@@ -244,15 +262,11 @@ async function countRecordedAfterOwnRow(trx: Transaction<Database>, balance: Bal
     firstIdAt.set(row.at, Math.min(firstIdAt.get(row.at) ?? Infinity, row.id));
   }
   if (balance.lastCountAt < fromAt) return false;
-  const { key } = balance;
+  if (balance.id === null) return false;
   const counts = await trx
     .selectFrom('stock_ledger')
     .select(['id', 'at'])
-    .where('store_id', '=', key.storeId)
-    .where('product_id', '=', key.productId)
-    .where('location_id', '=', key.locationId)
-    .where('pool', '=', key.pool)
-    .where('order_key', '=', key.orderKey)
+    .where('balance_id', '=', balance.id)
     .where('is_count', '=', 1)
     .where('at', '>=', fromAt)
     .where('at', '<=', balance.lastCountAt)
@@ -262,7 +276,7 @@ async function countRecordedAfterOwnRow(trx: Transaction<Database>, balance: Bal
 }
 
 const BALANCE_COLUMNS = ['store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at', 'updated_on'];
-const BALANCE_SELECTED = 'b.store_id, b.store_number, b.product_id, b.location_id, b.pool, b.order_key, b.quantity, b.last_at, b.last_count_at';
+const BALANCE_SELECTED = 'b.id, b.store_id, b.store_number, b.product_id, b.location_id, b.pool, b.order_key, b.quantity, b.last_at, b.last_count_at';
 const KEY_COLUMNS: readonly RowsSourceColumn[] = [
   { name: 'store_id', type: 'bigint' },
   { name: 'product_id', type: 'bigint' },
@@ -296,10 +310,11 @@ async function lockBalances(
   await dialect.lockInTurn(trx, keys.map(keyOf));
   const balances = new Map<string, BalanceState>();
   for (const row of await readBalanceRows(trx, dialect, keys)) {
-    const key = keyOf({ storeId: Number(row.store_id), productId: Number(row.product_id), locationId: Number(row.location_id), pool: row.pool, orderKey: row.order_key });
+    const key = keyOfRow(row);
     const balanceKey = distinct.get(key);
     if (!balanceKey || balances.has(key)) continue;
     balances.set(key, {
+      id: Number(row.id),
       key: balanceKey,
       storeNumber: row.store_number,
       quantity: Number(row.quantity),
@@ -310,7 +325,7 @@ async function lockBalances(
   }
   for (const [key, balanceKey] of distinct) {
     if (!balances.has(key)) {
-      balances.set(key, { key: balanceKey, storeNumber: storeNumbers.get(balanceKey.storeId) ?? '', quantity: 0, lastAt: null, lastCountAt: null, touched: false });
+      balances.set(key, { id: null, key: balanceKey, storeNumber: storeNumbers.get(balanceKey.storeId) ?? '', quantity: 0, lastAt: null, lastCountAt: null, touched: false });
     }
   }
   return balances;
@@ -360,14 +375,8 @@ export async function arrivalMoment(trx: Transaction<Database>, dialect: Dialect
  * of counts: migration 0010).
  */
 async function readHistory(trx: Transaction<Database>, balance: BalanceState, range: HistoryRange, ownRows: ReadonlySet<number>): Promise<HistoryWindow> {
-  const { key } = balance;
-  const sameBalance = trx
-    .selectFrom('stock_ledger')
-    .where('store_id', '=', key.storeId)
-    .where('product_id', '=', key.productId)
-    .where('location_id', '=', key.locationId)
-    .where('pool', '=', key.pool)
-    .where('order_key', '=', key.orderKey);
+  if (balance.id === null) return historyWindow([], false, balance.quantity);
+  const sameBalance = trx.selectFrom('stock_ledger').where('balance_id', '=', balance.id);
   const closing = await sameBalance
     .select(['id', 'at'])
     .where('is_count', '=', 1)
@@ -395,6 +404,30 @@ async function readHistory(trx: Transaction<Database>, balance: BalanceState, ra
     count: row.is_count === 1 ? { countedMilli: Number(row.counted), expectedMilli: Number(row.expected) } : undefined,
   }));
   return historyWindow(entries, closing !== undefined, balance.quantity);
+}
+
+/**
+ * Creates the balances among `balances` that have no row yet (level 0, no entries), under
+ * their turns, so their ledger rows can name them; writeBalances then sets their levels
+ * like any other. The engine's own write, so the stock version triggers stay out of it.
+ */
+async function createMissingBalances(trx: Transaction<Database>, dialect: Dialect, balances: ReadonlyMap<string, BalanceState>, now: number): Promise<void> {
+  const missing = [...balances.values()].filter((balance) => balance.id === null);
+  if (missing.length === 0) return;
+  await dialect.engineBalanceWrites(trx, () =>
+    insertMany(
+      trx,
+      dialect,
+      'stock_balances',
+      BALANCE_COLUMNS,
+      missing.map((b) => [b.key.storeId, b.storeNumber, b.key.productId, b.key.locationId, b.key.pool, b.key.orderKey, 0, null, null, now]),
+    ),
+  );
+  const byKey = new Map(missing.map((balance) => [keyOf(balance.key), balance]));
+  for (const row of await readBalanceRows(trx, dialect, missing.map((balance) => balance.key))) {
+    const balance = byKey.get(keyOfRow(row));
+    if (balance) balance.id = Number(row.id);
+  }
 }
 
 async function writeBalances(trx: Transaction<Database>, dialect: Dialect, touched: BalanceState[], now: number): Promise<void> {

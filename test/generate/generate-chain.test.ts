@@ -43,9 +43,10 @@ for (const dialect of DIALECTS) {
 
     it('shows each level as the sum of its ledger entries in the stock read', async () => {
       const sums = await t.app.ctx.db
-        .selectFrom('stock_ledger')
-        .select(['store_id', 'product_id', (eb) => eb.fn.sum<number>('delta').as('total')])
-        .groupBy(['store_id', 'product_id'])
+        .selectFrom('stock_ledger as g')
+        .innerJoin('stock_balances as b', 'b.id', 'g.balance_id')
+        .select(['b.store_id', 'b.product_id', (eb) => eb.fn.sum<number>('g.delta').as('total')])
+        .groupBy(['b.store_id', 'b.product_id'])
         .execute();
       expect(sums).toHaveLength(120);
       const stores = new Map((await t.app.ctx.db.selectFrom('stores').select(['id', 'store_number']).execute()).map((s) => [s.id, s.store_number]));

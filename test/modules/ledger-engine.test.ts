@@ -55,7 +55,12 @@ for (const dialect of DIALECTS) {
             i += size;
           }
           const balances = await t.app.ctx.db.selectFrom('stock_balances').selectAll().where('product_id', '=', productId).execute();
-          const ledger = await t.app.ctx.db.selectFrom('stock_ledger').selectAll().where('product_id', '=', productId).execute();
+          const ledger = await t.app.ctx.db
+            .selectFrom('stock_ledger as g')
+            .innerJoin('stock_balances as b', 'b.id', 'g.balance_id')
+            .select(['g.delta', 'b.location_id', 'b.pool'])
+            .where('b.product_id', '=', productId)
+            .execute();
           for (const balance of balances) {
             const mine = (e: { location_id?: number; locationId?: number; pool: number }) =>
               (e.location_id ?? e.locationId) === balance.location_id && e.pool === balance.pool;
@@ -93,10 +98,11 @@ for (const dialect of DIALECTS) {
 
             const model = ops.reduce<TimelineEntry[]>((timeline, op) => record(timeline, op), []);
             const rows = await t.app.ctx.db
-              .selectFrom('stock_ledger')
-              .select(['delta', 'expected'])
-              .where('product_id', '=', productId)
-              .orderBy('id')
+              .selectFrom('stock_ledger as g')
+              .innerJoin('stock_balances as b', 'b.id', 'g.balance_id')
+              .select(['g.delta', 'g.expected'])
+              .where('b.product_id', '=', productId)
+              .orderBy('g.id')
               .execute();
             expect(rows.map((row) => Number(row.delta))).toEqual(model.map((entry) => entry.deltaMilli));
             expect(rows.map((row) => (row.expected === null ? undefined : Number(row.expected)))).toEqual(model.map((entry) => entry.count?.expectedMilli));
@@ -131,7 +137,12 @@ for (const dialect of DIALECTS) {
     /** Walks a balance's ledger in (at, id) order: every count reads the level just before it, and the balance is the end level. */
     async function expectConsistentTimeline(productId: number): Promise<Array<{ id: number; at: number; delta: number; is_count: number }>> {
       const rows = (
-        await t.app.ctx.db.selectFrom('stock_ledger').select(['id', 'at', 'delta', 'is_count', 'counted', 'expected']).where('product_id', '=', productId).execute()
+        await t.app.ctx.db
+          .selectFrom('stock_ledger as g')
+          .innerJoin('stock_balances as b', 'b.id', 'g.balance_id')
+          .select(['g.id', 'g.at', 'g.delta', 'g.is_count', 'g.counted', 'g.expected'])
+          .where('b.product_id', '=', productId)
+          .execute()
       )
         .map((row) => ({ ...row, id: Number(row.id), at: Number(row.at), delta: Number(row.delta) }))
         .sort((a, b) => a.at - b.at || a.id - b.id);

@@ -18,6 +18,7 @@ import * as stockVersionByEngine from './2026-11-26T0017_stock_version_by_engine
 import * as balanceLocationIndex from './2026-11-26T0018_balance_location_index.js';
 import * as stockModifiedHot from './2026-11-27T0019_stock_modified_hot.js';
 import * as stockLogHours from './2026-11-28T0020_stock_log_hours.js';
+import * as ledgerByBalance from './2026-11-28T0021_ledger_by_balance.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -42,6 +43,7 @@ const migrations: Record<string, DialectMigration> = {
   '2026-11-26T0018_balance_location_index': balanceLocationIndex,
   '2026-11-27T0019_stock_modified_hot': stockModifiedHot,
   '2026-11-28T0020_stock_log_hours': stockLogHours,
+  '2026-11-28T0021_ledger_by_balance': ledgerByBalance,
 };
 
 /** The migrations for a database of `dialect` (the handle's `dialect.name`), each handed that dialect. */

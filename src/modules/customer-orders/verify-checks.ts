@@ -21,8 +21,8 @@ async function picksAreBound(handle: DbHandle): Promise<Violation[]> {
       select o.store_id, o.order_number, l.product_id, l.stock_pool as pool, l.picked_quantity as picked, 0 as bound
       from customer_orders o join customer_order_lines l on l.order_id = o.id
       union all
-      select g.store_id, g.order_key, g.product_id, g.pool, 0, g.delta
-      from stock_logs s join stock_ledger g on g.log_id = s.id and g.order_key = s.customer_order_number
+      select b.store_id, b.order_key, b.product_id, b.pool, 0, g.delta
+      from stock_logs s join stock_ledger g on g.log_id = s.id join stock_balances b on b.id = g.balance_id and b.order_key = s.customer_order_number
       where s.customer_order_number is not null and s.source = ${SOURCE_PICKING}
     ) x
     group by store_id, order_number, product_id, pool

@@ -28,15 +28,16 @@ async function locatedLevelsAt(trx: Transaction<Database>, storeId: number, prod
   const levels = new Map<number, number>();
   for (const ids of chunk(productIds, 10_000)) {
     const rows = await trx
-      .selectFrom('stock_ledger')
-      .select(['product_id', sql<number>`sum(delta)`.as('level')])
-      .where('store_id', '=', storeId)
-      .where('product_id', 'in', ids)
-      .where('pool', '=', 1)
-      .where('order_key', '=', '')
-      .where('location_id', '<>', 0)
-      .where('at', '<=', at)
-      .groupBy('product_id')
+      .selectFrom('stock_balances as b')
+      .innerJoin('stock_ledger as g', 'g.balance_id', 'b.id')
+      .select(['b.product_id', sql<number>`sum(g.delta)`.as('level')])
+      .where('b.store_id', '=', storeId)
+      .where('b.product_id', 'in', ids)
+      .where('b.pool', '=', 1)
+      .where('b.order_key', '=', '')
+      .where('b.location_id', '<>', 0)
+      .where('g.at', '<=', at)
+      .groupBy('b.product_id')
       .execute();
     for (const row of rows) levels.set(row.product_id, Number(row.level));
   }

@@ -75,7 +75,12 @@ export interface AppliedPart {
 export async function appliedParts(db: Executor, logIds: readonly number[]): Promise<Map<number, AppliedPart[]>> {
   const parts = new Map<number, AppliedPart[]>();
   for (const ids of inListChunks(logIds, KEYS_PER_QUERY)) {
-    const rows = await db.selectFrom('stock_ledger').select(['log_id', 'pool', 'delta', 'expected']).where('log_id', 'in', ids).execute();
+    const rows = await db
+      .selectFrom('stock_ledger as g')
+      .innerJoin('stock_balances as b', 'b.id', 'g.balance_id')
+      .select(['g.log_id', 'b.pool', 'g.delta', 'g.expected'])
+      .where('g.log_id', 'in', ids)
+      .execute();
     for (const row of rows) {
       const list = parts.get(row.log_id) ?? [];
       list.push({ log_id: row.log_id, pool: row.pool, delta: Number(row.delta), expected: row.expected === null ? null : Number(row.expected) });
