@@ -15,7 +15,7 @@ import { findBookingProducts } from '../products/repository.js';
 import { findReasonCodes } from '../reason-codes/repository.js';
 import { orderNumberErrors, reservedSourceErrors } from '../customer-orders/bound-stock.js';
 import { finishReceiving, planReceiving, type ReceivingCandidate } from '../deliveries/receiving.js';
-import { findLiveStore } from '../stores/repository.js';
+import { requireLiveStore } from '../stores/repository.js';
 import { findLocationsByCodes } from '../locations/repository.js';
 import { bookEntries, poolPartsFromJson, postingsOf, type EntryDraft } from '../../ledger/book.js';
 import { applyPostings } from '../../ledger/postings.js';
@@ -135,8 +135,7 @@ export async function postStockLogs(
   by: Principal,
 ): Promise<{ ids: number[]; message: string }> {
   const lines = checkLines(body.storeproductlog, query.is_counted_quantity === true);
-  const store = await findLiveStore(ctx.db, storeNumber);
-  if (!store) throw notFound(`Unknown store '${storeNumber}'`);
+  const store = await requireLiveStore(ctx.db, storeNumber);
   return inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
     const drafts = await draftEntries(trx, ctx.dialect, store.id, lines, query);
@@ -170,8 +169,7 @@ function receivingCandidates(lines: readonly CheckedLine[]): ReceivingCandidate[
 /** POST …/storeproductlogs/review (PRODUCT §5 Review): approve applies, reject never does. */
 export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body: ReviewBody, by: Principal): Promise<string> {
   const actor = by.name;
-  const store = await findLiveStore(ctx.db, storeNumber);
-  if (!store) throw notFound(`Unknown store '${storeNumber}'`);
+  const store = await requireLiveStore(ctx.db, storeNumber);
   const ids = [...new Set(body.ids)];
   return inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
