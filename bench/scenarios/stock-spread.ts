@@ -134,12 +134,16 @@ export const stockSpreadPg: Scenario = {
         return { rate: (entries * 1000) / answer.ms!, latencies: answer.latencies! };
       };
 
+      let bytesPerEntry = Number.NaN;
       /** One log row and one ledger row per entry posted, every balance as the model says, verify clean: nothing lost. */
       const check = async () => {
         const [counts] = await db.query<{ logs: string; ledger: string }>('select (select count(*) from stock_logs) as logs, (select count(*) from stock_ledger) as ledger');
         if (Number(counts?.logs) !== posted || Number(counts?.ledger) !== posted) {
           throw new Error(`the service holds ${counts?.logs} stock log rows and ${counts?.ledger} ledger rows, ${posted} entries were posted`);
         }
+        // What an entry costs on disk, all indexes included (issue 29: ≤ 300 bytes): both tables of the ledger over the entries they hold.
+        const [size] = await db.query<{ bytes: string }>(`select pg_total_relation_size('stock_logs') + pg_total_relation_size('stock_ledger') as bytes`);
+        bytesPerEntry = Number(size?.bytes) / posted;
         const rows = await readServiceBalances(db);
         // No bench connection stays open on the service's database while the next run posts.
         await db.disconnect();
@@ -179,6 +183,7 @@ export const stockSpreadPg: Scenario = {
               'raw p50 ms': median(rawSide.latencies),
               'service peak RSS MB': first.peakRssMb(),
               'verify ms': verifyMs,
+              'database bytes per entry': Math.round(bytesPerEntry),
             },
             companions: {
               [TWO_PROCESSES]: {
