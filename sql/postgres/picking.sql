@@ -238,7 +238,19 @@ from
     $8::bigint[],
     $9::bigint[],
     $10::bigint[]
-  );
+  )
+on conflict (
+  store_id,
+  product_id,
+  location_id,
+  pool,
+  order_key
+) do update
+set
+  quantity = excluded.quantity,
+  last_at = excluded.last_at,
+  last_count_at = excluded.last_count_at,
+  updated_on = excluded.updated_on;
 
 insert into
   "stock_balances" (
@@ -268,18 +280,13 @@ from
     $9::bigint[],
     $10::bigint[]
   )
-on conflict (
+returning
+  id,
   store_id,
   product_id,
   location_id,
   pool,
-  order_key
-) do update
-set
-  quantity = excluded.quantity,
-  last_at = excluded.last_at,
-  last_count_at = excluded.last_count_at,
-  updated_on = excluded.updated_on;
+  order_key;
 
 insert into
   "stock_ledger" (

@@ -316,48 +316,14 @@ from
     $8::bigint[],
     $9::bigint[],
     $10::bigint[]
-  );
-
-insert into
-  "stock_balances" (
-    "store_id",
-    "store_number",
-    "product_id",
-    "location_id",
-    "pool",
-    "order_key",
-    "quantity",
-    "last_at",
-    "last_count_at",
-    "updated_on"
   )
-select
-  *
-from
-  unnest(
-    $1::bigint[],
-    $2::text[],
-    $3::bigint[],
-    $4::bigint[],
-    $5::integer[],
-    $6::text[],
-    $7::bigint[],
-    $8::bigint[],
-    $9::bigint[],
-    $10::bigint[]
-  )
-on conflict (
+returning
+  id,
   store_id,
   product_id,
   location_id,
   pool,
-  order_key
-) do update
-set
-  quantity = excluded.quantity,
-  last_at = excluded.last_at,
-  last_count_at = excluded.last_count_at,
-  updated_on = excluded.updated_on;
+  order_key;
 
 insert into
   "stock_ledger" (

@@ -118,22 +118,6 @@ insert into
     "updated_on"
   )
 values
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
-
-insert into
-  "stock_balances" (
-    "store_id",
-    "store_number",
-    "product_id",
-    "location_id",
-    "pool",
-    "order_key",
-    "quantity",
-    "last_at",
-    "last_count_at",
-    "updated_on"
-  )
-values
   (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 on conflict (
   store_id,
@@ -162,7 +146,29 @@ insert into
     "updated_on"
   )
 values
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?),
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+returning
+  id,
+  store_id,
+  product_id,
+  location_id,
+  pool,
+  order_key;
+
+insert into
+  "stock_balances" (
+    "store_id",
+    "store_number",
+    "product_id",
+    "location_id",
+    "pool",
+    "order_key",
+    "quantity",
+    "last_at",
+    "last_count_at",
+    "updated_on"
+  )
+values
   (?, ?, ?, ?, ?, ?, ?, ?, ?, ?),
   (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 on conflict (
@@ -204,7 +210,6 @@ insert into
     "expected"
   )
 values
-  (?, ?, ?, ?, ?, ?, ?),
   (?, ?, ?, ?, ?, ?, ?),
   (?, ?, ?, ?, ?, ?, ?)
 returning

@@ -184,7 +184,42 @@ insert into
     "updated_on"
   )
 values
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+on conflict (
+  store_id,
+  product_id,
+  location_id,
+  pool,
+  order_key
+) do update
+set
+  quantity = excluded.quantity,
+  last_at = excluded.last_at,
+  last_count_at = excluded.last_count_at,
+  updated_on = excluded.updated_on;
+
+insert into
+  "stock_balances" (
+    "store_id",
+    "store_number",
+    "product_id",
+    "location_id",
+    "pool",
+    "order_key",
+    "quantity",
+    "last_at",
+    "last_count_at",
+    "updated_on"
+  )
+values
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+returning
+  id,
+  store_id,
+  product_id,
+  location_id,
+  pool,
+  order_key;
 
 insert into
   "stock_balances" (
@@ -214,6 +249,21 @@ set
   last_at = excluded.last_at,
   last_count_at = excluded.last_count_at,
   updated_on = excluded.updated_on;
+
+insert into
+  "stock_ledger" (
+    "log_id",
+    "balance_id",
+    "at",
+    "delta",
+    "is_count",
+    "counted",
+    "expected"
+  )
+values
+  (?, ?, ?, ?, ?, ?, ?)
+returning
+  id;
 
 insert into
   "stock_ledger" (

@@ -258,35 +258,14 @@ insert into
     "updated_on"
   )
 values
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
-
-insert into
-  "stock_balances" (
-    "store_id",
-    "store_number",
-    "product_id",
-    "location_id",
-    "pool",
-    "order_key",
-    "quantity",
-    "last_at",
-    "last_count_at",
-    "updated_on"
-  )
-values
   (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-on conflict (
+returning
+  id,
   store_id,
   product_id,
   location_id,
   pool,
-  order_key
-) do update
-set
-  quantity = excluded.quantity,
-  last_at = excluded.last_at,
-  last_count_at = excluded.last_count_at,
-  updated_on = excluded.updated_on;
+  order_key;
 
 insert into
   "stock_ledger" (

@@ -62,8 +62,10 @@ export interface PostingResult {
 }
 
 interface BalanceState {
-  /** Its row's id: what its ledger rows name it by (created under the lock when new, createMissingBalances). */
+  /** Its row's id: what its ledger rows name it by (null until a new balance is created under its turn, createBalances). */
   id: number | null;
+  /** Created by this request, with its final figures: writeBalances has nothing left to write. */
+  created: boolean;
   key: BalanceKey;
   storeNumber: string;
   quantity: number;
@@ -119,11 +121,12 @@ export async function applyPostings(
   // A delta's ledger row is the same whatever the balance holds (a later count absorbing it
   // is re-based, not the delta), so a request of deltas only writes its ledger rows before
   // it queues for its balances: what writers of one balance do one at a time is only the
-  // balance itself. Counts depend on the level, so a request with any count writes its rows
-  // under the lock, as the arrival order of its own entries at one moment must stay its id order.
+  // balance itself — all but the rows of balances that do not exist yet, which are written
+  // under the lock once created. Counts depend on the level, so a request with any count
+  // writes its rows under the lock, as the arrival order of its own entries at one moment
+  // must stay its id order. `early[i]`: the id of posting i's row when written before the lock.
   let early = postings.every((posting) => !posting.isCount) ? await insertEarlyRows(trx, dialect, postings) : undefined;
   const balances = await lockBalances(trx, dialect, postings, storeNumbers);
-  await createMissingBalances(trx, dialect, balances, now);
 
   // One plan per balance for all of its postings of this request (docs/stock.md "Cost"): only
   // a balance with late entries that a count can see reads its history, and only the stretch
@@ -135,7 +138,7 @@ export async function applyPostings(
     if (indices) indices.push(index);
     else postingsByBalance.set(key, [index]);
   });
-  const ownRows = new Set(early);
+  const ownRows = new Set(early?.filter((id): id is number => id !== undefined));
   const plans = new Array<PlannedArrival>(postings.length);
   const rebased: Array<{ id: number; deltaMilli: number; expectedMilli: number }> = [];
   for (const [key, indices] of postingsByBalance) {
@@ -146,12 +149,13 @@ export async function applyPostings(
     const plan = planBatch(window, arrivals);
     plan.arrivals.forEach((planned, at) => (plans[indices[at]!] = planned));
     rebased.push(...plan.rebased);
-    if (early && (await countRecordedAfterOwnRow(trx, balance, indices.map((index) => ({ id: early![index]!, at: postings[index]!.at }))))) {
+    const written = early === undefined ? [] : indices.filter((index) => early![index] !== undefined);
+    if (written.length > 0 && (await countRecordedAfterOwnRow(trx, balance, written.map((index) => ({ id: early![index]!, at: postings[index]!.at }))))) {
       // A concurrent count was recorded at the very moment of one of these deltas after the
       // delta's row got its id: (at, id) would place the delta before the count, the plan
       // after it. Rare (the same millisecond on the same balance); write the rows again
       // under the lock, so their ids follow everything recorded.
-      await deleteLedgerRows(trx, early);
+      await deleteLedgerRows(trx, [...ownRows]);
       early = undefined;
     }
   }
@@ -177,16 +181,22 @@ export async function applyPostings(
     // What was written before the lock is what the plan books (deltas are never re-based).
     postings.forEach((posting, index) => {
       const planned = plans[index]!;
-      if (planned.deltaMilli !== posting.quantityMilli || planned.expectedMilli !== undefined) throw new Error(`ledger plan changed the delta of log ${posting.logId}`);
+      if (early![index] !== undefined && (planned.deltaMilli !== posting.quantityMilli || planned.expectedMilli !== undefined)) {
+        throw new Error(`ledger plan changed the delta of log ${posting.logId}`);
+      }
     });
-  } else {
-    // Ledger rows in arrival order: their ids order entries of the same moment from now on.
+  }
+  // New balances now, with the figures this request leaves them at: their ledger rows name them.
+  await dialect.engineBalanceWrites(trx, () => createBalances(trx, dialect, balances, now));
+  // The rest in arrival order: their ids order entries of the same moment from now on.
+  const unwritten = postings.map((_, index) => index).filter((index) => early?.[index] === undefined);
+  if (unwritten.length > 0) {
     await insertLedgerRows(
       trx,
       dialect,
-      postings,
-      postings.map((posting) => balances.get(keyOf(posting))!.id!),
-      postings.map((posting, index) => ({ deltaMilli: plans[index]!.deltaMilli, expectedMilli: plans[index]!.expectedMilli })),
+      unwritten.map((index) => postings[index]!),
+      unwritten.map((index) => balances.get(keyOf(postings[index]!))!.id!),
+      unwritten.map((index) => ({ deltaMilli: plans[index]!.deltaMilli, expectedMilli: plans[index]!.expectedMilli })),
     );
   }
   // A re-based count's row is the ledger's one update in place (docs/stock.md).
@@ -194,9 +204,10 @@ export async function applyPostings(
     await trx.updateTable('stock_ledger').set({ delta: count.deltaMilli, expected: count.expectedMilli }).where('id', '=', count.id).execute();
   }
   const touched = [...balances.values()].filter((b) => b.touched);
+  const moved = touched.filter((b) => !b.created);
   // The versions of the store products whose balances change are bumped by the stamp
   // below, once per product, not by the triggers once per balance (migration 0017).
-  await dialect.engineBalanceWrites(trx, () => writeBalances(trx, dialect, touched, now));
+  if (moved.length > 0) await dialect.engineBalanceWrites(trx, () => writeBalances(trx, dialect, moved, now));
   await stampStoreProducts(trx, dialect, touched.map((balance) => balance.key), touches, now);
   // After the stamp, which holds the store products to the commit (store-product-magnitude.ts).
   await checkStoreProductMagnitudes(trx, magnitudes);
@@ -206,18 +217,28 @@ export async function applyPostings(
 const deltaRow = (posting: Posting) => ({ deltaMilli: posting.quantityMilli, expectedMilli: undefined });
 
 /**
- * A deltas-only request's ledger rows, written before it queues for its balances — when every
- * balance it moves exists already: a row names its balance by id, and a balance is created
- * only under its turn (createMissingBalances). Balances are never deleted and their ids never
- * change, so ids read before the turn still hold under it. Returns the rows' ids in posting
- * order, or undefined when some balance is new (the rows are then written under the lock).
+ * A deltas-only request's ledger rows on balances that exist already, written before it
+ * queues for them: a row names its balance by id, and a balance is created only under its
+ * turn (createMissingBalances), so a posting on a new balance is written after. Balances are
+ * never deleted and their ids never change, so ids read before the turn still hold under it.
+ * Returns each posting's row id, undefined where its balance is new.
  */
-async function insertEarlyRows(trx: Transaction<Database>, dialect: Dialect, postings: readonly Posting[]): Promise<number[] | undefined> {
+async function insertEarlyRows(trx: Transaction<Database>, dialect: Dialect, postings: readonly Posting[]): Promise<Array<number | undefined>> {
   const distinct = new Map(postings.map((posting) => [keyOf(posting), posting as BalanceKey]));
-  const ids = new Map<string, number>();
-  for (const row of await readBalanceRows(trx, dialect, [...distinct.values()])) ids.set(keyOfRow(row), Number(row.id));
-  if (ids.size < distinct.size) return undefined;
-  return insertLedgerRows(trx, dialect, postings, postings.map((posting) => ids.get(keyOf(posting))!), postings.map(deltaRow));
+  const balanceIds = new Map<string, number>();
+  for (const row of await readBalanceRows(trx, dialect, [...distinct.values()])) balanceIds.set(keyOfRow(row), Number(row.id));
+  const known = postings.map((_, index) => index).filter((index) => balanceIds.has(keyOf(postings[index]!)));
+  const early = new Array<number | undefined>(postings.length).fill(undefined);
+  if (known.length === 0) return early;
+  const ids = await insertLedgerRows(
+    trx,
+    dialect,
+    known.map((index) => postings[index]!),
+    known.map((index) => balanceIds.get(keyOf(postings[index]!))!),
+    known.map((index) => deltaRow(postings[index]!)),
+  );
+  known.forEach((index, at) => (early[index] = ids[at]));
+  return early;
 }
 
 /** The postings' ledger rows, in posting order, on the balances of `balanceIds` (same order); returns their ids in that order. */
@@ -315,6 +336,7 @@ async function lockBalances(
     if (!balanceKey || balances.has(key)) continue;
     balances.set(key, {
       id: Number(row.id),
+      created: false,
       key: balanceKey,
       storeNumber: row.store_number,
       quantity: Number(row.quantity),
@@ -325,7 +347,7 @@ async function lockBalances(
   }
   for (const [key, balanceKey] of distinct) {
     if (!balances.has(key)) {
-      balances.set(key, { id: null, key: balanceKey, storeNumber: storeNumbers.get(balanceKey.storeId) ?? '', quantity: 0, lastAt: null, lastCountAt: null, touched: false });
+      balances.set(key, { id: null, created: false, key: balanceKey, storeNumber: storeNumbers.get(balanceKey.storeId) ?? '', quantity: 0, lastAt: null, lastCountAt: null, touched: false });
     }
   }
   return balances;
@@ -407,27 +429,30 @@ async function readHistory(trx: Transaction<Database>, balance: BalanceState, ra
 }
 
 /**
- * Creates the balances among `balances` that have no row yet (level 0, no entries), under
- * their turns, so their ledger rows can name them; writeBalances then sets their levels
- * like any other. The engine's own write, so the stock version triggers stay out of it.
+ * Creates the balances among `balances` that have no row yet, at the figures this request
+ * leaves them at (under their turns: nobody else writes them before the commit), and learns
+ * their ids, which their ledger rows name. The engine's own write, so the stock version
+ * triggers stay out of it (the caller says so to the dialect).
  */
-async function createMissingBalances(trx: Transaction<Database>, dialect: Dialect, balances: ReadonlyMap<string, BalanceState>, now: number): Promise<void> {
+async function createBalances(trx: Transaction<Database>, dialect: Dialect, balances: ReadonlyMap<string, BalanceState>, now: number): Promise<void> {
   const missing = [...balances.values()].filter((balance) => balance.id === null);
   if (missing.length === 0) return;
-  await dialect.engineBalanceWrites(trx, () =>
-    insertMany(
-      trx,
-      dialect,
-      'stock_balances',
-      BALANCE_COLUMNS,
-      missing.map((b) => [b.key.storeId, b.storeNumber, b.key.productId, b.key.locationId, b.key.pool, b.key.orderKey, 0, null, null, now]),
-    ),
+  const created = await insertMany<BalanceRow>(
+    trx,
+    dialect,
+    'stock_balances',
+    BALANCE_COLUMNS,
+    missing.map((b) => [b.key.storeId, b.storeNumber, b.key.productId, b.key.locationId, b.key.pool, b.key.orderKey, b.quantity, b.lastAt, b.lastCountAt, now]),
+    'returning id, store_id, product_id, location_id, pool, order_key',
   );
   const byKey = new Map(missing.map((balance) => [keyOf(balance.key), balance]));
-  for (const row of await readBalanceRows(trx, dialect, missing.map((balance) => balance.key))) {
-    const balance = byKey.get(keyOfRow(row));
-    if (balance) balance.id = Number(row.id);
+  for (const row of created) {
+    const balance = byKey.get(keyOfRow(row))!;
+    balance.id = Number(row.id);
+    balance.created = true;
   }
+  const left = missing.filter((balance) => balance.id === null);
+  if (left.length > 0) throw new Error(`${left.length} new balances were not created (first: ${keyOf(left[0]!.key)})`);
 }
 
 async function writeBalances(trx: Transaction<Database>, dialect: Dialect, touched: BalanceState[], now: number): Promise<void> {
