@@ -311,9 +311,9 @@ const KEY_COLUMNS: readonly RowsSourceColumn[] = [
  * the dialect's `lockInTurn` on every balance key (PostgreSQL: transaction advisory locks,
  * granted first come, first served; SQLite: the write transaction's database lock), which
  * every writer of balances takes — this is the only one. So the rows need no row lock
- * of their own: they are read by their keys, and each touched balance is written once, at
- * the end (writeBalances), created there when it does not exist yet
- * (docs/decisions.md "balance writes"). Keys go in one global order, so two transactions
+ * of their own: they are read by their keys, and each touched balance is written once: a new
+ * one when its figures are known (createBalances), an existing one at the end (writeBalances;
+ * docs/decisions.md "balance writes"). Keys go in one global order, so two transactions
  * wanting overlapping balances queue in the same order and cannot deadlock.
  */
 async function lockBalances(
@@ -457,7 +457,8 @@ async function createBalances(trx: Transaction<Database>, dialect: Dialect, bala
 
 async function writeBalances(trx: Transaction<Database>, dialect: Dialect, touched: BalanceState[], now: number): Promise<void> {
   // Absolute values, one multi-row upsert on the balance key: nobody else writes these
-  // balances until this transaction ends (lockBalances), and a missing one is created here.
+  // balances until this transaction ends (lockBalances). All of them exist (createBalances
+  // made the new ones); the upsert's conflict path is the update.
   await insertMany(
     trx,
     dialect,
