@@ -18,7 +18,7 @@ import { locationInput, productInput, reasonCodeInput, storeInput } from '../hel
  */
 
 export const FLOWS = {
-  booking: 'POST …/storeproductlogs: deltas with locations and reasons, a count, a late entry, an entry bound to an order (booking, balance plan, stamps)',
+  booking: 'POST …/storeproductlogs: deltas with locations and reasons, a late delta, a count (booking, balance plan, stamps)',
   review: 'POST …/storeproductlogs/review: approving an entry that waited for review',
   lookup: 'GET /stores/{s}/products/{p}/stock: the handheld look-up (compiled, prepared reads)',
   'stock-list': 'GET /storeproducts/stock by store, page 2 by Page_Start',
@@ -63,7 +63,7 @@ const SCENARIO: Record<Flow, (t: TestApp, memo: Map<string, unknown>) => Promise
         storeproductlog: [
           { product_number: 'QP1', customer_order_line_number: 0, quantity: -2, reason_code: 10, location_code: 'A-01', modification_datetime: '2026-01-02T09:00:00Z' },
           { product_number: 'QP2', customer_order_line_number: 0, quantity: 5, location_code: 'B-01', modification_datetime: '2026-01-02T09:01:00Z' },
-          // Late: before the opening count of the day after, so the plan re-bases nothing but walks history.
+          // Late: before the balance's latest entry; no count follows it, so it is booked without reading history.
           { product_number: 'QP3', customer_order_line_number: 0, quantity: 1, location_code: 'A-01', modification_datetime: '2025-12-31T09:00:00Z' },
         ],
       }),
