@@ -26,6 +26,13 @@ export interface Arrival {
   isCount: boolean;
   /** The request field of its quantity, named when a figure it makes would leave the exact range. */
   path?: string;
+  /**
+   * Its place among the balance's entries of the same moment when that is fixed already: an
+   * entry written before its balance's turn, or a pending entry approved later, keeps the id
+   * it was written under, so it goes wherever that id falls among recorded entries (which
+   * may have been recorded since). Without it, the arrival follows everything recorded.
+   */
+  id?: number;
 }
 
 export interface BalanceClock {
@@ -46,9 +53,11 @@ export function historyRange(clock: BalanceClock, arrivals: readonly Arrival[]):
   let { lastAt, lastCountAt } = clock;
   let range: HistoryRange | undefined;
   for (const arrival of arrivals) {
-    const late = lastAt !== null && arrival.at < lastAt;
-    // A recorded count at the same moment happened before this arrival (arrival breaks ties).
-    const countAfter = lastCountAt !== null && arrival.at < lastCountAt;
+    // A recorded entry at the same moment happened before this arrival (arrival breaks ties),
+    // unless the arrival's place is fixed: then it may fall before one of them.
+    const fixed = arrival.id !== undefined;
+    const late = lastAt !== null && (arrival.at < lastAt || (fixed && arrival.at === lastAt));
+    const countAfter = lastCountAt !== null && (arrival.at < lastCountAt || (fixed && arrival.at === lastCountAt));
     if (late && (arrival.isCount || countAfter)) {
       range = range ? { fromAt: Math.min(range.fromAt, arrival.at), toAt: Math.max(range.toAt, arrival.at) } : { fromAt: arrival.at, toAt: arrival.at };
     }
@@ -109,8 +118,8 @@ const HISTORY = { what: "the balance's level at a past moment" } as const;
  * a prefix sum and its absorbing count a successor look-up: O(log n) each (Fenwick trees).
  */
 export function planBatch(window: HistoryWindow, arrivals: readonly Arrival[]): BatchPlan {
-  // `group` 0: recorded (ranked by id), 1: new (ranked by arrival) — new entries happen after
-  // every recorded entry of the same moment.
+  // `group` 0: recorded, and arrivals whose place is fixed (ranked by id); 1: other arrivals
+  // (ranked by arrival) — they happen after every recorded entry of the same moment.
   type Slot = { at: number; group: 0 | 1; rank: number; recorded?: TimelineEntry; tail?: true };
   const slots: Slot[] = window.entries.map((entry) => ({ at: entry.at, group: 0, rank: entry.id, recorded: entry }));
   const closing = window.entries[window.entries.length - 1];
@@ -119,7 +128,7 @@ export function planBatch(window: HistoryWindow, arrivals: readonly Arrival[]): 
     slots.push({ at: closing.at, group: 0, rank: closing.id + 0.5, tail: true });
   }
   const firstArrivalSlot = slots.length;
-  arrivals.forEach((arrival, index) => slots.push({ at: arrival.at, group: 1, rank: index }));
+  arrivals.forEach((arrival, index) => slots.push(arrival.id === undefined ? { at: arrival.at, group: 1, rank: index } : { at: arrival.at, group: 0, rank: arrival.id }));
   const order = slots.map((_, index) => index).sort((a, b) => compareSlots(slots[a]!, slots[b]!));
   const positionOf = new Array<number>(slots.length);
   order.forEach((slot, position) => (positionOf[slot] = position + 1));

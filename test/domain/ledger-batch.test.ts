@@ -26,6 +26,18 @@ function windowOf(recorded: TimelineEntry[], range: { fromAt: number; toAt: numb
   return historyWindow(rows, closing !== undefined, sumOfDeltas(recorded));
 }
 
+/** 1..n in an order drawn from `seed` (a small LCG: fast-check shrinks the seed). */
+function shuffledIds(n: number, seed: number): number[] {
+  const ids = Array.from({ length: n }, (_, i) => i + 1);
+  let state = seed + 1;
+  for (let i = n - 1; i > 0; i--) {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    const j = state % (i + 1);
+    [ids[i], ids[j]] = [ids[j]!, ids[i]!];
+  }
+  return ids;
+}
+
 function planAgainst(recorded: TimelineEntry[], arrivals: readonly Arrival[]) {
   const clock = {
     lastAt: recorded.length ? Math.max(...recorded.map((e) => e.at)) : null,
@@ -79,6 +91,44 @@ describe('batch planning of late entries (issue 11)', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('property: arrivals whose place is fixed by an id (written before their turn, or approved later) go where that id falls', () => {
+    // Ids are a random permutation: an entry recorded later may hold a smaller id (it was
+    // written before its turn and committed after others), and an arrival's fixed id may fall
+    // before recorded entries of its moment. Arrivals without a fixed id follow everything.
+    const fixedArb = fc.record({ op: opArb(12), fixed: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(opArb(12), { maxLength: 25 }), fc.array(fixedArb, { minLength: 1, maxLength: 15 }), fc.integer({ min: 0, max: 1_000_000 }), (history, drawn, seed) => {
+        const ids = shuffledIds(history.length + drawn.length, seed);
+        const recorded = history.reduce<TimelineEntry[]>((timeline, op, index) => record(timeline, { ...op, id: ids[index]! }), []);
+        const arrivals: Arrival[] = drawn.map(({ op, fixed }, index) => (fixed ? { ...op, id: ids[history.length + index]! } : op));
+        const late = 1_000_000;
+        const reference = arrivals.reduce((timeline, arrival, index) => record(timeline, { ...arrival, id: arrival.id ?? late + index }), recorded);
+        const { plan } = planAgainst(recorded, arrivals);
+        arrivals.forEach((arrival, index) => {
+          const expected = reference.find((e) => e.id === (arrival.id ?? late + index))!;
+          expect(plan.arrivals[index]!.deltaMilli).toBe(expected.deltaMilli);
+          expect(plan.arrivals[index]!.expectedMilli).toBe(expected.count?.expectedMilli);
+        });
+        const rebased = new Map(plan.rebased.map((r) => [r.id, r]));
+        for (const before of recorded) {
+          const after = reference.find((e) => e.id === before.id)!;
+          expect(rebased.get(before.id)?.deltaMilli ?? before.deltaMilli).toBe(after.deltaMilli);
+        }
+        expect(sumOfDeltas(recorded) + plan.arrivals.reduce((sum, a) => sum + a.balanceChangeMilli, 0)).toBe(sumOfDeltas(reference));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('a delta written before a count of its moment was recorded is absorbed by that count', () => {
+    // The delta got id 1 before its turn; a count at the same moment got id 2 and committed first.
+    const recorded = record([], { id: 2, at: 10, quantityMilli: 5_000, isCount: true });
+    const { range, plan } = planAgainst(recorded, [{ id: 1, at: 10, quantityMilli: 3_000, isCount: false }]);
+    expect(range).toEqual({ fromAt: 10, toAt: 10 });
+    expect(plan.arrivals[0]).toMatchObject({ deltaMilli: 3_000, balanceChangeMilli: 0, absorbed: true });
+    expect(plan.rebased).toEqual([{ id: 2, deltaMilli: 2_000, expectedMilli: 3_000 }]);
   });
 
   it('in-order entries and late deltas with no count after them need no history', () => {
