@@ -194,31 +194,6 @@ returning
   order_key;
 
 insert into
-  "stock_ledger" (
-    "log_id",
-    "balance_id",
-    "at",
-    "delta",
-    "is_count",
-    "counted",
-    "expected"
-  )
-select
-  *
-from
-  unnest(
-    $1::bigint[],
-    $2::bigint[],
-    $3::bigint[],
-    $4::bigint[],
-    $5::integer[],
-    $6::bigint[],
-    $7::bigint[]
-  )
-returning
-  id;
-
-insert into
   "stock_logs" (
     "store_id",
     "store_number",
@@ -256,7 +231,10 @@ insert into
     "created_on",
     "updated_on",
     "created_by",
-    "modified_by"
+    "modified_by",
+    "balance_id",
+    "delta",
+    "expected"
   )
 select
   *
@@ -298,7 +276,10 @@ from
     $34::bigint[],
     $35::bigint[],
     $36::text[],
-    $37::text[]
+    $37::text[],
+    $38::bigint[],
+    $39::bigint[],
+    $40::bigint[]
   )
 returning
   id;

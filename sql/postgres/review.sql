@@ -158,31 +158,6 @@ set
   updated_on = excluded.updated_on;
 
 insert into
-  "stock_ledger" (
-    "log_id",
-    "balance_id",
-    "at",
-    "delta",
-    "is_count",
-    "counted",
-    "expected"
-  )
-select
-  *
-from
-  unnest(
-    $1::bigint[],
-    $2::bigint[],
-    $3::bigint[],
-    $4::bigint[],
-    $5::integer[],
-    $6::bigint[],
-    $7::bigint[]
-  )
-returning
-  id;
-
-insert into
   "stock_logs" (
     "store_id",
     "store_number",
@@ -220,7 +195,10 @@ insert into
     "created_on",
     "updated_on",
     "created_by",
-    "modified_by"
+    "modified_by",
+    "balance_id",
+    "delta",
+    "expected"
   )
 select
   *
@@ -262,7 +240,10 @@ from
     $34::bigint[],
     $35::bigint[],
     $36::text[],
-    $37::text[]
+    $37::text[],
+    $38::bigint[],
+    $39::bigint[],
+    $40::bigint[]
   )
 returning
   id;
@@ -334,6 +315,14 @@ from
 
 select
   set_config('store_ops.engine_balance_writes', 'on', true);
+
+update "stock_logs"
+set
+  "balance_id" = $1,
+  "delta" = $2,
+  "expected" = $3
+where
+  "id" = $4;
 
 update "stock_logs"
 set

@@ -185,37 +185,6 @@ set
   updated_on = excluded.updated_on;
 
 insert into
-  "stock_ledger" (
-    "log_id",
-    "balance_id",
-    "at",
-    "delta",
-    "is_count",
-    "counted",
-    "expected"
-  )
-values
-  (?, ?, ?, ?, ?, ?, ?)
-returning
-  id;
-
-insert into
-  "stock_ledger" (
-    "log_id",
-    "balance_id",
-    "at",
-    "delta",
-    "is_count",
-    "counted",
-    "expected"
-  )
-values
-  (?, ?, ?, ?, ?, ?, ?),
-  (?, ?, ?, ?, ?, ?, ?)
-returning
-  id;
-
-insert into
   "stock_logs" (
     "store_id",
     "store_number",
@@ -253,10 +222,16 @@ insert into
     "created_on",
     "updated_on",
     "created_by",
-    "modified_by"
+    "modified_by",
+    "balance_id",
+    "delta",
+    "expected"
   )
 values
   (
+    ?,
+    ?,
+    ?,
     ?,
     ?,
     ?,
@@ -336,10 +311,16 @@ insert into
     "created_on",
     "updated_on",
     "created_by",
-    "modified_by"
+    "modified_by",
+    "balance_id",
+    "delta",
+    "expected"
   )
 values
   (
+    ?,
+    ?,
+    ?,
     ?,
     ?,
     ?,
@@ -415,9 +396,15 @@ values
     ?,
     ?,
     ?,
+    ?,
+    ?,
+    ?,
     ?
   ),
   (
+    ?,
+    ?,
+    ?,
     ?,
     ?,
     ?,

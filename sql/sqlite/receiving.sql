@@ -268,21 +268,6 @@ returning
   order_key;
 
 insert into
-  "stock_ledger" (
-    "log_id",
-    "balance_id",
-    "at",
-    "delta",
-    "is_count",
-    "counted",
-    "expected"
-  )
-values
-  (?, ?, ?, ?, ?, ?, ?)
-returning
-  id;
-
-insert into
   "stock_logs" (
     "store_id",
     "store_number",
@@ -320,10 +305,16 @@ insert into
     "created_on",
     "updated_on",
     "created_by",
-    "modified_by"
+    "modified_by",
+    "balance_id",
+    "delta",
+    "expected"
   )
 values
   (
+    ?,
+    ?,
+    ?,
     ?,
     ?,
     ?,

@@ -133,21 +133,6 @@ set
   updated_on = excluded.updated_on;
 
 insert into
-  "stock_ledger" (
-    "log_id",
-    "balance_id",
-    "at",
-    "delta",
-    "is_count",
-    "counted",
-    "expected"
-  )
-values
-  (?, ?, ?, ?, ?, ?, ?)
-returning
-  id;
-
-insert into
   "stock_logs" (
     "store_id",
     "store_number",
@@ -185,10 +170,16 @@ insert into
     "created_on",
     "updated_on",
     "created_by",
-    "modified_by"
+    "modified_by",
+    "balance_id",
+    "delta",
+    "expected"
   )
 values
   (
+    ?,
+    ?,
+    ?,
     ?,
     ?,
     ?,
@@ -293,6 +284,14 @@ from
 where
   "store_number" = ?
   and "deleted_on" is null;
+
+update "stock_logs"
+set
+  "balance_id" = ?,
+  "delta" = ?,
+  "expected" = ?
+where
+  "id" = ?;
 
 update "stock_logs"
 set

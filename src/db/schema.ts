@@ -389,13 +389,42 @@ export interface StockLogTable {
   updated_on: number;
   created_by: string;
   modified_by: string;
+  /**
+   * The entry's posting, when it moved exactly one balance (migration 0022: one row per
+   * entry): the balance, the delta booked and, for a count, the level expected. Null while
+   * pending or rejected, and for an entry split over pools, whose parts are stock_log_parts rows.
+   */
+  balance_id: number | null;
+  delta: number | null;
+  expected: number | null;
 }
 
-/** One applied delta of a log entry to one balance. */
-export interface StockLedgerTable {
-  id: Generated<number>;
+/**
+ * One pool's part of an applied entry split over pools (`stock_pool_N`), with the columns
+ * a one-balance entry keeps in its own row. `seq` places the part among its balance's
+ * entries of the same moment: the entry's log id (a migrated part may carry another, so
+ * the order of entries that moment had before migration 0022 holds).
+ */
+export interface StockLogPartTable {
   log_id: number;
-  /** The balance the row moved (migration 0021: its id stands for its key). */
+  seq: number;
+  balance_id: number;
+  at: number;
+  delta: number;
+  is_count: Bool;
+  counted: number | null;
+  expected: number | null;
+}
+
+/**
+ * The ledger, a view (migration 0022): one row per posting — the posting of a one-balance
+ * entry from its stock_logs row, and the parts of split entries. A balance's history is its
+ * rows in (at, id) order; `id` is that order at one moment (the log id posted under), unique
+ * within a balance, not across the view. Read only: the engine writes the two tables.
+ */
+export interface StockLedgerTable {
+  id: number;
+  log_id: number;
   balance_id: number;
   at: number;
   delta: number;
@@ -615,6 +644,7 @@ export interface Database {
   stock_logs: StockLogTable;
   stock_log_hours: StockLogHourTable;
   stock_ledger: StockLedgerTable;
+  stock_log_parts: StockLogPartTable;
   stock_balances: StockBalanceTable;
   delivery_orders: DeliveryOrderTable;
   delivery_order_lines: DeliveryOrderLineTable;

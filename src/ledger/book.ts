@@ -1,18 +1,16 @@
-import type { Insertable, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Dialect } from '../db/dialect/types.js';
-import type { Database, StockLogTable } from '../db/schema.js';
+import type { Database } from '../db/schema.js';
 import { POOL_COUNT, type PoolPart } from '../domain/stock-rules.js';
-import { insertManyReturningIds } from '../db/insert-many.js';
 import { ensureStoreProducts } from './store-products.js';
 import type { BookingProduct, BookingStore, Ledger } from './ledger.js';
-import { applyPostings, arrivalMoment, type Posting } from './postings.js';
+import { applyEntries, arrivalMoment, type NewLogRow, type Posting } from './postings.js';
 import type { StockTouch } from './store-product-stamps.js';
-import { valuesOf } from '../shared/column-access.js';
 import { assertStoreAccess, type Principal } from '../shared/access.js';
 
 /**
- * Booking: turns resolved entry drafts into stock_logs rows and, unless they wait for
- * review, ledger postings — in the caller's transaction. Every stock change of the
+ * Booking: turns resolved entry drafts into stock_logs rows which, unless they wait for
+ * review, carry their postings (postings.ts writes them) — in the caller's transaction. Every stock change of the
  * service (log entries, counts, movements, receipts, picking, resets) books through here,
  * as the principal of its request: a store outside the principal's authority is refused
  * (403) before anything is written (PRODUCT §4), whichever way the request reached it — a
@@ -74,7 +72,7 @@ export function poolPartsFromJson(json: string): PoolPart[] {
   );
 }
 
-function logRow(store: BookingStore, draft: EntryDraft, actor: string, now: number): Insertable<StockLogTable> {
+function logRow(store: BookingStore, draft: EntryDraft, actor: string, now: number): NewLogRow {
   const total = draft.poolParts.reduce((sum, p) => sum + p.quantityMilli, 0);
   return {
     store_id: store.id,
@@ -117,9 +115,8 @@ function logRow(store: BookingStore, draft: EntryDraft, actor: string, now: numb
   };
 }
 
-/** Where an entry books: enough to derive its ledger postings. */
+/** Where an entry books: enough to derive its postings. */
 export interface PostingOrigin {
-  logId: number;
   storeId: number;
   productId: number;
   locationId: number | null;
@@ -130,10 +127,9 @@ export interface PostingOrigin {
   path?: string;
 }
 
-/** The ledger postings of an entry, one per pool part (also when a pending entry is approved). */
+/** The postings of an entry, one per pool part (also when a pending entry is approved). */
 export function postingsOf(origin: PostingOrigin, parts: EntryDraft['poolParts']): Posting[] {
   return parts.map((part) => ({
-    logId: origin.logId,
     storeId: origin.storeId,
     productId: origin.productId,
     locationId: origin.locationId ?? 0,
@@ -165,18 +161,15 @@ export async function bookEntries(
   await ensureStoreProducts(trx, ledger, store, [...products.values()].sort((a, b) => a.id - b.id), now, actor);
 
   const booked = await stampArrivals(trx, dialect, store.id, drafts, now);
-  const rows = booked.map((draft) => logRow(store, draft, actor, now));
-  const columns = Object.keys(rows[0]!) as Array<keyof Insertable<StockLogTable>>;
-  const ids = await insertManyReturningIds(trx, dialect, 'stock_logs', columns, rows.map(valuesOf(columns)));
-
-  const postings = booked.flatMap((draft, index) => (draft.pending ? [] : postingsOf(originOf(ids[index]!, store.id, draft), draft.poolParts)));
+  const entries = booked.map((draft) => ({
+    row: logRow(store, draft, actor, now),
+    postings: draft.pending ? [] : postingsOf(originOf(store.id, draft), draft.poolParts),
+  }));
   const touches = booked.filter((d) => !d.pending).map((draft) => touchOf(store.id, draft, actor));
-  await applyPostings(trx, dialect, postings, new Map([[store.id, store.store_number]]), by, now, touches);
-  return ids;
+  return applyEntries(trx, dialect, entries, new Map([[store.id, store.store_number]]), by, now, touches);
 }
 
-const originOf = (logId: number, storeId: number, draft: EntryDraft): PostingOrigin => ({
-  logId,
+const originOf = (storeId: number, draft: EntryDraft): PostingOrigin => ({
   storeId,
   productId: draft.product.id,
   locationId: draft.location?.id ?? null,
@@ -196,7 +189,7 @@ const originOf = (logId: number, storeId: number, draft: EntryDraft): PostingOri
 async function stampArrivals(trx: Transaction<Database>, dialect: Dialect, storeId: number, drafts: readonly EntryDraft[], now: number): Promise<readonly EntryDraft[]> {
   const applied = drafts.filter((draft) => !draft.pending);
   if (!applied.some((draft) => draft.onArrival)) return drafts;
-  const keys = applied.flatMap((draft) => postingsOf(originOf(0, storeId, draft), draft.poolParts));
+  const keys = applied.flatMap((draft) => postingsOf(originOf(storeId, draft), draft.poolParts));
   const latest = await arrivalMoment(trx, dialect, keys, now);
   return drafts.map((draft) => (draft.onArrival ? { ...draft, at: Math.max(draft.at, latest) } : draft));
 }

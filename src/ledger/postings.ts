@@ -1,22 +1,24 @@
-import { sql, type Selectable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
 import type { Dialect, RowsSourceColumn } from '../db/dialect/types.js';
 import { insertMany, insertManyReturningIds } from '../db/insert-many.js';
-import type { Database, StockBalanceTable } from '../db/schema.js';
+import type { Database, StockBalanceTable, StockLogTable } from '../db/schema.js';
 import type { TimelineEntry } from '../domain/ledger.js';
 import { historyRange, historyWindow, planBatch, type HistoryRange, type HistoryWindow, type PlannedArrival } from '../domain/ledger-batch.js';
-import { inListChunks, KEYS_PER_QUERY } from '../db/in-list.js';
 import { stampStoreProducts, type StockTouch } from './store-product-stamps.js';
 import { checkStoreProductMagnitudes, type MagnitudeChange } from './store-product-magnitude.js';
 import { assertStoreAccess, visibleStores, type Principal } from '../shared/access.js';
 
 /**
  * The posting engine: the only code that changes stock (PRODUCT §5 "Ledger first").
- * Each posting appends a stock_ledger row and moves its balance in the same transaction;
- * a late entry re-bases the next count of its balance (domain/ledger.ts). Balances are
- * taken (dialect lockInTurn: first come, first served, in key order) before they are read,
- * so concurrent writers on the same balance queue instead of losing updates; the work that
- * does not depend on the balance is done before, so the queue moves fast (docs/stock.md
- * "Hot balance"). Each touched balance and store product is written once per request.
+ * An entry is one stock_logs row, which carries its posting when it moves one balance
+ * (`balance_id`, `delta`, `expected`); an entry split over pools has a stock_log_parts row
+ * per pool instead (migration 0022; the view `stock_ledger` reads both). Each entry's row and
+ * its balances' moves are written in the same transaction; a late entry re-bases the next
+ * count of its balance (domain/ledger.ts). Balances are taken (dialect lockInTurn: first
+ * come, first served, in key order) before they are read, so concurrent writers on the same
+ * balance queue instead of losing updates; the work that does not depend on the balance is
+ * done before, so the queue moves fast (docs/stock.md "Hot balance"). Each touched balance
+ * and store product is written once per request.
  */
 
 /** Identifies one balance: (store, product, location or 0, pool, customer order or ''). */
@@ -28,8 +30,8 @@ export interface BalanceKey {
   orderKey: string;
 }
 
+/** One part of an entry on one balance: the whole entry, or one pool of a split one. */
 export interface Posting extends BalanceKey {
-  logId: number;
   /** Epoch ms of the entry (its modification_datetime). */
   at: number;
   /** Signed delta, or for counts the counted level (thousandths). */
@@ -45,6 +47,12 @@ export interface Posting extends BalanceKey {
   path?: string;
 }
 
+/** The log row of a new entry, as booking drafts it: the engine adds its posting. */
+export type NewLogRow = Omit<Insertable<StockLogTable>, 'balance_id' | 'delta' | 'expected'>;
+
+/** One entry the engine books: a new one (its row) or an approved pending one (its row's id). */
+export type EntryBooking = { postings: readonly Posting[] } & ({ row: NewLogRow; logId?: undefined } | { logId: number; row?: undefined });
+
 /** A guarded posting would take its balance below zero. */
 export class InsufficientStockError extends Error {
   constructor(
@@ -55,14 +63,8 @@ export class InsufficientStockError extends Error {
   }
 }
 
-export interface PostingResult {
-  logId: number;
-  deltaMilli: number;
-  expectedMilli?: number;
-}
-
 interface BalanceState {
-  /** Its row's id: what its ledger rows name it by (null until a new balance is created under its turn, createBalances). */
+  /** Its row's id: what its postings name it by (null until a new balance is created under its turn, createBalances). */
   id: number | null;
   /** Created by this request, with its final figures: writeBalances has nothing left to write. */
   created: boolean;
@@ -74,7 +76,19 @@ interface BalanceState {
   touched: boolean;
 }
 
-const LEDGER_COLUMNS = ['log_id', 'balance_id', 'at', 'delta', 'is_count', 'counted', 'expected'];
+/** What a posting books: the delta and, for a count, the level it expected. */
+interface Figures {
+  balanceId: number;
+  deltaMilli: number;
+  expectedMilli: number | undefined;
+}
+
+/** A posting in the request's flat list, with the entry it belongs to. */
+interface Placed extends Posting {
+  entry: number;
+}
+
+const PART_COLUMNS = ['log_id', 'seq', 'balance_id', 'at', 'delta', 'is_count', 'counted', 'expected'];
 
 type BalanceRow = Omit<Selectable<StockBalanceTable>, 'updated_on'>;
 
@@ -107,25 +121,31 @@ function assertAuthority(by: Principal, postings: readonly Posting[], storeNumbe
   }
 }
 
-export async function applyPostings(
+/**
+ * Books the entries, in order: writes the new ones' rows with their postings, fills in the
+ * postings of approved ones, moves their balances. Returns every entry's log id, in order.
+ */
+export async function applyEntries(
   trx: Transaction<Database>,
   dialect: Dialect,
-  postings: readonly Posting[],
+  entries: readonly EntryBooking[],
   storeNumbers: ReadonlyMap<number, string>,
   by: Principal,
   now: number,
   touches: readonly StockTouch[] = [],
-): Promise<PostingResult[]> {
-  if (postings.length === 0) return [];
+): Promise<number[]> {
+  const postings: Placed[] = entries.flatMap((entry, index) => entry.postings.map((posting) => ({ ...posting, entry: index })));
   assertAuthority(by, postings, storeNumbers);
-  // A delta's ledger row is the same whatever the balance holds (a later count absorbing it
-  // is re-based, not the delta), so a request of deltas only writes its ledger rows before
-  // it queues for its balances: what writers of one balance do one at a time is only the
-  // balance itself — all but the rows of balances that do not exist yet, which are written
-  // under the lock once created. Counts depend on the level, so a request with any count
-  // writes its rows under the lock, as the arrival order of its own entries at one moment
-  // must stay its id order. `early[i]`: the id of posting i's row when written before the lock.
-  let early = postings.every((posting) => !posting.isCount) ? await insertEarlyRows(trx, dialect, postings) : undefined;
+  if (postings.length === 0) return writeEntries(trx, dialect, entries, []);
+  // An entry's id orders it among its balances' entries of one moment. A delta's row is the
+  // same whatever the balance holds (a later count absorbing it is re-based, not the delta),
+  // so a request of deltas on balances that exist writes its rows before it queues for them,
+  // and its entries keep the places their ids give them (planBatch's fixed places): what
+  // writers of one balance do one at a time is only the balance itself. Counts depend on the
+  // level, and a new balance's id exists only once it is created under its turn, so any
+  // other request writes its rows under the turns, after everything recorded.
+  const early = await writeEarly(trx, dialect, entries, postings);
+  const logIds: Array<number | undefined> = early ?? entries.map((entry) => entry.logId);
   const balances = await lockBalances(trx, dialect, postings, storeNumbers);
 
   // One plan per balance for all of its postings of this request (docs/stock.md "Cost"): only
@@ -138,26 +158,17 @@ export async function applyPostings(
     if (indices) indices.push(index);
     else postingsByBalance.set(key, [index]);
   });
-  const ownRows = new Set(early?.filter((id): id is number => id !== undefined));
+  const own = new Set(early);
   const plans = new Array<PlannedArrival>(postings.length);
-  const rebased: Array<{ id: number; deltaMilli: number; expectedMilli: number }> = [];
+  const rebased: Rebased[] = [];
   for (const [key, indices] of postingsByBalance) {
     const balance = balances.get(key)!;
-    const arrivals = indices.map((index) => postings[index]!);
+    const arrivals = indices.map((index) => ({ ...postings[index]!, id: logIds[postings[index]!.entry] }));
     const range = historyRange(balance, arrivals);
-    const window = range ? await readHistory(trx, balance, range, ownRows) : { levelBeforeMilli: balance.quantity, entries: [], tailMilli: 0 };
-    const plan = planBatch(window, arrivals);
+    const window = range ? await readHistory(trx, balance, range, own) : { history: { levelBeforeMilli: balance.quantity, entries: [], tailMilli: 0 }, rows: new Map() };
+    const plan = planBatch(window.history, arrivals);
     plan.arrivals.forEach((planned, at) => (plans[indices[at]!] = planned));
-    rebased.push(...plan.rebased);
-    const written = early === undefined ? [] : indices.filter((index) => early![index] !== undefined);
-    if (written.length > 0 && (await countRecordedAfterOwnRow(trx, balance, written.map((index) => ({ id: early![index]!, at: postings[index]!.at }))))) {
-      // A concurrent count was recorded at the very moment of one of these deltas after the
-      // delta's row got its id: (at, id) would place the delta before the count, the plan
-      // after it. Rare (the same millisecond on the same balance); write the rows again
-      // under the lock, so their ids follow everything recorded.
-      await deleteLedgerRows(trx, [...ownRows]);
-      early = undefined;
-    }
+    for (const count of plan.rebased) rebased.push({ ...count, balanceId: balance.id!, row: window.rows.get(count.id)! });
   }
 
   // The balances move in arrival order, so a guarded posting sees exactly what came before it.
@@ -177,32 +188,25 @@ export async function applyPostings(
     balance.touched = true;
   }
 
-  if (early) {
-    // What was written before the lock is what the plan books (deltas are never re-based).
-    postings.forEach((posting, index) => {
-      const planned = plans[index]!;
-      if (early![index] !== undefined && (planned.deltaMilli !== posting.quantityMilli || planned.expectedMilli !== undefined)) {
-        throw new Error(`ledger plan changed the delta of log ${posting.logId}`);
-      }
-    });
-  }
-  // New balances now, with the figures this request leaves them at: their ledger rows name them.
+  // New balances now, with the figures this request leaves them at: their postings name them.
   await dialect.engineBalanceWrites(trx, () => createBalances(trx, dialect, balances, now));
-  // The rest in arrival order: their ids order entries of the same moment from now on.
-  const unwritten = postings.map((_, index) => index).filter((index) => early?.[index] === undefined);
-  if (unwritten.length > 0) {
-    await insertLedgerRows(
-      trx,
-      dialect,
-      unwritten.map((index) => postings[index]!),
-      unwritten.map((index) => balances.get(keyOf(postings[index]!))!.id!),
-      unwritten.map((index) => ({ deltaMilli: plans[index]!.deltaMilli, expectedMilli: plans[index]!.expectedMilli })),
-    );
+  const figures = postings.map((posting, index): Figures => ({
+    balanceId: balances.get(keyOf(posting))!.id!,
+    deltaMilli: plans[index]!.deltaMilli,
+    expectedMilli: plans[index]!.expectedMilli,
+  }));
+  if (early) {
+    // What was written before the turns is what the plan books (deltas are never re-based).
+    postings.forEach((posting, index) => {
+      if (figures[index]!.deltaMilli !== posting.quantityMilli || figures[index]!.expectedMilli !== undefined) throw new Error(`ledger plan changed the delta of log ${early[posting.entry]}`);
+    });
+  } else {
+    // In arrival order: their ids order entries of the same moment from now on.
+    const written = await writeEntries(trx, dialect, entries, figures);
+    entries.forEach((entry, index) => (logIds[index] = entry.logId ?? written[index]));
+    await fillApproved(trx, dialect, entries, postings, figures);
   }
-  // A re-based count's row is the ledger's one update in place (docs/stock.md).
-  for (const count of rebased) {
-    await trx.updateTable('stock_ledger').set({ delta: count.deltaMilli, expected: count.expectedMilli }).where('id', '=', count.id).execute();
-  }
+  await rebaseCounts(trx, rebased);
   const touched = [...balances.values()].filter((b) => b.touched);
   const moved = touched.filter((b) => !b.created);
   // The versions of the store products whose balances change are bumped by the stamp
@@ -211,89 +215,112 @@ export async function applyPostings(
   await stampStoreProducts(trx, dialect, touched.map((balance) => balance.key), touches, now);
   // After the stamp, which holds the store products to the commit (store-product-magnitude.ts).
   await checkStoreProductMagnitudes(trx, magnitudes);
-  return postings.map((posting, index) => ({ logId: posting.logId, deltaMilli: plans[index]!.deltaMilli, expectedMilli: plans[index]!.expectedMilli }));
+  return logIds.map((id) => id!);
 }
 
-const deltaRow = (posting: Posting) => ({ deltaMilli: posting.quantityMilli, expectedMilli: undefined });
-
 /**
- * A deltas-only request's ledger rows on balances that exist already, written before it
- * queues for them: a row names its balance by id, and a balance is created only under its
- * turn (createMissingBalances), so a posting on a new balance is written after. Balances are
- * never deleted and their ids never change, so ids read before the turn still hold under it.
- * Returns each posting's row id, undefined where its balance is new.
+ * A request of new delta entries on balances that all exist writes its rows now, before it
+ * queues for them (applyEntries), with the balance ids read now: balances are never deleted
+ * and their ids never change, so they still hold under the turns. Returns the entries' ids,
+ * or undefined when the request must write under its turns.
  */
-async function insertEarlyRows(trx: Transaction<Database>, dialect: Dialect, postings: readonly Posting[]): Promise<Array<number | undefined>> {
+async function writeEarly(trx: Transaction<Database>, dialect: Dialect, entries: readonly EntryBooking[], postings: readonly Placed[]): Promise<number[] | undefined> {
+  if (entries.some((entry) => entry.row === undefined) || postings.some((posting) => posting.isCount)) return undefined;
   const distinct = new Map(postings.map((posting) => [keyOf(posting), posting as BalanceKey]));
   const balanceIds = new Map<string, number>();
   for (const row of await readBalanceRows(trx, dialect, [...distinct.values()])) balanceIds.set(keyOfRow(row), Number(row.id));
-  const known = postings.map((_, index) => index).filter((index) => balanceIds.has(keyOf(postings[index]!)));
-  const early = new Array<number | undefined>(postings.length).fill(undefined);
-  if (known.length === 0) return early;
-  const ids = await insertLedgerRows(
+  if (balanceIds.size < distinct.size) return undefined;
+  return writeEntries(
     trx,
     dialect,
-    known.map((index) => postings[index]!),
-    known.map((index) => balanceIds.get(keyOf(postings[index]!))!),
-    known.map((index) => deltaRow(postings[index]!)),
+    entries,
+    postings.map((posting) => ({ balanceId: balanceIds.get(keyOf(posting))!, deltaMilli: posting.quantityMilli, expectedMilli: undefined })),
   );
-  known.forEach((index, at) => (early[index] = ids[at]));
-  return early;
-}
-
-/** The postings' ledger rows, in posting order, on the balances of `balanceIds` (same order); returns their ids in that order. */
-async function insertLedgerRows(
-  trx: Transaction<Database>,
-  dialect: Dialect,
-  postings: readonly Posting[],
-  balanceIds: readonly number[],
-  figures: ReadonlyArray<{ deltaMilli: number; expectedMilli: number | undefined }>,
-): Promise<number[]> {
-  const rows = postings.map((posting, index) => [
-    posting.logId,
-    balanceIds[index]!,
-    posting.at,
-    figures[index]!.deltaMilli,
-    posting.isCount ? 1 : 0,
-    posting.isCount ? posting.quantityMilli : null,
-    figures[index]!.expectedMilli ?? null,
-  ]);
-  return insertManyReturningIds(trx, dialect, 'stock_ledger', LEDGER_COLUMNS, rows);
-}
-
-async function deleteLedgerRows(trx: Transaction<Database>, ids: readonly number[]): Promise<void> {
-  for (const part of inListChunks(ids, KEYS_PER_QUERY)) await trx.deleteFrom('stock_ledger').where('id', 'in', part).execute();
 }
 
 /**
- * Whether a count recorded on the balance (committed, so visible now that the balance is
- * locked) sits at the same moment as one of this request's rows written before the lock,
- * with a greater id. Only a count can tell the order of entries at one moment apart, and
- * only one recorded at or after the earliest of the rows; the balance's latest count moment
- * says when none can be.
+ * The rows of the new entries, each with its posting when it has exactly one (`figures`: per
+ * posting of the flat list, in order), and the parts of split entries; returns each entry's
+ * id (undefined for approved entries, which have a row already).
  */
-async function countRecordedAfterOwnRow(trx: Transaction<Database>, balance: BalanceState, own: ReadonlyArray<{ id: number; at: number }>): Promise<boolean> {
-  if (balance.lastCountAt === null) return false;
-  let fromAt = Infinity;
-  let firstId = Infinity;
-  const firstIdAt = new Map<number, number>();
-  for (const row of own) {
-    fromAt = Math.min(fromAt, row.at);
-    firstId = Math.min(firstId, row.id);
-    firstIdAt.set(row.at, Math.min(firstIdAt.get(row.at) ?? Infinity, row.id));
+async function writeEntries(trx: Transaction<Database>, dialect: Dialect, entries: readonly EntryBooking[], figures: readonly Figures[]): Promise<number[]> {
+  const fresh: Array<{ index: number; row: Insertable<StockLogTable>; first: number }> = [];
+  let first = 0;
+  entries.forEach((entry, index) => {
+    if (entry.row !== undefined) {
+      const one = entry.postings.length === 1 ? figures[first]! : undefined;
+      fresh.push({ index, first, row: { ...entry.row, balance_id: one?.balanceId ?? null, delta: one?.deltaMilli ?? null, expected: one?.expectedMilli ?? null } });
+    }
+    first += entry.postings.length;
+  });
+  const ids: number[] = [];
+  if (fresh.length === 0) return ids;
+  const columns = Object.keys(fresh[0]!.row) as Array<keyof Insertable<StockLogTable>>;
+  const written = await insertManyReturningIds(trx, dialect, 'stock_logs', columns, fresh.map(({ row }) => columns.map((column) => row[column])));
+  fresh.forEach(({ index }, at) => (ids[index] = written[at]!));
+  const parts = fresh.flatMap(({ index, first }) => {
+    const entry = entries[index]!;
+    return entry.postings.length > 1 ? entry.postings.map((posting, part) => partRow(ids[index]!, posting, figures[first + part]!)) : [];
+  });
+  if (parts.length > 0) await insertMany(trx, dialect, 'stock_log_parts', PART_COLUMNS, parts);
+  return ids;
+}
+
+/** A part of a split entry: its place among the moment's entries is its entry's id. */
+const partRow = (logId: number, posting: Posting, figures: Figures) => [
+  logId,
+  logId,
+  figures.balanceId,
+  posting.at,
+  figures.deltaMilli,
+  posting.isCount ? 1 : 0,
+  posting.isCount ? posting.quantityMilli : null,
+  figures.expectedMilli ?? null,
+];
+
+/** The postings of approved entries, into the rows they were written with while pending (a split one's as parts). */
+async function fillApproved(trx: Transaction<Database>, dialect: Dialect, entries: readonly EntryBooking[], postings: readonly Placed[], figures: readonly Figures[]): Promise<void> {
+  const parts: unknown[][] = [];
+  for (const [index, entry] of entries.entries()) {
+    if (entry.logId === undefined) continue;
+    const own = postings.flatMap((posting, at) => (posting.entry === index ? [at] : []));
+    if (own.length === 1) {
+      const { balanceId, deltaMilli, expectedMilli } = figures[own[0]!]!;
+      await trx.updateTable('stock_logs').set({ balance_id: balanceId, delta: deltaMilli, expected: expectedMilli ?? null }).where('id', '=', entry.logId).execute();
+    } else {
+      for (const at of own) parts.push(partRow(entry.logId, postings[at]!, figures[at]!));
+    }
   }
-  if (balance.lastCountAt < fromAt) return false;
-  if (balance.id === null) return false;
-  const counts = await trx
-    .selectFrom('stock_ledger')
-    .select(['id', 'at'])
-    .where('balance_id', '=', balance.id)
-    .where('is_count', '=', 1)
-    .where('at', '>=', fromAt)
-    .where('at', '<=', balance.lastCountAt)
-    .where('id', '>', firstId)
-    .execute();
-  return counts.some((count) => (firstIdAt.get(Number(count.at)) ?? Infinity) < Number(count.id));
+  if (parts.length > 0) await insertMany(trx, dialect, 'stock_log_parts', PART_COLUMNS, parts);
+}
+
+/** A recorded count the request re-based: where its posting lives and its new figures. */
+interface Rebased {
+  id: number;
+  balanceId: number;
+  row: { logId: number; at: number };
+  deltaMilli: number;
+  expectedMilli: number;
+}
+
+/**
+ * A re-based count's posting is the ledger's one update in place (docs/stock.md): in its log
+ * row when the count moved one balance, else its part on this balance.
+ */
+async function rebaseCounts(trx: Transaction<Database>, rebased: readonly Rebased[]): Promise<void> {
+  for (const count of rebased) {
+    const figures = { delta: count.deltaMilli, expected: count.expectedMilli };
+    const inline = await trx.updateTable('stock_logs').set(figures).where('id', '=', count.row.logId).where('balance_id', '=', count.balanceId).executeTakeFirst();
+    if (Number(inline.numUpdatedRows) === 1) continue;
+    const part = await trx
+      .updateTable('stock_log_parts')
+      .set(figures)
+      .where('balance_id', '=', count.balanceId)
+      .where('at', '=', count.row.at)
+      .where('seq', '=', count.id)
+      .executeTakeFirst();
+    if (Number(part.numUpdatedRows) !== 1) throw new Error(`re-based count ${count.id} of balance ${count.balanceId} was not found`);
+  }
 }
 
 const BALANCE_COLUMNS = ['store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at', 'updated_on'];
@@ -391,13 +418,19 @@ export async function arrivalMoment(trx: Transaction<Database>, dialect: Dialect
 /**
  * The recorded stretch of a balance that its late entries need (domain/ledger-batch.ts):
  * from the earliest such moment through the first count after the latest one, or to the
- * end when none follows (this request's own rows written before the lock left out). Two
- * index range reads, whatever the length of the balance's
- * history before that stretch (the first count after a moment comes from a partial index
- * of counts: migration 0010).
+ * end when none follows (this request's own rows written before the turns left out: they
+ * are arrivals). Two index range reads of the ledger view, whatever the length of the
+ * balance's history before that stretch (the first count after a moment comes from the
+ * partial index of counts, migration 0022). Also returns where each row read lives, for
+ * the counts the plan re-bases.
  */
-async function readHistory(trx: Transaction<Database>, balance: BalanceState, range: HistoryRange, ownRows: ReadonlySet<number>): Promise<HistoryWindow> {
-  if (balance.id === null) return historyWindow([], false, balance.quantity);
+async function readHistory(
+  trx: Transaction<Database>,
+  balance: BalanceState,
+  range: HistoryRange,
+  own: ReadonlySet<number | undefined>,
+): Promise<{ history: HistoryWindow; rows: Map<number, { logId: number; at: number }> }> {
+  if (balance.id === null) return { history: historyWindow([], false, balance.quantity), rows: new Map() };
   const sameBalance = trx.selectFrom('stock_ledger').where('balance_id', '=', balance.id);
   const closing = await sameBalance
     .select(['id', 'at'])
@@ -407,7 +440,7 @@ async function readHistory(trx: Transaction<Database>, balance: BalanceState, ra
     .orderBy('id')
     .limit(1)
     .executeTakeFirst();
-  let stretch = sameBalance.select(['id', 'at', 'delta', 'is_count', 'counted', 'expected']).where('at', '>=', range.fromAt);
+  let stretch = sameBalance.select(['id', 'log_id', 'at', 'delta', 'is_count', 'counted', 'expected']).where('at', '>=', range.fromAt);
   if (closing) {
     const closingAt = Number(closing.at);
     const closingId = Number(closing.id);
@@ -417,21 +450,21 @@ async function readHistory(trx: Transaction<Database>, balance: BalanceState, ra
       .where('at', '<=', closingAt)
       .where((eb) => eb.or([eb('at', '<', closingAt), eb.and([eb('at', '=', closingAt), eb('id', '<=', closingId)])]));
   }
-  const rows = await stretch.orderBy('at').orderBy('id').execute();
-  // This request's own rows written before the lock are arrivals, not history.
-  const entries: TimelineEntry[] = rows.filter((row) => !ownRows.has(Number(row.id))).map((row) => ({
+  const read = (await stretch.orderBy('at').orderBy('id').execute()).filter((row) => !own.has(Number(row.log_id)));
+  const entries: TimelineEntry[] = read.map((row) => ({
     id: Number(row.id),
     at: Number(row.at),
     deltaMilli: Number(row.delta),
     count: row.is_count === 1 ? { countedMilli: Number(row.counted), expectedMilli: Number(row.expected) } : undefined,
   }));
-  return historyWindow(entries, closing !== undefined, balance.quantity);
+  const rows = new Map(read.map((row) => [Number(row.id), { logId: Number(row.log_id), at: Number(row.at) }]));
+  return { history: historyWindow(entries, closing !== undefined, balance.quantity), rows };
 }
 
 /**
  * Creates the balances among `balances` that have no row yet, at the figures this request
  * leaves them at (under their turns: nobody else writes them before the commit), and learns
- * their ids, which their ledger rows name. The engine's own write, so the stock version
+ * their ids, which their postings name. The engine's own write, so the stock version
  * triggers stay out of it (the caller says so to the dialect).
  */
 async function createBalances(trx: Transaction<Database>, dialect: Dialect, balances: ReadonlyMap<string, BalanceState>, now: number): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../src/app-context.js';
 import type { Database } from '../../src/db/schema.js';
+import type { AppContext } from '../../src/app-context.js';
+import type { EntryBooking, NewLogRow, Posting } from '../../src/ledger/postings.js';
 import { importProducts } from '../../src/modules/products/service.js';
 import { productInput } from './factories.js';
 import { servicePrincipal } from '../../src/shared/access.js';
@@ -15,53 +16,54 @@ export async function insertBareProduct(ctx: AppContext, productNumber: string):
   return row.id;
 }
 
-/** A bare stock_logs row to hang ledger postings on. */
-export async function insertBareLog(db: Kysely<Database>, storeId: number, productId: number, at: number): Promise<number> {
+/** A bare stock_logs row for the posting engine to write with an entry's posting (engine-level tests). */
+export function bareLogRow(storeId: number, productId: number, at: number, extra: Partial<NewLogRow> = {}): NewLogRow {
   const now = Date.now();
-  const row = await db
-    .insertInto('stock_logs')
-    .values({
-      store_id: storeId,
-      store_number: 'S',
-      product_id: productId,
-      product_number: 'P',
-      location_id: null,
-      location_code: null,
-      reason_code: null,
-      reason_code_description: null,
-      modification_at: at,
-      is_count: 0,
-      is_from_receipt: 0,
-      quantity: 0,
-      pool_quantities: '[]',
-      counted_quantity: null,
-      review_status: 0,
-      is_applied: 1,
-      reference_id: null,
-      customer_order_number: null,
-      customer_order_line_number: null,
-      customer_order_shipment_number: null,
-      customer_order_shipment_line_number: null,
-      app_user_name: null,
-      reference: null,
-      source: null,
-      remarks: null,
-      exception_image: null,
-      orderno: null,
-      barcode: null,
-      scanned_at: null,
-      order_after_at: null,
-      price: null,
-      purchase_price: null,
-      purchase_unit_quantity: null,
-      created_on: now,
-      updated_on: now,
-      created_by: 'test',
-      modified_by: 'test',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+  return {
+    store_id: storeId,
+    store_number: 'S',
+    product_id: productId,
+    product_number: 'P',
+    location_id: null,
+    location_code: null,
+    reason_code: null,
+    reason_code_description: null,
+    modification_at: at,
+    is_count: 0,
+    is_from_receipt: 0,
+    quantity: 0,
+    pool_quantities: '[]',
+    counted_quantity: null,
+    review_status: 0,
+    is_applied: 1,
+    reference_id: null,
+    customer_order_number: null,
+    customer_order_line_number: null,
+    customer_order_shipment_number: null,
+    customer_order_shipment_line_number: null,
+    app_user_name: null,
+    reference: null,
+    source: null,
+    remarks: null,
+    exception_image: null,
+    orderno: null,
+    barcode: null,
+    scanned_at: null,
+    order_after_at: null,
+    price: null,
+    purchase_price: null,
+    purchase_unit_quantity: null,
+    created_on: now,
+    updated_on: now,
+    created_by: 'test',
+    modified_by: 'test',
+    ...extra,
+  };
+}
+
+/** An entry of one posting on (store, product, location 0 or given, pool 1 or given), as applyEntries takes it. */
+export function bareEntry(storeId: number, productId: number, posting: Omit<Posting, 'storeId' | 'productId'>, extra: Partial<NewLogRow> = {}): EntryBooking {
+  return { row: bareLogRow(storeId, productId, posting.at, { is_count: posting.isCount ? 1 : 0, quantity: posting.quantityMilli, counted_quantity: posting.isCount ? posting.quantityMilli : null, ...extra }), postings: [{ storeId, productId, ...posting }] };
 }
 
 /**

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/db/transaction.js';
-import { applyPostings, type Posting } from '../../src/ledger/postings.js';
+import { applyEntries, type EntryBooking } from '../../src/ledger/postings.js';
 import { parseJsonTag } from '../../src/modules/locations/service.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { locationInput, productInput, storeInput } from '../helpers/factories.js';
-import { insertBareLog, TEST_PRINCIPAL } from '../helpers/stock.js';
+import { bareEntry, TEST_PRINCIPAL } from '../helpers/stock.js';
 import { LOCATION_CHECKS } from '../../src/modules/locations/verify-checks.js';
 import { seedDemoData } from '../../src/seed.js';
 
@@ -41,37 +41,31 @@ for (const dialect of DIALECTS) {
     async function addStock(store: string, lines: StockLine[]): Promise<void> {
       const { db, handle } = t.app.ctx;
       const storeId = ids.stores.get(store)!;
-      const postings: Posting[] = [];
+      const entries: EntryBooking[] = [];
       for (const line of lines) {
         const productId = ids.products.get(line.product)!;
         const location = line.location
           ? await db.selectFrom('locations').select('id').where('store_id', '=', storeId).where('location_code', '=', line.location).executeTakeFirstOrThrow()
           : undefined;
-        const logId = await insertBareLog(db, storeId, productId, Date.now());
-        await db
-          .updateTable('stock_logs')
-          .set({
-            location_id: location?.id ?? null,
-            customer_order_number: line.order?.number ?? null,
-            customer_order_line_number: line.order?.line ?? null,
-            customer_order_shipment_number: line.order?.shipment ?? null,
-            customer_order_shipment_line_number: line.order?.shipmentLine ?? null,
-          })
-          .where('id', '=', logId)
-          .execute();
-        postings.push({
-          logId,
-          storeId,
-          productId,
+        const posting = {
           locationId: location?.id ?? 0,
           pool: line.pool,
           orderKey: line.order?.number ?? '',
           at: Date.now(),
           quantityMilli: Math.round(line.quantity * 1000),
           isCount: false,
-        });
+        };
+        entries.push(
+          bareEntry(storeId, productId, posting, {
+            location_id: location?.id ?? null,
+            customer_order_number: line.order?.number ?? null,
+            customer_order_line_number: line.order?.line ?? null,
+            customer_order_shipment_number: line.order?.shipment ?? null,
+            customer_order_shipment_line_number: line.order?.shipmentLine ?? null,
+          }),
+        );
       }
-      await inTransaction(handle, (trx) => applyPostings(trx, handle.dialect, postings, new Map([[storeId, store]]), TEST_PRINCIPAL, Date.now()));
+      await inTransaction(handle, (trx) => applyEntries(trx, handle.dialect, entries, new Map([[storeId, store]]), TEST_PRINCIPAL, Date.now()));
     }
 
     beforeAll(async () => {

@@ -18,7 +18,7 @@ import { finishReceiving, planReceiving, type ReceivingCandidate } from '../deli
 import { requireLiveStore } from '../stores/repository.js';
 import { findLocationsByCodes } from '../locations/repository.js';
 import { bookEntries, poolPartsFromJson, postingsOf, type EntryDraft } from '../../ledger/book.js';
-import { applyPostings } from '../../ledger/postings.js';
+import { applyEntries } from '../../ledger/postings.js';
 import { toStockLog } from './mapping.js';
 import { countAfter, countsByHour, countWindowByHours, PagePositions, pullFacts, pullKey, stillHolds, windowLowerId } from './log-pull.js';
 import * as logs from './repository.js';
@@ -191,10 +191,10 @@ export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body
     if (body.approve) {
       // Applied in the order they happened, whatever order the ids were listed in.
       const rows = ids.map((id) => found.get(id)!).sort((a, b) => a.modification_at - b.modification_at || a.id - b.id);
-      const postings = rows.flatMap((row) =>
-        postingsOf(
+      const entries = rows.map((row) => ({
+        logId: row.id,
+        postings: postingsOf(
           {
-            logId: row.id,
             storeId: row.store_id,
             productId: row.product_id,
             locationId: row.location_id,
@@ -205,7 +205,7 @@ export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body
           },
           poolPartsFromJson(row.pool_quantities),
         ),
-      );
+      }));
       const reasons = await findReasonCodes(trx, rows.flatMap((row) => (row.reason_code === null ? [] : [row.reason_code])));
       const touches = rows.map((row) => ({
         storeId: store.id,
@@ -216,7 +216,7 @@ export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body
         isFromReceipt: row.is_from_receipt === 1,
         by: row.app_user_name ?? actor,
       }));
-      await applyPostings(trx, ctx.dialect, postings, new Map([[store.id, store.store_number]]), by, now, touches);
+      await applyEntries(trx, ctx.dialect, entries, new Map([[store.id, store.store_number]]), by, now, touches);
     }
     return `${body.approve ? 'approved' : 'rejected'} ${ids.length}`;
   });
