@@ -19,6 +19,7 @@ import * as balanceLocationIndex from './2026-11-26T0018_balance_location_index.
 import * as stockModifiedHot from './2026-11-27T0019_stock_modified_hot.js';
 import * as stockLogHours from './2026-11-28T0020_stock_log_hours.js';
 import * as ledgerByBalance from './2026-11-28T0021_ledger_by_balance.js';
+import * as oneRowPerEntry from './2026-11-28T0022_one_row_per_entry.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -44,6 +45,7 @@ const migrations: Record<string, DialectMigration> = {
   '2026-11-27T0019_stock_modified_hot': stockModifiedHot,
   '2026-11-28T0020_stock_log_hours': stockLogHours,
   '2026-11-28T0021_ledger_by_balance': ledgerByBalance,
+  '2026-11-28T0022_one_row_per_entry': oneRowPerEntry,
 };
 
 /** The migrations for a database of `dialect` (the handle's `dialect.name`), each handed that dialect. */
