@@ -43,6 +43,8 @@ const MIGRATION_NAMES = [
   '2026-11-28T0020_stock_log_hours',
   '2026-11-28T0021_ledger_by_balance',
   '2026-11-28T0022_one_row_per_entry',
+  '2026-11-28T0023_stock_log_review_partial',
+  '2026-11-28T0024_stock_log_hours_hash_join',
 ];
 
 /** A Kysely that compiles SQLite SQL and records every statement instead of running it. */
@@ -225,7 +227,7 @@ for (const dialect of DIALECTS) {
       await migrateToLatest(handle);
       const before = await schemaOf(handle);
       const migrations = await migrationProviderFor(handle.dialect.name).getMigrations();
-      const latest = MIGRATION_NAMES.slice(-6); // 0017 … 0022: each differs by dialect, up and down
+      const latest = MIGRATION_NAMES.slice(-8); // 0017 … 0024: each differs by dialect, up and down
       for (const name of [...latest].reverse()) await migrations[name]!.down!(handle.db);
       const down = await schemaOf(handle);
       expect(down).not.toEqual(before);

@@ -20,6 +20,8 @@ import * as stockModifiedHot from './2026-11-27T0019_stock_modified_hot.js';
 import * as stockLogHours from './2026-11-28T0020_stock_log_hours.js';
 import * as ledgerByBalance from './2026-11-28T0021_ledger_by_balance.js';
 import * as oneRowPerEntry from './2026-11-28T0022_one_row_per_entry.js';
+import * as stockLogReviewPartial from './2026-11-28T0023_stock_log_review_partial.js';
+import * as stockLogHoursHashJoin from './2026-11-28T0024_stock_log_hours_hash_join.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -46,6 +48,8 @@ const migrations: Record<string, DialectMigration> = {
   '2026-11-28T0020_stock_log_hours': stockLogHours,
   '2026-11-28T0021_ledger_by_balance': ledgerByBalance,
   '2026-11-28T0022_one_row_per_entry': oneRowPerEntry,
+  '2026-11-28T0023_stock_log_review_partial': stockLogReviewPartial,
+  '2026-11-28T0024_stock_log_hours_hash_join': stockLogHoursHashJoin,
 };
 
 /** The migrations for a database of `dialect` (the handle's `dialect.name`), each handed that dialect. */

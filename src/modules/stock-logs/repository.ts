@@ -47,6 +47,10 @@ export function applyFilters<O>(query: SelectQueryBuilder<Database, 'stock_logs'
   if (f.reviewStatus !== undefined) q = q.where('review_status', '=', f.reviewStatus);
   if (f.isApplied !== undefined) q = q.where('is_applied', '=', f.isApplied ? 1 : 0);
   if (f.reviewed !== undefined) q = q.where('review_status', f.reviewed ? 'in' : 'not in', [2, 3]);
+  // The review index holds only entries that needed a review (migration 0023); this term,
+  // implied by the filter, is how SQLite (which matches a partial index's terms literally)
+  // and PostgreSQL both see that it may serve it.
+  if ((f.reviewStatus !== undefined && f.reviewStatus !== 0) || f.reviewed === true) q = q.where('review_status', '<>', 0);
   return q;
 }
 
