@@ -1,5 +1,6 @@
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { DbHandle } from '../db/dialect/types.js';
+import type { Database } from '../db/schema.js';
 import type { Violation } from '../db/verify-types.js';
 
 /** At most this many violations of one kind are listed: enough to act on, bounded in memory. */
@@ -7,8 +8,12 @@ export const MAX_LISTED = 1000;
 
 /**
  * The stock invariant (PRODUCT §5): every balance equals the sum of its applied ledger
- * deltas (every ledger row names its balance: a foreign key), and only applied entries have
- * ledger rows.
+ * deltas, every ledger row's balance exists, and an entry has ledger rows exactly when it is
+ * applied: an applied entry without any has lost its stock. Since migration 0022 the ledger
+ * (`stock_ledger`) is a view: the posting of a one-balance entry lives in its own stock_logs
+ * row (balance_id, delta, expected), the parts of an entry split over pools in
+ * stock_log_parts. SQLite keeps no foreign key on stock_logs.balance_id, so the balance's
+ * existence is checked here, on both databases.
  * The balance's clock too: `last_at` and `last_count_at` are the moments of its latest
  * entry and count, which decide whether a new entry is late (docs/stock.md "Cost"); a
  * wrong clock would book later entries wrongly while the sums still matched.
@@ -65,37 +70,98 @@ export function balanceViolation(row: BalanceAgainstLedger): Violation {
   return { check: 'stock ledger', detail: `${key}: ${problems.join('; ')}` };
 }
 
+/** Entries named per missing balance: enough to find them, read by the balance's history index. */
+const ENTRIES_NAMED = 5;
+
 /**
- * The whole ledger in one grouped pass, joined to the balances. A ledger row without its
- * balance cannot be written (its balance_id is a foreign key, migration 0021), so every
- * group of rows meets its balance here.
+ * Ledger rows whose balance does not exist (SQLite has no foreign key on
+ * stock_logs.balance_id): the balance's id, what its rows add up to and its first entries.
+ * Both forms of the check find them in the pass they make anyway and say them alike.
+ */
+export async function missingBalanceViolations(
+  db: Kysely<Database>,
+  missing: ReadonlyArray<{ balance_id: number; ledger: number | null }>,
+): Promise<Violation[]> {
+  const violations: Violation[] = [];
+  for (const row of missing.slice(0, MAX_LISTED)) {
+    const entries = await db
+      .selectFrom('stock_ledger')
+      .select('log_id')
+      .where('balance_id', '=', row.balance_id)
+      .orderBy('at')
+      .orderBy('id')
+      .limit(ENTRIES_NAMED + 1)
+      .execute();
+    const named = entries.slice(0, ENTRIES_NAMED).map((e) => e.log_id).join(', ');
+    violations.push({
+      check: 'stock ledger',
+      detail: `balance ${row.balance_id} does not exist, but entries ${named}${entries.length > ENTRIES_NAMED ? ' and more' : ''} post to it (ledger sum ${Number(row.ledger ?? 0) / 1000})`,
+    });
+  }
+  return violations;
+}
+
+/**
+ * The whole ledger in one grouped pass, against the balances both ways: a balance without
+ * ledger rows must be empty, and a group of ledger rows without its balance (no foreign key
+ * stops it on SQLite) is stock booked into nothing. The groups are materialized once and read
+ * twice — joined to the balances, then probing the balances' primary key for the groups left
+ * over — rather than by a full join, which SQLite runs as a scan of every group per balance.
  */
 export async function ledgerViolations(handle: DbHandle): Promise<Violation[]> {
-  const { rows } = await sql<BalanceAgainstLedger>`
-    with sums as (
+  const figures = disagrees({ balance: 'b.quantity', ledger: 's.total', last_at: 'b.last_at', ledger_last_at: 's.last_at', last_count_at: 'b.last_count_at', ledger_last_count_at: 's.last_count_at' });
+  const { rows } = await sql<BalanceAgainstLedger & { id: number | null; posted_balance_id: number | null }>`
+    with sums as materialized (
       select balance_id, sum(delta) as total, max(at) as last_at, max(case when is_count = 1 then at end) as last_count_at
       from stock_ledger
       group by balance_id
     )
-    select b.store_id, b.product_id, b.location_id, b.pool, b.order_key, b.quantity as balance, s.total as ledger,
+    select b.id, s.balance_id as posted_balance_id, b.store_id, b.product_id, b.location_id, b.pool, b.order_key, b.quantity as balance, s.total as ledger,
       b.last_at, s.last_at as ledger_last_at, b.last_count_at, s.last_count_at as ledger_last_count_at
     from stock_balances b
     left join sums s on s.balance_id = b.id
-    where ${disagrees({ balance: 'b.quantity', ledger: 's.total', last_at: 'b.last_at', ledger_last_at: 's.last_at', last_count_at: 'b.last_count_at', ledger_last_count_at: 's.last_count_at' })}
+    where ${figures}
+    union all
+    select null, s.balance_id, null, null, null, null, null, null, s.total, null, s.last_at, null, s.last_count_at
+    from sums s
+    where not exists (select 1 from stock_balances b where b.id = s.balance_id)
     limit ${MAX_LISTED}
   `.execute(handle.db);
-  return [...rows.map(balanceViolation), ...(await unappliedViolations(handle)), ...(await logHourViolations(handle))];
+  const missing = rows.filter((row) => row.id === null).map((row) => ({ balance_id: Number(row.posted_balance_id), ledger: row.ledger }));
+  return [
+    ...rows.filter((row) => row.id !== null).map(balanceViolation),
+    ...(await missingBalanceViolations(handle.db, missing)),
+    ...(await postingViolations(handle)),
+    ...(await logHourViolations(handle)),
+  ];
 }
 
-/** Only applied entries have ledger rows; with `since`, among the entries updated since then. */
-export async function unappliedViolations(handle: DbHandle, since?: number): Promise<Violation[]> {
-  const { rows } = await sql<{ id: number }>`
-    select l.id from stock_logs l
-    where l.is_applied = 0 and exists (select 1 from stock_ledger g where g.log_id = l.id)
-      ${since === undefined ? sql`` : sql`and l.updated_on >= ${since}`}
+/**
+ * An entry has ledger rows — its posting in its own row (balance_id) or its parts
+ * (stock_log_parts) — only when it is applied, and an applied entry that moves stock has
+ * them: a posting of an entry not applied is stock nobody booked, an applied entry without
+ * one is stock lost. An applied delta of zero books nothing (stock-logs service: a zero delta
+ * is no movement, a zero count is a fact), so "moves stock" is a count or a non-zero
+ * quantity; a split delta whose parts net to zero is not told from a zero delta here. With
+ * `since`, among the entries updated since then (the updated_on index); without, one pass
+ * over stock_logs, the parts looked up by their log_id index only for the rows without an
+ * inline posting (pending, rejected, zero or split entries).
+ */
+export async function postingViolations(handle: DbHandle, since?: number): Promise<Violation[]> {
+  const { rows } = await sql<{ id: number; is_applied: number }>`
+    select id, is_applied from (
+      select l.id, l.is_applied, l.is_count, l.quantity,
+        case when l.balance_id is not null or exists (select 1 from stock_log_parts p where p.log_id = l.id) then 1 else 0 end as posted
+      from stock_logs l
+      ${since === undefined ? sql`` : sql`where l.updated_on >= ${since}`}
+    ) e
+    where (e.is_applied = 0 and e.posted = 1) or (e.is_applied = 1 and e.posted = 0 and (e.is_count = 1 or e.quantity <> 0))
     limit ${MAX_LISTED}
   `.execute(handle.db);
-  return rows.map((row) => ({ check: 'stock ledger', detail: `entry ${row.id} is not applied but has ledger rows` }));
+  return rows.map((row) => ({
+    check: 'stock ledger',
+    detail: Number(row.is_applied) === 1 ? `entry ${row.id} is applied but has no ledger rows (its stock is lost)` : `entry ${row.id} is not applied but has ledger rows`,
+  }));
 }
 
 const HOUR_MS = 3_600_000;

@@ -11,7 +11,9 @@ const entry = (quantity: number, at: string) => ({ product_number: 'VP1', quanti
  * `store-ops verify` sees what the ledger engine relies on: a balance equal to its ledger sum,
  * and a clock (`last_at`, `last_count_at`) equal to its latest ledger entry and count — the
  * clock decides whether an entry is late, so a wrong one would book later entries wrongly
- * while every sum still matched (docs/stock.md "Cost").
+ * while every sum still matched (docs/stock.md "Cost"). And the postings themselves (one row
+ * per entry, migration 0022): each names a balance that exists, and every applied entry has
+ * one — else its stock is lost.
  */
 for (const dialect of DIALECTS) {
   describe(`verify: balances against their ledger (${dialect.name})`, () => {
@@ -53,6 +55,57 @@ for (const dialect of DIALECTS) {
         expect.stringContaining('last_at 2026-01-01T11:00:00.000Z, latest ledger entry 2026-01-01T12:00:00.000Z'),
       ]);
       expect(await tamper({ last_count_at: null })).toEqual([expect.stringContaining('last_count_at none, latest ledger count 2026-01-01T11:00:00.000Z')]);
+      expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
+    });
+
+    /** The one-balance entry at 12:00 (+2): its posting lives in its own stock_logs row. */
+    const lastEntry = () =>
+      t.app.ctx.db
+        .selectFrom('stock_logs')
+        .select(['id', 'balance_id', 'delta'])
+        .where('modification_at', '=', Date.parse('2026-01-01T12:00:00Z'))
+        .executeTakeFirstOrThrow();
+    /** Runs verify with the entry's posting moved to `balanceId`, then puts it back. */
+    const posted = async (balanceId: number | null) => {
+      const entry = await lastEntry();
+      expect(entry).toMatchObject({ delta: 2000, balance_id: expect.any(Number) });
+      const moveTo = (id: number | null) => t.app.ctx.db.updateTable('stock_logs').set({ balance_id: id }).where('id', '=', entry.id).execute();
+      await moveTo(balanceId);
+      try {
+        return { entry, found: (await verifyAll(t.app.ctx.handle)).map((v) => v.detail) };
+      } finally {
+        await moveTo(entry.balance_id);
+      }
+    };
+    /** What the balance says once the 12:00 entry's posting has gone elsewhere. */
+    const leftBehind = 'balance 6, ledger sum 4; last_at 2026-01-01T12:00:00.000Z, latest ledger entry 2026-01-01T11:00:00.000Z';
+
+    it('reports ledger rows whose balance does not exist (SQLite keeps no foreign key on stock_logs.balance_id)', async () => {
+      if (dialect.name === 'postgres') {
+        const entry = await lastEntry();
+        await expect(t.app.ctx.db.updateTable('stock_logs').set({ balance_id: 999_999 }).where('id', '=', entry.id).execute()).rejects.toThrow(/foreign key/i);
+        expect(await lastEntry()).toEqual(entry);
+        return;
+      }
+      const { entry, found } = await posted(999_999);
+      expect(found).toEqual([expect.stringMatching(new RegExp(`: ${leftBehind}$`)), `balance 999999 does not exist, but entries ${entry.id} post to it (ledger sum 2)`]);
+      expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
+    });
+
+    it('reports an applied entry without ledger rows: its stock is lost', async () => {
+      const { entry, found } = await posted(null);
+      expect(found).toEqual([expect.stringMatching(new RegExp(`: ${leftBehind}$`)), `entry ${entry.id} is applied but has no ledger rows (its stock is lost)`]);
+      expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
+    });
+
+    it('takes an applied delta of zero without ledger rows as booking nothing, not as stock lost', async () => {
+      expect((await t.post(LOGS, { storeproductlog: [entry(0, '2026-01-01T13:00:00Z')] })).statusCode).toBe(200);
+      const zero = await t.app.ctx.db
+        .selectFrom('stock_logs')
+        .select(['is_applied', 'balance_id'])
+        .where('modification_at', '=', Date.parse('2026-01-01T13:00:00Z'))
+        .executeTakeFirstOrThrow();
+      expect(zero).toEqual({ is_applied: 1, balance_id: null });
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
     });
   });
