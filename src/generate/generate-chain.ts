@@ -1,5 +1,5 @@
 import type { AppContext } from '../app-context.js';
-import type { StockBalanceTable, StockLedgerTable, StockLogTable, StoreProductTable } from '../db/schema.js';
+import type { StockBalanceTable, StockLogTable, StoreProductTable } from '../db/schema.js';
 import type { BookingProductRow } from '../modules/products/rows.js';
 import { importProducts } from '../modules/products/service.js';
 import type { ProductsBody } from '../modules/products/schema.js';
@@ -31,14 +31,16 @@ import {
  * `store-ops generate` (issue 28): a consistent chain for capacity planning and the scale
  * bench, written far faster than the API could — master data through the services (so
  * products, barcodes and stores are exactly what an import makes), then the stock history
- * straight into stock_logs and stock_ledger with DbHandle.bulkLoad (COPY on PostgreSQL,
+ * straight into stock_logs with DbHandle.bulkLoad (COPY on PostgreSQL,
  * one transaction per batch on SQLite), and last the balances and store products it adds
  * up to, with the stamps the posting engine would have left. `store-ops verify` is clean
  * after it (test/generate).
  *
  * Each entry is what the posting engine writes for a log entry of one pool (pool 1, no
- * location): one stock_logs row and one stock_ledger row, in time order per balance (so no
- * entry is late). Only into an empty chain: no store may exist yet.
+ * location): one stock_logs row carrying its posting (balance_id, delta and, for a count,
+ * expected: one row per entry, migration 0022; no stock_log_parts row, as no entry is split
+ * over pools), in time order per balance (so no entry is late). Only into an empty chain: no
+ * store may exist yet.
  */
 
 const ACTOR = 'generate';
@@ -67,9 +69,8 @@ const LOG_COLUMNS: ReadonlyArray<keyof LogRow> = [
   'customer_order_line_number', 'customer_order_shipment_line_number', 'scanned_at', 'order_after_at', 'price', 'purchase_price',
   'purchase_unit_quantity', 'location_code', 'reason_code_description', 'customer_order_number', 'customer_order_shipment_number',
   'app_user_name', 'reference', 'source', 'remarks', 'exception_image', 'orderno', 'barcode', 'created_on', 'updated_on',
-  'created_by', 'modified_by',
+  'created_by', 'modified_by', 'balance_id', 'delta', 'expected',
 ];
-const LEDGER_COLUMNS: ReadonlyArray<keyof StockLedgerTable> = ['id', 'log_id', 'balance_id', 'at', 'delta', 'is_count', 'counted', 'expected'];
 const BALANCE_COLUMNS: ReadonlyArray<keyof StockBalanceTable> = ['id', 'store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at', 'updated_on'];
 
 /** Posting lag: an entry reaches the service a minute after it happened (its updated_on). */
@@ -127,7 +128,13 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
   // The balance of store product `index` (store × products + product) has the id index + 1.
   const balanceIdOf = (index: number) => index + 1;
 
-  const logRowOf = (entry: PlannedEntry, id: number): LogRow => {
+  /** The posting the engine would write into the entry's own row: its one balance, the delta booked and a count's expected level. */
+  interface Posting {
+    balanceId: number;
+    delta: number;
+    expected: number | null;
+  }
+  const logRowOf = (entry: PlannedEntry, id: number, posting: Posting): LogRow => {
     const store = stores[entry.store]!;
     const product = products[entry.product]!;
     const isCount = entry.kind === 'count';
@@ -172,22 +179,24 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
       updated_on: posted,
       created_by: ACTOR,
       modified_by: ACTOR,
+      balance_id: posting.balanceId,
+      delta: posting.delta,
+      expected: posting.expected,
     };
   };
 
   /**
-   * The whole history in time order, into `state`; with `load`, its log and ledger rows into
-   * the database too. Run twice: first to learn what the balances end at (a ledger row names
-   * its balance, a foreign key, so the balances are loaded before any ledger row), then again
-   * from the same seed to load the rows. Returns the entries.
+   * The whole history in time order, into `state`; with `load`, its log rows (each with its
+   * posting) into the database too. Run twice: first to learn what the balances end at (a
+   * log row's balance_id names its balance, a foreign key on PostgreSQL, so the balances are
+   * loaded before any log row), then again from the same seed to load the rows. Returns the
+   * entries.
    */
   const replay = async (state: ChainState, load: boolean): Promise<number> => {
     let nextId = 1;
-    let ledgerLoading: Promise<void> = Promise.resolve();
     /** Books a batch in time order: the state it leaves and, with `load`, its rows. */
     const book = async (entries: readonly PlannedEntry[]) => {
       const logs: unknown[][] = [];
-      const ledger: unknown[][] = [];
       for (const entry of entries) {
         const id = nextId++;
         const index = entry.store * options.products + entry.product;
@@ -196,9 +205,8 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
         const delta = isCount ? entry.quantityMilli - expected : entry.quantityMilli;
         const posted = Math.min(now, entry.at + POSTED_AFTER_MS);
         if (load) {
-          const log = logRowOf(entry, id);
+          const log = logRowOf(entry, id, { balanceId: balanceIdOf(index), delta, expected: isCount ? expected : null });
           logs.push(LOG_COLUMNS.map((column) => log[column]));
-          ledger.push([id, id, balanceIdOf(index), entry.at, delta, isCount ? 1 : 0, isCount ? entry.quantityMilli : null, isCount ? expected : null]);
         }
         state.level[index] = expected + delta;
         state.lastAt[index] = entry.at;
@@ -214,14 +222,7 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
           state.lastLossBy[index] = user;
         }
       }
-      if (!load) return;
-      // Pipelined on two connections: this batch's log rows load while the previous batch's
-      // ledger rows still do (their log rows are already committed, as the foreign key needs).
-      await ctx.handle.bulkLoad('stock_logs', LOG_COLUMNS, logs);
-      await ledgerLoading;
-      ledgerLoading = ctx.handle.bulkLoad('stock_ledger', LEDGER_COLUMNS, ledger);
-      // Awaited by the next batch (or the end); until then its failure is not "unhandled".
-      ledgerLoading.catch(() => undefined);
+      if (load) await ctx.handle.bulkLoad('stock_logs', LOG_COLUMNS, logs);
     };
 
     if (load) progress(`opening counts: ${storeProducts} store products`);
@@ -245,7 +246,6 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
       await book(entriesOfDay(options, random, firstDay + day * DAY_MS));
       if (load && ((day + 1) % 30 === 0 || day === options.days - 1)) progress(`  day ${day + 1} of ${options.days}: ${nextId - 1} entries`);
     }
-    await ledgerLoading;
     return nextId - 1;
   };
 
@@ -284,6 +284,6 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
   const entries = await replay(new ChainState(storeProducts), true);
   while ((await mergeLogHours(ctx.handle)) > 0);
   progress('analyze');
-  await ctx.handle.analyze(['stores', 'products', 'product_barcodes', 'store_products', 'stock_logs', 'stock_ledger', 'stock_balances', 'stock_log_hours']);
+  await ctx.handle.analyze(['stores', 'products', 'product_barcodes', 'store_products', 'stock_logs', 'stock_log_parts', 'stock_balances', 'stock_log_hours']);
   return { stores: options.stores, products: options.products, storeProducts, entries, seconds: (Date.now() - started) / 1000 };
 }
