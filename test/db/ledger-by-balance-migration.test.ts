@@ -8,10 +8,12 @@ import { locationInput, productInput, storeInput } from '../helpers/factories.js
 
 // Migration 0021 moves every ledger row from its balance's five key columns to the balance's
 // id. A database written by the previous schema is made here the way that schema wrote it:
-// entries of every kind booked through the service, then 0021 taken down (the rows back on
-// their keys, same ids), then up again.
+// entries of every kind booked through the service, then 0022 (one row per entry: the ledger
+// a view) taken down to give back the ledger table 0021 left, then 0021 taken down (the rows
+// back on their keys, same ids), then both up again.
 
 const NAME = '2026-11-28T0021_ledger_by_balance';
+const LATER = '2026-11-28T0022_one_row_per_entry';
 const LOGS = `${API}/stores/M1/products/stock/storeproductlogs`;
 
 for (const dialect of DIALECTS) {
@@ -23,8 +25,8 @@ for (const dialect of DIALECTS) {
     const ledgerByBalance = () =>
       sql<{ id: number; log_id: number; store_id: number; product_id: number; location_id: number; pool: number; order_key: string; at: number; delta: number; expected: number | null }>`
         select g.id, g.log_id, b.store_id, b.product_id, b.location_id, b.pool, b.order_key, g.at, g.delta, g.expected
-        from stock_ledger g join stock_balances b on b.id = g.balance_id order by g.id`.execute(t.app.ctx.db);
-    const migration = async () => (await migrationProviderFor(t.app.ctx.handle.dialect.name).getMigrations())[NAME]!;
+        from stock_ledger g join stock_balances b on b.id = g.balance_id order by g.id, g.balance_id`.execute(t.app.ctx.db);
+    const migration = async (name = NAME) => (await migrationProviderFor(t.app.ctx.handle.dialect.name).getMigrations())[name]!;
 
     beforeAll(async () => {
       t = await buildTestApp(dialect);
@@ -57,6 +59,8 @@ for (const dialect of DIALECTS) {
 
     it('carries every ledger row over with its id, entry, balance, moment and figures, and verify holds before and after', async () => {
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
+      const later = await migration(LATER);
+      await later.down!(t.app.ctx.db);
       const before = (await ledgerByBalance()).rows;
       expect(before.length).toBe(8);
       const { down, up } = await migration();
@@ -64,18 +68,22 @@ for (const dialect of DIALECTS) {
       expect((await keyedLedger()).rows).toEqual(before);
       await up(t.app.ctx.db);
       expect((await ledgerByBalance()).rows).toEqual(before);
+      await later.up(t.app.ctx.db);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
-      // New entries continue the ids and book as before.
+      // New entries continue the log ids (the ledger view's ids since 0022) and book as before.
       const after = await t.post(LOGS, { storeproductlog: [{ product_number: 'MP2', quantity: 1, customer_order_line_number: 0, modification_datetime: '2026-01-03T08:00:00Z' }] });
       expect(after.statusCode).toBe(200);
       const rows = (await ledgerByBalance()).rows;
-      expect(Number(rows.at(-1)!.id)).toBeGreaterThan(Number(before.at(-1)!.id));
+      expect(rows).toHaveLength(9);
+      expect(Number(rows.at(-1)!.id)).toBeGreaterThan(Math.max(...before.map((row) => Number(row.log_id))));
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
       const stock = (await t.get(`${API}/stores/M1/products/MP2/stock`)).json();
       expect(stock.products[0]).toMatchObject({ most_likely_stock: 6, stock_pool_1: 4, stock_pool_2: 2 });
     });
 
     it('refuses to move a ledger whose rows name a balance that does not exist, and leaves it as it was', async () => {
+      const later = await migration(LATER);
+      await later.down!(t.app.ctx.db);
       const { down, up } = await migration();
       await down!(t.app.ctx.db);
       const orphan = (await keyedLedger()).rows[0]!;
@@ -84,6 +92,7 @@ for (const dialect of DIALECTS) {
       expect((await keyedLedger()).rows.find((row) => Number(row.id) === Number(orphan.id))!.pool).toBe(9);
       await sql`update stock_ledger set pool = ${orphan.pool} where id = ${orphan.id}`.execute(t.app.ctx.db);
       await up(t.app.ctx.db);
+      await later.up(t.app.ctx.db);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
     });
   });
