@@ -1,7 +1,8 @@
 /**
  * The baseline of stock.verify.1m, run as a process of its own (as `store-ops verify` is):
  * open the database file with better-sqlite3 and run ONE plain grouped sum of the ledger by
- * balance (each row names its balance by id, migration 0021) — the least work that reads every ledger entry and yields every balance.
+ * balance (each row names its balance by id, migration 0021; the ledger is a view of the postings in stock_logs and
+ * stock_log_parts since 0022) — the least work that reads every ledger entry and yields every balance.
  * Prints `{"groups": n, "queryMs": ms}` on stdout.
  * Plain JavaScript, run by `node` alone: a floor pays no TypeScript compiler at start, as the
  * CLI, running from its bundle (bin/cli-bundle.js), pays none either.

@@ -399,15 +399,18 @@ class ScaleRun {
         where n.nspname = $1 and c.relkind in ('r', 'p') order by pg_total_relation_size(c.oid) desc limit 6`,
       [schema],
     );
-    const counts = await client.query<{ entries: string; store_products: string }>(
-      `select (select count(*) from ${schema}.stock_logs) as entries, (select count(*) from ${schema}.store_products) as store_products`,
+    // The ledger's two tables (one row per entry, migration 0022: a one-balance entry's posting
+    // in its stock_logs row, a split entry's parts in stock_log_parts), over the applied entries.
+    const counts = await client.query<{ entries: string; store_products: string; ledger_bytes: string }>(
+      `select (select count(*) from ${schema}.stock_logs where is_applied = 1) as entries, (select count(*) from ${schema}.store_products) as store_products,
+              pg_total_relation_size('${schema}.stock_logs') + pg_total_relation_size('${schema}.stock_log_parts') as ledger_bytes`,
     );
     await client.end();
     const size = (name: string) => Number(sizes.rows.find((r) => r.table === name)?.total ?? 0);
     for (const row of sizes.rows) this.record(`size ${row.table}`, `${(Number(row.total) / 2 ** 20).toFixed(0)} MB (indexes ${(Number(row.indexes) / 2 ** 20).toFixed(0)} MB)`);
     const entries = Number(counts.rows[0]!.entries);
     const storeProducts = Number(counts.rows[0]!.store_products);
-    this.record('bytes per ledger entry (stock_logs + stock_ledger, indexes included)', ((size('stock_logs') + size('stock_ledger')) / entries).toFixed(0));
+    this.record('bytes per ledger entry (stock_logs + stock_log_parts, indexes included)', (Number(counts.rows[0]!.ledger_bytes) / entries).toFixed(0));
     this.record('bytes per store product (store_products + stock_balances, indexes included)', ((size('store_products') + size('stock_balances')) / storeProducts).toFixed(0));
   }
 }

@@ -119,6 +119,9 @@ export const ledgerHotPg: Scenario = {
         const [row] = await db.query<{ quantity: string }>(`select sum(quantity) as quantity from stock_balances`);
         if (Number(row?.quantity) !== postedMilli) throw new Error(`balances hold ${row?.quantity}, the model ${postedMilli}`);
         const verifyMs = await storeOpsVerify(db.url);
+        // The ledger view's id (migration 0022) is the entry's log id: unique on this one
+        // balance, in the order the entries were written, so "late" is "before the latest
+        // moment among the entries written before it".
         const [late] = await db.query<{ late: string; total: string; max_id: string }>(
           `select count(*) filter (where late) as late, count(*) as total, max(id) as max_id from (
              select id, at < max(at) over (order by id rows between unbounded preceding and 1 preceding) as late from stock_ledger

@@ -52,7 +52,7 @@ interface Balance {
 }
 
 const balanceWhere = (b: Balance) => `store_id = ${b.storeId} and product_id = ${b.productId} and location_id = 0 and pool = 1 and order_key = ''`;
-/** The balance's ledger rows: they name it by its id (migration 0021). */
+/** The balance's ledger rows (the stock_ledger view, migration 0022): they name it by its id (migration 0021). */
 const ledgerWhere = (b: Balance) => `balance_id = (select id from stock_balances where ${balanceWhere(b)})`;
 const num = (value: unknown) => (value === null || value === undefined ? undefined : Number(value));
 
@@ -89,18 +89,19 @@ async function assertLevels(service: Service, db: BenchDatabase, balance: Balanc
 
 /**
  * 998 copies of the big balance's 1,000-row template (posted over HTTP, so written by the
- * service) with the service stopped: every column of stock_logs and stock_ledger copied,
- * only ids (+ k × 1,000) and moments (+ k × COPY_SHIFT_MS) shifted, in the order the
- * service would have given them; then the balance set to the sum and latest moment of its
- * ledger rows (and, on PostgreSQL, the identity sequences past the new ids, and ANALYZE as
- * autovacuum would run after such a load).
+ * service) with the service stopped: every column of stock_logs copied — each row carries
+ * its entry's posting (one row per entry, migration 0022) — and of stock_log_parts, which
+ * the template's one-pool entries leave empty; only ids (+ k × 1,000) and moments
+ * (+ k × COPY_SHIFT_MS) shifted, in the order the service would have given them; then the
+ * balance set to the sum and latest moment of its ledger rows (and, on PostgreSQL, the
+ * identity sequence past the new ids, and ANALYZE as autovacuum would run after such a load).
  */
 async function copyTemplate(db: BenchDatabase, balance: Balance): Promise<void> {
-  for (const table of ['stock_logs', 'stock_ledger']) {
-    const [stats] = await db.query<{ n: unknown; lo: unknown; hi: unknown }>(`select count(*) as n, min(id) as lo, max(id) as hi from ${table}`);
-    if (num(stats?.n) !== TEMPLATE_ROWS || num(stats?.lo) !== 1 || num(stats?.hi) !== TEMPLATE_ROWS) {
-      throw new Error(`${table} should hold exactly the template's ids 1–${TEMPLATE_ROWS}: ${JSON.stringify(stats)}`);
-    }
+  const [stats] = await db.query<{ n: unknown; lo: unknown; hi: unknown; posted: unknown }>(
+    'select count(*) as n, min(id) as lo, max(id) as hi, count(balance_id) as posted from stock_logs',
+  );
+  if (num(stats?.n) !== TEMPLATE_ROWS || num(stats?.lo) !== 1 || num(stats?.hi) !== TEMPLATE_ROWS || num(stats?.posted) !== TEMPLATE_ROWS) {
+    throw new Error(`stock_logs should hold exactly the template's ids 1–${TEMPLATE_ROWS}, each with its posting: ${JSON.stringify(stats)}`);
   }
   const columns = async (table: string) =>
     (
@@ -111,24 +112,22 @@ async function copyTemplate(db: BenchDatabase, balance: Balance): Promise<void> 
       )
     ).map((c) => c.name);
   const copies = `(with recursive n(k) as (select 1 union all select k + 1 from n where k < ${TEMPLATE_COPIES}) select k from n) ks`;
-  const copy = async (table: string, shifted: Record<string, string>) => {
+  const copy = async (table: string, key: string, order: string, shifted: Record<string, string>) => {
     const cols = await columns(table);
     const select = cols.map((c) => (c in shifted ? `t.${c} + ks.k * ${shifted[c]}` : `t.${c}`));
-    return `insert into ${table} (${cols.join(', ')}) select ${select.join(', ')} from ${table} t cross join ${copies} where t.id <= ${TEMPLATE_ROWS} order by ks.k, t.id`;
+    return `insert into ${table} (${cols.join(', ')}) select ${select.join(', ')} from ${table} t cross join ${copies} where t.${key} <= ${TEMPLATE_ROWS} order by ks.k, ${order}`;
   };
   const statements = [
-    await copy('stock_logs', { id: String(TEMPLATE_ROWS), modification_at: String(COPY_SHIFT_MS) }),
-    await copy('stock_ledger', { id: String(TEMPLATE_ROWS), log_id: String(TEMPLATE_ROWS), at: String(COPY_SHIFT_MS) }),
+    await copy('stock_logs', 'id', 't.id', { id: String(TEMPLATE_ROWS), modification_at: String(COPY_SHIFT_MS) }),
+    await copy('stock_log_parts', 'log_id', 't.log_id, t.balance_id', { log_id: String(TEMPLATE_ROWS), seq: String(TEMPLATE_ROWS), at: String(COPY_SHIFT_MS) }),
     `update stock_balances set
        quantity = (select sum(delta) from stock_ledger where ${ledgerWhere(balance)}),
        last_at = (select max(at) from stock_ledger where ${ledgerWhere(balance)})
      where ${balanceWhere(balance)}`,
   ];
-  if (db.dialect === 'postgres') {
-    for (const table of ['stock_logs', 'stock_ledger']) statements.push(`select setval(pg_get_serial_sequence('${table}', 'id'), (select max(id) from ${table}))`);
-  }
+  if (db.dialect === 'postgres') statements.push(`select setval(pg_get_serial_sequence('stock_logs', 'id'), (select max(id) from stock_logs))`);
   await db.transaction(statements);
-  if (db.dialect === 'postgres') await db.query('analyze stock_logs, stock_ledger, stock_balances');
+  if (db.dialect === 'postgres') await db.query('analyze stock_logs, stock_log_parts, stock_balances');
 }
 
 const KINDS: Array<{ kind: PostKind; name: string; label: string; entries: (t: LateTimeline, round: number) => ModelEntry[] }> = [

@@ -25,10 +25,12 @@ const CLI = ['bin/store-ops.js'];
 
 /**
  * 1,000,000 applied entries written with raw SQL (building them through the API would take
- * many minutes; this scenario measures the check, not the writes): one stock_logs row and
- * one stock_ledger row each, 100 per balance over 10,000 balances (2,000 products ×
- * unlocated + 4 locations), in time order, and every balance set to the sum of its ledger
- * rows — consistent, so verify must find nothing.
+ * many minutes; this scenario measures the check, not the writes): one stock_logs row each,
+ * carrying its posting (balance_id, delta: one row per entry, migration 0022; no entry is
+ * split over pools, so no stock_log_parts row), 100 per balance over 10,000 balances (2,000
+ * products × unlocated + 4 locations), in time order, and every balance set to the sum of
+ * its ledger rows — consistent, so verify must find nothing. The balances are written first
+ * (balance `slot + 1` for each slot), so each entry names its balance as it is inserted.
  */
 function generateLedger(file: string): void {
   const database = new SqliteDatabase(file);
@@ -56,32 +58,31 @@ function generateLedger(file: string): void {
       const slots = (database.prepare('select count(*) as n from temp.slots').get() as { n: number }).n;
       if (slots !== BALANCES) throw new Error(`expected ${BALANCES} balance slots, made ${slots}`);
       database.exec(`
+        insert into stock_balances (id, store_id, store_number, product_id, location_id, pool, order_key, quantity, last_at, last_count_at, updated_on)
+        select s.slot + 1, ${store.id}, '${store.store_number}', s.product_id, s.location_id, s.pool, '', 0, null, null, ${base}
+        from temp.slots s order by s.slot;
+
         insert into stock_logs (id, store_id, store_number, product_id, product_number, location_id, location_code, modification_at,
           is_count, is_from_receipt, quantity, pool_quantities, review_status, is_applied, app_user_name, barcode, price, purchase_price,
-          purchase_unit_quantity, created_on, updated_on, created_by, modified_by)
+          purchase_unit_quantity, created_on, updated_on, created_by, modified_by, balance_id, delta, expected)
         with recursive n(k) as (select 0 union all select k + 1 from n where k < ${ENTRIES - 1}),
-          e as (select k, (k * 7919) % 4001 - 1500 as d from n)
+          e as (select k, case when (k * 7919) % 4001 - 1500 = 0 then 1 else (k * 7919) % 4001 - 1500 end as q from n)
         select e.k + 1, ${store.id}, '${store.store_number}', s.product_id, s.product_number, nullif(s.location_id, 0), s.location_code,
-          ${base} + e.k * 50, 0, 0, case when e.d = 0 then 1 else e.d end,
-          case s.pool when 1 then json_array(case when e.d = 0 then 1 else e.d end, null, null, null, null, null, null, null, null, null)
-                      else json_array(null, case when e.d = 0 then 1 else e.d end, null, null, null, null, null, null, null, null) end,
-          0, 1, 'bench', s.barcode, s.price, s.purchase_price, s.purchase_unit_quantity, ${base} + e.k * 50, ${base} + e.k * 50, 'bench', 'bench'
+          ${base} + e.k * 50, 0, 0, e.q,
+          case s.pool when 1 then json_array(e.q, null, null, null, null, null, null, null, null, null)
+                      else json_array(null, e.q, null, null, null, null, null, null, null, null) end,
+          0, 1, 'bench', s.barcode, s.price, s.purchase_price, s.purchase_unit_quantity, ${base} + e.k * 50, ${base} + e.k * 50, 'bench', 'bench',
+          s.slot + 1, e.q, null
         from e join temp.slots s on s.slot = e.k % ${BALANCES};
 
-        insert into stock_balances (store_id, store_number, product_id, location_id, pool, order_key, quantity, last_at, last_count_at, updated_on)
-        select l.store_id, '${store.store_number}', l.product_id, coalesce(l.location_id, 0), s.pool, '', sum(l.quantity), max(l.modification_at), null, max(l.modification_at)
-        from stock_logs l join temp.slots s on s.slot = (l.id - 1) % ${BALANCES}
-        group by l.store_id, l.product_id, coalesce(l.location_id, 0), s.pool;
-
-        insert into stock_ledger (log_id, balance_id, at, delta, is_count, counted, expected)
-        select l.id, b.id, l.modification_at, l.quantity, 0, null, null
-        from stock_logs l join temp.slots s on s.slot = (l.id - 1) % ${BALANCES}
-        join stock_balances b on b.store_id = l.store_id and b.product_id = l.product_id and b.location_id = coalesce(l.location_id, 0)
-          and b.pool = s.pool and b.order_key = ''
-        order by l.id;`);
+        update stock_balances set quantity = g.total, last_at = g.last_at, updated_on = g.last_at
+        from (select balance_id, sum(delta) as total, max(modification_at) as last_at from stock_logs group by balance_id) g
+        where g.balance_id = stock_balances.id;`);
     })();
     const ledger = (database.prepare('select count(*) as n from stock_ledger').get() as { n: number }).n;
     if (ledger !== ENTRIES) throw new Error(`generated ${ledger} ledger entries, expected ${ENTRIES}`);
+    const parts = (database.prepare('select count(*) as n from stock_log_parts').get() as { n: number }).n;
+    if (parts !== 0) throw new Error(`generated ${parts} stock_log_parts rows, expected none`);
     database.pragma('journal_mode = WAL');
   } finally {
     database.close();
@@ -120,8 +121,8 @@ export const stockVerify: Scenario = {
     `\`store-ops verify\` (node bin/store-ops.js, as an installed CLI runs it: its own process, DATABASE_URL on the file) over ${ENTRIES.toLocaleString('en-US')} ` +
     `ledger entries on ${BALANCES.toLocaleString('en-US')} balances (${PRODUCTS} products), wall time to exit, against a process of its own (node ` +
     'baselines/grouped-sum.mjs) opening the same file with better-sqlite3 and running one plain select balance_id, sum(delta) … group by balance_id ' +
-    'over stock_ledger, wall time to exit; `npx store-ops verify` (npm starting first) is reported beside. Master data seeded over HTTP into the ' +
-    'service; the entries are then generated with raw SQL inserts into stock_logs, stock_ledger and stock_balances (consistent: balances = sums) with ' +
+    'over stock_ledger (a view since migration 0022: the postings in stock_logs and stock_log_parts), wall time to exit; `npx store-ops verify` (npm starting first) is reported beside. Master data seeded over HTTP into the ' +
+    'service; the entries are then generated with raw SQL inserts into stock_balances and stock_logs, each log row with its posting (consistent: balances = sums), with ' +
     'the service stopped, because posting a million entries would take many minutes and this measures the check, not the writes',
   unit: 'ms',
   valueLabel: 'store-ops verify',
