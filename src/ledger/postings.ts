@@ -83,12 +83,16 @@ interface Figures {
   expectedMilli: number | undefined;
 }
 
-/** A posting in the request's flat list, with the entry it belongs to. */
-interface Placed extends Posting {
+/** A posting in the request's flat list, with the entry it belongs to and its balance's key. */
+interface Placed {
+  posting: Posting;
   entry: number;
+  key: string;
 }
 
 const PART_COLUMNS = ['log_id', 'seq', 'balance_id', 'at', 'delta', 'is_count', 'counted', 'expected'];
+/** A one-balance entry's posting, in its own stock_logs row. */
+const POSTING_COLUMNS = ['balance_id', 'delta', 'expected'] as const;
 
 type BalanceRow = Omit<Selectable<StockBalanceTable>, 'updated_on'>;
 
@@ -134,7 +138,12 @@ export async function applyEntries(
   now: number,
   touches: readonly StockTouch[] = [],
 ): Promise<number[]> {
-  const postings: Placed[] = entries.flatMap((entry, index) => entry.postings.map((posting) => ({ ...posting, entry: index })));
+  // Flat, in entry order; each balance key built once (a request may carry thousands).
+  const placed: Placed[] = [];
+  entries.forEach((entry, index) => {
+    for (const posting of entry.postings) placed.push({ posting, entry: index, key: keyOf(posting) });
+  });
+  const postings = placed.map((p) => p.posting);
   assertAuthority(by, postings, storeNumbers);
   if (postings.length === 0) return writeEntries(trx, dialect, entries, []);
   // An entry's id orders it among its balances' entries of one moment. A delta's row is the
@@ -144,16 +153,15 @@ export async function applyEntries(
   // writers of one balance do one at a time is only the balance itself. Counts depend on the
   // level, and a new balance's id exists only once it is created under its turn, so any
   // other request writes its rows under the turns, after everything recorded.
-  const early = await writeEarly(trx, dialect, entries, postings);
+  const early = await writeEarly(trx, dialect, entries, placed);
   const logIds: Array<number | undefined> = early ?? entries.map((entry) => entry.logId);
-  const balances = await lockBalances(trx, dialect, postings, storeNumbers);
+  const balances = await lockBalances(trx, dialect, placed, storeNumbers);
 
   // One plan per balance for all of its postings of this request (docs/stock.md "Cost"): only
   // a balance with late entries that a count can see reads its history, and only the stretch
   // they need.
   const postingsByBalance = new Map<string, number[]>();
-  postings.forEach((posting, index) => {
-    const key = keyOf(posting);
+  placed.forEach(({ key }, index) => {
     const indices = postingsByBalance.get(key);
     if (indices) indices.push(index);
     else postingsByBalance.set(key, [index]);
@@ -163,7 +171,10 @@ export async function applyEntries(
   const rebased: Rebased[] = [];
   for (const [key, indices] of postingsByBalance) {
     const balance = balances.get(key)!;
-    const arrivals = indices.map((index) => ({ ...postings[index]!, id: logIds[postings[index]!.entry] }));
+    const arrivals = indices.map((index) => {
+      const { posting, entry } = placed[index]!;
+      return { at: posting.at, quantityMilli: posting.quantityMilli, isCount: posting.isCount, path: posting.path, id: logIds[entry] };
+    });
     const range = historyRange(balance, arrivals);
     const window = range ? await readHistory(trx, balance, range, own) : { history: { levelBeforeMilli: balance.quantity, entries: [], tailMilli: 0 }, rows: new Map() };
     const plan = planBatch(window.history, arrivals);
@@ -174,7 +185,7 @@ export async function applyEntries(
   // The balances move in arrival order, so a guarded posting sees exactly what came before it.
   const magnitudes: MagnitudeChange[] = [];
   for (const [index, posting] of postings.entries()) {
-    const balance = balances.get(keyOf(posting))!;
+    const balance = balances.get(placed[index]!.key)!;
     const planned = plans[index]!;
     const before = balance.quantity;
     // In the kept range: planBatch checked each arrival's balance in this order (PRODUCT §3 "Exact numbers").
@@ -190,21 +201,21 @@ export async function applyEntries(
 
   // New balances now, with the figures this request leaves them at: their postings name them.
   await dialect.engineBalanceWrites(trx, () => createBalances(trx, dialect, balances, now));
-  const figures = postings.map((posting, index): Figures => ({
-    balanceId: balances.get(keyOf(posting))!.id!,
+  const figures = placed.map(({ key }, index): Figures => ({
+    balanceId: balances.get(key)!.id!,
     deltaMilli: plans[index]!.deltaMilli,
     expectedMilli: plans[index]!.expectedMilli,
   }));
   if (early) {
     // What was written before the turns is what the plan books (deltas are never re-based).
-    postings.forEach((posting, index) => {
-      if (figures[index]!.deltaMilli !== posting.quantityMilli || figures[index]!.expectedMilli !== undefined) throw new Error(`ledger plan changed the delta of log ${early[posting.entry]}`);
+    placed.forEach(({ posting, entry }, index) => {
+      if (figures[index]!.deltaMilli !== posting.quantityMilli || figures[index]!.expectedMilli !== undefined) throw new Error(`ledger plan changed the delta of log ${early[entry]}`);
     });
   } else {
     // In arrival order: their ids order entries of the same moment from now on.
     const written = await writeEntries(trx, dialect, entries, figures);
     entries.forEach((entry, index) => (logIds[index] = entry.logId ?? written[index]));
-    await fillApproved(trx, dialect, entries, postings, figures);
+    await fillApproved(trx, dialect, entries, placed, figures);
   }
   await rebaseCounts(trx, rebased);
   const touched = [...balances.values()].filter((b) => b.touched);
@@ -224,9 +235,9 @@ export async function applyEntries(
  * and their ids never change, so they still hold under the turns. Returns the entries' ids,
  * or undefined when the request must write under its turns.
  */
-async function writeEarly(trx: Transaction<Database>, dialect: Dialect, entries: readonly EntryBooking[], postings: readonly Placed[]): Promise<number[] | undefined> {
-  if (entries.some((entry) => entry.row === undefined) || postings.some((posting) => posting.isCount)) return undefined;
-  const distinct = new Map(postings.map((posting) => [keyOf(posting), posting as BalanceKey]));
+async function writeEarly(trx: Transaction<Database>, dialect: Dialect, entries: readonly EntryBooking[], placed: readonly Placed[]): Promise<number[] | undefined> {
+  if (entries.some((entry) => entry.row === undefined) || placed.some(({ posting }) => posting.isCount)) return undefined;
+  const distinct = new Map(placed.map(({ key, posting }) => [key, posting as BalanceKey]));
   const balanceIds = new Map<string, number>();
   for (const row of await readBalanceRows(trx, dialect, [...distinct.values()])) balanceIds.set(keyOfRow(row), Number(row.id));
   if (balanceIds.size < distinct.size) return undefined;
@@ -234,7 +245,7 @@ async function writeEarly(trx: Transaction<Database>, dialect: Dialect, entries:
     trx,
     dialect,
     entries,
-    postings.map((posting) => ({ balanceId: balanceIds.get(keyOf(posting))!, deltaMilli: posting.quantityMilli, expectedMilli: undefined })),
+    placed.map(({ key, posting }) => ({ balanceId: balanceIds.get(key)!, deltaMilli: posting.quantityMilli, expectedMilli: undefined })),
   );
 }
 
@@ -244,19 +255,21 @@ async function writeEarly(trx: Transaction<Database>, dialect: Dialect, entries:
  * id (undefined for approved entries, which have a row already).
  */
 async function writeEntries(trx: Transaction<Database>, dialect: Dialect, entries: readonly EntryBooking[], figures: readonly Figures[]): Promise<number[]> {
-  const fresh: Array<{ index: number; row: Insertable<StockLogTable>; first: number }> = [];
+  // The row's own columns, then its posting's: values in arrays, no copy of each row object.
+  const fresh: Array<{ index: number; row: NewLogRow; first: number; posting: readonly unknown[] }> = [];
   let first = 0;
   entries.forEach((entry, index) => {
     if (entry.row !== undefined) {
       const one = entry.postings.length === 1 ? figures[first]! : undefined;
-      fresh.push({ index, first, row: { ...entry.row, balance_id: one?.balanceId ?? null, delta: one?.deltaMilli ?? null, expected: one?.expectedMilli ?? null } });
+      fresh.push({ index, first, row: entry.row, posting: [one?.balanceId ?? null, one?.deltaMilli ?? null, one?.expectedMilli ?? null] });
     }
     first += entry.postings.length;
   });
   const ids: number[] = [];
   if (fresh.length === 0) return ids;
-  const columns = Object.keys(fresh[0]!.row) as Array<keyof Insertable<StockLogTable>>;
-  const written = await insertManyReturningIds(trx, dialect, 'stock_logs', columns, fresh.map(({ row }) => columns.map((column) => row[column])));
+  const own = Object.keys(fresh[0]!.row) as Array<keyof NewLogRow>;
+  const columns = [...own, ...POSTING_COLUMNS];
+  const written = await insertManyReturningIds(trx, dialect, 'stock_logs', columns, fresh.map(({ row, posting }) => [...own.map((column) => row[column]), ...posting]));
   fresh.forEach(({ index }, at) => (ids[index] = written[at]!));
   const parts = fresh.flatMap(({ index, first }) => {
     const entry = entries[index]!;
@@ -279,16 +292,16 @@ const partRow = (logId: number, posting: Posting, figures: Figures) => [
 ];
 
 /** The postings of approved entries, into the rows they were written with while pending (a split one's as parts). */
-async function fillApproved(trx: Transaction<Database>, dialect: Dialect, entries: readonly EntryBooking[], postings: readonly Placed[], figures: readonly Figures[]): Promise<void> {
+async function fillApproved(trx: Transaction<Database>, dialect: Dialect, entries: readonly EntryBooking[], placed: readonly Placed[], figures: readonly Figures[]): Promise<void> {
   const parts: unknown[][] = [];
   for (const [index, entry] of entries.entries()) {
     if (entry.logId === undefined) continue;
-    const own = postings.flatMap((posting, at) => (posting.entry === index ? [at] : []));
+    const own = placed.flatMap(({ entry: of }, at) => (of === index ? [at] : []));
     if (own.length === 1) {
       const { balanceId, deltaMilli, expectedMilli } = figures[own[0]!]!;
       await trx.updateTable('stock_logs').set({ balance_id: balanceId, delta: deltaMilli, expected: expectedMilli ?? null }).where('id', '=', entry.logId).execute();
     } else {
-      for (const at of own) parts.push(partRow(entry.logId, postings[at]!, figures[at]!));
+      for (const at of own) parts.push(partRow(entry.logId, placed[at]!.posting, figures[at]!));
     }
   }
   if (parts.length > 0) await insertMany(trx, dialect, 'stock_log_parts', PART_COLUMNS, parts);
@@ -346,11 +359,13 @@ const KEY_COLUMNS: readonly RowsSourceColumn[] = [
 async function lockBalances(
   trx: Transaction<Database>,
   dialect: Dialect,
-  postings: readonly Posting[],
+  placed: readonly Placed[],
   storeNumbers: ReadonlyMap<number, string>,
 ): Promise<Map<string, BalanceState>> {
   const distinct = new Map<string, BalanceKey>();
-  for (const p of postings) distinct.set(keyOf(p), { storeId: p.storeId, productId: p.productId, locationId: p.locationId, pool: p.pool, orderKey: p.orderKey });
+  for (const { key, posting: p } of placed) {
+    if (!distinct.has(key)) distinct.set(key, { storeId: p.storeId, productId: p.productId, locationId: p.locationId, pool: p.pool, orderKey: p.orderKey });
+  }
   const keys = [...distinct.values()].sort(
     (a, b) =>
       a.storeId - b.storeId || a.productId - b.productId || a.locationId - b.locationId || a.pool - b.pool || (a.orderKey < b.orderKey ? -1 : a.orderKey > b.orderKey ? 1 : 0),
