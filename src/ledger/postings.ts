@@ -291,21 +291,39 @@ const partRow = (logId: number, posting: Posting, figures: Figures) => [
   figures.expectedMilli ?? null,
 ];
 
-/** The postings of approved entries, into the rows they were written with while pending (a split one's as parts). */
+/**
+ * The postings of approved entries, into the rows they were written with while pending (a
+ * split one's as parts): one statement for the one-balance entries, however many a review
+ * approves.
+ */
 async function fillApproved(trx: Transaction<Database>, dialect: Dialect, entries: readonly EntryBooking[], placed: readonly Placed[], figures: readonly Figures[]): Promise<void> {
   const parts: unknown[][] = [];
+  const inline: Array<[number, number, number, number | null]> = [];
   for (const [index, entry] of entries.entries()) {
     if (entry.logId === undefined) continue;
     const own = placed.flatMap(({ entry: of }, at) => (of === index ? [at] : []));
     if (own.length === 1) {
       const { balanceId, deltaMilli, expectedMilli } = figures[own[0]!]!;
-      await trx.updateTable('stock_logs').set({ balance_id: balanceId, delta: deltaMilli, expected: expectedMilli ?? null }).where('id', '=', entry.logId).execute();
+      inline.push([entry.logId, balanceId, deltaMilli, expectedMilli ?? null]);
     } else {
       for (const at of own) parts.push(partRow(entry.logId, placed[at]!.posting, figures[at]!));
     }
   }
+  if (inline.length > 0) {
+    await sql`
+      update stock_logs set balance_id = v.balance_id, delta = v.delta, expected = v.expected
+      from ${dialect.rowsSource('v', APPROVED_COLUMNS, inline)}
+      where stock_logs.id = v.id`.execute(trx);
+  }
   if (parts.length > 0) await insertMany(trx, dialect, 'stock_log_parts', PART_COLUMNS, parts);
 }
+
+const APPROVED_COLUMNS: readonly RowsSourceColumn[] = [
+  { name: 'id', type: 'bigint' },
+  { name: 'balance_id', type: 'bigint' },
+  { name: 'delta', type: 'bigint' },
+  { name: 'expected', type: 'bigint' },
+];
 
 /** A recorded count the request re-based: where its posting lives and its new figures. */
 interface Rebased {
