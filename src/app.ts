@@ -49,6 +49,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const handle = createDb(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   try {
     await migrateToLatest(handle);
+    // The ledger's coming months exist before the first entry is written (PostgreSQL; nothing on SQLite).
+    await handle.dialect.ensureLedgerMonths(handle.db, Date.now());
     const generated = await ensureBootstrapAdmin(handle.db, config.adminToken);
     if (generated !== undefined) config.onGeneratedAdminToken?.(generated);
     const cursors = new CursorCodec(await cursorSecret(handle));

@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { DbHandle } from './db/connect.js';
 import { parseDateTime } from './domain/datetime.js';
+import { monthLabel, parseMonth } from './db/months.js';
 import { createToken, isRole, listTokenSummaries, revokeToken, TokenNameTakenError } from './modules/tokens/service.js';
 import type { Violation } from './db/verify-types.js';
 
@@ -30,6 +31,12 @@ async function withDatabase<T>(work: (handle: DbHandle) => Promise<T>, migrateFi
   } finally {
     await handle.close();
   }
+}
+
+function parseMonthOption(value: string) {
+  const month = parseMonth(value);
+  if (month === undefined) throw new InvalidArgumentError('must be a month as YYYY-MM');
+  return month;
 }
 
 function parseRole(value: string) {
@@ -183,6 +190,43 @@ export function buildCli(): Command {
         report.violations,
         `ok: every invariant of the balances touched since ${new Date(since).toISOString()} holds (${report.balances} balances; stock checks only, the full verify runs the rest)`,
       );
+    });
+
+  const ledger = program.command('ledger').description('the ledger\'s months on PostgreSQL: list them, archive old ones (docs/operations.md)');
+  ledger
+    .command('months')
+    .description('list the ledger\'s partitions by month with their estimated rows, and the archives made')
+    .action(async () => {
+      await withDatabase(async (handle) => {
+        if (!handle.dialect.ledgerArchive) {
+          out('the ledger is one table on this database (SQLite): no months to list');
+          return;
+        }
+        for (const month of await handle.dialect.ledgerArchive.months(handle.db)) {
+          const range = month.isDefault ? 'after the last month' : month.from === null ? `before ${monthLabel(month.to!)}` : monthLabel(month.from);
+          out(`${month.table}\t${range}\t${month.name}\t~${month.rows} rows`);
+        }
+        const archives = await handle.db.selectFrom('ledger_archives').selectAll().orderBy('boundary_at').execute();
+        for (const a of archives) {
+          out(`archived before ${monthLabel(Number(a.boundary_at))} on ${new Date(Number(a.archived_on)).toISOString()} by ${a.archived_by}: ${a.entries} entries, ${a.parts} parts, ${a.balances} balance snapshots; tables ${(JSON.parse(a.tables) as string[]).join(', ')}`);
+        }
+      });
+    });
+  ledger
+    .command('archive')
+    .description('move the ledger\'s months before a month out (detached tables to dump and drop), leaving a snapshot per balance; entries dated before it are refused from then on')
+    .requiredOption('--before <YYYY-MM>', 'the first month that stays', parseMonthOption)
+    .option('--by <name>', 'who archives (recorded)', 'store-ops')
+    .action(async (options: { before: number; by: string }) => {
+      const { archiveLedgerBefore, ArchiveRefused } = await import('./ledger/archive.js');
+      try {
+        const report = await withDatabase((handle) => archiveLedgerBefore(handle, options.before, options.by));
+        out(`archived before ${monthLabel(report.boundary)}: ${report.entries} entries, ${report.parts} parts, ${report.balances} balance snapshots`);
+        out(`detached tables (dump them, e.g. pg_dump -t, then drop them): ${report.tables.join(', ') || 'none'}`);
+      } catch (error) {
+        if (error instanceof ArchiveRefused) throw new UsageError(`not archived: ${error.message}`);
+        throw error;
+      }
     });
 
   program

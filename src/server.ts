@@ -18,6 +18,11 @@ async function main(): Promise<void> {
   const app = await buildApp(config, { logger: true });
   const purge = setInterval(() => {
     purgeExpiredIdempotencyKeys(app.ctx.db).catch((error) => app.log.warn({ err: error }, 'idempotency purge failed'));
+    // The ledger's months ahead (PostgreSQL): a month is made weeks before its first entry.
+    app.ctx.handle.dialect
+      .ensureLedgerMonths(app.ctx.db, Date.now())
+      .then((made) => made.length > 0 && app.log.info({ partitions: made }, 'made the ledger months ahead'))
+      .catch((error) => app.log.warn({ err: error }, 'making the ledger months ahead failed'));
   }, 60 * 60 * 1000);
   purge.unref();
   // The log pull's hour counts gather a delta row per write on PostgreSQL: merged every few

@@ -235,6 +235,7 @@ insert into
     "store_id",
     "delivery_line_id",
     "log_id",
+    "log_at",
     "line_number",
     "product_id",
     "product_number",
@@ -258,16 +259,17 @@ from
     $4::bigint[],
     $5::bigint[],
     $6::bigint[],
-    $7::text[],
+    $7::bigint[],
     $8::text[],
     $9::text[],
     $10::text[],
-    $11::bigint[],
+    $11::text[],
     $12::bigint[],
     $13::bigint[],
     $14::bigint[],
     $15::bigint[],
-    $16::bigint[]
+    $16::bigint[],
+    $17::bigint[]
   );
 
 insert into

@@ -209,6 +209,7 @@ insert into
     "store_id",
     "delivery_line_id",
     "log_id",
+    "log_at",
     "line_number",
     "product_id",
     "product_number",
@@ -223,7 +224,7 @@ insert into
     "updated_on"
   )
 values
-  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
+  (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
 
 insert into
   "receipt_orders" (

@@ -433,6 +433,38 @@ export interface StockLedgerTable {
   expected: number | null;
 }
 
+/**
+ * Per archive boundary and balance: every posting before the boundary summed, with the
+ * latest moment and count among them (migration 0026, ledger/archive.ts). The view
+ * stock_ledger reads the latest boundary's rows as postings.
+ */
+export interface StockLedgerSnapshotTable {
+  boundary_at: number;
+  balance_id: number;
+  quantity: number;
+  last_at: number;
+  last_count_at: number | null;
+}
+
+/** One archive of old ledger months (`store-ops ledger archive`, PostgreSQL). */
+export interface LedgerArchiveTable {
+  boundary_at: number;
+  archived_on: number;
+  archived_by: string;
+  entries: number;
+  parts: number;
+  balances: number;
+  /** JSON array of the detached tables' names. */
+  tables: string;
+}
+
+/** A store product's stock stamp whose entry an archive moved out (migration 0026). */
+export interface StockStampArchivedTable {
+  store_id: number;
+  product_id: number;
+  stamp: number;
+}
+
 /** Projection of the ledger: one row per balance key (PRODUCT §5). */
 export interface StockBalanceTable {
   id: Generated<number>;
@@ -557,6 +589,8 @@ export interface ReceiptLineTable {
   store_id: number;
   delivery_line_id: number;
   log_id: number;
+  /** The moment of the line's entry: with log_id its key (migration 0026); null only if the entry was lost before 0026. */
+  log_at: number | null;
   line_number: number;
   product_id: number;
   product_number: string | null;
@@ -645,6 +679,9 @@ export interface Database {
   stock_log_hours: StockLogHourTable;
   stock_ledger: StockLedgerTable;
   stock_log_parts: StockLogPartTable;
+  stock_ledger_snapshots: StockLedgerSnapshotTable;
+  ledger_archives: LedgerArchiveTable;
+  stock_stamps_archived: StockStampArchivedTable;
   stock_balances: StockBalanceTable;
   delivery_orders: DeliveryOrderTable;
   delivery_order_lines: DeliveryOrderLineTable;

@@ -281,6 +281,9 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
     await ctx.handle.bulkLoad('stock_balances', BALANCE_COLUMNS, balances);
     await ctx.handle.bulkLoad('store_products', columns, rows);
   }
+  // PostgreSQL: the ledger's months back to the opening counts, so the year of history lands
+  // in its months rather than all in the partition before the first (migration 0025).
+  await ctx.handle.dialect.ensureLedgerMonths(ctx.db, now, openingMoment(firstDay));
   const entries = await replay(new ChainState(storeProducts), true);
   while ((await mergeLogHours(ctx.handle)) > 0);
   progress('analyze');

@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { DbHandle } from '../db/dialect/types.js';
 import type { Database } from '../db/schema.js';
 import type { Violation } from '../db/verify-types.js';
+import { HOUR_MS } from './log-hours.js';
 
 /** At most this many violations of one kind are listed: enough to act on, bounded in memory. */
 export const MAX_LISTED = 1000;
@@ -132,8 +133,22 @@ export async function ledgerViolations(handle: DbHandle): Promise<Violation[]> {
     ...rows.filter((row) => row.id !== null).map(balanceViolation),
     ...(await missingBalanceViolations(handle.db, missing)),
     ...(await postingViolations(handle)),
+    ...(await partsWithoutEntry(handle)),
     ...(await logHourViolations(handle)),
   ];
+}
+
+/**
+ * Parts whose entry does not exist: no foreign key can name stock_logs(id) since PostgreSQL
+ * partitions it by month (migration 0025), so the relation is checked here, on both databases.
+ */
+async function partsWithoutEntry(handle: DbHandle): Promise<Violation[]> {
+  const { rows } = await sql<{ log_id: number; balance_id: number }>`
+    select p.log_id, p.balance_id from stock_log_parts p
+    where not exists (select 1 from stock_logs l where l.id = p.log_id)
+    limit ${MAX_LISTED}
+  `.execute(handle.db);
+  return rows.map((row) => ({ check: 'stock ledger', detail: `entry ${row.log_id} does not exist, but a part of it posts to balance ${row.balance_id}` }));
 }
 
 /**
@@ -163,8 +178,6 @@ export async function postingViolations(handle: DbHandle, since?: number): Promi
     detail: Number(row.is_applied) === 1 ? `entry ${row.id} is applied but has no ledger rows (its stock is lost)` : `entry ${row.id} is not applied but has ledger rows`,
   }));
 }
-
-const HOUR_MS = 3_600_000;
 
 /**
  * The log pull's hour counts (migration 0020, stock-logs/log-pull.ts): each hour's entries

@@ -5,6 +5,9 @@ import { inTransaction } from '../db/transaction.js';
 // id: written by triggers in the entries' own transaction, read by the ERP's log pull
 // (modules/stock-logs/log-pull.ts) and checked by verify (invariants.ts logHourViolations).
 
+/** An hour of updated_on, as stock_log_hours counts it (`updated_on / HOUR_MS`, truncated). */
+export const HOUR_MS = 3_600_000;
+
 const HOURS_PER_MERGE = 500;
 
 /**

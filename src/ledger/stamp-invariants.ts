@@ -14,7 +14,8 @@ import { MAX_LISTED } from './invariants.js';
  * it, the stamps from then on: PostgreSQL keeps no index on stock_modified_at (migration 0019: stamps
  * stay HOT updates), so there this reads store_products through once, where SQLite can walk
  * its (store, stock_modified_at) index; each stamp found is then one look-up in the
- * updated_on index of stock_logs.
+ * updated_on index of stock_logs. A stamp whose entry an archive moved out names its kept
+ * copy in stock_stamps_archived (ledger/archive.ts).
  */
 export async function stampViolations(handle: DbHandle, since?: number): Promise<Violation[]> {
   const { rows } = await (since === undefined ? allStampsWithoutEntry(handle) : stampsWithoutEntrySince(handle, since));
@@ -43,6 +44,8 @@ function allStampsWithoutEntry(handle: DbHandle) {
       select store_id, product_id, stock_modified_at from store_products where stock_modified_at is not null
       except
       select store_id, product_id, updated_on from stock_logs
+      except
+      select store_id, product_id, stamp from stock_stamps_archived
     ) missing
     join store_products sp on sp.store_id = missing.store_id and sp.product_id = missing.product_id
     limit ${MAX_LISTED}
@@ -58,6 +61,10 @@ function stampsWithoutEntrySince(handle: DbHandle, since: number) {
       and not exists (
         select 1 from stock_logs l
         where l.updated_on = sp.stock_modified_at and l.store_id = sp.store_id and l.product_id = sp.product_id
+      )
+      and not exists (
+        select 1 from stock_stamps_archived a
+        where a.store_id = sp.store_id and a.product_id = sp.product_id and a.stamp = sp.stock_modified_at
       )
     limit ${MAX_LISTED}
   `.execute(handle.db);

@@ -1,4 +1,5 @@
 import type { VerifyCheck } from '../db/verify-types.js';
+import { archiveViolations } from './archive.js';
 import { ledgerViolations } from './invariants.js';
 import { ledgerViolationsSince } from './invariants-since.js';
 import { stampViolations } from './stamp-invariants.js';
@@ -10,5 +11,7 @@ import { stampViolations } from './stamp-invariants.js';
  */
 export const STOCK_LEDGER_CHECKS: VerifyCheck[] = [
   { name: 'stock ledger', run: ledgerViolations, since: ledgerViolationsSince },
+  // The archived months still kept, against the snapshots on either side (full check only).
+  { name: 'ledger archives', run: archiveViolations },
   { name: 'store product stamps', run: (handle) => stampViolations(handle), since: async (handle, since) => ({ violations: await stampViolations(handle, since) }) },
 ];

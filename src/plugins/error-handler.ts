@@ -82,6 +82,13 @@ export function registerErrorHandler(app: FastifyInstance, dialect: Dialect): vo
     if (kind === 'unique') {
       return reply.code(409).send(errorEnvelope('CONFLICT', 'A record with the same key was written at the same time; retry the request'));
     }
+    if (kind === 'archived') {
+      return reply.code(422).send(
+        errorEnvelope('UNPROCESSABLE', 'An entry is dated in a month of the ledger that has been archived (store-ops ledger archive): it can no longer be booked', [
+          { path: 'modification_datetime', message: 'lies before the ledger archive boundary' },
+        ]),
+      );
+    }
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send(errorEnvelope('INTERNAL', 'Internal server error'));
   });

@@ -4,6 +4,7 @@ import { migrationProviderFor } from '../../src/db/migrations/index.js';
 import { verifyAll } from '../../src/verify.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
+import { bringUpLaterThan, takeDownLaterThan } from '../helpers/migrations.js';
 import { locationInput, productInput, storeInput } from '../helpers/factories.js';
 
 // Migration 0021 moves every ledger row from its balance's five key columns to the balance's
@@ -13,7 +14,6 @@ import { locationInput, productInput, storeInput } from '../helpers/factories.js
 // back on their keys, same ids), then both up again.
 
 const NAME = '2026-11-28T0021_ledger_by_balance';
-const LATER = '2026-11-28T0022_one_row_per_entry';
 const LOGS = `${API}/stores/M1/products/stock/storeproductlogs`;
 
 for (const dialect of DIALECTS) {
@@ -59,8 +59,7 @@ for (const dialect of DIALECTS) {
 
     it('carries every ledger row over with its id, entry, balance, moment and figures, and verify holds before and after', async () => {
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
-      const later = await migration(LATER);
-      await later.down!(t.app.ctx.db);
+      await takeDownLaterThan(t.app.ctx.handle, NAME);
       const before = (await ledgerByBalance()).rows;
       expect(before.length).toBe(8);
       const { down, up } = await migration();
@@ -68,7 +67,7 @@ for (const dialect of DIALECTS) {
       expect((await keyedLedger()).rows).toEqual(before);
       await up(t.app.ctx.db);
       expect((await ledgerByBalance()).rows).toEqual(before);
-      await later.up(t.app.ctx.db);
+      await bringUpLaterThan(t.app.ctx.handle, NAME);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
       // New entries continue the log ids (the ledger view's ids since 0022) and book as before.
       const after = await t.post(LOGS, { storeproductlog: [{ product_number: 'MP2', quantity: 1, customer_order_line_number: 0, modification_datetime: '2026-01-03T08:00:00Z' }] });
@@ -82,8 +81,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('refuses to move a ledger whose rows name a balance that does not exist, and leaves it as it was', async () => {
-      const later = await migration(LATER);
-      await later.down!(t.app.ctx.db);
+      await takeDownLaterThan(t.app.ctx.handle, NAME);
       const { down, up } = await migration();
       await down!(t.app.ctx.db);
       const orphan = (await keyedLedger()).rows[0]!;
@@ -92,7 +90,7 @@ for (const dialect of DIALECTS) {
       expect((await keyedLedger()).rows.find((row) => Number(row.id) === Number(orphan.id))!.pool).toBe(9);
       await sql`update stock_ledger set pool = ${orphan.pool} where id = ${orphan.id}`.execute(t.app.ctx.db);
       await up(t.app.ctx.db);
-      await later.up(t.app.ctx.db);
+      await bringUpLaterThan(t.app.ctx.handle, NAME);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
     });
   });

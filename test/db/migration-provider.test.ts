@@ -45,6 +45,8 @@ const MIGRATION_NAMES = [
   '2026-11-28T0022_one_row_per_entry',
   '2026-11-28T0023_stock_log_review_partial',
   '2026-11-28T0024_stock_log_hours_hash_join',
+  '2026-11-29T0025_ledger_by_month',
+  '2026-11-29T0026_ledger_archive',
 ];
 
 /** A Kysely that compiles SQLite SQL and records every statement instead of running it. */
@@ -142,6 +144,9 @@ describe('DialectMigrationProvider', () => {
       'drop index "store_products_stock_modified"',
       'alter table store_products set (fillfactor = 85)',
     ]);
+    // 0025: the ledger by month, PostgreSQL only.
+    expect(forSqlite['2026-11-29T0025_ledger_by_month']).toEqual([]);
+    expect(forPostgres['2026-11-29T0025_ledger_by_month']!.join('\n')).toMatch(/partition by range \(modification_at\)/);
     // 0007: statement triggers through a plpgsql function on PostgreSQL, row triggers on SQLite.
     expect(forPostgres['2026-11-22T0007_resource_versions']!.join('\n')).toMatch(/create or replace function bump_resource_version\(\)/);
     expect(forSqlite['2026-11-22T0007_resource_versions']!.join('\n')).not.toMatch(/plpgsql/);
@@ -214,6 +219,10 @@ for (const dialect of DIALECTS) {
           { relname: 'stock_balances', reloptions: ['fillfactor=80'] },
           { relname: 'store_products', reloptions: ['fillfactor=85'] },
         ]);
+        const { rows: partitioned } = await sql<{ relname: string }>`
+          select c.relname from pg_partitioned_table p join pg_class c on c.oid = p.partrelid
+          where c.relnamespace = current_schema()::regnamespace order by c.relname`.execute(handle.db);
+        expect(partitioned.map((r) => r.relname)).toEqual(['stock_log_parts', 'stock_logs']);
         const { rows: identity } = await sql<{ is_identity: string }>`
           select is_identity from information_schema.columns
           where table_schema = current_schema() and table_name = 'stores' and column_name = 'id'`.execute(handle.db);
@@ -227,7 +236,7 @@ for (const dialect of DIALECTS) {
       await migrateToLatest(handle);
       const before = await schemaOf(handle);
       const migrations = await migrationProviderFor(handle.dialect.name).getMigrations();
-      const latest = MIGRATION_NAMES.slice(-8); // 0017 … 0024: each differs by dialect, up and down
+      const latest = MIGRATION_NAMES.slice(-10); // 0017 … 0026: each differs by dialect, up and down
       for (const name of [...latest].reverse()) await migrations[name]!.down!(handle.db);
       const down = await schemaOf(handle);
       expect(down).not.toEqual(before);

@@ -4,6 +4,7 @@ import { pageOf } from '../../src/db/page.js';
 import { applyFilters, countStockLogs, type StockLogFilters } from '../../src/modules/stock-logs/repository.js';
 import { buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
+import { withParentIndexNames } from '../helpers/plans.js';
 
 // Migration 0023 (docs/stock.md "Indexes of the write path"): the review index keeps only
 // the entries that needed a review, and the log list's review filters can still use it on
@@ -30,7 +31,7 @@ for (const dialect of DIALECTS) {
       return db.transaction().execute(async (trx) => {
         await sql`set local enable_seqscan = off`.execute(trx);
         const { rows } = await sql<{ 'QUERY PLAN': string }>`explain ${sql.raw(inline(query))}`.execute(trx);
-        return rows.map((row) => row['QUERY PLAN']).join('\n');
+        return withParentIndexNames(trx, rows.map((row) => row['QUERY PLAN']).join('\n'));
       });
     }
 

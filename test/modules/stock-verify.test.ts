@@ -98,6 +98,24 @@ for (const dialect of DIALECTS) {
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
     });
 
+    it('reports a part whose entry does not exist (PostgreSQL partitions stock_logs by month: no foreign key names it)', async () => {
+      const entry = await lastEntry();
+      const part = { log_id: 999_999, seq: 999_999, balance_id: entry.balance_id!, at: Date.parse('2026-01-01T00:00:00Z'), delta: 0, is_count: 0 as const, counted: null, expected: null };
+      const insert = () => t.app.ctx.db.insertInto('stock_log_parts').values(part).execute();
+      if (dialect.name === 'sqlite') {
+        await expect(insert()).rejects.toThrow(/foreign key/i);
+        return;
+      }
+      await insert();
+      try {
+        const found = (await verifyAll(t.app.ctx.handle)).map((v) => v.detail);
+        expect(found).toEqual([`entry 999999 does not exist, but a part of it posts to balance ${entry.balance_id}`]);
+      } finally {
+        await t.app.ctx.db.deleteFrom('stock_log_parts').where('log_id', '=', 999_999).execute();
+      }
+      expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
+    });
+
     it('takes an applied delta of zero without ledger rows as booking nothing, not as stock lost', async () => {
       expect((await t.post(LOGS, { storeproductlog: [entry(0, '2026-01-01T13:00:00Z')] })).statusCode).toBe(200);
       const zero = await t.app.ctx.db

@@ -4,6 +4,7 @@ import type { Database } from '../schema.js';
 import { escapeLike } from './like.js';
 import { registerStatementPreparer } from '../compiled.js';
 import { copyRows } from './postgres-copy.js';
+import { ensureLedgerMonths, postgresLedgerArchive } from './postgres-partitions.js';
 import { LivenessWatch } from './postgres-liveness.js';
 import type { DbErrorKind, DbHandle, Dialect, InsertStatement } from './types.js';
 import { statementRan } from '../statement-log.js';
@@ -155,6 +156,8 @@ const postgresDialect: Dialect = {
     const code = (error as { code?: unknown })?.code;
     if (code === '23505') return 'unique';
     if (code === '23503') return 'foreign-key';
+    // The partition below the archive boundary refuses every row (postgres-partitions.ts).
+    if (code === '23514' && /_archived$/.test(String((error as { constraint?: unknown }).constraint ?? ''))) return 'archived';
     // 53200: the shared lock table is full — the ledger takes an advisory lock per balance key,
     // and two 10,000-entry posts at once can exceed it. Retried after the other commits; if it
     // stays full, a 503 "busy", never a 500 (found by issue 26's review of the locks).
@@ -174,6 +177,8 @@ const postgresDialect: Dialect = {
     return 'other';
   },
   lockForUpdate: (query) => query.forUpdate(),
+  ensureLedgerMonths,
+  ledgerArchive: postgresLedgerArchive,
   async lockInTurn(trx, keys) {
     if (keys.length === 0) return;
     // Each key becomes a 32-bit advisory lock key in the space of the current schema

@@ -39,6 +39,7 @@ const sqliteDialect: Dialect = {
   },
   lockForUpdate: (query) => query,
   lockInTurn: async () => undefined,
+  ensureLedgerMonths: async () => [],
   // The rows travel as one JSON parameter: a `values` list of 1,000 keys was 5,000+
   // parameters that Kysely built and compiled one by one (~10 ms of a 1,000-entry post), and
   // a text that changed with the row count. `->>` gives JSON integers as INTEGER and strings

@@ -12,8 +12,9 @@ export type DialectName = 'sqlite' | 'postgres';
  * - `unavailable`: the database cannot be reached or written (lost connection, restart,
  *   failover, read-only file): 503 until it answers again.
  * - `full`: no space left for the write (full disk, SQLite's max_page_count): 507 until space returns.
+ * - `archived`: an entry dated before the ledger's archive boundary (PostgreSQL, ledger/archive.ts): 422.
  */
-export type DbErrorKind = 'unique' | 'foreign-key' | 'retryable' | 'busy' | 'unavailable' | 'full' | 'other';
+export type DbErrorKind = 'unique' | 'foreign-key' | 'retryable' | 'busy' | 'unavailable' | 'full' | 'archived' | 'other';
 
 /**
  * Everything that differs between SQLite and PostgreSQL lives behind this interface.
@@ -86,6 +87,26 @@ export interface Dialect {
    * taking the write lock that a SQLite transaction here takes.
    */
   consistentRead<T>(db: Kysely<Database>, work: (reader: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Makes the ledger's coming months (and, given `from`, its months back to `from` while none is
+   * stored before them): PostgreSQL partitions stock_logs and stock_log_parts by month
+   * (migration 0025, dialect/postgres-partitions.ts); SQLite keeps one file and has nothing to
+   * make. Returns the partitions made.
+   */
+  ensureLedgerMonths(db: Kysely<Database>, now: number, from?: number): Promise<string[]>;
+  /**
+   * Archiving old ledger months (ledger/archive.ts), where the ledger is partitioned by month
+   * (PostgreSQL); absent on SQLite, which keeps it in one file. `lock` holds off every ledger
+   * write and other maintenance until the transaction ends; `detachBefore` moves the months
+   * before `boundary` out of the ledger, refuses entries dated there from then on, and returns
+   * the archived tables.
+   */
+  readonly ledgerArchive?: {
+    lock(trx: Transaction<Database>): Promise<void>;
+    detachBefore(trx: Transaction<Database>, boundary: number): Promise<string[]>;
+    /** The ledger's partitions per table with their estimated rows (`store-ops ledger months`). */
+    months(db: Kysely<Database>): Promise<Array<{ table: string; name: string; from: number | null; to: number | null; isDefault: boolean; rows: number }>>;
+  };
   /** The bound-parameter marker at 0-based position `index` (`?` or `$1`). */
   placeholder(index: number): string;
   /** Largest number of bound parameters one statement may carry. */

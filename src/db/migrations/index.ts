@@ -22,6 +22,8 @@ import * as ledgerByBalance from './2026-11-28T0021_ledger_by_balance.js';
 import * as oneRowPerEntry from './2026-11-28T0022_one_row_per_entry.js';
 import * as stockLogReviewPartial from './2026-11-28T0023_stock_log_review_partial.js';
 import * as stockLogHoursHashJoin from './2026-11-28T0024_stock_log_hours_hash_join.js';
+import * as ledgerByMonth from './2026-11-29T0025_ledger_by_month.js';
+import * as ledgerArchive from './2026-11-29T0026_ledger_archive.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -50,6 +52,8 @@ const migrations: Record<string, DialectMigration> = {
   '2026-11-28T0022_one_row_per_entry': oneRowPerEntry,
   '2026-11-28T0023_stock_log_review_partial': stockLogReviewPartial,
   '2026-11-28T0024_stock_log_hours_hash_join': stockLogHoursHashJoin,
+  '2026-11-29T0025_ledger_by_month': ledgerByMonth,
+  '2026-11-29T0026_ledger_archive': ledgerArchive,
 };
 
 /** The migrations for a database of `dialect` (the handle's `dialect.name`), each handed that dialect. */

@@ -104,7 +104,7 @@ export async function upsertReceipts(
 }
 
 const RECEIPT_LINE_COLUMNS = [
-  'receipt_id', 'store_id', 'delivery_line_id', 'log_id', 'line_number', 'product_id', 'product_number', 'barcode',
+  'receipt_id', 'store_id', 'delivery_line_id', 'log_id', 'log_at', 'line_number', 'product_id', 'product_number', 'barcode',
   'container_barcode', 'description', 'received_quantity', 'shipped_quantity', 'purchase_price', 'store_products_price',
   'created_on', 'updated_on',
 ] as const satisfies ReadonlyArray<keyof Insertable<ReceiptLineTable>>;

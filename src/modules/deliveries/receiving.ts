@@ -245,6 +245,7 @@ export async function finishReceiving(
         store_id: item.delivery.store_id,
         delivery_line_id: item.line.id,
         log_id: ids[item.draftIndex]!,
+        log_at: drafts[item.draftIndex]!.at,
         line_number: item.line.line_number,
         product_id: item.line.product_id,
         product_number: item.line.product_number,

@@ -25,6 +25,8 @@ async function receivedTotals(handle: DbHandle): Promise<Violation[]> {
 /**
  * Each receipt line is exactly its receiving entry: an applied receipt entry of the same store,
  * product and quantity, referring to the delivery, on a line of the receipt's own delivery.
+ * The entry is found by its key (id and moment, migration 0026); a line whose entry lies
+ * before the archive boundary (`store-ops ledger archive`) has nothing left to compare.
  */
 async function receiptLinesMatchEntries(handle: DbHandle): Promise<Violation[]> {
   const { rows } = await sql<{ id: number; log_id: number; order_number: string }>`
@@ -32,8 +34,9 @@ async function receiptLinesMatchEntries(handle: DbHandle): Promise<Violation[]> 
     from receipt_lines r
     join receipt_orders o on o.id = r.receipt_id
     join delivery_order_lines dl on dl.id = r.delivery_line_id
-    left join stock_logs s on s.id = r.log_id
-    where s.id is null or s.is_from_receipt <> 1 or s.is_applied <> 1 or s.store_id <> r.store_id or s.store_id <> o.store_id
+    left join stock_logs s on s.id = r.log_id and s.modification_at = r.log_at
+    where (s.id is null and coalesce(r.log_at >= (select max(a.boundary_at) from ledger_archives a), true))
+      or s.is_from_receipt <> 1 or s.is_applied <> 1 or s.store_id <> r.store_id or s.store_id <> o.store_id
       or s.product_id <> r.product_id or dl.product_id <> r.product_id or s.quantity <> r.received_quantity
       or coalesce(s.reference, '') <> o.order_number or dl.delivery_id <> o.delivery_id
     limit ${MAX_LISTED}
