@@ -80,6 +80,9 @@ describe('store-ops CLI (PRODUCT §2)', { timeout: 120_000 }, () => {
             [['verify', '--since', 'yesterday'], /--since/],
             [['verify', '--since', '2026-11-28T10:00:00'], /--since/],
             [['verify', '--since'], /--since/],
+            [['ledger', 'archive', '--before', '2026-13'], /YYYY-MM/],
+            [['ledger', 'archive', '--before', '2026-01-01'], /YYYY-MM/],
+            [['ledger', 'archive'], /--before/],
             [[], /Usage/],
           ];
           const results = await Promise.all(cases.map(([args]) => storeOps(args, databaseUrl)));
