@@ -393,17 +393,21 @@ class ScaleRun {
     const client = new pg.Client({ connectionString: BENCH_PG_URL });
     await client.connect();
     const schema = new URL(this.databaseUrl).searchParams.get('schema');
-    const sizes = await client.query<{ table: string; total: string; indexes: string; rows: string }>(
-      `select c.relname as table, pg_total_relation_size(c.oid) as total, pg_indexes_size(c.oid) as indexes, c.reltuples as rows
+    const sizes = await client.query<{ table: string; total: string; indexes: string }>(
+      // A partitioned table (the ledger by month, migration 0025) has no storage of its own: its size is its partitions'.
+      `select c.relname as table,
+              pg_total_relation_size(c.oid) + coalesce((select sum(pg_total_relation_size(i.inhrelid)) from pg_inherits i where i.inhparent = c.oid), 0) as total,
+              pg_indexes_size(c.oid) + coalesce((select sum(pg_indexes_size(i.inhrelid)) from pg_inherits i where i.inhparent = c.oid), 0) as indexes
          from pg_class c join pg_namespace n on n.oid = c.relnamespace
-        where n.nspname = $1 and c.relkind in ('r', 'p') order by pg_total_relation_size(c.oid) desc limit 6`,
+        where n.nspname = $1 and c.relkind in ('r', 'p') and not c.relispartition order by total desc limit 6`,
       [schema],
     );
     // The ledger's two tables (one row per entry, migration 0022: a one-balance entry's posting
     // in its stock_logs row, a split entry's parts in stock_log_parts), over the applied entries.
     const counts = await client.query<{ entries: string; store_products: string; ledger_bytes: string }>(
       `select (select count(*) from ${schema}.stock_logs where is_applied = 1) as entries, (select count(*) from ${schema}.store_products) as store_products,
-              pg_total_relation_size('${schema}.stock_logs') + pg_total_relation_size('${schema}.stock_log_parts') as ledger_bytes`,
+              (select sum(pg_total_relation_size(i.inhrelid)) from pg_inherits i
+                where i.inhparent in ('${schema}.stock_logs'::regclass, '${schema}.stock_log_parts'::regclass)) as ledger_bytes`,
     );
     await client.end();
     const size = (name: string) => Number(sizes.rows.find((r) => r.table === name)?.total ?? 0);
