@@ -136,6 +136,8 @@ class ScaleRun {
         this.record('generate', `${generated.seconds.toFixed(0)} s (${((stores * products + days * entriesPerDay) / generated.seconds).toFixed(0)} entries/s)`);
         if (this.options.keep) this.cleanup = this.cleanup.filter((_, i) => i !== 0);
       }
+      // Before any write of this run: the nightly check over the chain's own last hour.
+      if (this.wanted('verify')) await this.verifyLastHourOfHistory();
       let service = await startServiceAt(this.databaseUrl);
       let writeFull = 0;
       try {
@@ -373,6 +375,31 @@ class ScaleRun {
       if (answer.status !== 200) throw new Error(`late entry: ${answer.status}`);
     }
     this.record('late entry 200 days back on a balance of 100,000 entries', `median ${median(times).toFixed(1)} ms`);
+  }
+
+  /**
+   * `verify --since` over the last hour of the chain as generated (its latest entries' hour),
+   * before this run writes anything: what a nightly run over an hour of a chain's traffic costs.
+   */
+  private async verifyLastHourOfHistory(): Promise<void> {
+    let latest: number;
+    if (this.options.database === 'postgres') {
+      const client = new pg.Client({ connectionString: this.databaseUrl.replace(/\?.*$/, '') });
+      await client.connect();
+      const schema = new URL(this.databaseUrl).searchParams.get('schema');
+      const { rows } = await client.query<{ latest: string }>(`select max(updated_on) as latest from ${schema ? `${schema}.` : ''}stock_logs`);
+      await client.end();
+      latest = Number(rows[0]!.latest);
+    } else {
+      const { default: Database } = await import('better-sqlite3');
+      const file = new Database(this.databaseUrl.slice('sqlite:'.length), { readonly: true });
+      latest = Number((file.prepare('select max(updated_on) as latest from stock_logs').get() as { latest: number }).latest);
+      file.close();
+    }
+    const since = new Date(latest - HOUR).toISOString();
+    const hour = this.cli(['verify', '--since', since]);
+    const touched = /\((\d+) balances/.exec(hour.output)?.[1] ?? '?';
+    this.record('store-ops verify --since (the chain\'s last hour of history)', `${hour.seconds.toFixed(1)} s, peak ${hour.peakMb.toFixed(0)} MB, ${touched} balances touched`);
   }
 
   private verify(): void {
