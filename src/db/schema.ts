@@ -434,16 +434,23 @@ export interface StockLedgerTable {
 }
 
 /**
- * Per archive boundary and balance: every posting before the boundary summed, with the
- * latest moment and count among them (migration 0026, ledger/archive.ts). The view
- * stock_ledger reads the latest boundary's rows as postings.
+ * Per balance: every posting before the latest archive boundary summed into postings of its own
+ * — the level as a delta at the balance's last moment (is_count 0), its last count as a zero
+ * delta at that count's moment (is_count 1) — (migration 0026, ledger/archive.ts). The view
+ * stock_ledger reads them as postings; the snapshots of earlier boundaries are kept in
+ * stock_ledger_snapshot_history, same columns.
  */
 export interface StockLedgerSnapshotTable {
   boundary_at: number;
   balance_id: number;
-  quantity: number;
-  last_at: number;
-  last_count_at: number | null;
+  at: number;
+  /** Always 0, and log_id, counted, expected always null: the view reads them as columns. */
+  seq: Generated<number>;
+  is_count: Bool;
+  log_id: number | null;
+  delta: number;
+  counted: number | null;
+  expected: number | null;
 }
 
 /** One archive of old ledger months (`store-ops ledger archive`, PostgreSQL). */
@@ -680,6 +687,7 @@ export interface Database {
   stock_ledger: StockLedgerTable;
   stock_log_parts: StockLogPartTable;
   stock_ledger_snapshots: StockLedgerSnapshotTable;
+  stock_ledger_snapshot_history: StockLedgerSnapshotTable;
   ledger_archives: LedgerArchiveTable;
   stock_stamps_archived: StockStampArchivedTable;
   stock_balances: StockBalanceTable;

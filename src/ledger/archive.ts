@@ -46,12 +46,21 @@ export async function archiveLedgerBefore(handle: DbHandle, boundary: number, by
     if (previous !== null && boundary <= previous) throw new ArchiveRefused(`the ledger is archived before ${monthLabel(previous)} already`);
     await refuseLiving(trx, boundary);
 
-    // The new snapshot from the ledger view, which reads the previous snapshot as postings.
+    // The new snapshot, from the ledger view (which reads the current snapshot as postings), in
+    // a work table first: the current snapshot then moves to the history and the new one takes
+    // its place.
+    await sql`create temporary table next_snapshot on commit drop as
+      select balance_id, max(at) as at, 0 as is_count, sum(delta) as delta from stock_ledger where at < ${boundary} group by balance_id
+      union all
+      select balance_id, max(at), 1, 0 from stock_ledger where at < ${boundary} and is_count = 1 group by balance_id`.execute(trx);
+    await sql`insert into stock_ledger_snapshot_history select * from stock_ledger_snapshots`.execute(trx);
+    await sql`delete from stock_ledger_snapshots`.execute(trx);
     const snapshot = await sql`
-      insert into stock_ledger_snapshots (boundary_at, balance_id, quantity, last_at, last_count_at)
-      select ${boundary}, balance_id, sum(delta), max(at), max(case when is_count = 1 then at end)
-      from stock_ledger where at < ${boundary}
-      group by balance_id`.execute(trx);
+      insert into stock_ledger_snapshots (boundary_at, balance_id, at, is_count, delta)
+      select ${boundary}, balance_id, at, is_count, delta from next_snapshot where is_count = 0`.execute(trx);
+    await sql`
+      insert into stock_ledger_snapshots (boundary_at, balance_id, at, is_count, delta)
+      select ${boundary}, balance_id, at, is_count, delta from next_snapshot where is_count = 1`.execute(trx);
     const entries = await countBefore(trx, 'stock_logs', 'modification_at', boundary);
     const parts = await countBefore(trx, 'stock_log_parts', 'at', boundary);
     // The log pull's hour counts lose the archived entries (the triggers do not see a detach).
@@ -143,10 +152,7 @@ async function archiveDisagreements(handle: DbHandle, boundary: number, previous
       ? sql`select balance_id, delta, at, is_count from ${sql.table(table)}`
       : sql`select balance_id, delta, modification_at as at, is_count from ${sql.table(table)} where balance_id is not null`,
   );
-  if (previous !== null) {
-    branches.push(sql`select balance_id, quantity as delta, last_at as at, 0 as is_count from stock_ledger_snapshots where boundary_at = ${previous}`);
-    branches.push(sql`select balance_id, 0 as delta, last_count_at as at, 1 as is_count from stock_ledger_snapshots where boundary_at = ${previous} and last_count_at is not null`);
-  }
+  if (previous !== null) branches.push(sql`select balance_id, delta, at, is_count from stock_ledger_snapshot_history where boundary_at = ${previous}`);
   if (branches.length === 0) return [];
   const { rows } = await sql<{ balance_id: number; total: number | null; last_at: number | null; last_count_at: number | null; quantity: number | null; snapshot_last_at: number | null; snapshot_last_count_at: number | null }>`
     with archived as (${sql.join(branches, sql` union all `)}),
@@ -154,7 +160,11 @@ async function archiveDisagreements(handle: DbHandle, boundary: number, previous
       select balance_id, sum(delta) as total, max(at) as last_at, max(case when is_count = 1 then at end) as last_count_at
       from archived group by balance_id
     ),
-    snapshot as (select balance_id, quantity, last_at, last_count_at from stock_ledger_snapshots where boundary_at = ${boundary})
+    snapshot as (
+      select balance_id, sum(delta) as quantity, max(at) as last_at, max(case when is_count = 1 then at end) as last_count_at
+      from (select * from stock_ledger_snapshots union all select * from stock_ledger_snapshot_history) both_kept
+      where boundary_at = ${boundary} group by balance_id
+    )
     select coalesce(s.balance_id, n.balance_id) as balance_id, s.total, s.last_at, s.last_count_at,
       n.quantity, n.last_at as snapshot_last_at, n.last_count_at as snapshot_last_count_at
     from sums s full join snapshot n on n.balance_id = s.balance_id

@@ -7,16 +7,19 @@ import type { MigrationDialect } from './provider.js';
 // Issue 28: old months of the ledger can be archived on PostgreSQL (`store-ops ledger archive
 // --before <month>`, ledger/archive.ts): their partitions are detached, to be dumped and
 // dropped, and what they added up to stays behind as a snapshot per balance at the boundary.
-// - `stock_ledger_snapshots`: per archive boundary and balance, the level at the boundary
-//   (every posting before it), its latest moment and latest count's moment. Only the latest
-//   boundary's rows count; older ones stay so each archived month can still be checked
-//   against the snapshots on either side of it.
-// - The view `stock_ledger` reads the latest snapshot as postings: the level as one delta at
-//   the balance's last moment before the boundary, and its last count as a zero delta. So the
-//   ledger still adds up to every balance and still gives each balance's latest moment and
-//   count, and `verify`, the engine and every other reader go on reading one ledger. The
-//   engine reads only moments after the boundary (an entry before it is refused), where no
-//   snapshot row lies.
+// - `stock_ledger_snapshots`: per balance, every posting before the latest archive boundary
+//   summed into postings of its own: the level as one delta at the balance's last moment before
+//   the boundary, and its last count as a zero-delta count at its moment. An archive moves the
+//   snapshot it replaces to `stock_ledger_snapshot_history`, where it stays so each archived
+//   month can still be checked against the snapshots on either side of it.
+// - The view `stock_ledger` reads the snapshot's rows as postings (id 0, no entry). So the
+//   ledger still adds up to every balance, still gives each balance's latest moment and count,
+//   and an external count still sums a balance up to a moment; verify, the engine and every
+//   other reader go on reading one ledger. The engine reads only moments after the boundary (an
+//   entry before it is refused), where no snapshot row lies. The snapshot's rows come out of
+//   its primary key (balance, moment, seq, kind) in (at, id) order, and its branch of the view
+//   selects plain columns with no condition, so PostgreSQL still merges the branches in that
+//   order without a sort (a branch with constants or a subquery is not flattened).
 // - `ledger_archives`: one row per archive: the boundary, when, what it moved out.
 // - `stock_stamps_archived`: per store product whose stock stamp (stock_modified_at) names an
 //   entry the archive moved out, that stamp: the stamp check and the ERP's delta pull (which
@@ -27,15 +30,26 @@ import type { MigrationDialect } from './provider.js';
 // Same schema on both databases; SQLite (one file) never archives, so its snapshots stay empty.
 
 export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
-  await db.schema
-    .createTable('stock_ledger_snapshots')
-    .addColumn('boundary_at', 'bigint', (col) => col.notNull())
-    .addColumn('balance_id', 'bigint', (col) => col.notNull())
-    .addColumn('quantity', 'bigint', (col) => col.notNull())
-    .addColumn('last_at', 'bigint', (col) => col.notNull())
-    .addColumn('last_count_at', 'bigint')
-    .addPrimaryKeyConstraint('stock_ledger_snapshots_pkey', ['boundary_at', 'balance_id'])
-    .execute();
+  // The columns the view's other branches read, as plain columns (seq always 0, log_id, counted
+  // and expected always null: nulls take no space).
+  for (const table of ['stock_ledger_snapshots', 'stock_ledger_snapshot_history']) {
+    await db.schema
+      .createTable(table)
+      .addColumn('boundary_at', 'bigint', (col) => col.notNull())
+      .addColumn('balance_id', 'bigint', (col) => col.notNull())
+      .addColumn('at', 'bigint', (col) => col.notNull())
+      .addColumn('seq', 'bigint', (col) => col.notNull().defaultTo(0))
+      .addColumn('is_count', 'integer', (col) => col.notNull())
+      .addColumn('log_id', 'bigint')
+      .addColumn('delta', 'bigint', (col) => col.notNull())
+      .addColumn('counted', 'bigint')
+      .addColumn('expected', 'bigint')
+      .addPrimaryKeyConstraint(
+        `${table}_pkey`,
+        table === 'stock_ledger_snapshots' ? ['balance_id', 'at', 'seq', 'is_count'] : ['boundary_at', 'balance_id', 'at', 'seq', 'is_count'],
+      )
+      .execute();
+  }
   await db.schema
     .createTable('ledger_archives')
     .addColumn('boundary_at', 'bigint', (col) => col.primaryKey())
@@ -65,11 +79,7 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     union all
     select seq as id, log_id, balance_id, at, delta, is_count, counted, expected from stock_log_parts
     union all
-    select 0 as id, null as log_id, balance_id, last_at as at, quantity as delta, 0 as is_count, null as counted, null as expected
-      from stock_ledger_snapshots where boundary_at = (select max(boundary_at) from ledger_archives)
-    union all
-    select 0 as id, null as log_id, balance_id, last_count_at as at, 0 as delta, 1 as is_count, null as counted, null as expected
-      from stock_ledger_snapshots where boundary_at = (select max(boundary_at) from ledger_archives) and last_count_at is not null
+    select seq as id, log_id, balance_id, at, delta, is_count, counted, expected from stock_ledger_snapshots
   ) postings
   where balance_id is not null`.execute(db);
   if (dialect === 'postgres') await sql`analyze receipt_lines`.execute(db);
@@ -87,5 +97,6 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('receipt_lines').dropColumn('log_at').execute();
   await db.schema.dropTable('stock_stamps_archived').execute();
   await db.schema.dropTable('ledger_archives').execute();
+  await db.schema.dropTable('stock_ledger_snapshot_history').execute();
   await db.schema.dropTable('stock_ledger_snapshots').execute();
 }
