@@ -45,13 +45,17 @@ export function countsByHour(f: StockLogFilters): f is StockLogFilters & { updat
  * there on, no entry is in the window: a bound above every id, so the page reads nothing.
  */
 export async function windowLowerId(db: Kysely<Database>, from: number): Promise<number> {
-  const row = await db
+  return lowerIdOf((await lowestIdQuery(db, from).executeTakeFirst())?.min_id);
+}
+
+/** The query of windowLowerId, for a statement that reads it with other facts (store-stock/delta-pull.ts). */
+export const lowestIdQuery = (db: Kysely<Database>, from: number) =>
+  db
     .selectFrom('stock_log_hours')
     .select((eb) => eb.fn.min<number>('min_id').as('min_id'))
-    .where('hour', '>=', Math.floor(from / HOUR_MS))
-    .executeTakeFirst();
-  return row?.min_id === null || row?.min_id === undefined ? Number.MAX_SAFE_INTEGER : Number(row.min_id);
-}
+    .where('hour', '>=', Math.floor(from / HOUR_MS));
+
+export const lowerIdOf = (minId: number | null | undefined) => (minId === null || minId === undefined ? Number.MAX_SAFE_INTEGER : Number(minId));
 
 /** Entries with updated_on in [from, to) counted from the updated_on index. */
 async function countUpdatedBetween(db: Kysely<Database>, from: number, toExclusive: number): Promise<number> {
@@ -65,9 +69,13 @@ async function countUpdatedBetween(db: Kysely<Database>, from: number, toExclusi
   return Number(row.n);
 }
 
+/** Entries of the whole hours from `fromHour` on, from stock_log_hours. */
+export const wholeHoursQuery = (db: Kysely<Database>, fromHour: number) =>
+  db.selectFrom('stock_log_hours').select((eb) => eb.fn.sum<number>('entries').as('n')).where('hour', '>=', fromHour);
+
 /** Entries of the whole hours [fromHour, toHour) from stock_log_hours. */
 async function countWholeHours(db: Kysely<Database>, fromHour: number, toHourExclusive: number | undefined): Promise<number> {
-  let query = db.selectFrom('stock_log_hours').select((eb) => eb.fn.sum<number>('entries').as('n')).where('hour', '>=', fromHour);
+  let query = wholeHoursQuery(db, fromHour);
   if (toHourExclusive !== undefined) {
     if (toHourExclusive <= fromHour) return 0;
     query = query.where('hour', '<', toHourExclusive);
@@ -101,13 +109,13 @@ export interface PullFacts {
 }
 
 export async function pullFacts(db: Kysely<Database>, count: () => Promise<number>): Promise<PullFacts> {
-  const [total, max, moves] = await Promise.all([
-    count(),
-    db.selectFrom('stock_logs').select((eb) => eb.fn.max<number>('id').as('id')).executeTakeFirst(),
-    db.selectFrom('resource_versions').select('version').where('resource', '=', 'stock_log_moves').executeTakeFirst(),
-  ]);
+  const [total, max, moves] = await Promise.all([count(), largestIdQuery(db).executeTakeFirst(), movesQuery(db).executeTakeFirst()]);
   return { total, maxId: Number(max?.id ?? 0), moves: Number(moves?.version ?? 0) };
 }
+
+/** The queries of pullFacts' largest id and moves version, for a statement that reads them with other facts (store-stock/delta-pull.ts). */
+export const largestIdQuery = (db: Kysely<Database>) => db.selectFrom('stock_logs').select((eb) => eb.fn.max<number>('id').as('id'));
+export const movesQuery = (db: Kysely<Database>) => db.selectFrom('resource_versions').select('version').where('resource', '=', 'stock_log_moves');
 
 /** Entries of the filtered window with an id above `afterId`. */
 export async function countAfter(db: Kysely<Database>, f: StockLogFilters, afterId: number): Promise<number> {
@@ -118,7 +126,7 @@ export async function countAfter(db: Kysely<Database>, f: StockLogFilters, after
   return Number(row.n);
 }
 
-/** Where a served page ended, and what the window was when it was served. */
+/** Where a served page ended, and what the window was when it was served (shared/page-positions.ts keeps them). */
 export interface PagePosition {
   page: number;
   lastId: number;
@@ -127,52 +135,13 @@ export interface PagePosition {
 
 /**
  * A remembered position still gives what OFFSET would: the window's entries with ids up to
- * `facts.maxId` are the same now as when it was served — none moved or was deleted (the
+ * `then.maxId` are the same now as when it was served — none moved or was deleted (the
  * moves version), and none committed since with an id at or below maxId (possible on
  * PostgreSQL, whose commits may land out of id order): the entries counted now are those
  * counted then plus those above maxId.
  */
-export function stillHolds(position: PagePosition, now: PullFacts, countedAboveMaxId: number): boolean {
-  return position.facts.moves === now.moves && now.total === position.facts.total + countedAboveMaxId;
-}
-
-const MAX_PULLS = 200;
-/** A pull walks forward: the last pages it was served are the ones its next page seeks from. */
-const MAX_PAGES_PER_PULL = 64;
-/** Farther than this behind the asked page, a remembered position is not worth seeking from. */
-const MAX_PAGES_AHEAD = 50;
-
-/**
- * Page positions of the pulls this process served, per pull (the list's filters and page
- * size): the last 64 pages of each of the last 200 pulls, oldest forgotten first. Another process serving the next page of the same
- * pull finds no position and reads by OFFSET once; its own next page seeks again.
- */
-export class PagePositions {
-  private readonly pulls = new Map<string, Map<number, PagePosition>>();
-
-  /** The nearest remembered position before `page`, within MAX_PAGES_AHEAD. */
-  before(pull: string, page: number): PagePosition | undefined {
-    const positions = this.pulls.get(pull);
-    if (!positions) return undefined;
-    for (let at = page - 1; at >= Math.max(1, page - MAX_PAGES_AHEAD); at--) {
-      const position = positions.get(at);
-      if (position) return position;
-    }
-    return undefined;
-  }
-
-  remember(pull: string, position: PagePosition): void {
-    let positions = this.pulls.get(pull);
-    if (positions) this.pulls.delete(pull);
-    else positions = new Map();
-    // Most recently used pull last: the first key is the one to forget.
-    this.pulls.set(pull, positions);
-    positions.delete(position.page);
-    positions.set(position.page, position);
-    // Least recently served first: bounded memory (about 2 MB for every pull remembered).
-    if (positions.size > MAX_PAGES_PER_PULL) positions.delete(positions.keys().next().value!);
-    if (this.pulls.size > MAX_PULLS) this.pulls.delete(this.pulls.keys().next().value!);
-  }
+export function stillHolds(then: PullFacts, now: PullFacts, countedAboveMaxId: number): boolean {
+  return then.moves === now.moves && now.total === then.total + countedAboveMaxId;
 }
 
 /** One key per pull: its filters (scope included) and page size. */

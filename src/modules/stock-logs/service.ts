@@ -8,6 +8,7 @@ import { toQuantity } from '../../domain/decimal.js';
 import { POOLS, signPoolParts, splitIntoPools } from '../../domain/stock-rules.js';
 import { listScope, type Principal } from '../../shared/access.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
+import { PagePositions } from '../../shared/page-positions.js';
 import { pagedResponse, resolvePage, type PagedResult, type PageWindow } from '../../shared/paging.js';
 import type { PageSlice } from '../../db/page.js';
 import type { FieldError } from '../../shared/validation.js';
@@ -20,7 +21,7 @@ import { findLocationsByCodes } from '../locations/repository.js';
 import { bookEntries, poolPartsFromJson, postingsOf, type EntryDraft } from '../../ledger/book.js';
 import { applyEntries } from '../../ledger/postings.js';
 import { toStockLog } from './mapping.js';
-import { countAfter, countsByHour, countWindowByHours, PagePositions, pullFacts, pullKey, stillHolds, windowLowerId } from './log-pull.js';
+import { countAfter, countsByHour, countWindowByHours, pullFacts, pullKey, stillHolds, windowLowerId, type PagePosition } from './log-pull.js';
 import * as logs from './repository.js';
 import type { StockLogRow } from './rows.js';
 import { StockLogsQuery, type ReviewBody, type StockLog, type StockLogInput, type StockLogsBody, type StockLogsPostQuery } from './schema.js';
@@ -222,7 +223,7 @@ export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body
   });
 }
 
-const pagePositions = new WeakMap<object, PagePositions>();
+const pagePositions = new WeakMap<object, PagePositions<PagePosition>>();
 
 /**
  * One page of the log list and its exact total_count, read on one snapshot (log-pull.ts):
@@ -232,7 +233,7 @@ const pagePositions = new WeakMap<object, PagePositions>();
  */
 async function logPage(ctx: AppContext, filters: logs.StockLogFilters, window: PageWindow): Promise<{ rows: StockLogRow[]; totalCount: number }> {
   let positions = pagePositions.get(ctx.handle);
-  if (!positions) pagePositions.set(ctx.handle, (positions = new PagePositions()));
+  if (!positions) pagePositions.set(ctx.handle, (positions = new PagePositions<PagePosition>()));
   const pull = pullKey(filters, window.pageSize);
   const byOffset = window.afterId === undefined;
   return ctx.dialect.consistentRead(ctx.db, async (db) => {
@@ -240,7 +241,7 @@ async function logPage(ctx: AppContext, filters: logs.StockLogFilters, window: P
     const facts = await pullFacts(db, () => (countsByHour(f) ? countWindowByHours(db, f.updatedFrom, f.updatedTo) : logs.countStockLogs(db, f)));
     let slice: PageSlice = window;
     const from = byOffset && window.offset > 0 ? positions.before(pull, window.pageStart) : undefined;
-    if (from && stillHolds(from, facts, await countAfter(db, f, from.facts.maxId))) {
+    if (from && stillHolds(from.facts, facts, await countAfter(db, f, from.facts.maxId))) {
       slice = { afterId: from.lastId, offset: (window.pageStart - 1 - from.page) * window.pageSize, fetchLimit: window.fetchLimit };
     }
     const rows = await logs.pageOfStockLogs(db, f, slice);
