@@ -10,7 +10,8 @@ import type { StockListFilters } from './repository.js';
  * database triggers from any process and read fresh on every request — so paging through a
  * store's 50,000 products does not count them again for every page (that count was half of
  * a page's SQL time). Filters on modification times (`last_modified_date`,
- * `last_stock_modified_datetime`) change with every stock write and are always counted.
+ * `last_stock_modified_datetime`) change with every stock write and are not kept here: the
+ * ERP's delta pull carries its count from page to page itself (delta-pull.ts).
  *
  * A count is stored only if the versions read before counting are still the versions after
  * it: a count taken across a change must never be kept under either side's versions.
@@ -32,14 +33,21 @@ const cacheable = (filters: StockListFilters) => filters.modifiedSince === undef
  * of per-store versions, which only grow (a store's first bump creates its row at 1).
  */
 async function membershipVersion(db: Kysely<Database>, storeIds: readonly number[] | undefined): Promise<string> {
-  let query = db.selectFrom('store_product_versions').select((eb) => eb.fn.sum<number>('version').as('total'));
-  if (storeIds !== undefined) query = query.where('store_id', 'in', storeIds.length === 0 ? [-1] : [...storeIds]);
-  const row = await query.executeTakeFirst();
+  const row = await membershipVersionQuery(db, storeIds).executeTakeFirst();
   return String(row?.total ?? 0);
 }
 
+/** The query of membershipVersion, for a statement that reads it with other facts (delta-pull.ts). */
+export function membershipVersionQuery(db: Kysely<Database>, storeIds: readonly number[] | undefined) {
+  const query = db.selectFrom('store_product_versions').select((eb) => eb.fn.sum<number>('version').as('total'));
+  return storeIds === undefined ? query : query.where('store_id', 'in', storeIds.length === 0 ? [-1] : [...storeIds]);
+}
+
+/** The master data a listing's count depends on besides its stores' store products. */
+export const MASTER_VERSIONS = ['products', 'stores', 'categories'] as const;
+
 async function versionsOf(db: Kysely<Database>, filters: StockListFilters): Promise<string> {
-  const [membership, master] = await Promise.all([membershipVersion(db, filters.storeIds), readVersions(db, ['products', 'stores', 'categories'])]);
+  const [membership, master] = await Promise.all([membershipVersion(db, filters.storeIds), readVersions(db, MASTER_VERSIONS)]);
   return `${membership}:${master}`;
 }
 

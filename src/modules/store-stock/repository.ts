@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
-import type { Database } from '../../db/schema.js';
+import type { Database, StoreProductTable } from '../../db/schema.js';
 import type { BalanceLine, LocationInfo } from './rows.js';
 import { compiledOnce } from '../../db/compiled.js';
 import { columnIn, inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
@@ -26,10 +26,13 @@ export interface StockListFilters {
   categoryCode?: string;
   parentCategoryCode?: string;
   modifiedSince?: number;
+  /** last_stock_modified_datetime: store products with an applied entry updated at or after it (see `listedStoreProducts`). */
   stockModifiedSince?: number;
   searchText?: string;
   fromId?: number;
   toId?: number;
+  /** A lower bound of the ids of the entries updated since stockModifiedSince (log-pull.ts windowLowerId): where their index is read from. */
+  changedIdAtLeast?: number;
 }
 
 /** Ids of the live stores among `numbers`. */
@@ -92,7 +95,7 @@ function matchingProducts(db: Kysely<Database>, dialect: Dialect | undefined, f:
  * (store_id, id, product_id, deleted_on) index alone; soft-deleted products and stores
  * (hidden from reads) are the few rows of the partial index and the stores table.
  */
-function filtered(db: Kysely<Database>, dialect: Dialect | undefined, f: StockListFilters) {
+export function listedStoreProducts(db: Kysely<Database>, dialect: Dialect | undefined, f: StockListFilters) {
   let query = db.selectFrom('store_products as sp').where('sp.deleted_on', 'is', null);
   const storeIds = f.storeIds;
   if (storeIds !== undefined) {
@@ -106,17 +109,24 @@ function filtered(db: Kysely<Database>, dialect: Dialect | undefined, f: StockLi
   if (f.modifiedSince !== undefined) query = query.where('sp.updated_on', '>=', f.modifiedSince);
   const stockSince = f.stockModifiedSince;
   if (stockSince !== undefined) {
-    // The store products whose stock changed since are found through the entries written since
-    // (the updated_on index of stock_logs): every stamp of stock_modified_at is made in the
-    // transaction that writes or reviews an entry of that store product, with the entry's
-    // updated_on (ledger/book.ts, stock-logs/service.ts review) — so the semi-join loses none, and the
-    // ERP's delta pull reads what changed, not every store product of the chain (docs/decisions.md
-    // "delta pull"; PostgreSQL keeps no index on stock_modified_at, migration 0019).
-    query = query
-      .where('sp.stock_modified_at', '>=', stockSince)
-      .where(({ eb, refTuple, selectFrom }) =>
-        eb(refTuple('sp.store_id', 'sp.product_id'), 'in', selectFrom('stock_logs as changed').select(['changed.store_id', 'changed.product_id']).where('changed.updated_on', '>=', stockSince).$asTuple('store_id', 'product_id')),
-      );
+    // "Stock changed at or after T" (PRODUCT §3.1) is an applied entry of the store product
+    // updated at or after T — booked, or approved, then — found through those entries (the
+    // updated_on index of stock_logs), so the ERP's delta pull reads what changed, not every
+    // store product of the chain; or, where an archive moved that entry out, the stamp it
+    // kept (ledger/archive.ts). Not the stamp stock_modified_at alone: a booking stamps the
+    // moment it began, and one that began earlier but committed later on the same store
+    // product leaves the older moment, so the stamp can lie below the latest change
+    // (docs/decisions.md "delta pull").
+    const idAtLeast = f.changedIdAtLeast;
+    query = query.where(({ eb, refTuple, selectFrom }) => {
+      let changed = selectFrom('stock_logs as changed')
+        .select(['changed.store_id', 'changed.product_id'])
+        .where('changed.updated_on', '>=', stockSince)
+        .where('changed.is_applied', '=', 1);
+      if (idAtLeast !== undefined) changed = changed.where('changed.id', '>=', idAtLeast);
+      const archived = selectFrom('stock_stamps_archived as archived').select(['archived.store_id', 'archived.product_id']).where('archived.stamp', '>=', stockSince);
+      return eb(refTuple('sp.store_id', 'sp.product_id'), 'in', changed.unionAll(archived).$asTuple('store_id', 'product_id'));
+    });
   }
   if (f.fromId !== undefined) query = query.where('sp.id', '>=', f.fromId);
   if (f.toId !== undefined) query = query.where('sp.id', '<=', f.toId);
@@ -124,12 +134,12 @@ function filtered(db: Kysely<Database>, dialect: Dialect | undefined, f: StockLi
 }
 
 export async function countStockList(db: Kysely<Database>, dialect: Dialect, filters: StockListFilters): Promise<number> {
-  const row = await filtered(db, dialect, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await listedStoreProducts(db, dialect, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** What a list item shows of its store product, product, store and category. */
-function withItemColumns(query: ReturnType<typeof filtered>) {
+function withItemColumns(query: ReturnType<typeof listedStoreProducts>) {
   return query
     .innerJoin('products as p', 'p.id', 'sp.product_id')
     .innerJoin('stores as s', 's.id', 'sp.store_id')
@@ -156,7 +166,7 @@ function withItemColumns(query: ReturnType<typeof filtered>) {
  * page is the page after id 0.
  */
 const oneStorePageAfter = compiledOnce((db, storeId: number, afterId: number, fetchLimit: number) =>
-  pageOf(withItemColumns(filtered(db, undefined, { storeIds: [storeId], productNumbers: [] })), 'sp.id', { afterId, offset: 0, fetchLimit }),
+  pageOf(withItemColumns(listedStoreProducts(db, undefined, { storeIds: [storeId], productNumbers: [] })), 'sp.id', { afterId, offset: 0, fetchLimit }),
 );
 
 const isOneStoreOnly = (f: StockListFilters) =>
@@ -178,10 +188,16 @@ export function pageOfStockList(db: Kysely<Database>, dialect: Dialect, filters:
   if (isOneStoreOnly(filters) && (window.afterId !== undefined || window.offset === 0)) {
     return oneStorePageAfter(db, filters.storeIds![0]!, window.afterId ?? 0, window.fetchLimit);
   }
-  const pageIds = pageOf(filtered(db, dialect, filters).select('sp.id'), 'sp.id', window);
-  return withItemColumns(db.selectFrom('store_products as sp').where('sp.id', 'in', pageIds))
-    .orderBy('sp.id')
-    .execute();
+  return stockListRows(db, pageOf(listedStoreProducts(db, dialect, filters).select('sp.id'), 'sp.id', window));
+}
+
+/** A query of store product ids built on `listedStoreProducts`. */
+type StoreProductIds = SelectQueryBuilder<Database & { sp: StoreProductTable }, 'sp', { id: number }>;
+
+/** The list rows of the store products `ids` names (a list of ids or a query of them), in id order. */
+export async function stockListRows(db: Kysely<Database>, ids: readonly number[] | StoreProductIds) {
+  const query = withItemColumns(db.selectFrom('store_products as sp').where('sp.id', 'in', ids as StoreProductIds)).orderBy('sp.id');
+  return Array.isArray(ids) && ids.length === 0 ? [] : query.execute();
 }
 
 /**

@@ -2,10 +2,11 @@ import type { AppContext } from '../../app-context.js';
 import { requireDateTime } from '../../domain/datetime.js';
 import { listScope, visibleStores, type Principal } from '../../shared/access.js';
 import { notFound } from '../../shared/errors.js';
-import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
+import { pagedResponse, resolvePage, type PagedResult, type PageWindow } from '../../shared/paging.js';
 import { effectivePricesInStores } from '../products/prices/effective.js';
 import { requireLiveStore } from '../stores/repository.js';
 import { cachedStockListCount } from './count-cache.js';
+import { deltaPullPage, DeltaPulls } from './delta-pull.js';
 import { parsePoolNames, summarise, toSingleProductStock, toStoreProductStock, toSurroundingStock } from './mapping.js';
 import type { StockListRow } from './repository.js';
 import * as stock from './repository.js';
@@ -52,6 +53,28 @@ async function stockReadPrices(ctx: AppContext, rows: readonly StockListRow[], n
   return prices;
 }
 
+const deltaPulls = new WeakMap<object, DeltaPulls>();
+
+/**
+ * The page and its exact total_count: the ERP's delta pull (last_stock_modified_datetime)
+ * counted once per pull and read from where its previous page ended, on one snapshot
+ * (delta-pull.ts); any other listing with its count kept per filter set (count-cache.ts).
+ */
+async function listPage(ctx: AppContext, filters: stock.StockListFilters, window: PageWindow): Promise<{ rows: StockListRow[]; totalCount: number }> {
+  const stockModifiedSince = filters.stockModifiedSince;
+  if (stockModifiedSince !== undefined) {
+    let pulls = deltaPulls.get(ctx.handle);
+    if (!pulls) deltaPulls.set(ctx.handle, (pulls = new DeltaPulls()));
+    const memory = pulls;
+    return ctx.dialect.consistentRead(ctx.db, (db) => deltaPullPage(db, ctx.dialect, memory, { ...filters, stockModifiedSince }, window));
+  }
+  const [rows, totalCount] = await Promise.all([
+    stock.pageOfStockList(ctx.db, ctx.dialect, filters, window),
+    cachedStockListCount(ctx.db, ctx.handle, filters, () => stock.countStockList(ctx.db, ctx.dialect, filters)),
+  ]);
+  return { rows, totalCount };
+}
+
 /**
  * GET /storeproducts/stock (interface §4.4): one keyset query for the page, then one
  * batched query each for its balances (with locations) and its prices — never one per
@@ -77,9 +100,8 @@ export async function listStoreProductStock(
     fromId: query.from_id,
     toId: query.to_id,
   };
-  const [rows, totalCount, lastModified] = await Promise.all([
-    stock.pageOfStockList(ctx.db, ctx.dialect, listFiltersOfQuery, window),
-    cachedStockListCount(ctx.db, ctx.handle, listFiltersOfQuery, () => stock.countStockList(ctx.db, ctx.dialect, listFiltersOfQuery)),
+  const [{ rows, totalCount }, lastModified] = await Promise.all([
+    listPage(ctx, listFiltersOfQuery, window),
     stock.storeProductsLastModified(ctx.db, listScope(principal)),
   ]);
   const pageRows = rows.slice(0, window.pageSize);
