@@ -152,7 +152,22 @@ export async function bookEntries(
   by: Principal,
   now: number,
 ): Promise<number[]> {
-  if (drafts.length === 0) return [];
+  return (await bookEntriesWithMoments(trx, ledger, store, drafts, by, now)).ids;
+}
+
+/**
+ * bookEntries, with each entry's moment as booked (a service-stamped draft may be booked later
+ * than its draft says): with its id, an entry's key (migration 0025), which a receipt line keeps.
+ */
+export async function bookEntriesWithMoments(
+  trx: Transaction<Database>,
+  ledger: Ledger,
+  store: BookingStore,
+  drafts: readonly EntryDraft[],
+  by: Principal,
+  now: number,
+): Promise<{ ids: number[]; moments: number[] }> {
+  if (drafts.length === 0) return { ids: [], moments: [] };
   assertStoreAccess(by, store.store_number);
   const { dialect } = ledger;
   const actor = by.name;
@@ -166,7 +181,8 @@ export async function bookEntries(
     postings: draft.pending ? [] : postingsOf(originOf(store.id, draft), draft.poolParts),
   }));
   const touches = booked.filter((d) => !d.pending).map((draft) => touchOf(store.id, draft, actor));
-  return applyEntries(trx, dialect, entries, new Map([[store.id, store.store_number]]), by, now, touches);
+  const ids = await applyEntries(trx, dialect, entries, new Map([[store.id, store.store_number]]), by, now, touches);
+  return { ids, moments: booked.map((draft) => draft.at) };
 }
 
 const originOf = (storeId: number, draft: EntryDraft): PostingOrigin => ({

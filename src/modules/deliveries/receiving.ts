@@ -11,7 +11,7 @@ import { groupBy } from '../../shared/bulk.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
 import { findBookingProductsByIds } from '../products/repository.js';
-import { bookEntries, type EntryDraft } from '../../ledger/book.js';
+import { bookEntries, bookEntriesWithMoments, type EntryDraft } from '../../ledger/book.js';
 import type { BookingStore, Ledger } from '../../ledger/ledger.js';
 import { requireLiveStore, findStoreKeepingBooks } from '../stores/repository.js';
 import { insertReceiptLines, receiptStamp, upsertReceipts } from './receipt-writes.js';
@@ -206,7 +206,7 @@ async function bookTransferLegs(trx: Transaction<Database>, ledger: Ledger, plan
 }
 
 /**
- * After the plan's drafts were booked (`ids` by draft index): raises the line totals,
+ * After the plan's drafts were booked (`booked`: ids and moments by draft index): raises the line totals,
  * advances the deliveries' statuses, extends their receipts with one receipt line per
  * receiving entry, and books transfers out of their origin. `submitted` deliveries close.
  */
@@ -215,11 +215,12 @@ export async function finishReceiving(
   ledger: Ledger,
   plan: ReceivingPlan,
   drafts: readonly EntryDraft[],
-  ids: readonly number[],
+  booked: { ids: readonly number[]; moments: readonly number[] },
   submitted: readonly DeliveryRow[],
   by: Principal,
   now: number,
 ): Promise<void> {
+  const ids = booked.ids;
   const actor = by.name;
   const touched = new Map<number, DeliveryRow>();
   for (const item of plan.items) touched.set(item.delivery.id, item.delivery);
@@ -244,8 +245,8 @@ export async function finishReceiving(
         receipt_id: receipts.get(item.delivery.id)!,
         store_id: item.delivery.store_id,
         delivery_line_id: item.line.id,
-        log_id: ids[item.draftIndex]!,
-        log_at: drafts[item.draftIndex]!.at,
+        log_id: booked.ids[item.draftIndex]!,
+        log_at: booked.moments[item.draftIndex]!,
         line_number: item.line.line_number,
         product_id: item.line.product_id,
         product_number: item.line.product_number,
@@ -313,8 +314,8 @@ export async function receiveDelivery(
     }));
     const plan = await planReceiving(trx, ctx.dialect, store.id, drafts, candidates);
     const booking: BookingStore = store;
-    const ids = await bookEntries(trx, ctx.ledger, booking, drafts, by, now);
-    await finishReceiving(trx, ctx.ledger, plan, drafts, ids, body.submit === true ? [delivery] : [], by, now);
+    const booked = await bookEntriesWithMoments(trx, ctx.ledger, booking, drafts, by, now);
+    await finishReceiving(trx, ctx.ledger, plan, drafts, booked, body.submit === true ? [delivery] : [], by, now);
     const status = body.submit === true ? 'received' : 'receiving';
     return `received ${body.lines.length} lines on delivery '${orderNumber}'; status ${status}`;
   });

@@ -75,21 +75,41 @@ export interface AppliedPart {
   expected: number | null;
 }
 
-/** The applied ledger rows of the given log entries. */
-export async function appliedParts(db: Executor, logIds: readonly number[]): Promise<Map<number, AppliedPart[]>> {
+/**
+ * The applied postings of a page's entries, with each balance's pool. An entry of one balance
+ * carries its posting in its own row (migration 0022): only the pools of those balances are
+ * read, by the balances' primary key. Only the entries without one — split over pools, or a
+ * zero delta, or not applied — are looked up among the parts, by log id. (Reading every entry
+ * through the ledger view by log id probed each month's primary key of stock_logs per entry
+ * once the ledger was partitioned by month, migration 0025.)
+ */
+export async function appliedParts(db: Executor, rows: readonly StockLogRow[]): Promise<Map<number, AppliedPart[]>> {
   const parts = new Map<number, AppliedPart[]>();
-  for (const ids of inListChunks(logIds, KEYS_PER_QUERY)) {
-    const rows = await db
-      .selectFrom('stock_ledger as g')
-      .innerJoin('stock_balances as b', 'b.id', 'g.balance_id')
-      .select(['g.log_id', 'b.pool', 'g.delta', 'g.expected'])
-      .where('g.log_id', 'in', ids)
+  const add = (part: AppliedPart) => {
+    const list = parts.get(part.log_id) ?? [];
+    list.push(part);
+    parts.set(part.log_id, list);
+  };
+  const inline = rows.filter((row) => row.balance_id !== null);
+  const pools = new Map<number, number>();
+  for (const ids of inListChunks([...new Set(inline.map((row) => Number(row.balance_id)))], KEYS_PER_QUERY)) {
+    for (const balance of await db.selectFrom('stock_balances').select(['id', 'pool']).where('id', 'in', ids).execute()) pools.set(Number(balance.id), balance.pool);
+  }
+  for (const row of inline) {
+    const pool = pools.get(Number(row.balance_id));
+    if (pool !== undefined) add({ log_id: row.id, pool, delta: Number(row.delta), expected: row.expected === null ? null : Number(row.expected) });
+  }
+  const split = rows.filter((row) => row.balance_id === null && Number(row.is_applied) === 1).map((row) => row.id);
+  for (const ids of inListChunks(split, KEYS_PER_QUERY)) {
+    const found = await db
+      .selectFrom('stock_log_parts as p')
+      .innerJoin('stock_balances as b', 'b.id', 'p.balance_id')
+      .select(['p.log_id', 'b.pool', 'p.delta', 'p.expected'])
+      .where('p.log_id', 'in', ids)
+      .orderBy('p.log_id')
+      .orderBy('b.pool')
       .execute();
-    for (const row of rows) {
-      const list = parts.get(row.log_id) ?? [];
-      list.push({ log_id: row.log_id, pool: row.pool, delta: Number(row.delta), expected: row.expected === null ? null : Number(row.expected) });
-      parts.set(row.log_id, list);
-    }
+    for (const part of found) add({ log_id: part.log_id, pool: part.pool, delta: Number(part.delta), expected: part.expected === null ? null : Number(part.expected) });
   }
   return parts;
 }

@@ -18,7 +18,7 @@ import { orderNumberErrors, reservedSourceErrors } from '../customer-orders/boun
 import { finishReceiving, planReceiving, type ReceivingCandidate } from '../deliveries/receiving.js';
 import { requireLiveStore } from '../stores/repository.js';
 import { findLocationsByCodes } from '../locations/repository.js';
-import { bookEntries, poolPartsFromJson, postingsOf, type EntryDraft } from '../../ledger/book.js';
+import { bookEntriesWithMoments, poolPartsFromJson, postingsOf, type EntryDraft } from '../../ledger/book.js';
 import { applyEntries } from '../../ledger/postings.js';
 import { toStockLog } from './mapping.js';
 import { countAfter, countsByHour, countWindowByHours, pullFacts, pullKey, stillHolds, windowLowerId, type PagePosition } from './log-pull.js';
@@ -142,8 +142,9 @@ export async function postStockLogs(
     const drafts = await draftEntries(trx, ctx.dialect, store.id, lines, query);
     // Receipt entries whose reference is a delivery of the store receive on it (PRODUCT §7).
     const receiving = query.is_from_receipt === true ? await planReceiving(trx, ctx.dialect, store.id, drafts, receivingCandidates(lines)) : undefined;
-    const ids = await bookEntries(trx, ctx.ledger, store, drafts, by, now);
-    if (receiving) await finishReceiving(trx, ctx.ledger, receiving, drafts, ids, [], by, now);
+    const booked = await bookEntriesWithMoments(trx, ctx.ledger, store, drafts, by, now);
+    const ids = booked.ids;
+    if (receiving) await finishReceiving(trx, ctx.ledger, receiving, drafts, booked, [], by, now);
     const pending = drafts.filter((d) => d.pending).length;
     const received = receiving && receiving.items.length > 0 ? `; received on deliveries ${receiving.items.length}` : '';
     return { ids, message: `created ${ids.length}: applied ${ids.length - pending}, pending review ${pending}${received}` };
@@ -271,7 +272,7 @@ export async function listStockLogs(ctx: AppContext, query: StockLogsQuery, prin
   };
   const [{ rows, totalCount }, lastModified] = await Promise.all([logPage(ctx, logFilters, window), logs.stockLogsLastModified(ctx.db, logFilters)]);
   const pageRows = rows.slice(0, window.pageSize);
-  const [parts, context] = await Promise.all([logs.appliedParts(ctx.db, pageRows.map((r) => r.id)), logs.listContext(ctx.db, pageRows)]);
+  const [parts, context] = await Promise.all([logs.appliedParts(ctx.db, pageRows), logs.listContext(ctx.db, pageRows)]);
   return pagedResponse({
     window,
     rows,
