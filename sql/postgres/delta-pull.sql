@@ -32,6 +32,26 @@ where
   "sp"."id" in ($1, $2);
 
 select
+  "sp"."id"
+from
+  "stock_logs" as "l"
+  inner join "store_products" as "sp" on "sp"."store_id" = "l"."store_id"
+  and "sp"."product_id" = "l"."product_id"
+where
+  "l"."updated_on" >= $1
+  and "l"."id" >= $2
+  and "l"."is_applied" = $3
+union
+select
+  "sp"."id"
+from
+  "stock_stamps_archived" as "a"
+  inner join "store_products" as "sp" on "sp"."store_id" = "a"."store_id"
+  and "sp"."product_id" = "a"."product_id"
+where
+  "a"."stamp" >= $4;
+
+select
   "sp"."id",
   "sp"."store_id",
   "sp"."store_number",
@@ -210,15 +230,72 @@ where
     where
       "deleted_on" is not null
   )
-  and (
-    "sp"."stock_modified_at" >= $7
-    or 1 = 0
-  )
-  and "sp"."id" > $8
+  and "sp"."id" in ($7, $8)
+  and "sp"."id" > $9
 order by
   "sp"."id"
 limit
-  $9;
+  $10;
+
+select
+  "sp"."id",
+  case
+    when (
+      exists (
+        select
+          1 as "one"
+        from
+          "stock_logs" as "o"
+        where
+          "o"."store_id" = "sp"."store_id"
+          and "o"."product_id" = "sp"."product_id"
+          and "o"."is_applied" = $1
+          and "o"."updated_on" >= $2
+          and "o"."id" >= $3
+        limit
+          $4
+        offset
+          $5
+      )
+      or exists (
+        select
+          1 as "one"
+        from
+          "stock_stamps_archived" as "a"
+        where
+          "a"."store_id" = "sp"."store_id"
+          and "a"."product_id" = "sp"."product_id"
+          and "a"."stamp" >= $6
+      )
+    ) then 1
+    else 0
+  end as "member"
+from
+  "store_products" as "sp"
+where
+  "sp"."deleted_on" is null
+  and "sp"."store_id" not in (
+    select
+      "id"
+    from
+      "stores"
+    where
+      "deleted_on" is not null
+  )
+  and "sp"."product_id" not in (
+    select
+      "id"
+    from
+      "products"
+    where
+      "deleted_on" is not null
+  )
+  and "sp"."id" in ($7, $8, $9)
+  and "sp"."id" > $10
+order by
+  "sp"."id"
+limit
+  $11;
 
 select
   (

@@ -32,6 +32,26 @@ where
   "sp"."id" in (?, ?);
 
 select
+  "sp"."id"
+from
+  "stock_logs" as "l"
+  inner join "store_products" as "sp" on "sp"."store_id" = "l"."store_id"
+  and "sp"."product_id" = "l"."product_id"
+where
+  "l"."updated_on" >= ?
+  and "l"."id" >= ?
+  and "l"."is_applied" = ?
+union
+select
+  "sp"."id"
+from
+  "stock_stamps_archived" as "a"
+  inner join "store_products" as "sp" on "sp"."store_id" = "a"."store_id"
+  and "sp"."product_id" = "a"."product_id"
+where
+  "a"."stamp" >= ?;
+
+select
   "sp"."id",
   "sp"."store_id",
   "sp"."store_number",
@@ -210,10 +230,67 @@ where
     where
       "deleted_on" is not null
   )
-  and (
-    "sp"."stock_modified_at" >= ?
-    or 1 = 0
+  and "sp"."id" in (?, ?)
+  and "sp"."id" > ?
+order by
+  "sp"."id"
+limit
+  ?;
+
+select
+  "sp"."id",
+  case
+    when (
+      exists (
+        select
+          1 as "one"
+        from
+          "stock_logs" as "o"
+        where
+          "o"."store_id" = "sp"."store_id"
+          and "o"."product_id" = "sp"."product_id"
+          and "o"."is_applied" = ?
+          and "o"."updated_on" >= ?
+          and "o"."id" >= ?
+        limit
+          ?
+        offset
+          ?
+      )
+      or exists (
+        select
+          1 as "one"
+        from
+          "stock_stamps_archived" as "a"
+        where
+          "a"."store_id" = "sp"."store_id"
+          and "a"."product_id" = "sp"."product_id"
+          and "a"."stamp" >= ?
+      )
+    ) then 1
+    else 0
+  end as "member"
+from
+  "store_products" as "sp"
+where
+  "sp"."deleted_on" is null
+  and "sp"."store_id" not in (
+    select
+      "id"
+    from
+      "stores"
+    where
+      "deleted_on" is not null
   )
+  and "sp"."product_id" not in (
+    select
+      "id"
+    from
+      "products"
+    where
+      "deleted_on" is not null
+  )
+  and "sp"."id" in (?, ?, ?)
   and "sp"."id" > ?
 order by
   "sp"."id"

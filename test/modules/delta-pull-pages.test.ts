@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMonths, monthStart } from '../../src/db/months.js';
 import { listenToStatements } from '../../src/db/statement-log.js';
 import { archiveLedgerBefore } from '../../src/ledger/archive.js';
-import { seekPlan } from '../../src/modules/store-stock/delta-pull.js';
+import { seekPlan, SPARSE_MEMBERS } from '../../src/modules/store-stock/delta-pull.js';
+import { deltaPullsOf } from '../../src/modules/store-stock/service.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { productInput, reasonCodeInput, storeInput } from '../helpers/factories.js';
@@ -24,12 +25,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * stamps lie behind the entries. The expected pages come from the definition itself: live
  * store products of live stores and products with an applied entry updated since.
  */
-for (const dialect of DIALECTS) {
-  describe(`delta pull by Page_Start (${dialect.name})`, () => {
+// Both ways a page finds its candidates: from the window's entries (a sparse pull, up to
+// SPARSE_MEMBERS members: every pull here) and by walking store products by id and stamp.
+for (const [dialect, path] of DIALECTS.flatMap((d) => [[d, 'from the entries'], [d, 'walking by stamp']] as const)) {
+  describe(`delta pull by Page_Start (${dialect.name}, candidates ${path})`, () => {
     let t: TestApp;
     const statements: string[] = [];
     beforeAll(async () => {
       t = await buildTestApp(dialect);
+      deltaPullsOf(t.app.ctx.handle).sparseMembers = path === 'walking by stamp' ? 0 : SPARSE_MEMBERS;
       // The months back to five months ago, before anything is stored (an archive moves them out).
       await t.app.ctx.handle.dialect.ensureLedgerMonths(t.app.ctx.db, Date.now(), addMonths(monthStart(Date.now()), -5));
       listenToStatements(t.app.ctx.db, (text) => statements.push(text));

@@ -76,6 +76,8 @@ const MAX_ATTEMPTS = 3;
 export class DeltaPulls {
   readonly counts = new RecentPulls<DeltaState>(200);
   readonly positions = new PagePositions<DeltaPosition>();
+  /** At or below this many members a page's candidates come from the window's entries (SPARSE_MEMBERS; tests set 0 to walk by stamp). */
+  sparseMembers = SPARSE_MEMBERS;
 }
 
 /**
@@ -276,6 +278,42 @@ export function seekPlan(window: PageSlice, lastId: number, below: number): { ba
 type WalkFrom = { afterId: number } | { atOrBelowId: number };
 
 /**
+ * At or below this many members, a pull's candidates come from the window's own entries (the
+ * updated_on index of stock_logs) instead of a walk of store_products by id that filters on
+ * the stamp: PostgreSQL keeps no index on stock_modified_at (migration 0019), so that walk reads
+ * store products until it has found a page of members — the whole table, for the last page of a
+ * sparse window (500 changes among 2M store products: 2 s a pull). From the entries a page costs
+ * the window's entries; past a few thousand members the walk finds a page within a few hundred
+ * thousand rows and is the cheaper one.
+ */
+export const SPARSE_MEMBERS = 5_000;
+
+/**
+ * The candidate store products of a sparse pull, in id order: those named by an applied entry of
+ * the window or by a stamp an archive kept — every member, whatever its stamp says. A superset
+ * of the members (a store product may have left since): the walk's probe decides, as on the
+ * other path.
+ */
+async function sparseCandidates(db: Kysely<Database>, f: Window): Promise<number[]> {
+  const named = await db
+    .selectFrom('stock_logs as l')
+    .innerJoin('store_products as sp', (join) => join.onRef('sp.store_id', '=', 'l.store_id').onRef('sp.product_id', '=', 'l.product_id'))
+    .select('sp.id')
+    .where('l.updated_on', '>=', f.stockModifiedSince)
+    .where('l.id', '>=', f.changedIdAtLeast)
+    .where('l.is_applied', '=', 1)
+    .union(
+      db
+        .selectFrom('stock_stamps_archived as a')
+        .innerJoin('store_products as sp', (join) => join.onRef('sp.store_id', '=', 'a.store_id').onRef('sp.product_id', '=', 'a.product_id'))
+        .select('sp.id')
+        .where('a.stamp', '>=', f.stockModifiedSince),
+    )
+    .execute();
+  return [...new Set(named.map((row) => Number(row.id)))].sort((a, b) => a - b);
+}
+
+/**
  * `take` members after skipping `skip`, walking the store products stamped since T (the
  * stamp is on the row) or among `unstamped` from `from`, each candidate probed for its
  * entries in the select list — so PostgreSQL's estimate of the walk is the rows it returns,
@@ -283,15 +321,32 @@ type WalkFrom = { afterId: number } | { atOrBelowId: number };
  * compile the plan, JIT, for every page). A stamp names an applied entry of its moment
  * (ledger/stamp-invariants.ts), so candidates are members, but the probe decides.
  */
-async function walkMembers(db: Kysely<Database>, dialect: Dialect, f: Window, unstamped: readonly number[], from: WalkFrom, skip: number, take: number): Promise<number[]> {
+async function walkMembers(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  f: Window,
+  unstamped: readonly number[],
+  sparse: readonly number[] | undefined,
+  from: WalkFrom,
+  skip: number,
+  take: number,
+): Promise<number[]> {
   const members: number[] = [];
   let toSkip = skip;
   let cursor = from;
   for (;;) {
     const limit = toSkip + take - members.length;
-    let candidates = listedStoreProducts(db, dialect, { ...f, stockModifiedSince: undefined })
-      .where((eb) => eb.or([eb('sp.stock_modified_at', '>=', f.stockModifiedSince), columnIn(eb, 'sp.id', unstamped)]))
-      .select((eb) => ['sp.id', hasAppliedEntry(eb, f).as('member')]);
+    let candidates = listedStoreProducts(db, dialect, { ...f, stockModifiedSince: undefined }).select((eb) => ['sp.id', hasAppliedEntry(eb, f).as('member')]);
+    let asked: number[] = [];
+    if (sparse) {
+      // The next `limit` candidates from the cursor, by id (a sparse pull's candidates, sparseCandidates).
+      const at = cursor;
+      asked = 'afterId' in at ? sparse.filter((id) => id > at.afterId).slice(0, limit) : sparse.filter((id) => id <= at.atOrBelowId).slice(-limit);
+      if (asked.length === 0) return members;
+      candidates = candidates.where((eb) => columnIn(eb, 'sp.id', asked));
+    } else {
+      candidates = candidates.where((eb) => eb.or([eb('sp.stock_modified_at', '>=', f.stockModifiedSince), columnIn(eb, 'sp.id', unstamped)]));
+    }
     candidates = 'afterId' in cursor ? candidates.where('sp.id', '>', cursor.afterId).orderBy('sp.id') : candidates.where('sp.id', '<=', cursor.atOrBelowId).orderBy('sp.id', 'desc');
     const rows = await candidates.limit(limit).execute();
     for (const row of rows) {
@@ -299,8 +354,16 @@ async function walkMembers(db: Kysely<Database>, dialect: Dialect, f: Window, un
       if (toSkip > 0) toSkip--;
       else members.push(Number(row.id));
     }
-    if (members.length === take || rows.length < limit) return members;
-    const last = Number(rows[rows.length - 1]!.id);
+    if (members.length === take) return members;
+    // The last id looked at: of the candidates asked (sparse), else of the rows read.
+    let last: number;
+    if (sparse) {
+      if (asked.length < limit) return members;
+      last = 'afterId' in cursor ? asked[asked.length - 1]! : asked[0]!;
+    } else {
+      if (rows.length < limit) return members;
+      last = Number(rows[rows.length - 1]!.id);
+    }
     cursor = 'afterId' in cursor ? { afterId: last } : { atOrBelowId: last - 1 };
   }
 }
@@ -310,14 +373,26 @@ async function walkMembers(db: Kysely<Database>, dialect: Dialect, f: Window, un
  * after a scroll_id's id) it walks from there; a deep page with no position is read by
  * OFFSET over the members, as is any page while too many members have stamps before T.
  */
-async function readRows(db: Kysely<Database>, dialect: Dialect, f: Window, unstamped: readonly number[] | undefined, window: PageSlice, seek: SeekFrom | undefined, below: number | undefined): Promise<StockListRow[]> {
+async function readRows(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  f: Window,
+  counted: Pick<Counted, 'count' | 'unstamped'>,
+  sparseMembers: number,
+  window: PageSlice,
+  seek: SeekFrom | undefined,
+  below: number | undefined,
+): Promise<StockListRow[]> {
+  const unstamped = counted.unstamped;
   const plan = seek && below !== undefined ? seekPlan(window, seek.lastId, below) : window.offset === 0 ? { forward: window } : undefined;
   if (!plan || unstamped === undefined) {
     const ids = await pageOf(listedStoreProducts(db, dialect, f).select('sp.id'), 'sp.id', window).execute();
     return stockListRows(db, ids.map((row) => Number(row.id)));
   }
-  const back = plan.back ? (await walkMembers(db, dialect, f, unstamped, { atOrBelowId: seek!.lastId }, plan.back.offset, plan.back.limit)).reverse() : [];
-  const forward = plan.forward.fetchLimit === 0 ? [] : await walkMembers(db, dialect, f, unstamped, { afterId: plan.forward.afterId ?? 0 }, plan.forward.offset, plan.forward.fetchLimit);
+  const sparse = counted.count <= sparseMembers ? await sparseCandidates(db, f) : undefined;
+  const back = plan.back ? (await walkMembers(db, dialect, f, unstamped, sparse, { atOrBelowId: seek!.lastId }, plan.back.offset, plan.back.limit)).reverse() : [];
+  const forward =
+    plan.forward.fetchLimit === 0 ? [] : await walkMembers(db, dialect, f, unstamped, sparse, { afterId: plan.forward.afterId ?? 0 }, plan.forward.offset, plan.forward.fetchLimit);
   return stockListRows(db, [...back, ...forward]);
 }
 
@@ -348,7 +423,7 @@ export async function deltaPullPage(
     const position = remembered && byOffset && window.offset > 0 ? pulls.positions.before(pull, window.pageStart) : undefined;
     const seek = position && { lastId: position.lastId, served: position.page * window.pageSize };
     const counted = await countPull(db, dialect, f, now, position ?? (remembered ? pulls.counts.peek(key) : undefined), seek);
-    const rows = await readRows(db, dialect, f, counted.unstamped, window, seek, counted.below);
+    const rows = await readRows(db, dialect, f, counted, pulls.sparseMembers, window, seek, counted.below);
     // On PostgreSQL one snapshot; SQLite reads statement by statement, and a commit between
     // them would make a count of no one moment: such a page is read again, and never remembered.
     const settled = sameFacts(now, await readDeltaFacts(db, filters));

@@ -55,6 +55,13 @@ async function stockReadPrices(ctx: AppContext, rows: readonly StockListRow[], n
 
 const deltaPulls = new WeakMap<object, DeltaPulls>();
 
+/** What the delta pull remembers for a database handle (its counts and page positions). */
+export function deltaPullsOf(handle: object): DeltaPulls {
+  let pulls = deltaPulls.get(handle);
+  if (!pulls) deltaPulls.set(handle, (pulls = new DeltaPulls()));
+  return pulls;
+}
+
 /**
  * The page and its exact total_count: the ERP's delta pull (last_stock_modified_datetime)
  * counted once per pull and read from where its previous page ended, on one snapshot
@@ -63,9 +70,7 @@ const deltaPulls = new WeakMap<object, DeltaPulls>();
 async function listPage(ctx: AppContext, filters: stock.StockListFilters, window: PageWindow): Promise<{ rows: StockListRow[]; totalCount: number }> {
   const stockModifiedSince = filters.stockModifiedSince;
   if (stockModifiedSince !== undefined) {
-    let pulls = deltaPulls.get(ctx.handle);
-    if (!pulls) deltaPulls.set(ctx.handle, (pulls = new DeltaPulls()));
-    const memory = pulls;
+    const memory = deltaPullsOf(ctx.handle);
     return ctx.dialect.consistentRead(ctx.db, (db) => deltaPullPage(db, ctx.dialect, memory, { ...filters, stockModifiedSince }, window));
   }
   const [rows, totalCount] = await Promise.all([
