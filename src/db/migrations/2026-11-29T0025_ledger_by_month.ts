@@ -92,12 +92,7 @@ async function partition(db: Kysely<any>): Promise<void> {
   await sql`drop table stock_log_parts_flat`.execute(db);
 
   // Indexes after the rows: each built in one pass per month.
-  for (const index of LOG_INDEXES) await index.execute(db);
-  await sql`create index stock_log_parts_log on stock_log_parts (log_id)`.execute(db);
-  await sql`alter table stock_logs add constraint stock_logs_store_id_fkey foreign key (store_id) references stores (id)`.execute(db);
-  await sql`alter table stock_logs add constraint stock_logs_product_id_fkey foreign key (product_id) references products (id)`.execute(db);
-  await sql`alter table stock_logs add constraint stock_logs_balance_id_fkey foreign key (balance_id) references stock_balances (id)`.execute(db);
-  await sql`alter table stock_log_parts add constraint stock_log_parts_balance_id_fkey foreign key (balance_id) references stock_balances (id)`.execute(db);
+  await indexAndRelate(db);
   await createDependents(db);
   await sql`analyze stock_logs`.execute(db);
   await sql`analyze stock_log_parts`.execute(db);
@@ -128,15 +123,20 @@ async function flatten(db: Kysely<any>): Promise<void> {
   await sql`drop table stock_log_parts_months`.execute(db);
   await sql`alter table stock_log_parts add primary key (balance_id, at, seq)`.execute(db);
 
+  await indexAndRelate(db);
+  await sql`alter table stock_log_parts add constraint stock_log_parts_log_id_fkey foreign key (log_id) references stock_logs (id)`.execute(db);
+  await sql`alter table receipt_lines add constraint receipt_lines_log_id_fkey foreign key (log_id) references stock_logs (id)`.execute(db);
+  await createDependents(db);
+}
+
+/** Both tables' indexes and foreign keys, made after their rows are in (either way). */
+async function indexAndRelate(db: Kysely<any>): Promise<void> {
   for (const index of LOG_INDEXES) await index.execute(db);
   await sql`create index stock_log_parts_log on stock_log_parts (log_id)`.execute(db);
   await sql`alter table stock_logs add constraint stock_logs_store_id_fkey foreign key (store_id) references stores (id)`.execute(db);
   await sql`alter table stock_logs add constraint stock_logs_product_id_fkey foreign key (product_id) references products (id)`.execute(db);
   await sql`alter table stock_logs add constraint stock_logs_balance_id_fkey foreign key (balance_id) references stock_balances (id)`.execute(db);
   await sql`alter table stock_log_parts add constraint stock_log_parts_balance_id_fkey foreign key (balance_id) references stock_balances (id)`.execute(db);
-  await sql`alter table stock_log_parts add constraint stock_log_parts_log_id_fkey foreign key (log_id) references stock_logs (id)`.execute(db);
-  await sql`alter table receipt_lines add constraint receipt_lines_log_id_fkey foreign key (log_id) references stock_logs (id)`.execute(db);
-  await createDependents(db);
 }
 
 /** What names the tables: the ledger view, the hour-count triggers, the foreign keys to stock_logs(id). */
