@@ -40,7 +40,7 @@ export async function archiveLedgerBefore(handle: DbHandle, boundary: number, by
   const latest = addMonths(monthStart(now), -1);
   if (boundary > latest) throw new ArchiveRefused(`the current and the previous month stay in the ledger: archive before ${monthLabel(latest)} at the latest`);
 
-  return handle.db.transaction().execute(async (trx) => {
+  const report = await handle.db.transaction().execute(async (trx) => {
     await archive.lock(trx);
     const previous = await previousBoundary(trx);
     if (previous !== null && boundary <= previous) throw new ArchiveRefused(`the ledger is archived before ${monthLabel(previous)} already`);
@@ -85,6 +85,8 @@ export async function archiveLedgerBefore(handle: DbHandle, boundary: number, by
       .execute();
     return { boundary, entries, parts, balances, tables };
   });
+  await archive.release(handle.db, report.tables);
+  return report;
 }
 
 async function previousBoundary(trx: Transaction<Database>): Promise<number | null> {

@@ -119,9 +119,8 @@ async function lockForArchive(trx: Transaction<Database>): Promise<void> {
 
 /**
  * Detaches every partition wholly before `boundary` (a month's first moment) from both ledger
- * tables, renamed `archived_<name>` (the one before the first month `archived_<table>_before_<month>`)
- * and freed of their foreign keys (an archived row must never stop a balance or store from
- * being deleted later); then the range below `boundary` gets a partition that refuses every
+ * tables, renamed `archived_<name>` (the one before the first month `archived_<table>_before_<month>`);
+ * then the range below `boundary` gets a partition that refuses every
  * row (`<table>_archived`, CHECK false): an entry dated there fails instead of landing in
  * months that are gone. Returns the archived tables. The caller holds lockForArchive.
  */
@@ -137,9 +136,6 @@ async function detachBefore(trx: Transaction<Database>, boundary: number): Promi
       const name = partition.from === null ? `archived_${table}_before_${monthName(partition.to!)}` : `archived_${partition.name}`;
       await sql`alter table ${sql.id(table)} detach partition ${sql.id(partition.name)}`.execute(trx);
       await sql`alter table ${sql.id(partition.name)} rename to ${sql.id(name)}`.execute(trx);
-      const { rows } = await sql<{ name: string }>`
-        select conname as name from pg_constraint where conrelid = to_regclass(${name}) and contype = 'f'`.execute(trx);
-      for (const constraint of rows) await sql`alter table ${sql.id(name)} drop constraint ${sql.id(constraint.name)}`.execute(trx);
       archived.push(name);
     }
     const refusing = `${table}_before`;
@@ -167,5 +163,21 @@ export interface LedgerMonth extends Partition {
   rows: number;
 }
 
+/**
+ * Frees archived tables of the foreign keys they kept from the ledger (an archived row must
+ * never stop a balance, store or product from being deleted later). Each drop in a transaction
+ * of its own, after the archive committed: dropping a foreign key locks the table it names
+ * (stock_balances, stores, products) exclusively, and taking that lock while the archive held
+ * the ledger's deadlocked with readers holding a balance and waiting for the ledger (seen on the
+ * 10M chain: a `verify --since` was the victim). Alone, it only waits for the readers in flight.
+ */
+async function release(db: Kysely<Database>, tables: readonly string[]): Promise<void> {
+  for (const table of tables) {
+    const { rows } = await sql<{ name: string }>`
+      select conname as name from pg_constraint where conrelid = to_regclass(${table}) and contype = 'f'`.execute(db);
+    for (const constraint of rows) await sql`alter table ${sql.id(table)} drop constraint ${sql.id(constraint.name)}`.execute(db);
+  }
+}
+
 /** What a dialect that can archive old ledger months offers (Dialect.ledgerArchive). */
-export const postgresLedgerArchive = { lock: lockForArchive, detachBefore, months };
+export const postgresLedgerArchive = { lock: lockForArchive, detachBefore, release, months };

@@ -104,6 +104,8 @@ export interface Dialect {
   readonly ledgerArchive?: {
     lock(trx: Transaction<Database>): Promise<void>;
     detachBefore(trx: Transaction<Database>, boundary: number): Promise<string[]>;
+    /** After the archive committed: frees the archived tables of their foreign keys. */
+    release(db: Kysely<Database>, tables: readonly string[]): Promise<void>;
     /** The ledger's partitions per table with their estimated rows (`store-ops ledger months`). */
     months(db: Kysely<Database>): Promise<Array<{ table: string; name: string; from: number | null; to: number | null; isDefault: boolean; rows: number }>>;
   };
