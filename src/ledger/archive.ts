@@ -85,7 +85,9 @@ export async function archiveLedgerBefore(handle: DbHandle, boundary: number, by
       .execute();
     return { boundary, entries, parts, balances, tables };
   });
-  await archive.release(handle.db, report.tables);
+  // Every archive's tables, this one's and any an interrupted run left with their keys.
+  const kept = await handle.db.selectFrom('ledger_archives').select('tables').execute();
+  await archive.release(handle.db, kept.flatMap((row) => JSON.parse(row.tables) as string[]));
   return report;
 }
 
