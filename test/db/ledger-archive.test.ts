@@ -5,7 +5,7 @@ import { archiveLedgerBefore, ArchiveRefused } from '../../src/ledger/archive.js
 import { verifyAll } from '../../src/verify.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { productInput, reasonCodeInput, storeInput } from '../helpers/factories.js';
+import { productInput, reasonCodeInput, stockLogInput, storeInput } from '../helpers/factories.js';
 
 // `store-ops ledger archive --before <month>` (ledger/archive.ts, PostgreSQL): the months
 // before the boundary leave the ledger as detached tables; a snapshot per balance at the
@@ -21,13 +21,7 @@ for (const dialect of DIALECTS) {
     const handle = () => t.app.ctx.handle;
     const now = Date.now();
     const month = (n: number) => addMonths(monthStart(now), n);
-    const entry = (product_number: string, quantity: number, at: number, extra: Record<string, unknown> = {}) => ({
-      product_number,
-      quantity,
-      customer_order_line_number: 0,
-      modification_datetime: new Date(at).toISOString(),
-      ...extra,
-    });
+    const entry = stockLogInput;
     const post = (entries: unknown[], query = '') => t.post(`${LOGS}${query}`, { storeproductlog: entries });
     const book = async (entries: unknown[], query = '') => {
       const response = await post(entries, query);

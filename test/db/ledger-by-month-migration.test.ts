@@ -5,7 +5,7 @@ import { addMonths, monthName, monthStart } from '../../src/db/months.js';
 import { verifyAll } from '../../src/verify.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { productInput, storeInput } from '../helpers/factories.js';
+import { productInput, stockLogInput, storeInput } from '../helpers/factories.js';
 import { bringUpLaterThan, takeDownLaterThan } from '../helpers/migrations.js';
 
 // Migration 0025 on a ledger written before it: every entry and part moves into the
@@ -21,13 +21,7 @@ for (const dialect of DIALECTS) {
     let t: TestApp;
     const db = () => t.app.ctx.db;
     const now = Date.now();
-    const entry = (product_number: string, quantity: number, at: number, extra: Record<string, unknown> = {}) => ({
-      product_number,
-      quantity,
-      customer_order_line_number: 0,
-      modification_datetime: new Date(at).toISOString(),
-      ...extra,
-    });
+    const entry = stockLogInput;
     const ledger = async () =>
       (await sql<Record<string, unknown>>`select id, log_id, balance_id, at, delta, is_count, counted, expected from stock_ledger order by balance_id, at, id`.execute(db())).rows;
 

@@ -6,7 +6,7 @@ import { createDb } from '../../src/db/connect.js';
 import { verifyAll } from '../../src/verify.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { locationInput, productInput, storeInput } from '../helpers/factories.js';
+import { locationInput, productInput, stockLogInput, storeInput } from '../helpers/factories.js';
 import { withParentIndexNames } from '../helpers/plans.js';
 import { bareLogRow } from '../helpers/stock.js';
 
@@ -21,13 +21,7 @@ for (const dialect of DIALECTS) {
   describe(`the ledger by month (${dialect.name})`, () => {
     let t: TestApp;
     const db = () => t.app.ctx.db;
-    const entry = (quantity: number, at: number, extra: Record<string, unknown> = {}) => ({
-      product_number: 'LM1',
-      quantity,
-      customer_order_line_number: 0,
-      modification_datetime: new Date(at).toISOString(),
-      ...extra,
-    });
+    const entry = (quantity: number, at: number, extra: Record<string, unknown> = {}) => stockLogInput('LM1', quantity, at, extra);
     const book = async (entries: unknown[], query = '') => {
       const response = await t.post(`${LOGS}${query}`, { storeproductlog: entries });
       expect(response.statusCode, response.body).toBe(200);

@@ -113,3 +113,14 @@ export function locationInput(locationCode: string, overrides: Partial<LocationI
  * fields in hostile tests, numbers where an id's type says string in coercion tests.
  */
 export const unchecked = (overrides: Record<string, unknown>): never => overrides as never;
+
+/** One storeproductlog entry as a handheld posts it (§2.8), at `at` (epoch ms or ISO text). */
+export function stockLogInput(productNumber: string, quantity: number, at: number | string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    product_number: productNumber,
+    quantity,
+    customer_order_line_number: 0,
+    modification_datetime: typeof at === 'number' ? new Date(at).toISOString() : at,
+    ...extra,
+  };
+}
