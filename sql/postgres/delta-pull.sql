@@ -34,22 +34,46 @@ where
 select
   "sp"."id"
 from
-  "stock_logs" as "l"
-  inner join "store_products" as "sp" on "sp"."store_id" = "l"."store_id"
-  and "sp"."product_id" = "l"."product_id"
+  "store_products" as "sp"
 where
-  "l"."updated_on" >= $1
-  and "l"."id" >= $2
-  and "l"."is_applied" = $3
-union
-select
-  "sp"."id"
-from
-  "stock_stamps_archived" as "a"
-  inner join "store_products" as "sp" on "sp"."store_id" = "a"."store_id"
-  and "sp"."product_id" = "a"."product_id"
-where
-  "a"."stamp" >= $4;
+  "sp"."deleted_on" is null
+  and "sp"."store_id" not in (
+    select
+      "id"
+    from
+      "stores"
+    where
+      "deleted_on" is not null
+  )
+  and "sp"."product_id" not in (
+    select
+      "id"
+    from
+      "products"
+    where
+      "deleted_on" is not null
+  )
+  and ("sp"."store_id", "sp"."product_id") in (
+    select
+      "changed"."store_id",
+      "changed"."product_id"
+    from
+      "stock_logs" as "changed"
+    where
+      "changed"."updated_on" >= $1
+      and "changed"."is_applied" = $2
+      and "changed"."id" >= $3
+    union all
+    select
+      "archived"."store_id",
+      "archived"."product_id"
+    from
+      "stock_stamps_archived" as "archived"
+    where
+      "archived"."stamp" >= $4
+  )
+order by
+  "sp"."id";
 
 select
   "sp"."id",

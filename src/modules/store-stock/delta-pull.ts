@@ -289,28 +289,14 @@ type WalkFrom = { afterId: number } | { atOrBelowId: number };
 export const SPARSE_MEMBERS = 5_000;
 
 /**
- * The candidate store products of a sparse pull, in id order: those named by an applied entry of
- * the window or by a stamp an archive kept — every member, whatever its stamp says. A superset
- * of the members (a store product may have left since): the walk's probe decides, as on the
- * other path.
+ * A sparse pull's members, in id order: the listing's own definition (repository.ts
+ * `listedStoreProducts`: an applied entry of the window, or a stamp an archive kept), read
+ * through the window's entries. The walk still probes each one, as on the other path: a
+ * member may have left between this read and the probe's.
  */
-async function sparseCandidates(db: Kysely<Database>, f: Window): Promise<number[]> {
-  const named = await db
-    .selectFrom('stock_logs as l')
-    .innerJoin('store_products as sp', (join) => join.onRef('sp.store_id', '=', 'l.store_id').onRef('sp.product_id', '=', 'l.product_id'))
-    .select('sp.id')
-    .where('l.updated_on', '>=', f.stockModifiedSince)
-    .where('l.id', '>=', f.changedIdAtLeast)
-    .where('l.is_applied', '=', 1)
-    .union(
-      db
-        .selectFrom('stock_stamps_archived as a')
-        .innerJoin('store_products as sp', (join) => join.onRef('sp.store_id', '=', 'a.store_id').onRef('sp.product_id', '=', 'a.product_id'))
-        .select('sp.id')
-        .where('a.stamp', '>=', f.stockModifiedSince),
-    )
-    .execute();
-  return [...new Set(named.map((row) => Number(row.id)))].sort((a, b) => a - b);
+async function sparseCandidates(db: Kysely<Database>, dialect: Dialect, f: Window): Promise<number[]> {
+  const rows = await listedStoreProducts(db, dialect, f).select('sp.id').orderBy('sp.id').execute();
+  return rows.map((row) => Number(row.id));
 }
 
 /**
@@ -389,7 +375,7 @@ async function readRows(
     const ids = await pageOf(listedStoreProducts(db, dialect, f).select('sp.id'), 'sp.id', window).execute();
     return stockListRows(db, ids.map((row) => Number(row.id)));
   }
-  const sparse = counted.count <= sparseMembers ? await sparseCandidates(db, f) : undefined;
+  const sparse = counted.count <= sparseMembers ? await sparseCandidates(db, dialect, f) : undefined;
   const back = plan.back ? (await walkMembers(db, dialect, f, unstamped, sparse, { atOrBelowId: seek!.lastId }, plan.back.offset, plan.back.limit)).reverse() : [];
   const forward =
     plan.forward.fetchLimit === 0 ? [] : await walkMembers(db, dialect, f, unstamped, sparse, { afterId: plan.forward.afterId ?? 0 }, plan.forward.offset, plan.forward.fetchLimit);
