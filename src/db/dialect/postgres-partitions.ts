@@ -30,6 +30,14 @@ export interface Partition {
   isDefault: boolean;
 }
 
+/**
+ * Making months and archiving take turns, until the transaction ends: an advisory lock per
+ * schema, as the ledger's own locks are (deployments sharing a database never wait on each other).
+ */
+async function takeMaintenanceTurn(trx: Kysely<Database>): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ':ledger months'))`.execute(trx);
+}
+
 const BOUND = /^FOR VALUES FROM \((MINVALUE|'?(-?\d+)'?)\) TO \((MAXVALUE|'?(-?\d+)'?)\)$/;
 
 /** The partitions of `table` with their ranges, in range order (DEFAULT last); empty when it is not partitioned. */
@@ -55,8 +63,7 @@ export async function partitionsOf(db: Kysely<Database>, table: string): Promise
  */
 export async function ensureLedgerMonths(db: Kysely<Database>, now: number, from?: number): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
-    // Per schema, as the ledger's own locks are (deployments sharing a database never wait on each other).
-    await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ':ledger months'))`.execute(trx);
+    await takeMaintenanceTurn(trx);
     const made: string[] = [];
     for (const { table, key } of LEDGER_TABLES) {
       const partitions = await partitionsOf(trx, table);
@@ -113,7 +120,7 @@ async function extendBack(trx: Kysely<Database>, table: string, partitions: Part
 
 /** Maintenance and archiving take turns per schema; an archive also holds off every write to the ledger (reads go on). */
 async function lockForArchive(trx: Transaction<Database>): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ':ledger months'))`.execute(trx);
+  await takeMaintenanceTurn(trx);
   await sql`lock table stock_logs, stock_log_parts in exclusive mode`.execute(trx);
 }
 
