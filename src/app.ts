@@ -30,6 +30,8 @@ import { locationRoutes } from './modules/locations/routes.js';
 import { storeProductRoutes } from './modules/store-products/routes.js';
 import { storeStockRoutes } from './modules/store-stock/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
+import { eventRoutes } from './modules/events/routes.js';
+import { startEventUpkeep } from './modules/events/upkeep.js';
 import { ensureBootstrapAdmin } from './modules/tokens/service.js';
 import { consolePlugin } from './console/plugin.js';
 import { CursorCodec } from './shared/cursor.js';
@@ -91,6 +93,9 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   registerJsonBody(app);
   documentErrorResponses(app);
   app.addHook('onClose', async () => handle.close());
+  // The change feed's numbering and retention (PRODUCT §9), stopped before the database closes.
+  const eventUpkeep = startEventUpkeep(handle, config.eventsRetentionDays ?? 30, app.log);
+  app.addHook('preClose', async () => eventUpkeep.stop());
 
   // Per-route hooks (auth, rate limit, idempotency, list cache, metrics…) in their one order.
   await registerRouteHooks(app, { config, handle });
@@ -112,6 +117,7 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   await app.register(customerOrderRoutes, { prefix: API_PREFIX });
   await app.register(productListRoutes, { prefix: API_PREFIX });
   await app.register(tokenRoutes, { prefix: API_PREFIX });
+  await app.register(eventRoutes, { prefix: API_PREFIX });
   // The store console: static pages at /console that call the API above (docs/console.md).
   await app.register(consolePlugin);
   return app;

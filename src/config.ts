@@ -17,6 +17,12 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 6000 }),
   // PRODUCT §2: an acknowledged write survives a power loss unless the operator trades it away.
   SQLITE_SYNCHRONOUS: Type.Union([Type.Literal('FULL'), Type.Literal('NORMAL')], { default: 'FULL' }),
+  // PRODUCT §9: how long the change feed keeps its events.
+  EVENTS_RETENTION_DAYS: Type.Number({ exclusiveMinimum: 0, maximum: 3650, default: 30 }),
+  // PRODUCT §9: webhooks refuse private, link-local and loopback targets unless an operator allows them.
+  WEBHOOKS_ALLOW_PRIVATE: Type.Boolean({ default: false }),
+  // The bench's feed-off baseline only (bench/, issue 30): bookings write no stock.changed events.
+  BENCH_WITHOUT_STOCK_EVENTS: Type.Boolean({ default: false }),
 });
 
 /** SQLite's `synchronous` setting: FULL (default) or NORMAL (an operator's documented choice). */
@@ -36,6 +42,15 @@ export interface Config {
    * survives a power cut; NORMAL may lose the last commits on a power cut (never on a crash).
    */
   sqliteSynchronous?: SqliteSynchronous;
+  /** Days the change feed keeps its events (PRODUCT §9); a cursor older than that gets 410. */
+  eventsRetentionDays?: number;
+  /** Let webhooks target private, link-local and loopback addresses (tests, on-premise receivers). */
+  webhooksAllowPrivate?: boolean;
+  /**
+   * Bench only: bookings write no `stock.changed` events, so the bench can measure what writing
+   * them costs (feed on vs off). The feed then misses stock changes; the server warns at start.
+   */
+  benchWithoutStockEvents?: boolean;
   /** Called once with a generated admin token when the database has none (first start). */
   onGeneratedAdminToken?: (token: string) => void;
 }
@@ -61,5 +76,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: parsed.LOG_LEVEL,
     rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
     sqliteSynchronous: parsed.SQLITE_SYNCHRONOUS,
+    eventsRetentionDays: parsed.EVENTS_RETENTION_DAYS,
+    webhooksAllowPrivate: parsed.WEBHOOKS_ALLOW_PRIVATE,
+    benchWithoutStockEvents: parsed.BENCH_WITHOUT_STOCK_EVENTS,
   };
 }

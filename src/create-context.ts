@@ -15,7 +15,7 @@ export function createAppContext(config: Config, handle: DbHandle, cursors: Curs
     handle,
     db: handle.db,
     dialect: handle.dialect,
-    ledger: createLedger(handle.dialect, { newStoreProduct: newStoreProductRow }),
+    ledger: createLedger(handle.dialect, { newStoreProduct: newStoreProductRow }, config.benchWithoutStockEvents !== true),
     cursors,
     stockAnswers: new StockAnswerCache(),
   };

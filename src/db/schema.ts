@@ -702,6 +702,65 @@ export interface Database {
   product_list_modules: ProductListModuleTable;
   product_lists: ProductListTable;
   product_list_lines: ProductListLineTable;
+  events: EventTable;
+  event_counter: EventCounterTable;
+  webhook_subscriptions: WebhookSubscriptionTable;
+}
+
+/**
+ * The change feed's outbox (PRODUCT §9, migration 0027). `sequence` is given at insert on
+ * SQLite and after the commit on PostgreSQL (null until then; dialect/postgres-events.ts).
+ */
+export interface EventTable {
+  sequence: Generated<number | null>;
+  type: string;
+  store_number: string | null;
+  /** Epoch ms: the commit (PostgreSQL: the sequencer's pass right after it; SQLite: the write). */
+  occurred_at: number;
+  /** The event's data as JSON text. */
+  data: string;
+}
+
+export interface EventCounterTable {
+  id: number;
+  /** PostgreSQL: the last sequence given (SQLite reads sqlite_sequence). */
+  last_sequence: number;
+  /** The last sequence deleted by retention: a cursor before it is answered 410. */
+  purged_through: number;
+}
+
+/** A webhook subscription and its delivery state (modules/webhooks). */
+export interface WebhookSubscriptionTable {
+  id: Generated<number>;
+  url: string;
+  /** JSON array of event types, null for every type. */
+  types: string | null;
+  /** JSON array of store numbers, null for every store. */
+  stores: string | null;
+  /** `whsec_<base64>`: the Standard Webhooks signing secret. */
+  secret: string;
+  /** active | paused */
+  status: string;
+  /** Every matching event up to this sequence is acknowledged. */
+  after_sequence: number;
+  /** The batch in flight ends here: a retry re-sends exactly (after_sequence, batch_through]. */
+  batch_through: number | null;
+  /** Failed attempts of the batch in flight. */
+  attempts: number;
+  /** Epoch ms: the next attempt is due. */
+  next_attempt_at: number;
+  /** Epoch ms of the first failure of the current run of failures: 24 h of them pause it. */
+  failing_since: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
+  last_delivered_at: number | null;
+  delivered_events: Generated<number>;
+  /** The process sending for it, until lease_until (epoch ms). */
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_on: number;
+  created_by: string;
+  updated_on: number;
 }
 
 /** Per store, a version of which store products it has (migration 0015 triggers). */

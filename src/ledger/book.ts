@@ -181,7 +181,7 @@ export async function bookEntriesWithMoments(
     postings: draft.pending ? [] : postingsOf(originOf(store.id, draft), draft.poolParts),
   }));
   const touches = booked.filter((d) => !d.pending).map((draft) => touchOf(store.id, draft, actor));
-  const ids = await applyEntries(trx, dialect, entries, new Map([[store.id, store.store_number]]), by, now, touches);
+  const ids = await applyEntries(trx, ledger, entries, new Map([[store.id, store.store_number]]), by, now, touches);
   return { ids, moments: booked.map((draft) => draft.at) };
 }
 

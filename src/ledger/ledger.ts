@@ -32,6 +32,11 @@ export interface LedgerPolicies {
 export interface Ledger {
   readonly dialect: Dialect;
   readonly policies: LedgerPolicies;
+  /**
+   * Whether bookings write `stock.changed` events (PRODUCT §9). Always, but for the bench's
+   * feed-off baseline (BENCH_WITHOUT_STOCK_EVENTS), which measures what writing them costs.
+   */
+  readonly writesStockEvents: boolean;
 }
 
-export const createLedger = (dialect: Dialect, policies: LedgerPolicies): Ledger => ({ dialect, policies });
+export const createLedger = (dialect: Dialect, policies: LedgerPolicies, writesStockEvents = true): Ledger => ({ dialect, policies, writesStockEvents });

@@ -1,4 +1,6 @@
 import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
+import type { Ledger } from './ledger.js';
+import { writeStockEvents, type BalanceChange, type ChangeNames } from './stock-events.js';
 import type { Dialect, RowsSourceColumn } from '../db/dialect/types.js';
 import { insertMany, insertManyReturningIds } from '../db/insert-many.js';
 import type { Database, StockBalanceTable, StockLogTable } from '../db/schema.js';
@@ -131,13 +133,14 @@ function assertAuthority(by: Principal, postings: readonly Posting[], storeNumbe
  */
 export async function applyEntries(
   trx: Transaction<Database>,
-  dialect: Dialect,
+  ledger: Ledger,
   entries: readonly EntryBooking[],
   storeNumbers: ReadonlyMap<number, string>,
   by: Principal,
   now: number,
   touches: readonly StockTouch[] = [],
 ): Promise<number[]> {
+  const { dialect } = ledger;
   // Flat, in entry order; each balance key built once (a request may carry thousands).
   const placed: Placed[] = [];
   entries.forEach((entry, index) => {
@@ -226,7 +229,32 @@ export async function applyEntries(
   await stampStoreProducts(trx, dialect, touched.map((balance) => balance.key), touches, now);
   // After the stamp, which holds the store products to the commit (store-product-magnitude.ts).
   await checkStoreProductMagnitudes(trx, magnitudes);
-  return logIds.map((id) => id!);
+  const ids = logIds.map((id) => id!);
+  if (ledger.writesStockEvents) await writeStockEvents(trx, dialect, balanceChanges(touched, placed, ids), namesOf(entries), now);
+  return ids;
+}
+
+/** Each moved balance with the level it is left at and the entries that moved it (stock-events.ts). */
+function balanceChanges(touched: readonly BalanceState[], placed: readonly Placed[], logIds: readonly number[]): BalanceChange[] {
+  const entriesByKey = new Map<string, number[]>();
+  for (const { key, entry } of placed) {
+    const ids = entriesByKey.get(key);
+    const id = logIds[entry]!;
+    if (!ids) entriesByKey.set(key, [id]);
+    else if (ids[ids.length - 1] !== id) ids.push(id);
+  }
+  return touched.map((balance) => ({ key: balance.key, storeNumber: balance.storeNumber, quantityMilli: balance.quantity, logIds: entriesByKey.get(keyOf(balance.key)) ?? [] }));
+}
+
+/** The natural keys the new entries' rows carry (an approved entry has none here: stock-events.ts reads them). */
+function namesOf(entries: readonly EntryBooking[]): ChangeNames {
+  const names: ChangeNames = { productNumbers: new Map(), locationCodes: new Map() };
+  for (const { row } of entries) {
+    if (row === undefined) continue;
+    names.productNumbers.set(row.product_id, row.product_number);
+    if (row.location_id != null && row.location_code != null) names.locationCodes.set(row.location_id, row.location_code);
+  }
+  return names;
 }
 
 /**

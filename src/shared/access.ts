@@ -22,9 +22,11 @@ export interface Principal {
  * - `cross-store`: lists across stores (filtered to a store token's stores) and writes whose
  *   items name their store (checked by the service);
  * - `admin`: token management;
+ * - `integration`: what only admin and integration tokens reach, reads included (webhook
+ *   subscriptions, PRODUCT §9: they name where the service sends data);
  * - `any`: reads by every valid token, whatever its role (a token describing itself).
  */
-export type AccessRule = 'public' | 'master' | 'store' | 'cross-store' | 'admin' | 'any';
+export type AccessRule = 'public' | 'master' | 'store' | 'cross-store' | 'admin' | 'integration' | 'any';
 
 function isReadMethod(method: string): boolean {
   return method === 'GET' || method === 'HEAD';
@@ -98,6 +100,7 @@ export function assertRouteAccess(principal: Principal, rule: AccessRule, method
   // `any` admits every role to reads only: a write marked so still meets the role checks below.
   if (rule === 'any' && read) return;
   if (rule === 'admin') throw forbidden('Token management needs an admin token');
+  if (rule === 'integration' && principal.role !== 'integration') throw forbidden(`Token '${principal.name}' has the ${principal.role} role: this needs an admin or integration token`);
   if (!read && principal.role === 'read') throw forbidden(`Token '${principal.name}' has the read role: it may only read`);
   if (!read && rule === 'master' && principal.role === 'store') {
     throw forbidden('Master data is written by integration or admin tokens; store tokens only read it');

@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
+  /** A change-feed cursor older than the events kept (PRODUCT §9 retention). */
+  GONE: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNPROCESSABLE: 422,

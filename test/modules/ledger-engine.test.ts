@@ -37,7 +37,7 @@ for (const dialect of DIALECTS) {
     async function post(productId: number, ops: Array<Op & { id: number }>): Promise<void> {
       const { handle } = t.app.ctx;
       const entries = ops.map((op) => bareEntry(storeId, productId, { locationId: op.locationId, pool: op.pool, orderKey: '', at: op.at, quantityMilli: op.quantityMilli, isCount: op.isCount }));
-      await inTransaction(handle, (trx) => applyEntries(trx, handle.dialect, entries, new Map([[storeId, 'L1']]), TEST_PRINCIPAL, Date.now()));
+      await inTransaction(handle, (trx) => applyEntries(trx, t.app.ctx.ledger, entries, new Map([[storeId, 'L1']]), TEST_PRINCIPAL, Date.now()));
     }
 
     it('property: in any arrival order and batching, each balance equals its ledger and the timestamp-order replay', async () => {
@@ -174,7 +174,7 @@ for (const dialect of DIALECTS) {
         }
         requests.push(entries);
       }
-      await Promise.all(requests.map((entries) => inTransaction(handle, (trx) => applyEntries(trx, handle.dialect, entries, new Map([[storeId, 'L1']]), TEST_PRINCIPAL, Date.now()))));
+      await Promise.all(requests.map((entries) => inTransaction(handle, (trx) => applyEntries(trx, t.app.ctx.ledger, entries, new Map([[storeId, 'L1']]), TEST_PRINCIPAL, Date.now()))));
       const rows = await expectConsistentTimeline(productId);
       const postings = requests.flat().flatMap((entry) => entry.postings);
       expect(rows).toHaveLength(postings.length);
@@ -193,7 +193,7 @@ for (const dialect of DIALECTS) {
       const productId = await insertBareProduct(t.app.ctx, `D${++productCounter}`);
       const { db, handle } = t.app.ctx;
       const entry = (at: number, quantityMilli: number, isCount: boolean) => bareEntry(storeId, productId, { locationId: 0, pool: 1, orderKey: '', at, quantityMilli, isCount });
-      const apply = (trx: Parameters<Parameters<typeof inTransaction>[1]>[0], entries: EntryBooking[]) => applyEntries(trx, handle.dialect, entries, new Map([[storeId, 'L1']]), TEST_PRINCIPAL, Date.now());
+      const apply = (trx: Parameters<Parameters<typeof inTransaction>[1]>[0], entries: EntryBooking[]) => applyEntries(trx, t.app.ctx.ledger, entries, new Map([[storeId, 'L1']]), TEST_PRINCIPAL, Date.now());
       await inTransaction(handle, (trx) => apply(trx, [entry(5_000, 5_000, false)]));
       let holding!: () => void;
       const held = new Promise<void>((resolve) => (holding = resolve));
@@ -225,7 +225,7 @@ for (const dialect of DIALECTS) {
       const productId = await insertBareProduct(t.app.ctx, `Q${++productCounter}`);
       const { handle } = t.app.ctx;
       const posting = async (at: number, isCount = false) => bareEntry(storeId, productId, { locationId: 0, pool: 1, orderKey: '', at, quantityMilli: 1_000, isCount });
-      const apply = (trx: Parameters<Parameters<typeof inTransaction>[1]>[0], entries: EntryBooking[]) => applyEntries(trx, handle.dialect, entries, new Map([[storeId, 'L1']]), TEST_PRINCIPAL, Date.now());
+      const apply = (trx: Parameters<Parameters<typeof inTransaction>[1]>[0], entries: EntryBooking[]) => applyEntries(trx, t.app.ctx.ledger, entries, new Map([[storeId, 'L1']]), TEST_PRINCIPAL, Date.now());
       const turns: string[] = [];
       let holding!: () => void;
       let release!: () => void;

@@ -65,7 +65,7 @@ for (const dialect of DIALECTS) {
           }),
         );
       }
-      await inTransaction(handle, (trx) => applyEntries(trx, handle.dialect, entries, new Map([[storeId, store]]), TEST_PRINCIPAL, Date.now()));
+      await inTransaction(handle, (trx) => applyEntries(trx, t.app.ctx.ledger, entries, new Map([[storeId, store]]), TEST_PRINCIPAL, Date.now()));
     }
 
     beforeAll(async () => {

@@ -5,6 +5,7 @@ import { escapeLike } from './like.js';
 import { registerStatementPreparer } from '../compiled.js';
 import { copyRows } from './postgres-copy.js';
 import { ensureLedgerMonths, postgresLedgerArchive } from './postgres-partitions.js';
+import { postgresEventSequencing } from './postgres-events.js';
 import { LivenessWatch } from './postgres-liveness.js';
 import type { DbErrorKind, DbHandle, Dialect, InsertStatement } from './types.js';
 import { statementRan } from '../statement-log.js';
@@ -179,6 +180,7 @@ const postgresDialect: Dialect = {
   lockForUpdate: (query) => query.forUpdate(),
   ensureLedgerMonths,
   ledgerArchive: postgresLedgerArchive,
+  events: postgresEventSequencing,
   async lockInTurn(trx, keys) {
     if (keys.length === 0) return;
     // Each key becomes a 32-bit advisory lock key in the space of the current schema

@@ -40,6 +40,15 @@ const sqliteDialect: Dialect = {
   lockForUpdate: (query) => query,
   lockInTurn: async () => undefined,
   ensureLedgerMonths: async () => [],
+  // Numbered at insert: `sequence` is the events table's AUTOINCREMENT key (migration 0027).
+  events: {
+    sequence: async () => 0,
+    async lastSequence(db) {
+      const { rows } = await sql<{ seq: number }>`select seq from sqlite_sequence where name = 'events'`.execute(db);
+      return Number(rows[0]?.seq ?? 0);
+    },
+    pending: async () => false,
+  },
   // The rows travel as one JSON parameter: a `values` list of 1,000 keys was 5,000+
   // parameters that Kysely built and compiled one by one (~10 ms of a 1,000-entry post), and
   // a text that changed with the row count. `->>` gives JSON integers as INTEGER and strings

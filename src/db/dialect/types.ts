@@ -109,10 +109,26 @@ export interface Dialect {
     /** The ledger's partitions per table with their estimated rows (`store-ops ledger months`). */
     months(db: Kysely<Database>): Promise<Array<{ table: string; name: string; from: number | null; to: number | null; isDefault: boolean; rows: number }>>;
   };
+  /** Numbering of the change feed's events (PRODUCT §9, migration 0027). */
+  readonly events: EventSequencing;
   /** The bound-parameter marker at 0-based position `index` (`?` or `$1`). */
   placeholder(index: number): string;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
+}
+
+/**
+ * How events get their feed sequence. SQLite numbers them at insert (one writer at a time:
+ * insert order is commit order); PostgreSQL numbers them after their commit
+ * (dialect/postgres-events.ts), in passes of one sequencer per database schema.
+ */
+export interface EventSequencing {
+  /** Numbers the committed events that have no sequence yet; returns how many it numbered (0 where another process holds the turn). */
+  sequence(db: Kysely<Database>): Promise<number>;
+  /** The last sequence given: every event up to it is readable, none above it is. */
+  lastSequence(db: Kysely<Database>): Promise<number>;
+  /** Whether committed events wait for a number (cheap: the sequencer's queue index). */
+  pending(db: Kysely<Database>): Promise<boolean>;
 }
 
 /** One statement of a multi-row insert, and how many rows it inserts. */

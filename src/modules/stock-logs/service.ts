@@ -218,7 +218,7 @@ export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body
         isFromReceipt: row.is_from_receipt === 1,
         by: row.app_user_name ?? actor,
       }));
-      await applyEntries(trx, ctx.dialect, entries, new Map([[store.id, store.store_number]]), by, now, touches);
+      await applyEntries(trx, ctx.ledger, entries, new Map([[store.id, store.store_number]]), by, now, touches);
     }
     return `${body.approve ? 'approved' : 'rejected'} ${ids.length}`;
   });

@@ -1,0 +1,77 @@
+import type { AppContext } from '../../app-context.js';
+import type { DbHandle } from '../../db/dialect/types.js';
+import { formatDateTime } from '../../domain/datetime.js';
+import { visibleStores, type Principal } from '../../shared/access.js';
+import { AppError, validationFailed } from '../../shared/errors.js';
+import { purgedThrough, readEvents, type EventRow } from './repository.js';
+import { EVENT_TYPES, type Event, type EventsPage, type EventsQuery } from './schema.js';
+
+/**
+ * Sequences one page looks through at most: a narrow filter (one type, one store) costs a
+ * bounded read per page, and the page answers what it found with `next_after` at the end of
+ * the stretch it read — possibly no events at all.
+ */
+export const SCAN_WINDOW = 10_000;
+
+const KNOWN_TYPES = new Set<string>(EVENT_TYPES);
+
+/** The `types` filter as a list, every word a known type (400 naming `types` otherwise). */
+export function parseTypes(text: string | undefined, path = 'query.types'): string[] | undefined {
+  if (text === undefined) return undefined;
+  const types = [...new Set(text.split(','))];
+  const unknown = types.filter((type) => !KNOWN_TYPES.has(type));
+  if (unknown.length > 0) {
+    throw validationFailed(`Unknown event type${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, [
+      { path, message: `must name event types among: ${EVENT_TYPES.join(', ')}` },
+    ]);
+  }
+  return types;
+}
+
+/**
+ * Numbers what committed since the sequencer's last pass (PostgreSQL; nothing to do on
+ * SQLite), so a reader sees a write that committed just before its read, not one pass later.
+ * The background pass (events/upkeep.ts) does the same every 100 ms.
+ */
+export async function sequencePending(handle: DbHandle): Promise<void> {
+  const { events } = handle.dialect;
+  while ((await events.pending(handle.db)) && (await events.sequence(handle.db)) > 0);
+}
+
+/** One page of the feed after `after` (PRODUCT §9). */
+export async function listEvents(ctx: AppContext, principal: Principal, query: EventsQuery): Promise<EventsPage> {
+  const after = query.after ?? 0;
+  const limit = query.limit ?? 100;
+  const types = parseTypes(query.types);
+  await sequencePending(ctx.handle);
+  const last = await ctx.dialect.events.lastSequence(ctx.db);
+  if (after > last) {
+    throw validationFailed(`No event has sequence ${after} yet: the last one is ${last}`, [{ path: 'query.after', message: `must be at most ${last}, the last sequence given` }]);
+  }
+  const through = Math.min(last, after + SCAN_WINDOW);
+  const rows = await readEvents(ctx.db, { after, through, limit, types, stores: visibleStores(principal) ?? undefined });
+  // Read after the rows: a purge that committed before them is seen here (and is a 410).
+  const purged = await purgedThrough(ctx.db);
+  if (after < purged) throw gone(after, purged);
+  return {
+    events: rows.map(eventOf),
+    next_after: rows.length === limit ? rows[rows.length - 1]!.sequence : through,
+    server_time: formatDateTime(Date.now()),
+  };
+}
+
+export function gone(after: number, purged: number): AppError {
+  return new AppError('GONE', `Events after ${after} are no longer kept: the oldest event kept is sequence ${purged + 1}; read on from after=${purged}`, [
+    { path: 'query.after', message: `must be at least ${purged}: the oldest event kept is sequence ${purged + 1}` },
+  ]);
+}
+
+export function eventOf(row: EventRow): Event {
+  return {
+    sequence: row.sequence,
+    type: row.type,
+    occurred_at: formatDateTime(row.occurred_at),
+    store_number: row.store_number,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+}
