@@ -117,6 +117,13 @@ from
   and b.order_key = k.order_key;
 
 insert into
+  "events" ("type", "store_number", "occurred_at", "data")
+select
+  *
+from
+  unnest($1::text[], $2::text[], $3::bigint[], $4::text[]);
+
+insert into
   "stock_balances" (
     "store_id",
     "store_number",

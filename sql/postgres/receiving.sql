@@ -230,6 +230,13 @@ returning
   order_number;
 
 insert into
+  "events" ("type", "store_number", "occurred_at", "data")
+select
+  *
+from
+  unnest($1::text[], $2::text[], $3::bigint[], $4::text[]);
+
+insert into
   "receipt_lines" (
     "receipt_id",
     "store_id",

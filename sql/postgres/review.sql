@@ -137,6 +137,13 @@ from
   and b.order_key = k.order_key;
 
 insert into
+  "events" ("type", "store_number", "occurred_at", "data")
+select
+  *
+from
+  unnest($1::text[], $2::text[], $3::bigint[], $4::text[]);
+
+insert into
   "stock_balances" (
     "store_id",
     "store_number",
@@ -270,6 +277,14 @@ returning
 
 select
   "id",
+  "location_code"
+from
+  "locations"
+where
+  "id" in ($1);
+
+select
+  "id",
   "location_code",
   "default_stock_pool"
 from
@@ -287,6 +302,14 @@ from
 where
   "store_id" = $1
   and "product_id" in ($2);
+
+select
+  "id",
+  "product_number"
+from
+  "products"
+where
+  "id" in ($1);
 
 select
   "id",

@@ -105,6 +105,18 @@ from
 delete from engine_balance_writes;
 
 insert into
+  "events" ("type", "store_number", "occurred_at", "data")
+values
+  (?, ?, ?, ?);
+
+insert into
+  "events" ("type", "store_number", "occurred_at", "data")
+values
+  (?, ?, ?, ?),
+  (?, ?, ?, ?),
+  (?, ?, ?, ?);
+
+insert into
   "stock_balances" (
     "store_id",
     "store_number",

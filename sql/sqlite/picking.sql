@@ -171,6 +171,12 @@ returning
   order_number;
 
 insert into
+  "events" ("type", "store_number", "occurred_at", "data")
+values
+  (?, ?, ?, ?),
+  (?, ?, ?, ?);
+
+insert into
   "stock_balances" (
     "store_id",
     "store_number",

@@ -204,6 +204,11 @@ returning
   order_number;
 
 insert into
+  "events" ("type", "store_number", "occurred_at", "data")
+values
+  (?, ?, ?, ?);
+
+insert into
   "receipt_lines" (
     "receipt_id",
     "store_id",

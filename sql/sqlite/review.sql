@@ -125,6 +125,11 @@ from
 delete from engine_balance_writes;
 
 insert into
+  "events" ("type", "store_number", "occurred_at", "data")
+values
+  (?, ?, ?, ?);
+
+insert into
   "stock_balances" (
     "store_id",
     "store_number",
@@ -248,6 +253,14 @@ values
 
 select
   "id",
+  "location_code"
+from
+  "locations"
+where
+  "id" in (?);
+
+select
+  "id",
   "location_code",
   "default_stock_pool"
 from
@@ -265,6 +278,14 @@ from
 where
   "store_id" = ?
   and "product_id" in (?);
+
+select
+  "id",
+  "product_number"
+from
+  "products"
+where
+  "id" in (?);
 
 select
   "id",

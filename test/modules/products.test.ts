@@ -293,6 +293,19 @@ for (const dialect of DIALECTS) {
         expect((await getProducts('product_number=P1&page_start=9')).records).toEqual([]);
       });
 
+      it('filters on last_modified_date: products whose record changed at or after it (PRODUCT §9)', async () => {
+        await importProducts(['LM1', 'LM2'].map((n) => productInput(n)));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const since = new Date().toISOString();
+        await importProducts([productInput('LM2', { product_name: 'renamed' }), productInput('LM3')]);
+        const changed = await getProducts(`product_number=LM1&product_number=LM2&product_number=LM3&last_modified_date=${since}`);
+        expect(changed.records.map((r) => r.product_number)).toEqual(['LM2', 'LM3']);
+        expect(changed.total_record_count).toBe(2);
+        const bad = await t.get(`${API}/products?last_modified_date=yesterday`);
+        expect(bad.statusCode).toBe(400);
+        expect(bad.json().errors[0].path).toBe('query.last_modified_date');
+      });
+
       it('refuses a malformed page_size and an unknown store_number', async () => {
         expect((await t.get(`${API}/products?page_size=abc`)).statusCode).toBe(400);
         expect((await t.get(`${API}/products?store_number=NOPE`)).statusCode).toBe(404);

@@ -89,12 +89,15 @@ export async function lockLiveProducts(trx: Transaction<Database>, numbers: read
 
 export interface ProductFilters {
   productNumbers?: readonly string[];
+  /** Epoch ms: records changed at or after it (last_modified_date). */
+  updatedFrom?: number;
 }
 
 function live(db: Kysely<Database>, filters: ProductFilters) {
   let query = db.selectFrom('products').where('deleted_on', 'is', null);
   const productNumbers = filters.productNumbers;
   if (productNumbers !== undefined) query = query.where((eb) => columnIn(eb, 'product_number', productNumbers));
+  if (filters.updatedFrom !== undefined) query = query.where('updated_on', '>=', filters.updatedFrom);
   return query;
 }
 

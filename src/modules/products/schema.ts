@@ -1,5 +1,5 @@
 import { Type, type Static, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
-import { BulkArray, FlushQuery, Int, Money, Num, Quantity, SmallArray, Str, TextId } from '../../shared/schemas.js';
+import { BulkArray, DateTime, FlushQuery, Int, Money, Num, Quantity, SmallArray, Str, TextId } from '../../shared/schemas.js';
 
 export const PRODUCT_NUMBER_MAX = 64;
 export const BARCODE_MAX = 64;
@@ -256,6 +256,9 @@ export const ProductsQuery = Type.Object({
   ),
   store_number: opt(
     Str(64, { description: 'Extension: price and special_price as effective in this store (store > price group > country > chain)' }),
+  ),
+  last_modified_date: opt(
+    DateTime({ description: 'Extension (PRODUCT §9): products whose record changed at or after this (prices and discounts are their own records; deletions show in the change feed)' }),
   ),
 });
 export type ProductsQuery = Static<typeof ProductsQuery>;

@@ -1,3 +1,4 @@
+import { requireDateTime } from '../../domain/datetime.js';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.js';
 import { upsertByKey } from '../../db/bulk-upsert.js';
@@ -159,7 +160,10 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
 export async function listProducts(ctx: AppContext, query: ProductsQuery, onValidUntil?: (at: number) => void): Promise<ProductsEnvelope> {
   // Paging clamps as PRODUCT §3.1; this envelope has no scroll_id (the schema declares none), so offset paging only.
   const window = resolvePage(query, ProductsQuery, 'products', ctx.cursors);
-  const filters: products.ProductFilters = { productNumbers: query.product_number };
+  const filters: products.ProductFilters = {
+    productNumbers: query.product_number,
+    updatedFrom: query.last_modified_date === undefined ? undefined : requireDateTime(query.last_modified_date),
+  };
   const store = query.store_number === undefined ? undefined : await requireLiveStore(ctx.db, query.store_number, 'does not exist');
   const fetched = await products.pageOfProducts(ctx.db, filters, window);
   const rows = fetched.slice(0, window.pageSize);
