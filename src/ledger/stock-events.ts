@@ -3,11 +3,20 @@ import { insertMany } from '../db/insert-many.js';
 import type { Dialect } from '../db/dialect/types.js';
 import type { Database } from '../db/schema.js';
 import { fromScaled } from '../domain/decimal.js';
-import type { BalanceKey } from './postings.js';
+
+/** What names a balance in its event (postings.ts BalanceKey has these and the store). */
+export interface ChangedBalance {
+  productId: number;
+  /** 0: no location. */
+  locationId: number;
+  pool: number;
+  /** '': not bound to a customer order. */
+  orderKey: string;
+}
 
 /** One balance a booking moved: its key, the level it leaves, the entries that moved it (in booking order). */
 export interface BalanceChange {
-  key: BalanceKey;
+  key: ChangedBalance;
   storeNumber: string;
   quantityMilli: number;
   logIds: readonly number[];

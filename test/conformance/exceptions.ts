@@ -137,6 +137,7 @@ export const ADDED: AddedEndpoint[] = [
     allowedBy: 'docs/decisions.md Console "what a token may do": the store console (issue 16) shows only what the token may use',
     response: '{name*: string, role*: string, stores*: array of string, expires_at*: string}',
   },
+  { endpoint: 'GET /events', allowedBy: 'PRODUCT §9 Feed' },
 ];
 
 /** Responses the interface leaves "not shown" and PRODUCT decides, in the interface's notation. */

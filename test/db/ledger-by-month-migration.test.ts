@@ -26,7 +26,9 @@ for (const dialect of DIALECTS) {
       (await sql<Record<string, unknown>>`select id, log_id, balance_id, at, delta, is_count, counted, expected from stock_ledger order by balance_id, at, id`.execute(db())).rows;
 
     beforeAll(async () => {
-      t = await buildTestApp(dialect);
+      // The entries below are booked on the schema as it was before 0025, which has no events
+      // table (migration 0027): the app writes no stock events for them.
+      t = await buildTestApp(dialect, { benchWithoutStockEvents: true });
       expect((await t.post(`${API}/stores`, { stores: [storeInput('LB1')] })).statusCode).toBe(200);
       expect((await t.post(`${API}/products`, { products: [productInput('LB1P'), productInput('LB2P')] })).statusCode).toBe(200);
       // Written by the schema before 0025: a year back, last month, now; a split entry and a count.

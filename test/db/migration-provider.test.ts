@@ -47,6 +47,7 @@ const MIGRATION_NAMES = [
   '2026-11-28T0024_stock_log_hours_hash_join',
   '2026-11-29T0025_ledger_by_month',
   '2026-11-29T0026_ledger_archive',
+  '2026-11-29T0027_change_feed',
 ];
 
 /** A Kysely that compiles SQLite SQL and records every statement instead of running it. */
@@ -236,7 +237,7 @@ for (const dialect of DIALECTS) {
       await migrateToLatest(handle);
       const before = await schemaOf(handle);
       const migrations = await migrationProviderFor(handle.dialect.name).getMigrations();
-      const latest = MIGRATION_NAMES.slice(-10); // 0017 … 0026: each differs by dialect, up and down
+      const latest = MIGRATION_NAMES.slice(-11); // 0017 … 0027: each differs by dialect, up and down
       for (const name of [...latest].reverse()) await migrations[name]!.down!(handle.db);
       const down = await schemaOf(handle);
       expect(down).not.toEqual(before);
