@@ -15,6 +15,7 @@ import { resultSpecs, type ResultSpec, type Sample, type Scenario } from './lib/
 import { profileServicesInto, SERVICE_COMMAND, serviceSynchronous } from './lib/service.js';
 import { significant, withTimeout } from './lib/stats.js';
 import { SkipScenario } from './lib/ledger-db.js';
+import { feedCostPg, feedCostSqlite } from './scenarios/change-feed.js';
 import { ordersImport, ordersPickPg, ordersPickSqlite } from './scenarios/customer-orders.js';
 import { deliveriesImport, deliveriesReceive } from './scenarios/deliveries.js';
 import { externalCounting } from './scenarios/external-counting.js';
@@ -55,6 +56,8 @@ const SCENARIOS: Scenario[] = [
   ledgerLatePg,
   ledgerHotPg,
   stockSpreadPg,
+  feedCostSqlite,
+  feedCostPg,
 ];
 
 /** Each figure is a median of at least three runs (rounds, for the throughput pairs). */

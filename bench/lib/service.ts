@@ -72,21 +72,23 @@ export interface Service {
 }
 
 /** `npm start` on `sqlite:<dir>/<name>.sqlite` (a fresh file unless one is there), ready when /readyz answers 200. */
-export async function startService(dir: string, name: string): Promise<Service> {
+export async function startService(dir: string, name: string, extraEnv: Record<string, string> = {}): Promise<Service> {
   const file = path.join(dir, `${name}.sqlite`);
-  return startServiceAt(`sqlite:${file}`, file);
+  return startServiceAt(`sqlite:${file}`, file, extraEnv);
 }
 
 /**
  * `npm start` on any DATABASE_URL (e.g. `postgres://…?schema=<fresh schema>`), ready when
  * /readyz answers 200. `file` is what `Service.file` reports (the SQLite file, else the URL).
+ * `extraEnv` adds settings a user could give too (e.g. `WEBHOOKS_ALLOW_PRIVATE=true`, or the
+ * feed-off side's `BENCH_WITHOUT_STOCK_EVENTS=true`).
  */
-export async function startServiceAt(databaseUrl: string, file = databaseUrl): Promise<Service> {
+export async function startServiceAt(databaseUrl: string, file = databaseUrl, extraEnv: Record<string, string> = {}): Promise<Service> {
   const port = await freePort();
   const [command, args] = serviceCommand();
   const child = spawn(command, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...serviceEnvironment(databaseUrl, port) },
+    env: { ...process.env, ...serviceEnvironment(databaseUrl, port), ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: a stop or a crash of the bench can end npm, tsx and the server together.
     detached: true,
