@@ -32,6 +32,8 @@ import { storeStockRoutes } from './modules/store-stock/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { startEventUpkeep } from './modules/events/upkeep.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
+import { startWebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { ensureBootstrapAdmin } from './modules/tokens/service.js';
 import { consolePlugin } from './console/plugin.js';
 import { CursorCodec } from './shared/cursor.js';
@@ -96,6 +98,9 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   // The change feed's numbering and retention (PRODUCT §9), stopped before the database closes.
   const eventUpkeep = startEventUpkeep(handle, config.eventsRetentionDays ?? 30, app.log);
   app.addHook('preClose', async () => eventUpkeep.stop());
+  // Webhook deliveries (PRODUCT §9) from every process; stopping gives their leases back.
+  const webhookDispatcher = startWebhookDispatcher(handle, config, app.log);
+  app.addHook('preClose', async () => webhookDispatcher.stop());
 
   // Per-route hooks (auth, rate limit, idempotency, list cache, metrics…) in their one order.
   await registerRouteHooks(app, { config, handle });
@@ -118,6 +123,7 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   await app.register(productListRoutes, { prefix: API_PREFIX });
   await app.register(tokenRoutes, { prefix: API_PREFIX });
   await app.register(eventRoutes, { prefix: API_PREFIX });
+  await app.register(webhookRoutes, { prefix: API_PREFIX });
   // The store console: static pages at /console that call the API above (docs/console.md).
   await app.register(consolePlugin);
   return app;

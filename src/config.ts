@@ -21,6 +21,8 @@ export const EnvSchema = Type.Object({
   EVENTS_RETENTION_DAYS: Type.Number({ exclusiveMinimum: 0, maximum: 3650, default: 30 }),
   // PRODUCT §9: webhooks refuse private, link-local and loopback targets unless an operator allows them.
   WEBHOOKS_ALLOW_PRIVATE: Type.Boolean({ default: false }),
+  // PRODUCT §9: one sender per subscription; a crashed sender's lease runs out after this many seconds.
+  WEBHOOKS_LEASE_SECONDS: Type.Number({ minimum: 1, maximum: 3600, default: 30 }),
   // The bench's feed-off baseline only (bench/, issue 30): bookings write no stock.changed events.
   BENCH_WITHOUT_STOCK_EVENTS: Type.Boolean({ default: false }),
 });
@@ -46,6 +48,18 @@ export interface Config {
   eventsRetentionDays?: number;
   /** Let webhooks target private, link-local and loopback addresses (tests, on-premise receivers). */
   webhooksAllowPrivate?: boolean;
+  /**
+   * Seconds a webhook sender's lease lasts unless renewed (PRODUCT §9, modules/webhooks): a
+   * sender that died (kill -9) holds its subscription this long, then another process
+   * redelivers its batch. Default 30.
+   */
+  webhooksLeaseSeconds?: number;
+  /**
+   * Tests only: shorter webhook timings than PRODUCT §9's (an answer within 10 s, first retry
+   * within 5 s, backoff capped at 10 min, 24 h of failures before pausing), so a test sees a
+   * timeout, a retry or a pause without waiting for them. Never set from the environment.
+   */
+  webhookTimingForTests?: { answerTimeoutMs?: number; firstRetryMs?: number; maxRetryMs?: number; retryWindowMs?: number };
   /**
    * Bench only: bookings write no `stock.changed` events, so the bench can measure what writing
    * them costs (feed on vs off). The feed then misses stock changes; the server warns at start.
@@ -78,6 +92,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sqliteSynchronous: parsed.SQLITE_SYNCHRONOUS,
     eventsRetentionDays: parsed.EVENTS_RETENTION_DAYS,
     webhooksAllowPrivate: parsed.WEBHOOKS_ALLOW_PRIVATE,
+    webhooksLeaseSeconds: parsed.WEBHOOKS_LEASE_SECONDS,
     benchWithoutStockEvents: parsed.BENCH_WITHOUT_STOCK_EVENTS,
   };
 }
