@@ -11,8 +11,19 @@ import * as reviewView from './views/review.js';
 import * as countingView from './views/counting.js';
 import * as deliveriesView from './views/deliveries.js';
 import * as ordersView from './views/orders.js';
+import * as changesView from './views/changes.js';
+import * as webhooksView from './views/webhooks.js';
 
-const VIEWS = { stock: stockView, history: historyView, review: reviewView, counting: countingView, deliveries: deliveriesView, orders: ordersView };
+const VIEWS = {
+  stock: stockView,
+  history: historyView,
+  review: reviewView,
+  counting: countingView,
+  deliveries: deliveriesView,
+  orders: ordersView,
+  changes: changesView,
+  webhooks: webhooksView,
+};
 const ROLE_LABELS = { admin: 'administrator', integration: 'integration', store: 'store staff', read: 'read only' };
 
 const main = document.getElementById('main');

@@ -77,7 +77,15 @@ function failureContent(failure) {
 /** A table that becomes labelled cards on a narrow screen (each cell carries its column name). */
 export function dataTable({ caption, columns, rows, empty = 'Nothing to show.' }) {
   if (rows.length === 0) return h('p', { class: 'empty' }, empty);
-  return h(
+  const { element, body } = tableFrame({ caption, columns });
+  body.append(...rows.map((row) => dataRow(columns, row)));
+  return element;
+}
+
+/** The same table with an empty body that rows are added to later (the change feed). */
+export function tableFrame({ caption, columns }) {
+  const body = h('tbody', {});
+  const element = h(
     'div',
     { class: 'table-wrap' },
     h(
@@ -85,20 +93,20 @@ export function dataTable({ caption, columns, rows, empty = 'Nothing to show.' }
       { class: 'data' },
       caption ? h('caption', {}, caption) : null,
       h('thead', {}, h('tr', {}, columns.map((column) => h('th', { scope: 'col', class: column.numeric ? 'num' : null }, column.label)))),
-      h(
-        'tbody',
-        {},
-        rows.map((row) =>
-          h(
-            'tr',
-            { class: row.rowClass ?? null },
-            columns.map((column) =>
-              // One element per cell: on a handheld the cell is a two-column grid (label, value).
-              h('td', { 'data-label': column.label, class: column.numeric ? 'num' : null }, h('div', { class: 'cell' }, column.cell(row))),
-            ),
-          ),
-        ),
-      ),
+      body,
+    ),
+  );
+  return { element, body };
+}
+
+/** One row of such a table. */
+export function dataRow(columns, row) {
+  return h(
+    'tr',
+    { class: row.rowClass ?? null },
+    columns.map((column) =>
+      // One element per cell: on a handheld the cell is a two-column grid (label, value).
+      h('td', { 'data-label': column.label, class: column.numeric ? 'num' : null }, h('div', { class: 'cell' }, column.cell(row))),
     ),
   );
 }

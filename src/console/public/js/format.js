@@ -24,6 +24,14 @@ export function time(iso) {
   return Number.isNaN(date.getTime()) ? iso : timeFormat.format(date);
 }
 
+/** A moment to the second: the time alone when it is today, else the day and the time (changes, webhooks). */
+export function momentToSecond(iso, now = new Date()) {
+  if (!iso) return '–';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return String(iso);
+  return date.toDateString() === now.toDateString() ? timeFormat.format(date) : `${dayFormat.format(date)}, ${timeFormat.format(date)}`;
+}
+
 export function day(iso) {
   if (!iso) return '–';
   const date = new Date(iso);
