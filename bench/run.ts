@@ -16,6 +16,7 @@ import { profileServicesInto, SERVICE_COMMAND, serviceSynchronous } from './lib/
 import { significant, withTimeout } from './lib/stats.js';
 import { SkipScenario } from './lib/ledger-db.js';
 import { feedCostPg, feedCostSqlite } from './scenarios/change-feed.js';
+import { feedReadPg, feedReadSqlite } from './scenarios/change-feed-read.js';
 import { ordersImport, ordersPickPg, ordersPickSqlite } from './scenarios/customer-orders.js';
 import { deliveriesImport, deliveriesReceive } from './scenarios/deliveries.js';
 import { externalCounting } from './scenarios/external-counting.js';
@@ -58,6 +59,8 @@ const SCENARIOS: Scenario[] = [
   stockSpreadPg,
   feedCostSqlite,
   feedCostPg,
+  feedReadSqlite,
+  feedReadPg,
 ];
 
 /** Each figure is a median of at least three runs (rounds, for the throughput pairs). */

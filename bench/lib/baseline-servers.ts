@@ -9,16 +9,17 @@ import { fileURLToPath } from 'node:url';
 import { freePort, killOnExit, outputOf, REPO_ROOT, terminate, waitForOk } from './processes.js';
 
 const SERVERS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'servers');
+const BASELINES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'baselines');
 
 export interface BaselineServer {
   origin: string;
   stop(): Promise<void>;
 }
 
-/** node --import tsx <script> <args…>, detached in its own group, ready when `probePath` answers 200. */
+/** node --import tsx <script> <args…> (servers/<script>, or an absolute path), detached in its own group, ready when `probePath` answers 200. */
 async function startServerScript(script: string, args: (port: number) => string[], probePath: string): Promise<BaselineServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(SERVERS, script), ...args(port)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.isAbsolute(script) ? script : path.join(SERVERS, script), ...args(port)], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -53,4 +54,9 @@ export function startStockPageFloor(routePath: string, databaseFile: string, pro
 /** The product list's read floor: one hand-written query per request on the plain copy `databaseFile` of the list's lines. */
 export function startProductListFloor(routePath: string, databaseFile: string, probeQuery: string): Promise<BaselineServer> {
   return startServerScript('product-list-floor.ts', (port) => [String(port), routePath, databaseFile], `${routePath}${probeQuery}`);
+}
+
+/** The change feed's read floor (baselines/feed-floor.ts): one hand-written query per page on the service's own database (`sqlite:<file>` or `postgres://…?schema=`). */
+export function startFeedFloor(routePath: string, databaseUrl: string): Promise<BaselineServer> {
+  return startServerScript(path.join(BASELINES, 'feed-floor.ts'), (port) => [String(port), routePath, databaseUrl], `${routePath}?after=0&limit=1`);
 }
