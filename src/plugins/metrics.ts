@@ -84,6 +84,14 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
       this.set(await pingWithin(handle, 1000).then(() => 1, () => 0));
     },
   });
+  new promClient.Gauge({
+    name: 'events_last_sequence',
+    help: 'The change feed\'s last sequence given (PRODUCT §9): a follower\'s lag is this minus its cursor',
+    registers: [registry],
+    async collect() {
+      this.set(await handle.dialect.events.lastSequence(handle.db).catch(() => Number.NaN));
+    },
+  });
   app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics', security: [], produces: ['text/plain'] }, config: { access: 'public' } }, async (_request, reply) => {
     reply.type(registry.contentType);
     return registry.metrics();
