@@ -17,6 +17,7 @@ import { significant, withTimeout } from './lib/stats.js';
 import { SkipScenario } from './lib/ledger-db.js';
 import { feedCostPg, feedCostSqlite } from './scenarios/change-feed.js';
 import { feedReadPg, feedReadSqlite } from './scenarios/change-feed-read.js';
+import { webhooksDeliveryPg, webhooksDeliverySqlite } from './scenarios/change-feed-webhooks.js';
 import { ordersImport, ordersPickPg, ordersPickSqlite } from './scenarios/customer-orders.js';
 import { deliveriesImport, deliveriesReceive } from './scenarios/deliveries.js';
 import { externalCounting } from './scenarios/external-counting.js';
@@ -61,6 +62,8 @@ const SCENARIOS: Scenario[] = [
   feedCostPg,
   feedReadSqlite,
   feedReadPg,
+  webhooksDeliverySqlite,
+  webhooksDeliveryPg,
 ];
 
 /** Each figure is a median of at least three runs (rounds, for the throughput pairs). */
