@@ -138,6 +138,11 @@ export const ADDED: AddedEndpoint[] = [
     response: '{name*: string, role*: string, stores*: array of string, expires_at*: string}',
   },
   { endpoint: 'GET /events', allowedBy: 'PRODUCT §9 Feed' },
+  { endpoint: 'POST /webhooks', allowedBy: 'PRODUCT §9 Webhooks' },
+  { endpoint: 'GET /webhooks', allowedBy: 'PRODUCT §9 Webhooks' },
+  { endpoint: 'GET /webhooks/{id}', allowedBy: 'PRODUCT §9 Webhooks (one subscription, as the list shows it)' },
+  { endpoint: 'DELETE /webhooks/{id}', allowedBy: 'PRODUCT §9 Webhooks' },
+  { endpoint: 'POST /webhooks/{id}/resume', allowedBy: 'PRODUCT §9 Webhooks: "resume through the API"' },
 ];
 
 /** Responses the interface leaves "not shown" and PRODUCT decides, in the interface's notation. */
