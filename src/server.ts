@@ -16,6 +16,7 @@ async function main(): Promise<void> {
     );
   };
   const app = await buildApp(config, { logger: true });
+  if (config.benchWithoutStockEvents) app.log.warn('BENCH_WITHOUT_STOCK_EVENTS is set: stock changes write no events, so the change feed and webhooks miss them (bench only)');
   const purge = setInterval(() => {
     purgeExpiredIdempotencyKeys(app.ctx.db).catch((error) => app.log.warn({ err: error }, 'idempotency purge failed'));
     // The ledger's months ahead (PostgreSQL): a month is made weeks before its first entry.
