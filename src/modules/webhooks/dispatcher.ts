@@ -5,11 +5,9 @@ import type { Config } from '../../config.js';
 import type { DbHandle } from '../../db/dialect/types.js';
 import { dueSubscriptionIds, takeLease } from './delivery-state.js';
 import { DeliveryClient } from './delivery.js';
-import { timingOf } from './retry.js';
+import { POLL_EVERY_MS, timingOf } from './retry.js';
 import { deliverWhileDue, type Sender } from './sender.js';
 
-/** How often each process looks for subscriptions due (PRODUCT §9 deliveries follow a change within a fraction of a second). */
-export const POLL_EVERY_MS = 200;
 /** Subscriptions one process sends for at once; the rest wait for a free turn (or another process). */
 export const MAX_SENDERS = 8;
 

@@ -15,9 +15,13 @@ export interface WebhookTiming {
   leaseMs: number;
 }
 
+/** How often each process looks for subscriptions due (dispatcher.ts): a due retry goes out at the next look. */
+export const POLL_EVERY_MS = 200;
+
 export const PRODUCT_TIMING = {
   answerTimeoutMs: 10_000,
-  firstRetryMs: 5_000,
+  // "First retry within 5 s": due within 4.8 s, sent at the next poll at the latest.
+  firstRetryMs: 5_000 - POLL_EVERY_MS,
   maxRetryMs: 10 * 60_000,
   retryWindowMs: 24 * 60 * 60_000,
 } as const;
