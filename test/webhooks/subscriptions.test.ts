@@ -161,6 +161,17 @@ for (const dialect of DIALECTS) {
       expect((await t.post(WEBHOOKS, { url: 'http://localhost:9/hook' })).statusCode).toBe(201);
     });
 
+    it('makes one subscription for a repeated Idempotency-Key, answering the first answer again', async () => {
+      const post = () => t.request({ method: 'POST', url: WEBHOOKS, payload: { url: NOWHERE, types: ['store.deleted'] }, headers: { 'idempotency-key': 'webhook-once' } });
+      const first = await post();
+      expect(first.statusCode, first.body).toBe(201);
+      const again = await post();
+      expect(again.statusCode).toBe(201);
+      expect(again.json()).toEqual(first.json());
+      const made = (await t.get(WEBHOOKS)).json().webhooks.filter((w: { types: string[] | null }) => w.types?.[0] === 'store.deleted');
+      expect(made).toHaveLength(1);
+    });
+
     it('removes a subscription, resumes one, and answers 404 for one that does not exist', async () => {
       const { id } = (await t.post(WEBHOOKS, { url: NOWHERE })).json();
       const resumed = await t.post(`${WEBHOOKS}/${id}/resume`, {});

@@ -28,6 +28,19 @@ function ofHeldBatch(query: UpdateQueryBuilder<Database, 'webhook_subscriptions'
     .where('batch_through', '=', batch.through);
 }
 
+/** Whether any active subscription is due now with its lease free or expired: the poll reads no further when none is. */
+export async function anyDue(db: Kysely<Database>, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_subscriptions')
+    .select('id')
+    .where('status', '=', 'active')
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * Active subscriptions due now whose lease is free or expired and which have something to
  * send: a batch in flight, or a cursor before the feed's last sequence. Oldest due first.

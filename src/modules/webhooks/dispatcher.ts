@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import type { DbHandle } from '../../db/dialect/types.js';
-import { dueSubscriptionIds, takeLease } from './delivery-state.js';
+import { anyDue, dueSubscriptionIds, takeLease } from './delivery-state.js';
 import { DeliveryClient } from './delivery.js';
 import { POLL_EVERY_MS, timingOf } from './retry.js';
 import { deliverWhileDue, type Sender } from './sender.js';
@@ -41,6 +41,8 @@ export function startWebhookDispatcher(handle: DbHandle, config: Config, log: Fa
     const free = MAX_SENDERS - running.size;
     if (free <= 0) return;
     const now = Date.now();
+    // A process with no subscription due reads one small table, not the feed's end as well.
+    if (!(await anyDue(handle.db, now))) return;
     const last = await handle.dialect.events.lastSequence(handle.db);
     const due = (await dueSubscriptionIds(handle.db, now, last, MAX_SENDERS + running.size)).filter((id) => !running.has(id));
     for (const id of due.slice(0, free)) {
