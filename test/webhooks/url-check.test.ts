@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import { checkWebhookUrl, guardedLookup, refusedAddress, RefusedTarget, type Resolve } from '../../src/modules/webhooks/url-check.js';
 import { refusedSecret, generateSecret } from '../../src/modules/webhooks/secret.js';
 import { failureAfter, POLL_EVERY_MS, PRODUCT_TIMING, retryDelay } from '../../src/modules/webhooks/retry.js';
+import { DeliveryClient } from '../../src/modules/webhooks/delivery.js';
+import { startReceiver } from './receiver.js';
 
 /**
  * The pure rules of the webhooks (PRODUCT §9): which targets are refused, which secrets are
@@ -101,6 +103,31 @@ describe('webhook target check', () => {
       for (const all of [false, true]) expect((await resolve(hostname, all)).error, hostname).toBeInstanceOf(RefusedTarget);
     }
     expect((await resolve('unknown.example', true)).error).toMatchObject({ code: 'ENOTFOUND' });
+  });
+});
+
+describe('webhook delivery client', () => {
+  // Only loopback targets: were the check broken, the request would still stay on this machine.
+  it('refuses at connection time an address the policy refuses, literal or resolved, and sends nothing; signs what it sends', async () => {
+    const secret = generateSecret();
+    const receiver = await startReceiver(() => secret);
+    const attempt = (url: string) => ({ url, webhookId: 'msg_1_1_1', body: '{"events":[]}', secret, timeoutMs: 5_000, signal: new AbortController().signal });
+    const strictClient = new DeliveryClient(strict);
+    const lenientClient = new DeliveryClient(lenient);
+    try {
+      for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', 'rebound.example']) {
+        const outcome = await strictClient.send(attempt(`http://${host}:${receiver.port}/hook`));
+        expect(outcome, host).toMatchObject({ ok: false, error: expect.stringMatching(/^(refused target|could not deliver: refused target)/) });
+      }
+      expect(receiver.deliveries).toHaveLength(0);
+      expect(await lenientClient.send(attempt(`http://rebound.example:${receiver.port}/hook`))).toEqual({ ok: true, status: 200 });
+      expect(receiver.deliveries).toHaveLength(1);
+      expect(receiver.deliveries[0]).toMatchObject({ webhookId: 'msg_1_1_1', verified: true, events: [] });
+    } finally {
+      strictClient.close();
+      lenientClient.close();
+      await receiver.close();
+    }
   });
 });
 
