@@ -36,7 +36,8 @@ export class LivenessWatch {
   /** `timings` other than the defaults are for tests of the watch itself. */
   constructor(
     pool: pg.Pool,
-    private readonly probeConfig: pg.ClientConfig,
+    /** Where the question goes: the server the pool's connections are on (with several hosts, the one chosen now). */
+    private readonly probeConfig: pg.ClientConfig | (() => pg.ClientConfig),
     private readonly timings: LivenessTimings = TIMINGS,
   ) {
     pool.on('remove', (client) => this.clients.delete(client));
@@ -84,7 +85,8 @@ export class LivenessWatch {
   /** Whether the server answers a fresh connection within the probe timeout (any answer counts). */
   private async serverAnswers(): Promise<boolean> {
     const { probeTimeoutMillis } = this.timings;
-    const client = new pg.Client({ ...this.probeConfig, connectionTimeoutMillis: probeTimeoutMillis });
+    const config = typeof this.probeConfig === 'function' ? this.probeConfig() : this.probeConfig;
+    const client = new pg.Client({ ...config, connectionTimeoutMillis: probeTimeoutMillis });
     client.on('error', () => undefined);
     let timer: NodeJS.Timeout | undefined;
     const silence = new Promise<'silent'>((resolve) => {

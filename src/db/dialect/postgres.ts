@@ -7,6 +7,7 @@ import { copyRows } from './postgres-copy.js';
 import { ensureLedgerMonths, postgresLedgerArchive } from './postgres-partitions.js';
 import { postgresEventSequencing } from './postgres-events.js';
 import { LivenessWatch } from './postgres-liveness.js';
+import { HostPool, parsePostgresUrl } from './postgres-hosts.js';
 import type { DbErrorKind, DbHandle, Dialect, InsertStatement } from './types.js';
 import { statementRan } from '../statement-log.js';
 
@@ -211,17 +212,15 @@ const postgresDialect: Dialect = {
 /**
  * `postgres://…` or `postgresql://…`. A `schema` query parameter (not a libpq one) puts
  * every table in that schema: several deployments, or test files, can share a database.
+ * Several hosts (`h1:5432,h2:5433`, as libpq) send every connection to the one that accepts
+ * writes, found again after a failover (postgres-hosts.ts, issue 31).
  */
 export function openPostgres(url: string): DbHandle {
-  const parsed = new URL(url);
-  const schema = parsed.searchParams.get('schema') ?? undefined;
-  parsed.searchParams.delete('schema');
-  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
-    throw new Error(`Invalid schema name in DATABASE_URL: ${schema}`);
-  }
-  const connection = { connectionString: parsed.toString(), options: schema ? `-c search_path=${schema}` : undefined };
-  const pool = new pg.Pool({
-    ...connection,
+  const target = parsePostgresUrl(url);
+  const { schema } = target;
+  const sessionOptions = schema ? `-c search_path=${schema}` : undefined;
+  const hosts = new HostPool(target, {
+    options: sessionOptions,
     max: 10,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
@@ -230,8 +229,9 @@ export function openPostgres(url: string): DbHandle {
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
   });
+  const { pool } = hosts;
   // Statements waiting on a server that went silent are cut (postgres-liveness.ts).
-  const liveness = new LivenessWatch(pool, connection);
+  const liveness = new LivenessWatch(pool, () => hosts.clientConfig({ options: sessionOptions }));
   // The database going away is not the service's end (PRODUCT §2, issue 27). pg-pool listens
   // for 'error' on a client only while it is idle; a checked-out client (inside a transaction,
   // between two statements) whose server restarts emitted 'error' to nobody, an uncaught
@@ -254,7 +254,7 @@ export function openPostgres(url: string): DbHandle {
   });
   // The same error of an idle client, re-emitted by the pool: already counted above.
   pool.on('error', () => undefined);
-  const db: Kysely<Database> = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: (event) => statementRan(db, event.query.sql, event.query.parameters) });
+  const db: Kysely<Database> = new Kysely<Database>({ dialect: new PostgresDialect({ pool: hosts }), log: (event) => statementRan(db, event.query.sql, event.query.parameters) });
   registerStatementPreparer(db, (sqlText) => postgresDialect.keepPrepared(sqlText));
   return {
     db,
@@ -266,7 +266,7 @@ export function openPostgres(url: string): DbHandle {
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, lost }),
     changeToken: () => undefined,
     async bulkLoad(table, columns, rows) {
-      const client = await pool.connect();
+      const client = await hosts.connect();
       try {
         await copyRows(client, table, columns, rows);
       } finally {
