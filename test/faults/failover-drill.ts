@@ -84,18 +84,19 @@ export async function runDrill(options: DrillOptions = {}): Promise<DrillFigures
   const synchronousCommit = options.synchronousCommit ?? 'on';
   const loadMillis = options.loadMillis ?? 2000;
   let pair: ReplicatedPair | undefined;
+  let destroyPair: (() => Promise<void>) | undefined;
   let server: ServerProcess | undefined;
   let tornDown = false;
   const teardown = async () => {
     if (tornDown) return;
     tornDown = true;
     await server?.kill().catch(() => undefined);
-    await pair?.destroy().catch(() => undefined);
+    await destroyPair?.().catch(() => undefined);
   };
   options.onTeardown?.(teardown);
   try {
     const setupAt = Date.now();
-    pair = await createReplicatedPair({ synchronousCommit, log });
+    pair = await createReplicatedPair({ synchronousCommit, log, onTeardown: (destroy) => (destroyPair = destroy) });
     await seedFaultDatabase(pair.url);
     server = await startServer({ DATABASE_URL: pair.url, STORE_OPS_ADMIN_TOKEN: TOKEN });
     let serverLog = '';

@@ -50,7 +50,14 @@ export interface ReplicatedPair {
 /** The standby's name, as `synchronous_standby_names` and `pg_stat_replication` know it. */
 const STANDBY_NAME = 'standby1';
 
-export async function createReplicatedPair(options: { synchronousCommit?: SynchronousCommit; log?: (line: string) => void } = {}): Promise<ReplicatedPair> {
+export interface PairOptions {
+  synchronousCommit?: SynchronousCommit;
+  log?: (line: string) => void;
+  /** Called with the teardown as soon as there is anything to tear down (a Ctrl-C while the pair is being made). */
+  onTeardown?: (destroy: () => Promise<void>) => void;
+}
+
+export async function createReplicatedPair(options: PairOptions = {}): Promise<ReplicatedPair> {
   const bin = postgresBinaries();
   if (bin === undefined) throw new Error('PostgreSQL binaries not found');
   const log = options.log ?? (() => undefined);
@@ -62,7 +69,6 @@ export async function createReplicatedPair(options: { synchronousCommit?: Synchr
   const primaryPort = await freePort();
   let standbyPort = await freePort();
   while (standbyPort === primaryPort) standbyPort = await freePort();
-  const started: Array<() => Promise<unknown>> = [];
 
   const node = (name: string, port: number, extra: string) => {
     const data = path.join(dir, name);
@@ -87,10 +93,17 @@ export async function createReplicatedPair(options: { synchronousCommit?: Synchr
   const primary = node('primary', primaryPort, `-c synchronous_standby_names=${STANDBY_NAME}`);
   const standby = node('standby', standbyPort, '');
 
+  let destroyed = false;
   const destroy = async () => {
-    await Promise.all(started.splice(0).map((stop) => stop()));
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (destroyed) return;
+    destroyed = true;
+    // Both servers, whether or not their start was seen to finish (a postmaster whose directory
+    // is gone shuts itself down when it next checks its lock file).
+    await Promise.all([primary.stop(), standby.stop()]);
+    // Retried: a pg_basebackup cut short may still be writing into it.
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };
+  options.onTeardown?.(destroy);
   const sql = async <T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> => {
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
     client.on('error', () => undefined);
@@ -113,7 +126,6 @@ export async function createReplicatedPair(options: { synchronousCommit?: Synchr
     let at = Date.now();
     await as('initdb', ['-D', primary.data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
     await primary.pgCtl('start', '-w', '-t', '30');
-    started.push(primary.stop);
     log(`primary: initdb and start on port ${primaryPort} (${Date.now() - at} ms)`);
     const level = options.synchronousCommit ?? 'on';
     await sql(primary.public.url, `alter system set synchronous_commit = '${level}'`);
@@ -124,7 +136,6 @@ export async function createReplicatedPair(options: { synchronousCommit?: Synchr
     const conninfo = `host=127.0.0.1 port=${primaryPort} user=postgres application_name=${STANDBY_NAME}`;
     await as('pg_basebackup', ['-d', conninfo, '-D', standby.data, '-R', '-X', 'stream', '-c', 'fast', '--no-sync']);
     await standby.pgCtl('start', '-w', '-t', '30');
-    started.push(standby.stop);
     // Streaming and synchronous before the pair is handed out: until then the primary's commits would wait.
     const deadline = Date.now() + 30_000;
     for (;;) {
