@@ -28,14 +28,32 @@ export function parseTypes(text: string | undefined, path = 'query.types'): stri
   return types;
 }
 
+/** How long a read waits at most for another process's sequencer pass (PRODUCT §9: readable within 1 s all the same). */
+export const TURN_WAIT_MS = 1000;
+const TURN_POLL_MS = 2;
+
 /**
  * Numbers what committed since the sequencer's last pass (PostgreSQL; nothing to do on
- * SQLite), so a reader sees a write that committed just before its read, not one pass later.
- * The background pass (events/upkeep.ts) does the same every 100 ms.
+ * SQLite). With `waitForTurn` (a read), a write that committed just before the read is seen
+ * by it, not one pass later: when another process holds the sequencer's turn, its pass may
+ * have taken its snapshot before that commit, so the read waits for the turn until one pass
+ * of its own is done, or nothing waits for a number (at most TURN_WAIT_MS, polling: a waiter
+ * holds no connection). The background pass (events/upkeep.ts) leaves a taken turn to its
+ * holder and comes back in 100 ms.
  */
-export async function sequencePending(handle: DbHandle): Promise<void> {
+export async function sequencePending(handle: DbHandle, options: { waitForTurn?: boolean } = {}): Promise<void> {
   const { events } = handle.dialect;
-  while ((await events.pending(handle.db)) && (await events.sequence(handle.db)) > 0);
+  const deadline = Date.now() + TURN_WAIT_MS;
+  let passed = false;
+  while (await events.pending(handle.db)) {
+    if ((await events.sequence(handle.db)) > 0) {
+      passed = true;
+      continue;
+    }
+    // Nothing numbered: the turn is another's (or its pass numbered what `pending` saw).
+    if (!options.waitForTurn || passed || Date.now() >= deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, TURN_POLL_MS));
+  }
 }
 
 /** One page of the feed after `after` (PRODUCT §9). */
@@ -43,7 +61,7 @@ export async function listEvents(ctx: AppContext, principal: Principal, query: E
   const after = query.after ?? 0;
   const limit = query.limit ?? 100;
   const types = parseTypes(query.types);
-  await sequencePending(ctx.handle);
+  await sequencePending(ctx.handle, { waitForTurn: true });
   const last = await ctx.dialect.events.lastSequence(ctx.db);
   if (after > last) {
     throw validationFailed(`No event has sequence ${after} yet: the last one is ${last}`, [{ path: 'query.after', message: `must be at most ${last}, the last sequence given` }]);
