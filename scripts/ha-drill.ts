@@ -15,12 +15,15 @@
  * and on Ctrl-C. The same drill runs with assertions in test/faults/failover.test.ts.
  *
  * --bench: the same pair, one service process, 8 clients each posting to a store of its own —
- * 100-entry posts (entries/s) and 1-entry posts (commits/s) — with the primary's
- * synchronous_commit at local, on, remote_apply and off in turn, rotated per round; medians.
+ * 100-entry posts (entries/s) and 1-entry posts (commits/s) — and, for the database's side
+ * alone, 8 raw pg connections committing one-row inserts, with the primary's synchronous_commit
+ * at local, on, remote_apply and off in turn, rotated per round; medians.
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { productInput, storeInput } from '../test/helpers/factories.js';
 import { sharedDatabaseConfig, startServer, type ServerProcess } from '../test/helpers/server-process.js';
@@ -129,6 +132,37 @@ async function writeLoop(baseUrl: string, lines: number, seconds: number, tag: s
   return { entriesPerSecond: entries / elapsed, commitsPerSecond: latencies.length / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), failures };
 }
 
+/** The database's side alone: 8 pg connections of their own committing one-row inserts for `seconds` (each commit waits as synchronous_commit says). */
+async function rawCommitLoop(url: string, seconds: number) {
+  const clients = await Promise.all(
+    BENCH_STORES.map(async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      return client;
+    }),
+  );
+  try {
+    await clients[0]!.query('create table if not exists drill_commits (id bigint generated always as identity primary key, payload text not null)');
+    const startedAt = Date.now();
+    const until = startedAt + seconds * 1000;
+    const latencies: number[] = [];
+    await Promise.all(
+      clients.map(async (client, i) => {
+        while (Date.now() < until) {
+          const at = performance.now();
+          await client.query('insert into drill_commits (payload) values ($1)', [`client ${i}`]);
+          latencies.push(performance.now() - at);
+        }
+      }),
+    );
+    const elapsed = (Date.now() - startedAt) / 1000;
+    const round = (ms: number) => Math.round(ms * 100) / 100;
+    return { entriesPerSecond: latencies.length / elapsed, commitsPerSecond: latencies.length / elapsed, p50: round(percentile(latencies, 0.5)), p99: round(percentile(latencies, 0.99)), failures: 0 };
+  } finally {
+    await Promise.all(clients.map((client) => client.end()));
+  }
+}
+
 async function bench(): Promise<number> {
   const seconds = Number(values.seconds);
   const rounds = Number(values.rounds);
@@ -159,8 +193,9 @@ async function bench(): Promise<number> {
 
     const levels: SynchronousCommit[] = ['local', 'on', 'remote_apply', 'off'];
     const shapes = [
-      { name: '100-entry posts', lines: 100 },
-      { name: '1-entry posts', lines: 1 },
+      { name: 'service, 100-entry posts', lines: 100 },
+      { name: 'service, 1-entry posts', lines: 1 },
+      { name: 'raw pg, one-row commits', lines: 0 },
     ];
     const results = new Map<string, Array<Awaited<ReturnType<typeof writeLoop>>>>();
     for (let round = 0; round < rounds; round++) {
@@ -168,7 +203,8 @@ async function bench(): Promise<number> {
       for (const level of order) {
         await pair.setSynchronousCommit(level);
         for (const shape of shapes) {
-          const result = await writeLoop(server.baseUrl, shape.lines, seconds, `r${round}-${level}-${shape.lines}`);
+          const result =
+            shape.lines === 0 ? await rawCommitLoop(pair.primary.url, seconds) : await writeLoop(server.baseUrl, shape.lines, seconds, `r${round}-${level}-${shape.lines}`);
           const key = `${level}|${shape.name}`;
           results.set(key, [...(results.get(key) ?? []), result]);
           log(
@@ -180,7 +216,7 @@ async function bench(): Promise<number> {
     const state = await pair.replicationState();
     console.log(`machine: ${machine()}`);
     console.log(`command: npm run drill -- --bench --seconds ${seconds} --rounds ${rounds} (8 clients, one store each, one service process; the primary with a synchronous standby, sync_state ${state?.sync_state ?? '?'})`);
-    console.log('| synchronous_commit | shape | entries/s (median) | range | commits/s | p50 ms | p99 ms | vs local |');
+    console.log('| synchronous_commit | load | entries/s (median) | range | commits/s | p50 ms | p99 ms | vs local |');
     console.log('|---|---|---|---|---|---|---|---|');
     let failed = 0;
     for (const shape of shapes) {
