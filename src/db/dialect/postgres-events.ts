@@ -25,25 +25,14 @@ const PASS_SIZE = 10_000;
  * taken leaves the pass to the holder).
  */
 export const postgresEventSequencing: EventSequencing = {
-  async sequence(db: Kysely<Database>): Promise<number> {
-    return db.transaction().execute(async (trx) => {
-      const { rows: turn } = await sql<{ taken: boolean }>`select pg_try_advisory_xact_lock(hashtext(current_schema() || ':event sequencer')) as taken`.execute(trx);
-      if (!turn[0]?.taken) return 0;
-      const { rows } = await sql<{ numbered: string }>`
-        with pending as (
-          select id, row_number() over (order by id) as n from events where sequence is null order by id limit ${PASS_SIZE}
-        ), counter as (
-          select last_sequence from event_counter where id = 1
-        ), numbered as (
-          update events e set sequence = counter.last_sequence + pending.n, occurred_at = (extract(epoch from clock_timestamp()) * 1000)::bigint
-          from pending, counter where e.id = pending.id
-          returning e.sequence
-        )
-        update event_counter set last_sequence = coalesce((select max(sequence) from numbered), last_sequence)
-        where id = 1
-        returning (select count(*) from numbered) as numbered`.execute(trx);
-      return Number(rows[0]?.numbered ?? 0);
-    });
+  async sequence(db: Kysely<Database>, options: { wait?: boolean } = {}): Promise<number> {
+    let total = 0;
+    // A full pass may leave events that committed before it: passes go on until one is not full.
+    for (;;) {
+      const numbered = await pass(db, options.wait === true);
+      total += numbered;
+      if (numbered < PASS_SIZE) return total;
+    }
   },
 
   async lastSequence(db: Kysely<Database>): Promise<number> {
@@ -56,3 +45,34 @@ export const postgresEventSequencing: EventSequencing = {
     return rows.length > 0;
   },
 };
+
+/**
+ * One pass in its own transaction: numbers at most PASS_SIZE events. Without `wait` it leaves
+ * a turn another process holds to that process (0); with it, it waits for the turn (a pass is
+ * one short statement), so its own snapshot, taken after the wait, sees every commit before
+ * the call.
+ */
+async function pass(db: Kysely<Database>, wait: boolean): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    if (wait) {
+      await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ':event sequencer'))`.execute(trx);
+    } else {
+      const { rows: turn } = await sql<{ taken: boolean }>`select pg_try_advisory_xact_lock(hashtext(current_schema() || ':event sequencer')) as taken`.execute(trx);
+      if (!turn[0]?.taken) return 0;
+    }
+    const { rows } = await sql<{ numbered: string }>`
+      with pending as (
+        select id, row_number() over (order by id) as n from events where sequence is null order by id limit ${PASS_SIZE}
+      ), counter as (
+        select last_sequence from event_counter where id = 1
+      ), numbered as (
+        update events e set sequence = counter.last_sequence + pending.n, occurred_at = (extract(epoch from clock_timestamp()) * 1000)::bigint
+        from pending, counter where e.id = pending.id
+        returning e.sequence
+      )
+      update event_counter set last_sequence = coalesce((select max(sequence) from numbered), last_sequence)
+      where id = 1
+      returning (select count(*) from numbered) as numbered`.execute(trx);
+    return Number(rows[0]?.numbered ?? 0);
+  });
+}

@@ -123,8 +123,13 @@ export interface Dialect {
  * (dialect/postgres-events.ts), in passes of one sequencer per database schema.
  */
 export interface EventSequencing {
-  /** Numbers the committed events that have no sequence yet; returns how many it numbered (0 where another process holds the turn). */
-  sequence(db: Kysely<Database>): Promise<number>;
+  /**
+   * Numbers the committed events that have no sequence yet; returns how many it numbered.
+   * Without `wait`, a turn another process holds is left to it (0). With `wait`, it waits for
+   * the turn: when it returns, every event committed before the call has its number (a read
+   * sees the writes committed before it).
+   */
+  sequence(db: Kysely<Database>, options?: { wait?: boolean }): Promise<number>;
   /** The last sequence given: every event up to it is readable, none above it is. */
   lastSequence(db: Kysely<Database>): Promise<number>;
   /** Whether committed events wait for a number (cheap: the sequencer's queue index). */

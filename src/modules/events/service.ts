@@ -28,32 +28,17 @@ export function parseTypes(text: string | undefined, path = 'query.types'): stri
   return types;
 }
 
-/** How long a read waits at most for another process's sequencer pass (PRODUCT §9: readable within 1 s all the same). */
-export const TURN_WAIT_MS = 1000;
-const TURN_POLL_MS = 2;
-
 /**
  * Numbers what committed since the sequencer's last pass (PostgreSQL; nothing to do on
- * SQLite). With `waitForTurn` (a read), a write that committed just before the read is seen
- * by it, not one pass later: when another process holds the sequencer's turn, its pass may
- * have taken its snapshot before that commit, so the read waits for the turn until one pass
- * of its own is done, or nothing waits for a number (at most TURN_WAIT_MS, polling: a waiter
- * holds no connection). The background pass (events/upkeep.ts) leaves a taken turn to its
- * holder and comes back in 100 ms.
+ * SQLite). With `waitForTurn` (a read, a new webhook's cursor), every write committed before
+ * the call is numbered when it returns: when another process holds the sequencer's turn, its
+ * pass may have taken its snapshot before that commit, so this waits for the turn and makes a
+ * pass of its own (dialect `events.sequence`). The background pass (events/upkeep.ts) leaves a
+ * taken turn to its holder and comes back in 100 ms.
  */
 export async function sequencePending(handle: DbHandle, options: { waitForTurn?: boolean } = {}): Promise<void> {
   const { events } = handle.dialect;
-  const deadline = Date.now() + TURN_WAIT_MS;
-  let passed = false;
-  while (await events.pending(handle.db)) {
-    if ((await events.sequence(handle.db)) > 0) {
-      passed = true;
-      continue;
-    }
-    // Nothing numbered: the turn is another's (or its pass numbered what `pending` saw).
-    if (!options.waitForTurn || passed || Date.now() >= deadline) return;
-    await new Promise((resolve) => setTimeout(resolve, TURN_POLL_MS));
-  }
+  if (await events.pending(handle.db)) await events.sequence(handle.db, { wait: options.waitForTurn === true });
 }
 
 /** One page of the feed after `after` (PRODUCT §9). */

@@ -97,24 +97,13 @@ export async function replaySubscription(handle: DbHandle, id: number, from: num
   return getSubscription(handle, id);
 }
 
-/** Waits for the feed's numbers (PostgreSQL) at most this long: writes that keep coming never hold a request up. */
-const NUMBERING_WAIT_MS = 500;
-
 /**
  * Numbers what committed before this request (PostgreSQL), so it lies behind the new cursor.
- * sequencePending returns early when another process's pass holds the sequencer's turn, so
- * this waits for that pass too, briefly. Inside a request's own transaction (an
- * Idempotency-Key) the sequencer cannot run: events of the last ~100 ms before the
- * subscription may then come along.
+ * Inside a request's own transaction (an Idempotency-Key) the sequencer's pass sees only what
+ * that transaction's snapshot saw: events of the moments before the subscription may then
+ * come along.
  */
-async function numberCommitted(handle: DbHandle): Promise<void> {
-  const until = Date.now() + NUMBERING_WAIT_MS;
-  for (;;) {
-    await sequencePending(handle);
-    if (!(await handle.dialect.events.pending(handle.db)) || Date.now() > until) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const numberCommitted = (handle: DbHandle): Promise<void> => sequencePending(handle, { waitForTurn: true });
 
 async function requireSubscription(handle: DbHandle, id: number): Promise<subscriptions.SubscriptionRow> {
   const row = await subscriptions.findSubscription(handle.db, id);
