@@ -230,7 +230,7 @@ export async function applyEntries(
   // After the stamp, which holds the store products to the commit (store-product-magnitude.ts).
   await checkStoreProductMagnitudes(trx, magnitudes);
   const ids = logIds.map((id) => id!);
-  if (ledger.writesStockEvents) await writeStockEvents(trx, dialect, balanceChanges(touched, placed, ids), namesOf(entries), now);
+  if (ledger.writesStockEvents) await writeStockEvents(trx, dialect, balanceChanges(touched, placed, ids), namesOf(entries));
   return ids;
 }
 

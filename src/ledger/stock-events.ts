@@ -41,14 +41,16 @@ export async function writeStockEvents(
   dialect: Dialect,
   changes: readonly BalanceChange[],
   names: ChangeNames,
-  now: number,
 ): Promise<void> {
   if (changes.length === 0) return;
   await readMissingNames(trx, changes, names);
+  // The clock now, not the request's start: the end of the booking, next to its commit, as the
+  // triggers' events of the same transaction are stamped (PostgreSQL's sequencer stamps it again).
+  const occurredAt = Date.now();
   const rows = changes.map((change) => [
     'stock.changed',
     change.storeNumber,
-    now,
+    occurredAt,
     JSON.stringify({
       product_number: names.productNumbers.get(change.key.productId)!,
       location_code: change.key.locationId === 0 ? null : names.locationCodes.get(change.key.locationId)!,
