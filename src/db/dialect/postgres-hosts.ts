@@ -268,11 +268,6 @@ export class HostPool {
     this.pool.on('connect', (client) => this.watch(client as unknown as HostClient));
   }
 
-  /** The host new connections go to (the first one until a look found another). */
-  get host(): PostgresHost {
-    return this.chosen;
-  }
-
   /** A client config for a connection of one's own to the chosen host (the liveness watch's question). */
   clientConfig(extra: pg.ClientConfig = {}): pg.ClientConfig {
     return { ...extra, connectionString: this.chosen.url };
@@ -289,9 +284,13 @@ export class HostPool {
       try {
         client = await this.pool.connect();
       } catch (error) {
-        // Nothing was sent: after a look finds another host, connecting there is safe.
+        // A server that answered with another refusal (bad password, too many connections) is
+        // still the one: no look. Else nothing was sent, so after a look finds another host,
+        // connecting there is safe.
+        const code = (error as { code?: unknown }).code;
+        if (error instanceof pg.DatabaseError && !(typeof code === 'string' && LOST_SERVER.test(code))) throw error;
         this.lost(host);
-        if (refusedBy === undefined && pass < 64) {
+        if (refusedBy === undefined) {
           refusedBy = host;
           const next = await this.look().catch(() => undefined);
           if (next !== undefined && next !== host) continue;
