@@ -20,8 +20,8 @@ import { callJson, sharedDatabaseConfig, startTwoServers, type ServerProcess } f
 const TOKEN = 'feed-concurrency-admin-token';
 const API = '/api/v2/public';
 /** Writers run this long, and on until they made MIN_POSTS stock posts (a loaded machine), but no longer than MAX_WRITE_MILLIS. */
-const WRITE_MILLIS = 12_000;
-const MIN_POSTS = 200;
+const WRITE_MILLIS = 8_000;
+const MIN_POSTS = 150;
 const MAX_WRITE_MILLIS = 30_000;
 const STOCK_CLIENTS = 6;
 const STORES = ['FC1', 'FC2', 'FC3'];
