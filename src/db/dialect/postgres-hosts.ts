@@ -31,6 +31,11 @@ export interface PostgresTarget {
   targetSessionAttrs: TargetSessionAttrs;
   /** `?schema=` (not a libpq parameter): every table in that schema. */
   schema: string | undefined;
+  /**
+   * `?pooler=transaction` (not a libpq parameter): the connections go through a pooler in
+   * transaction mode (pgbouncer): no named prepared statements, no session state (postgres.ts).
+   */
+  pooler: 'transaction' | undefined;
   /** Whether connections need a look at the servers first (several hosts, or an attribute other than `any`). */
   needsDiscovery: boolean;
 }
@@ -77,6 +82,9 @@ export function parsePostgresUrl(url: string): PostgresTarget {
   const schema = params.get('schema') ?? undefined;
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`Invalid schema name in DATABASE_URL: ${schema}`);
   const attrsText = params.get('target_session_attrs') ?? undefined;
+  const poolerText = params.get('pooler') ?? undefined;
+  if (poolerText !== undefined && poolerText !== 'transaction') throw new Error(`Invalid pooler in DATABASE_URL: ${poolerText} (expected transaction)`);
+  params.delete('pooler');
   params.delete('schema');
   params.delete('target_session_attrs');
   const rest = params.toString();
@@ -91,7 +99,7 @@ export function parsePostgresUrl(url: string): PostgresTarget {
     name: `${host.includes(':') ? `[${host}]` : host || 'localhost'}:${port ?? 5432}`,
     url: `${scheme}://${userinfo}${raw}${path}${rest === '' ? '' : `?${rest}`}`,
   }));
-  return { hosts, targetSessionAttrs, schema, needsDiscovery: hosts.length > 1 || targetSessionAttrs !== 'any' };
+  return { hosts, targetSessionAttrs, schema, pooler: poolerText, needsDiscovery: hosts.length > 1 || targetSessionAttrs !== 'any' };
 }
 
 /** What a server says about itself. */

@@ -74,6 +74,50 @@ function usePreparedStatements(client: pg.PoolClient): void {
   };
 }
 
+/** A statement that opens a transaction block, and one that ends it (not `rollback to savepoint`). */
+const OPENS_TRANSACTION = /^\s*(?:begin|start\s+transaction)\b/i;
+const ENDS_TRANSACTION = /^\s*(?:commit|end|abort|rollback(?!\s+(?:work\s+|transaction\s+)?to\b))\b/i;
+
+/**
+ * A connection through a pooler in transaction mode (`?pooler=transaction`, e.g. pgbouncer):
+ * a server connection is this client's for one transaction only, so nothing may live in the
+ * session. `?schema=` is then set for each transaction, `set local search_path` sent with its
+ * `begin` (one round trip, as PostgreSQL's simple protocol takes both in one message), and a
+ * statement outside a transaction runs in one of its own (begin + set local, the statement,
+ * commit). Without `?schema=`, statements go as they are (nothing else of the session is
+ * used: named statements are off, advisory locks and settings are transaction-local).
+ */
+function usePooledTransactions(client: pg.PoolClient, schema: string): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  const setPath = `set local search_path to "${schema}"`;
+  let inTransaction = false;
+  const firstResult = (result: unknown) => (Array.isArray(result) ? result[0] : result);
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, ...rest: unknown[]) => {
+    if (typeof config !== 'string' || typeof rest[rest.length - 1] === 'function') return query(config, ...rest);
+    if (OPENS_TRANSACTION.test(config)) {
+      inTransaction = true;
+      return query(`${config}; ${setPath}`).then(firstResult);
+    }
+    if (ENDS_TRANSACTION.test(config)) {
+      inTransaction = false;
+      return query(config, ...rest);
+    }
+    if (inTransaction) return query(config, ...rest);
+    return (async () => {
+      await query(`begin; ${setPath}`);
+      let result: unknown;
+      try {
+        result = await query(config, ...rest);
+      } catch (error) {
+        await query('rollback').catch(() => undefined);
+        throw error;
+      }
+      await query('commit');
+      return result;
+    })();
+  };
+}
+
 /** What a double-quoted array element must escape with a backslash. */
 const QUOTED_IN_ARRAY = /[\\"]/g;
 
@@ -217,8 +261,10 @@ const postgresDialect: Dialect = {
  */
 export function openPostgres(url: string): DbHandle {
   const target = parsePostgresUrl(url);
-  const { schema } = target;
-  const sessionOptions = schema ? `-c search_path=${schema}` : undefined;
+  const { schema, pooler } = target;
+  // Through a transaction pooler the session is not ours: the schema goes with each
+  // transaction instead (usePooledTransactions; pgbouncer refuses the `options` parameter).
+  const sessionOptions = schema && pooler === undefined ? `-c search_path=${schema}` : undefined;
   const hosts = new HostPool(target, {
     options: sessionOptions,
     max: 10,
@@ -243,8 +289,11 @@ export function openPostgres(url: string): DbHandle {
   const lostClients = new WeakSet<pg.PoolClient>();
   let lost = 0;
   pool.on('connect', (client) => {
-    usePreparedStatements(client);
+    // A named statement lives in one server session: through a transaction pooler, the next
+    // transaction may run on another ("prepared statement … does not exist").
+    if (pooler === undefined) usePreparedStatements(client);
     liveness.track(client);
+    if (pooler !== undefined && schema) usePooledTransactions(client, schema);
     client.on('error', () => {
       // pg may report one loss twice (the server's goodbye message, then the closed socket).
       if (lostClients.has(client)) return;
@@ -268,10 +317,16 @@ export function openPostgres(url: string): DbHandle {
     async bulkLoad(table, columns, rows) {
       const client = await hosts.connect();
       try {
+        // Through a transaction pooler, COPY and its setval in one transaction (with its schema).
+        if (pooler !== undefined) await client.query('begin');
         await copyRows(client, table, columns, rows);
-      } finally {
-        client.release();
+        if (pooler !== undefined) await client.query('commit');
+      } catch (error) {
+        // Not back to the pool with a transaction open (pooler mode): the connection goes.
+        client.release(pooler !== undefined ? true : undefined);
+        throw error;
       }
+      client.release();
     },
     async analyze(tables) {
       await sql`analyze ${sql.join(tables.map((table) => sql.id(table)))}`.execute(db);
