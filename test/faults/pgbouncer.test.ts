@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../bench/lib/processes.js';
 import { openPostgres } from '../../src/db/dialect/postgres.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
 import { startServer, type ServerProcess } from '../helpers/server-process.js';
 import { API, audit, ENTRIES_PER_POST, keyedClients, pause, seedFaultDatabase, STORE, summary, TOKEN } from './keyed-load.js';
 import { pgbouncerUnavailableReason, startPgbouncer, type OwnPgbouncer } from './pgbouncer.js';
@@ -14,7 +15,9 @@ import { pgbouncerUnavailableReason, startPgbouncer, type OwnPgbouncer } from '.
 // connection pooler"). Two server processes post stock at once, the change feed is read and
 // its numbering checked (no gaps, each booking's events there), `store-ops verify` is clean —
 // and without the setting it does not work: the session parameter for `?schema=` is refused,
-// and a named prepared statement does not survive from one transaction to the next.
+// a named prepared statement does not survive from one transaction to the next, and a
+// session-level advisory lock (Kysely's migration lock) is released in the wrong session; with
+// it, two processes migrate a fresh schema at once and leave no lock behind.
 
 const sharedUrl = process.env.TEST_DATABASE_URL;
 const skipReason = sharedUrl === undefined ? 'TEST_DATABASE_URL not set (the shared PostgreSQL cluster)' : pgbouncerUnavailableReason();
@@ -52,11 +55,35 @@ describe.skipIf(skipReason !== undefined)('through pgbouncer in transaction mode
       await b.query('begin');
       await expect(a.query({ name: 'store_ops_probe', text: 'select $1::int as n', values: [2] })).rejects.toThrow(/prepared statement "store_ops_probe" does not exist/);
       await b.query('rollback');
+      // A session-level advisory lock (Kysely's migration lock) the same way: taken in one server
+      // session, its unlock lands in another ("you don't own a lock") and the lock stays behind.
+      await a.query('select pg_advisory_lock(42424242)');
+      await b.query('begin');
+      const { rows } = await a.query('select pg_advisory_unlock(42424242) as released');
+      expect(rows[0].released).toBe(false);
+      await b.query('rollback');
+      const leftBehind = await a.query("select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = 42424242 and granted");
+      expect(leftBehind.rows[0].n).toBe(1);
     } finally {
       await Promise.all([a.end(), b.end()]);
     }
 
-    // With it: migrations, seeding, two processes posting with Idempotency-Keys at once.
+    // With it: two processes migrating the fresh schema at once (the migration lock is
+    // transaction-level through a pooler: Kysely's session-level one would be taken in one server
+    // session and released in another), then seeding, two processes posting with Idempotency-Keys.
+    // (The schema made first: two `create schema if not exists` at once may both try to create it, pooler or not.)
+    const admin = new pg.Client({ connectionString: sharedUrl });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const migrating = [openPostgres(url), openPostgres(url)];
+    try {
+      const applied = await Promise.all(migrating.map((handle) => migrateToLatest(handle)));
+      expect(applied[0]!.length + applied[1]!.length).toBeGreaterThan(0);
+      expect(applied[0]!.length * applied[1]!.length).toBe(0);
+    } finally {
+      await Promise.all(migrating.map((handle) => handle.close()));
+    }
     await seedFaultDatabase(url);
     servers.push(...(await Promise.all([startServer({ DATABASE_URL: url }), startServer({ DATABASE_URL: url })])));
     const targetOf = (client: number, n: number) => (attempt: number) => servers[(client + n + attempt) % 2]!.baseUrl;
@@ -88,5 +115,15 @@ describe.skipIf(skipReason !== undefined)('through pgbouncer in transaction mode
     expect(problems).toEqual([]);
     const verify = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify'], { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: url } });
     expect(verify.stdout).toMatch(/ok: every invariant holds/);
+
+    // No session of the cluster holds Kysely's session-level migration lock (key 3853314791062309107) left behind.
+    const direct = new pg.Client({ connectionString: sharedUrl });
+    await direct.connect();
+    try {
+      const { rows } = await direct.query("select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = 897169763 and objid = 17238259 and objsubid = 1");
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await direct.end();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, sql, type DialectAdapter, type Transaction } from 'kysely';
 import type { Database } from '../schema.js';
 import { escapeLike } from './like.js';
 import { registerStatementPreparer } from '../compiled.js';
@@ -96,7 +96,9 @@ function usePooledTransactions(client: pg.PoolClient, schema: string): void {
     if (typeof config !== 'string' || typeof rest[rest.length - 1] === 'function') return query(config, ...rest);
     if (OPENS_TRANSACTION.test(config)) {
       inTransaction = true;
-      return query(`${config}; ${setPath}`).then(firstResult);
+      // Right after the `begin`, before what else the text holds (the migration lock's statements).
+      const end = config.indexOf(';');
+      return query(end === -1 ? `${config}; ${setPath}` : `${config.slice(0, end)}; ${setPath}${config.slice(end)}`).then(firstResult);
     }
     if (ENDS_TRANSACTION.test(config)) {
       inTransaction = false;
@@ -116,6 +118,33 @@ function usePooledTransactions(client: pg.PoolClient, schema: string): void {
       return result;
     })();
   };
+}
+
+/**
+ * Kysely's migration lock on PostgreSQL is a session-level advisory lock (`pg_advisory_lock`,
+ * then the migrations' transaction, then `pg_advisory_unlock`, three statements on one pinned
+ * connection). Through a transaction pooler each may run on another server session: the lock is
+ * taken in one and never released (the unlock lands elsewhere), and two processes starting at
+ * once can both "hold" it (their statements share a server session, where the lock is
+ * re-entrant). Here the lock is transaction-level instead and opens the transaction the
+ * migrations then run in: Kysely's own `begin` after it is only a warning ("there is already a
+ * transaction in progress"), its `commit` or `rollback` ends both and releases the lock, so the
+ * release has nothing left to do.
+ */
+class PooledPostgresAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`begin; select set_config('lock_timeout', '3600000', true); select pg_advisory_xact_lock(hashtext(current_schema() || ':migrations'))`.execute(db);
+  }
+
+  override async releaseMigrationLock(): Promise<void> {
+    // Released by the migrations' commit or rollback.
+  }
+}
+
+class PooledPostgresDialect extends PostgresDialect {
+  override createAdapter(): DialectAdapter {
+    return new PooledPostgresAdapter();
+  }
 }
 
 /** What a double-quoted array element must escape with a backslash. */
@@ -303,7 +332,7 @@ export function openPostgres(url: string): DbHandle {
   });
   // The same error of an idle client, re-emitted by the pool: already counted above.
   pool.on('error', () => undefined);
-  const db: Kysely<Database> = new Kysely<Database>({ dialect: new PostgresDialect({ pool: hosts }), log: (event) => statementRan(db, event.query.sql, event.query.parameters) });
+  const db: Kysely<Database> = new Kysely<Database>({ dialect: pooler === undefined ? new PostgresDialect({ pool: hosts }) : new PooledPostgresDialect({ pool: hosts }), log: (event) => statementRan(db, event.query.sql, event.query.parameters) });
   registerStatementPreparer(db, (sqlText) => postgresDialect.keepPrepared(sqlText));
   return {
     db,
