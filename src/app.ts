@@ -13,6 +13,7 @@ import { requestIdOf } from './plugins/request-id.js';
 import { registerRouteHooks } from './plugins/hook-order.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerProbes } from './plugins/probes.js';
+import { registerReadRouting } from './plugins/read-routing.js';
 import { BODY_LIMIT_BYTES, registerJsonBody } from './plugins/request-parsing.js';
 import { customerOrderRoutes } from './modules/customer-orders/routes.js';
 import { deliveryRoutes } from './modules/deliveries/routes.js';
@@ -50,7 +51,11 @@ export interface BuildOptions {
  * what is tested and measured is what runs. Opens and migrates the database first.
  */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const handle = createDb(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const handle = createDb(config.databaseUrl, {
+    sqliteSynchronous: config.sqliteSynchronous,
+    readUrl: config.databaseReadUrl,
+    readMaxLagSeconds: config.databaseReadMaxLagSeconds,
+  });
   try {
     await migrateToLatest(handle);
     // The ledger's coming months exist before the first entry is written (PostgreSQL; nothing on SQLite).
@@ -104,6 +109,9 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
 
   // Per-route hooks (auth, rate limit, idempotency, list cache, metrics…) in their one order.
   await registerRouteHooks(app, { config, handle });
+  // Read scaling (issue 31): after ROUTE_HOOKS, so a write's token is read after idempotency's
+  // onSend committed it, and a GET's database is picked after auth passed it (read-routing.ts).
+  registerReadRouting(app, handle);
   await registerOpenApi(app);
   registerProbes(app, handle);
   await app.register(storeRoutes, { prefix: API_PREFIX });

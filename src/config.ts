@@ -23,6 +23,10 @@ export const EnvSchema = Type.Object({
   WEBHOOKS_ALLOW_PRIVATE: Type.Boolean({ default: false }),
   // PRODUCT §9: one sender per subscription; a crashed sender's lease runs out after this many seconds.
   WEBHOOKS_LEASE_SECONDS: Type.Number({ minimum: 1, maximum: 3600, default: 30 }),
+  // Issue 31: standbys serving the GET routes that may lag (PostgreSQL only; absent: every read on the primary).
+  DATABASE_READ_URL: Type.Optional(Type.String({ minLength: 1 })),
+  // A standby further behind than this many seconds serves no read until it catches up.
+  DATABASE_READ_MAX_LAG_SECONDS: Type.Number({ exclusiveMinimum: 0, maximum: 86_400, default: 5 }),
   // The bench's feed-off baseline only (bench/, issue 30): bookings write no stock.changed events.
   BENCH_WITHOUT_STOCK_EVENTS: Type.Boolean({ default: false }),
 });
@@ -34,6 +38,10 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /** Standbys for reads (PostgreSQL, issue 31; docs/operations.md "Read scaling"). */
+  databaseReadUrl?: string;
+  /** Seconds of replay lag past which a standby serves no read (default 5). */
+  databaseReadMaxLagSeconds?: number;
   /** Bootstrap admin token, taken verbatim; only its hash is stored. */
   adminToken?: string;
   logLevel: Static<typeof EnvSchema>['LOG_LEVEL'];
@@ -86,6 +94,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: parsed.PORT,
     host: parsed.HOST,
     databaseUrl: parsed.DATABASE_URL,
+    databaseReadUrl: parsed.DATABASE_READ_URL,
+    databaseReadMaxLagSeconds: parsed.DATABASE_READ_MAX_LAG_SECONDS,
     adminToken: parsed.STORE_OPS_ADMIN_TOKEN,
     logLevel: parsed.LOG_LEVEL,
     rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,

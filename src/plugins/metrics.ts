@@ -92,6 +92,26 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
       this.set(await handle.dialect.events.lastSequence(handle.db).catch(() => Number.NaN));
     },
   });
+  // Read scaling (issue 31): each standby of DATABASE_READ_URL, as the last poll saw it.
+  const standbys = handle.reads?.standbys;
+  if (standbys !== undefined && standbys.length > 0) {
+    for (const [name, help, pick] of [
+      ['db_standby_up', 'Whether the standby answered its last poll as a standby (1) or not (0)', (s: (typeof standbys)[number]) => (s.up ? 1 : 0)],
+      ['db_standby_serving', 'Whether the standby serves reads (1: up and within DATABASE_READ_MAX_LAG_SECONDS) or is left out (0)', (s: (typeof standbys)[number]) => (s.usable ? 1 : 0)],
+      ['db_standby_replay_lag_seconds', 'Seconds the standby\'s replay is behind the primary (NaN: unknown)', (s: (typeof standbys)[number]) => s.lagSeconds ?? Number.NaN],
+      ['db_standby_replay_lag_bytes', 'Bytes of WAL the primary has and the standby has not replayed (NaN: unknown)', (s: (typeof standbys)[number]) => s.lagBytes ?? Number.NaN],
+    ] as const) {
+      new promClient.Gauge({
+        name,
+        help,
+        labelNames: ['standby'],
+        registers: [registry],
+        collect() {
+          for (const standby of standbys) this.labels({ standby: standby.name }).set(pick(standby));
+        },
+      });
+    }
+  }
   app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics', security: [], produces: ['text/plain'] }, config: { access: 'public' } }, async (_request, reply) => {
     reply.type(registry.contentType);
     return registry.metrics();

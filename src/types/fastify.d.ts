@@ -30,6 +30,11 @@ declare module 'fastify' {
     apiKey?: boolean;
     /** A bulk import: its raw body is hashed for the identical-import shortcut (db/versions.ts). */
     bulkImport?: boolean;
+    /**
+     * `standby`: a GET that a standby of DATABASE_READ_URL may serve (plugins/read-routing.ts,
+     * docs/operations.md "Read scaling"); unset: the primary serves it.
+     */
+    reads?: 'standby';
     /** Keep serialized answers while this resource's version is unchanged (plugins/list-cache.ts). */
     listCache?: VersionedResource | VersionedResource[];
   }

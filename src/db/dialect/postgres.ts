@@ -9,6 +9,7 @@ import { postgresEventSequencing } from './postgres-events.js';
 import { LivenessWatch } from './postgres-liveness.js';
 import { HostPool, parsePostgresUrl } from './postgres-hosts.js';
 import type { DbErrorKind, DbHandle, Dialect, InsertStatement } from './types.js';
+import { openReadReplicas, writePositions } from './postgres-read.js';
 import { statementRan } from '../statement-log.js';
 
 // int8 (ids, epoch-millisecond date-times, scaled quantities) as JS numbers: every value
@@ -288,7 +289,7 @@ const postgresDialect: Dialect = {
  * Several hosts (`h1:5432,h2:5433`, as libpq) send every connection to the one that accepts
  * writes, found again after a failover (postgres-hosts.ts, issue 31).
  */
-export function openPostgres(url: string): DbHandle {
+export function openPostgres(url: string, reading: { readUrl?: string; maxLagSeconds?: number } = {}): DbHandle {
   const target = parsePostgresUrl(url);
   const { schema, pooler } = target;
   // Through a transaction pooler the session is not ours: the schema goes with each
@@ -334,7 +335,21 @@ export function openPostgres(url: string): DbHandle {
   pool.on('error', () => undefined);
   const db: Kysely<Database> = new Kysely<Database>({ dialect: pooler === undefined ? new PostgresDialect({ pool: hosts }) : new PooledPostgresDialect({ pool: hosts }), log: (event) => statementRan(db, event.query.sql, event.query.parameters) });
   registerStatementPreparer(db, (sqlText) => postgresDialect.keepPrepared(sqlText));
+  // DATABASE_READ_URL: standbys for the reads routed to them (postgres-read.ts, plugins/read-routing.ts).
+  const reads = reading.readUrl
+    ? openReadReplicas(reading.readUrl, {
+        primary: db,
+        maxLagSeconds: reading.maxLagSeconds ?? 5,
+        // Straight to each standby (no pooler in DATABASE_READ_URL): the schema as a session option.
+        sessionOptions: schema ? `-c search_path=${schema}` : undefined,
+        onConnect: usePreparedStatements,
+        onDb: (standbyDb) => registerStatementPreparer(standbyDb, (sqlText) => postgresDialect.keepPrepared(sqlText)),
+        primaryConnect: () => hosts.connect(),
+      })
+    : undefined;
   return {
+    reads,
+    writePosition: writePositions(() => hosts.connect()),
     db,
     dialect: postgresDialect,
     schema,
@@ -362,6 +377,7 @@ export function openPostgres(url: string): DbHandle {
     },
     async close() {
       liveness.stop();
+      await reads?.close();
       await db.destroy();
     },
   };

@@ -183,5 +183,40 @@ export interface DbHandle {
   bulkLoad(table: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>): Promise<void>;
   /** Refreshes the planner's statistics of `tables` after a bulk load (`analyze`), as autovacuum would later. */
   analyze(tables: readonly string[]): Promise<void>;
+  /**
+   * PostgreSQL: the primary's WAL position now (`pg_current_wal_lsn()`), at or after every
+   * commit made before the call: a write answer's `x-read-after` (plugins/read-routing.ts).
+   * Concurrent callers share one query that started after each of them called.
+   */
+  writePosition?(): Promise<string>;
+  /** PostgreSQL with DATABASE_READ_URL: the standbys that may serve reads (dialect/postgres-read.ts). */
+  readonly reads?: ReadReplicas;
+  close(): Promise<void>;
+}
+
+/** One standby of DATABASE_READ_URL as /metrics shows it. */
+export interface StandbyStats {
+  /** `host:port`. */
+  readonly name: string;
+  /** Answered the last look, and is still in recovery (a standby). */
+  up: boolean;
+  /** Up and within DATABASE_READ_MAX_LAG_SECONDS: serves reads. */
+  usable: boolean;
+  /** Seconds behind the primary (at most; within the poll interval), undefined when unknown. */
+  lagSeconds: number | undefined;
+  /** Bytes of WAL the primary has and this standby has not replayed, undefined when unknown. */
+  lagBytes: number | undefined;
+}
+
+/** The standbys of DATABASE_READ_URL (dialect/postgres-read.ts). */
+export interface ReadReplicas {
+  readonly standbys: readonly StandbyStats[];
+  /** Resolves after the first look at every standby. */
+  ready(): Promise<void>;
+  /**
+   * A standby fit to serve a read: up, within the lag limit and — given `after`, a WAL position
+   * — one that has replayed it, waited for at most 1 s. Undefined: read on the primary.
+   */
+  choose(after: bigint | undefined): Promise<{ db: Kysely<Database>; name: string } | undefined>;
   close(): Promise<void>;
 }

@@ -15,7 +15,7 @@ export const customerOrderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: OrdersQuery,
         response: { 200: OrdersPage },
       },
-      config: { access: 'store' },
+      config: { access: 'store', reads: 'standby' },
     },
     (request) => listOrders(request.ctx, request.params.store_number, request.query),
   );

@@ -56,7 +56,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: DeliveriesQuery,
         response: { 200: DeliveriesPage },
       },
-      config: { access: 'cross-store' },
+      config: { access: 'cross-store', reads: 'standby' },
     },
     (request) => listDeliveries(request.ctx, request.query, request.principal!),
   );

@@ -30,7 +30,7 @@ export const externalCountingRoutes: FastifyPluginAsyncTypebox = async (app) => 
         querystring: UnresolvedQuery,
         response: { 200: UnresolvedPage },
       },
-      config: { access: 'store' },
+      config: { access: 'store', reads: 'standby' },
     },
     (request) => listUnresolved(request.ctx, request.params.store_number, request.query),
   );

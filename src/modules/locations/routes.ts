@@ -41,7 +41,7 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: LocationsQuery,
         response: { 200: LocationsPage },
       },
-      config: { access: 'store' },
+      config: { access: 'store', reads: 'standby' },
     },
     (request) => listLocations(request.ctx, request.params.store_number, request.query),
   );
@@ -58,7 +58,7 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         headers: LocationProductsHeaders,
         response: { 200: LocationProductsPage },
       },
-      config: { access: 'store' },
+      config: { access: 'store', reads: 'standby' },
     },
     (request) => listProductsAtTaggedLocations(request.ctx, request.params.store_number, request.query),
   );
@@ -74,7 +74,7 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         headers: LocationProductsHeaders,
         response: { 200: LocationProductsPage },
       },
-      config: { access: 'store' },
+      config: { access: 'store', reads: 'standby' },
     },
     (request) => listProductsAtLocation(request.ctx, request.params.store_number, request.params.location_code, request.query),
   );

@@ -17,7 +17,7 @@ export const productListRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: ListsQuery,
         response: { 200: ListsPage },
       },
-      config: { access: 'store' },
+      config: { access: 'store', reads: 'standby' },
     },
     (request) => listLists(request.ctx, request.params.store_number, request.query),
   );

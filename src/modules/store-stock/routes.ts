@@ -35,7 +35,7 @@ export const storeStockRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: SingleProductStockQuery,
         response: { 200: SingleProductStockResponse },
       },
-      config: { access: 'store' },
+      config: { access: 'store', reads: 'standby' },
     },
     async (request, reply) => {
       // The body comes serialized by this route's own response schema (reply.serialize),
@@ -57,7 +57,7 @@ export const storeStockRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: SurroundingStockQuery,
         response: { 200: SurroundingStockList },
       },
-      config: { access: 'store' },
+      config: { access: 'store', reads: 'standby' },
     },
     (request) => surroundingStock(request.ctx, request.params.store_number, request.params.product_number, request.query),
   );

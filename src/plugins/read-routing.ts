@@ -1,0 +1,79 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { AppContext } from '../app-context.js';
+import type { DbHandle } from '../db/dialect/types.js';
+import { parseLsn } from '../db/dialect/postgres-read.js';
+import { validationFailed } from '../shared/errors.js';
+import { hookEachRoute, hookRoutes } from './route-hooks.js';
+
+/** The consistency token: a write answer's WAL position, sent back on a read to see that write. */
+export const READ_AFTER_HEADER = 'x-read-after';
+/** Where a read was served (only with DATABASE_READ_URL): `standby` or `primary`. */
+export const SERVED_BY_HEADER = 'x-served-by';
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
+const methodsOf = (route: RouteOptions) => [route.method].flat();
+
+/** The token a read sent, undefined when none; a malformed one is a 400 naming the header. */
+export function readAfterOf(request: FastifyRequest): bigint | undefined {
+  const value = request.headers[READ_AFTER_HEADER];
+  if (value === undefined) return undefined;
+  const lsn = typeof value === 'string' ? parseLsn(value.trim()) : undefined;
+  if (lsn === undefined) {
+    throw validationFailed(`${READ_AFTER_HEADER} must be a WAL position as a write answer gave it (e.g. 0/16B3748)`, [
+      { path: `headers.${READ_AFTER_HEADER}`, message: 'must be a WAL position (hex/hex)' },
+    ]);
+  }
+  return lsn;
+}
+
+/**
+ * Read scaling (issue 31, docs/operations.md "Read scaling"). PostgreSQL only:
+ * - every 2xx to a write carries `x-read-after`, the primary's WAL position read after the
+ *   commit (registered after idempotency, whose onSend commits a keyed request);
+ * - a GET route marked `config: { reads: 'standby' }` is served by a standby of
+ *   DATABASE_READ_URL that is up and within the lag limit — with a token, one that has
+ *   replayed it (waiting ≤ 1 s) — else by the primary; every other route stays on the primary;
+ * - every GET checks a token it is sent (400 when malformed), and answers `x-served-by` when
+ *   standbys are configured.
+ */
+export function registerReadRouting(app: FastifyInstance, handle: DbHandle): void {
+  if (handle.dialect.name !== 'postgres') return;
+  const writePosition = handle.writePosition?.bind(handle);
+  if (writePosition !== undefined) {
+    hookRoutes(app, 'onSend', (route) => methodsOf(route).some((m) => WRITE_METHODS.has(m)), async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      if (reply.statusCode >= 200 && reply.statusCode < 300) {
+        // The write committed; a primary lost just now leaves the answer without a token, never fails it.
+        const lsn = await writePosition().catch(() => undefined);
+        if (lsn !== undefined) reply.header(READ_AFTER_HEADER, lsn);
+      }
+      return payload;
+    });
+  }
+
+  const reads = handle.reads;
+  const contexts = new Map<unknown, AppContext>();
+  const contextOf = (db: AppContext['db']): AppContext => {
+    let ctx = contexts.get(db);
+    if (ctx === undefined) {
+      ctx = { ...app.ctx, db, handle: { ...app.ctx.handle, db } };
+      contexts.set(db, ctx);
+    }
+    return ctx;
+  };
+  const gets = (route: RouteOptions) => methodsOf(route).includes('GET') && route.url !== '/metrics' && !route.url.startsWith('/console');
+  hookEachRoute(app, 'preHandler', gets, (route) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const after = readAfterOf(request);
+    if (reads === undefined) return;
+    if (route.config?.reads !== 'standby') {
+      reply.header(SERVED_BY_HEADER, 'primary');
+      return;
+    }
+    const standby = await reads.choose(after);
+    if (standby === undefined) {
+      reply.header(SERVED_BY_HEADER, 'primary');
+      return;
+    }
+    request.ctx = contextOf(standby.db);
+    reply.header(SERVED_BY_HEADER, 'standby');
+  });
+}
