@@ -1,6 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { formatLsn, lsnReached, parseLsn } from '../../src/db/dialect/postgres-read.js';
+import type pg from 'pg';
+import { loadConfig } from '../../src/config.js';
+import { createDb } from '../../src/db/connect.js';
+import { formatLsn, lsnReached, parseLsn, writePositions } from '../../src/db/dialect/postgres-read.js';
 import { readAfterOf } from '../../src/plugins/read-routing.js';
 
 // Issue 31 read scaling: the consistency token (`x-read-after`) is a pg_lsn; reads compare
@@ -55,5 +58,67 @@ describe('the x-read-after header', () => {
       expect((caught as Error).message).toContain('x-read-after');
     }
     expect(() => readAfterOf(request(['0/1', '0/2']))).toThrow(/x-read-after/);
+  });
+});
+
+describe('write positions for x-read-after', () => {
+  /** A fake pool connection whose query answers when the test says, counting the questions. */
+  function fakePool() {
+    const asked: Array<(lsn: string) => void> = [];
+    const connect = async () =>
+      ({
+        query: () => new Promise((resolve) => asked.push((lsn) => resolve({ rows: [{ lsn }] }))),
+        release: () => undefined,
+      }) as unknown as pg.PoolClient;
+    return { asked, connect };
+  }
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it('callers before a question starts share it; a caller while it runs gets the next one, which starts after it', async () => {
+    const { asked, connect } = fakePool();
+    const position = writePositions(connect);
+    const first = [position(), position()];
+    await tick();
+    expect(asked).toHaveLength(1);
+    // Asked while the first question runs: its commit may be after that question began.
+    const second = [position(), position()];
+    await tick();
+    expect(asked).toHaveLength(1);
+    asked[0]!('0/10');
+    expect(await Promise.all(first)).toEqual(['0/10', '0/10']);
+    await tick();
+    expect(asked).toHaveLength(2);
+    asked[1]!('0/20');
+    expect(await Promise.all(second)).toEqual(['0/20', '0/20']);
+  });
+
+  it('a failed question fails its callers only', async () => {
+    let fail = true;
+    const position = writePositions(async () =>
+      ({
+        query: async () => {
+          if (fail) throw new Error('Connection terminated');
+          return { rows: [{ lsn: '0/30' }] };
+        },
+        release: () => undefined,
+      }) as unknown as pg.PoolClient);
+    await expect(position()).rejects.toThrow(/terminated/);
+    fail = false;
+    expect(await position()).toBe('0/30');
+  });
+});
+
+describe('DATABASE_READ_URL settings', () => {
+  it('are read from the environment, with a 5 s lag limit by default', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db1/x' })).toMatchObject({ databaseReadUrl: undefined, databaseReadMaxLagSeconds: 5 });
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db1/x', DATABASE_READ_URL: 'postgres://u@db2,db3/x', DATABASE_READ_MAX_LAG_SECONDS: '2.5' })).toMatchObject({
+      databaseReadUrl: 'postgres://u@db2,db3/x',
+      databaseReadMaxLagSeconds: 2.5,
+    });
+    expect(() => loadConfig({ DATABASE_READ_MAX_LAG_SECONDS: '0' })).toThrow(/DATABASE_READ_MAX_LAG_SECONDS/);
+  });
+
+  it('need a PostgreSQL DATABASE_URL', () => {
+    expect(() => createDb('sqlite::memory:', { readUrl: 'postgres://u@db2/x' })).toThrow(/DATABASE_READ_URL needs a PostgreSQL DATABASE_URL/);
   });
 });
