@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API, buildTestApp, type TestApp } from '../helpers/build.js';
+import { DIALECTS } from '../helpers/dialects.js';
+import { productInput, storeInput } from '../helpers/factories.js';
+
+// Issue 31 read scaling without DATABASE_READ_URL: on PostgreSQL every 2xx write answers
+// `x-read-after` and a GET checks a token it is sent (400 when malformed), all on the primary;
+// SQLite has no WAL position to give and ignores the header. No `x-served-by` without standbys.
+
+for (const dialect of DIALECTS) {
+  describe(`x-read-after without standbys (${dialect.name})`, () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await buildTestApp(dialect);
+    });
+    afterAll(async () => {
+      await t.close();
+      await dialect.cleanup();
+    });
+
+    it(dialect.name === 'postgres' ? 'a write answers a WAL position; a read checks the one it is sent' : 'no token on SQLite', async () => {
+      const write = await t.post(`${API}/stores`, { stores: [storeInput('H1')] });
+      expect(write.statusCode).toBe(200);
+      expect((await t.post(`${API}/products`, { products: [productInput('H-1')] })).statusCode).toBe(200);
+      const url = `${API}/stores/H1/products/H-1/stock`;
+      const plain = await t.get(url);
+      expect(plain.statusCode).toBe(200);
+      expect(plain.headers['x-served-by']).toBeUndefined();
+      if (dialect.name === 'sqlite') {
+        expect(write.headers['x-read-after']).toBeUndefined();
+        return;
+      }
+      const token = String(write.headers['x-read-after']);
+      expect(token).toMatch(/^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/);
+      const read = await t.request({ method: 'GET', url, headers: { 'x-read-after': token } });
+      expect(read.statusCode).toBe(200);
+      const bad = await t.request({ method: 'GET', url, headers: { 'x-read-after': 'latest' } });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ path: 'headers.x-read-after' }] });
+      // A refused write carries none.
+      const refused = await t.post(`${API}/stores`, { stores: [{}] });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.headers['x-read-after']).toBeUndefined();
+    });
+  });
+}
