@@ -28,8 +28,9 @@ export function readAfterOf(request: FastifyRequest): bigint | undefined {
 
 /**
  * Read scaling (issue 31, docs/operations.md "Read scaling"). PostgreSQL only:
- * - every 2xx to a write carries `x-read-after`, the primary's WAL position read after the
- *   commit (registered after idempotency, whose onSend commits a keyed request);
+ * - with standbys (DATABASE_READ_URL), every 2xx to a write carries `x-read-after`, the
+ *   primary's WAL position read after the commit (registered after idempotency, whose onSend
+ *   commits a keyed request);
  * - a GET route marked `config: { reads: 'standby' }` is served by a standby of
  *   DATABASE_READ_URL that is up and within the lag limit — with a token, one that has
  *   replayed it (waiting ≤ 1 s) — else by the primary; every other route stays on the primary;
@@ -39,7 +40,9 @@ export function readAfterOf(request: FastifyRequest): bigint | undefined {
 export function registerReadRouting(app: FastifyInstance, handle: DbHandle): void {
   if (handle.dialect.name !== 'postgres') return;
   const writePosition = handle.writePosition?.bind(handle);
-  if (writePosition !== undefined) {
+  // Only where standbys serve reads: without them a token buys nothing, and its query would
+  // cost every write (docs/operations.md "Read scaling": every process gets the same settings).
+  if (writePosition !== undefined && handle.reads !== undefined) {
     hookRoutes(app, 'onSend', (route) => methodsOf(route).some((m) => WRITE_METHODS.has(m)), async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       if (reply.statusCode >= 200 && reply.statusCode < 300) {
         // The write committed; a primary lost just now leaves the answer without a token, never fails it.
