@@ -29,7 +29,7 @@ import { productInput, storeInput } from '../test/helpers/factories.js';
 import { sharedDatabaseConfig, startServer, type ServerProcess } from '../test/helpers/server-process.js';
 import { describeDrill, runDrill } from '../test/faults/failover-drill.js';
 import { createReplicatedPair, replicatedPairUnavailableReason, type ReplicatedPair, type SynchronousCommit } from '../test/faults/pg-pair.js';
-import { postStock } from '../test/faults/stock-posts.js';
+import { median, percentile, runWriteLoad } from './write-load.js';
 
 const FIRST_WRITE_WITHIN_MILLIS = 10_000;
 const LEVELS: SynchronousCommit[] = ['on', 'remote_apply', 'remote_write', 'local', 'off'];
@@ -100,37 +100,9 @@ const BENCH_TOKEN = 'drill-bench-admin-token';
 const BENCH_STORES = Array.from({ length: 8 }, (_, i) => `B${i + 1}`);
 const BENCH_PRODUCTS = Array.from({ length: 200 }, (_, i) => `BP-${i + 1}`);
 
-const median = (xs: readonly number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : sorted[Math.floor((sorted.length - 1) / 2)]!;
-};
-const percentile = (xs: readonly number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-};
-
 /** 8 clients, client i posting `lines`-entry requests to store i for `seconds`: entries/s and commits/s over the time to the last answer. */
-async function writeLoop(baseUrl: string, lines: number, seconds: number, tag: string) {
-  const startedAt = Date.now();
-  const until = startedAt + seconds * 1000;
-  const latencies: number[] = [];
-  let entries = 0;
-  let failures = 0;
-  let n = 0;
-  await Promise.all(
-    BENCH_STORES.map(async (store) => {
-      while (Date.now() < until) {
-        const outcome = await postStock(baseUrl, { token: BENCH_TOKEN, store, reference: `${tag}-${n++}`, products: BENCH_PRODUCTS, lines, timeoutMillis: 30_000 });
-        if (outcome.status === 200) {
-          entries += lines;
-          latencies.push(outcome.endedAt - outcome.startedAt);
-        } else failures++;
-      }
-    }),
-  );
-  const elapsed = (Date.now() - startedAt) / 1000;
-  return { entriesPerSecond: entries / elapsed, commitsPerSecond: latencies.length / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), failures };
-}
+const writeLoop = (baseUrl: string, lines: number, seconds: number, tag: string) =>
+  runWriteLoad({ token: BENCH_TOKEN, stores: BENCH_STORES, products: BENCH_PRODUCTS, baseUrlOf: () => baseUrl, lines, seconds, tag });
 
 /** The database's side alone: 8 pg connections of their own committing one-row inserts for `seconds` (each commit waits as synchronous_commit says). */
 async function rawCommitLoop(url: string, seconds: number) {

@@ -17,7 +17,7 @@ import { buildApp } from '../src/app.js';
 import { productInput, storeInput } from '../test/helpers/factories.js';
 import { sharedDatabaseConfig, startServer, type ServerProcess } from '../test/helpers/server-process.js';
 import { pgbouncerUnavailableReason, startPgbouncer, type OwnPgbouncer } from '../test/faults/pgbouncer.js';
-import { postStock } from '../test/faults/stock-posts.js';
+import { median, runWriteLoad } from './write-load.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,38 +33,9 @@ const STORES = Array.from({ length: 8 }, (_, i) => `PB${i + 1}`);
 const PRODUCTS = Array.from({ length: 200 }, (_, i) => `PBP-${i + 1}`);
 const log = (line: string) => console.error(`[pgbouncer-bench] ${line}`);
 
-const median = (xs: readonly number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : sorted[Math.floor((sorted.length - 1) / 2)]!;
-};
-const percentile = (xs: readonly number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-};
-
 /** 8 clients, client i posting `lines`-entry requests to store i on `servers[i % servers.length]` for `seconds`. */
-async function writeLoop(servers: readonly ServerProcess[], lines: number, tag: string) {
-  const startedAt = Date.now();
-  const until = startedAt + seconds * 1000;
-  const latencies: number[] = [];
-  let entries = 0;
-  let failures = 0;
-  let n = 0;
-  await Promise.all(
-    STORES.map(async (store, i) => {
-      const baseUrl = servers[i % servers.length]!.baseUrl;
-      while (Date.now() < until) {
-        const outcome = await postStock(baseUrl, { token: TOKEN, store, reference: `${tag}-${n++}`, products: PRODUCTS, lines, timeoutMillis: 30_000 });
-        if (outcome.status === 200) {
-          entries += lines;
-          latencies.push(outcome.endedAt - outcome.startedAt);
-        } else failures++;
-      }
-    }),
-  );
-  const elapsed = (Date.now() - startedAt) / 1000;
-  return { entriesPerSecond: entries / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), failures };
-}
+const writeLoop = (servers: readonly ServerProcess[], lines: number, tag: string) =>
+  runWriteLoad({ token: TOKEN, stores: STORES, products: PRODUCTS, baseUrlOf: (i) => servers[i % servers.length]!.baseUrl, lines, seconds, tag });
 
 const reason = pgbouncerUnavailableReason();
 if (reason !== undefined) {
