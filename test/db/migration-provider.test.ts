@@ -48,6 +48,7 @@ const MIGRATION_NAMES = [
   '2026-11-29T0025_ledger_by_month',
   '2026-11-29T0026_ledger_archive',
   '2026-11-29T0027_change_feed',
+  '2026-12-07T0028_store_move_events',
 ];
 
 /** A Kysely that compiles SQLite SQL and records every statement instead of running it. */
@@ -237,7 +238,7 @@ for (const dialect of DIALECTS) {
       await migrateToLatest(handle);
       const before = await schemaOf(handle);
       const migrations = await migrationProviderFor(handle.dialect.name).getMigrations();
-      const latest = MIGRATION_NAMES.slice(-11); // 0017 … 0027: each differs by dialect, up and down
+      const latest = MIGRATION_NAMES.slice(-12); // 0017 … 0028: each differs by dialect, up and down
       for (const name of [...latest].reverse()) await migrations[name]!.down!(handle.db);
       const down = await schemaOf(handle);
       expect(down).not.toEqual(before);

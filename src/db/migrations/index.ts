@@ -24,6 +24,7 @@ import * as stockLogReviewPartial from './2026-11-28T0023_stock_log_review_parti
 import * as stockLogHoursHashJoin from './2026-11-28T0024_stock_log_hours_hash_join.js';
 import * as ledgerByMonth from './2026-11-29T0025_ledger_by_month.js';
 import * as changeFeed from './2026-11-29T0027_change_feed.js';
+import * as storeMoveEvents from './2026-12-07T0028_store_move_events.js';
 import * as ledgerArchive from './2026-11-29T0026_ledger_archive.js';
 
 /**
@@ -56,6 +57,7 @@ const migrations: Record<string, DialectMigration> = {
   '2026-11-29T0025_ledger_by_month': ledgerByMonth,
   '2026-11-29T0026_ledger_archive': ledgerArchive,
   '2026-11-29T0027_change_feed': changeFeed,
+  '2026-12-07T0028_store_move_events': storeMoveEvents,
 };
 
 /** The migrations for a database of `dialect` (the handle's `dialect.name`), each handed that dialect. */
