@@ -46,7 +46,7 @@ function parseRole(value: string) {
 
 function parseMoment(value: string) {
   const at = parseDateTime(value);
-  if (at === undefined) throw new InvalidArgumentError('must be an ISO 8601 date-time with Z or an offset');
+  if (at === undefined) throw new InvalidArgumentError('must be an ISO 8601 date-time (Z, an offset, or neither for UTC)');
   return at;
 }
 

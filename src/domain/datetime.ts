@@ -1,7 +1,9 @@
 /**
- * Strict ISO 8601 date-times (PRODUCT §3): a calendar date, a time, and `Z` or an
- * offset. No zone, week dates, or impossible dates (Feb 30) are refused rather than
- * guessed. Stored as epoch milliseconds, emitted as `YYYY-MM-DDTHH:mm:ss.sssZ`.
+ * Strict ISO 8601 date-times (PRODUCT §3): a calendar date, a time, and `Z`, an offset or
+ * neither — a value without a zone is read as UTC (the hosted service emits, and its
+ * clients such as tap-colleqtive send back, `2026-06-15T06:30:24.557`). Week dates, a date
+ * without a time and impossible dates (Feb 30) are refused rather than guessed. Stored as
+ * epoch milliseconds, emitted as `YYYY-MM-DDTHH:mm:ss.sssZ` (always with its `Z`).
  */
 
 /**
@@ -21,7 +23,7 @@ export const MAX_DATE_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 export const EVENT_TIME_TOLERANCE_MS = 5 * 60_000;
 
 const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?([Zz]|([+-])(\d{2}):?(\d{2}))$/;
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?([Zz]|([+-])(\d{2}):?(\d{2}))?$/;
 
 export function parseDateTime(text: string): number | undefined {
   const m = ISO_DATE_TIME.exec(text);

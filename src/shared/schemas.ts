@@ -53,12 +53,17 @@ export const Money = (options: { minimum?: number; description?: string } = {}) 
 export const Num = (options: { minimum?: number; maximum?: number; description?: string } = {}) =>
   Type.Number({ minimum: -MAX_DECIMAL_MAGNITUDE, maximum: MAX_DECIMAL_MAGNITUDE, ...options });
 
+/** What the OpenAPI document says of every date-time (`format: date-time` alone implies RFC 3339's required offset). */
+const DATE_TIME_TEXT = 'ISO 8601; without Z or an offset it is read as UTC; emitted as YYYY-MM-DDTHH:mm:ss.sssZ';
+const withDateTimeText = (description: string | undefined) => (description ? `${description}. ${DATE_TIME_TEXT}` : DATE_TIME_TEXT);
+
 /**
- * A date-time (PRODUCT §3): ISO 8601 with `Z` or an offset, within 0001-01-01 … 9999-12-31
- * once in UTC — the strict `date-time` format (domain/datetime.ts parseDateTime) refuses the rest.
+ * A date-time (PRODUCT §3): ISO 8601 with `Z`, an offset, or neither (then read as UTC:
+ * `2026-06-15T06:30:24.557`), within 0001-01-01 … 9999-12-31 once in UTC — the strict
+ * `date-time` format (domain/datetime.ts parseDateTime) refuses the rest. Emitted with `Z`.
  */
 export const DateTime = (options: StringOptions = {}) =>
-  Type.String({ format: 'date-time', maxLength: 40, ...options });
+  Type.String({ format: 'date-time', maxLength: 40, ...options, description: withDateTimeText(options.description) });
 
 /** Marks a date-time that names the moment an event happened (see EventDateTime). */
 export const EVENT_TIME = 'eventTime';
@@ -77,7 +82,7 @@ export const EventDateTime = (options: StringOptions = {}) =>
     maxLength: 40,
     ...options,
     [EVENT_TIME]: true,
-    description: `${options.description ? `${options.description}. ` : ''}An event time: at most 5 minutes after the server's clock`,
+    description: `${withDateTimeText(options.description)}. An event time: at most 5 minutes after the server's clock`,
   });
 
 /** Stock pool numbers 1 to 10 (interface §1). */

@@ -18,7 +18,7 @@ const iso = (text: string) => {
   return parsed === undefined ? undefined : formatDateTime(parsed);
 };
 
-describe('parseDateTime: strict ISO 8601 with a zone (PRODUCT §3)', () => {
+describe('parseDateTime: strict ISO 8601, zone-less read as UTC (PRODUCT §3)', () => {
   it('accepts Z and reads it as UTC', () => {
     expect(parseDateTime('2024-03-01T10:15:30Z')).toBe(utc('2024-03-01T10:15:30.000Z'));
     expect(iso('2024-03-01t10:15:30z')).toBe('2024-03-01T10:15:30.000Z');
@@ -68,10 +68,23 @@ describe('parseDateTime: strict ISO 8601 with a zone (PRODUCT §3)', () => {
     expect(parseDateTime('2024-01-01T10:00:00+05:60')).toBeUndefined();
   });
 
-  it('refuses a missing zone and anything that is not a full date-time', () => {
+  it('reads a date-time without a zone as UTC (issue 41: tap-colleqtive sends 2026-06-15T06:30:24.557)', () => {
+    expect(iso('2026-06-15T06:30:24.557')).toBe('2026-06-15T06:30:24.557Z');
+    expect(parseDateTime('2026-06-15T06:30:24.557')).toBe(parseDateTime('2026-06-15T06:30:24.557Z'));
+    expect(iso('2024-01-01T10:00:00')).toBe('2024-01-01T10:00:00.000Z');
+    expect(iso('2024-01-01T10:00')).toBe('2024-01-01T10:00:00.000Z');
+    expect(iso('2024-01-01t10:00:00,5')).toBe('2024-01-01T10:00:00.500Z');
+    expect(iso('2024-01-01T10:00:00.123456')).toBe('2024-01-01T10:00:00.123Z');
+    expect(iso('0001-01-01T00:00:00')).toBe('0001-01-01T00:00:00.000Z');
+    expect(iso('9999-12-31T23:59:59.999')).toBe('9999-12-31T23:59:59.999Z');
+    // Still refused without a zone: what is refused with one.
+    for (const text of ['2024-02-30T10:00:00', '2023-02-29T00:00:00', '2024-01-01T24:00:00', '2024-01-01T10:60:00', '0000-12-31T23:59:59.999', '10000-01-01T00:00:00', '2024-01-01T10', '2024-01-01T10:00:00.', '2024-01-01T10:00:00-05', '2024-01-01T10:00:00+5:30']) {
+      expect(parseDateTime(text), text).toBeUndefined();
+    }
+  });
+
+  it('refuses anything that is not a full date-time (a date alone included)', () => {
     for (const text of [
-      '2024-01-01T10:00:00',
-      '2024-01-01T10:00:00.000',
       '2024-01-01',
       '2024-01-01Z',
       'yesterday',
@@ -205,6 +218,15 @@ describe('date-time properties', () => {
     fc.assert(
       fc.property(instantArb, fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 }), (instant, offset) => {
         expect(parseDateTime(withOffset(instant, offset))).toBe(instant.getTime());
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('an instant written without its Z parses to that instant (zone-less is UTC)', () => {
+    fc.assert(
+      fc.property(instantArb, (instant) => {
+        expect(parseDateTime(formatDateTime(instant.getTime()).slice(0, -1))).toBe(instant.getTime());
       }),
       { numRuns: 1000 },
     );
