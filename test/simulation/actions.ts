@@ -80,6 +80,8 @@ export type Action =
   | { kind: 'unresolved'; who: TokenName; store: number }
   | { kind: 'currentToken'; who: TokenName }
   | { kind: 'storeFlush'; drop: number }
+  /** A price re-sent with another store_number (null: chain-wide): the store it left must be told (issue 40). */
+  | { kind: 'priceMove'; who: TokenName; price: number; store: StorePick | null }
   | { kind: 'storeRestore' };
 
 const weighted = <T>(...pairs: Array<[number, fc.Arbitrary<T>]>) => fc.oneof(...pairs.map(([weight, arbitrary]) => ({ weight, arbitrary })));
@@ -225,6 +227,16 @@ export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
   [1, fc.record({ kind: fc.constant('unresolved' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }) })],
   [1, fc.record({ kind: fc.constant('currentToken' as const), who: whoArb })],
   [1, fc.record({ kind: fc.constant('storeFlush' as const), drop: fc.nat({ max: STORES.length - 1 }) })],
+  [
+    4,
+    fc.record({
+      kind: fc.constant('priceMove' as const),
+      // Master writes: mostly tokens that may make them, a store token now and then (403).
+      who: fc.constantFrom<TokenName>('admin', 'integration', 'integration', 'integration', 'storeS1'),
+      price: fc.nat({ max: 1 }),
+      store: weighted<StorePick | null>([6, storeArb], [2, fc.constant(null)]),
+    }),
+  ],
   [1, fc.constant({ kind: 'storeRestore' as const })],
   [1, fc.record({ kind: fc.constant('deleteProduct' as const), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
   [1, fc.record({ kind: fc.constant('restoreProduct' as const), product: fc.nat({ max: PRODUCTS.length - 1 }) })],

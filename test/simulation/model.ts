@@ -102,6 +102,8 @@ export class ChainModel {
   productLists: ProductList[] = [];
   /** Store products (store|product) sent through POST/PUT storeproducts, always with the same fields. */
   storeProductsSent = new Set<string>();
+  /** Price records by price_id and the store each applies to (null: chain-wide); a re-send may move one (issue 40). */
+  prices = new Map<string, StoreNo | null>();
   /** Counting lines kept unresolved, per store (a barcode of no live product). */
   unresolved = new Map<string, number>();
   revokedTokens = new Set<TokenName>();
@@ -122,6 +124,7 @@ export class ChainModel {
     copy.locationPools = new Map(this.locationPools);
     copy.unresolved = new Map(this.unresolved);
     copy.storeProductsSent = new Set(this.storeProductsSent);
+    copy.prices = new Map(this.prices);
     copy.onBook = undefined;
     return copy;
   }

@@ -5,6 +5,7 @@ import { verifyAll } from '../../src/verify.js';
 import type { Action } from './actions.js';
 import { LOCATIONS, DEFAULT_POOL, PRODUCTS, STORES, TOKEN_ROLES, TOKEN_STORES, TOKENS, type TokenName } from './chain.js';
 import { ChainModel } from './model.js';
+import { FeedMirrors } from './feeds.js';
 import { API, planStep, productRecord, REASON_RECORDS, storeRecord, type Plan, type SequenceContext } from './steps.js';
 
 /**
@@ -61,6 +62,8 @@ export async function runSequence(app: FastifyInstance, actions: readonly Action
 
   await setUpChain(send, fail);
   const model = new ChainModel();
+  // Store tokens' feeds against the model (issue 40: a record that moves tells the store it left).
+  const feeds = await FeedMirrors.start(app, run);
   const context: SequenceContext = { deliveries: 0, orders: 0, step: 0 };
 
   for (const action of actions) {
@@ -91,7 +94,14 @@ export async function runSequence(app: FastifyInstance, actions: readonly Action
     if (answer.status < 300) plan.commit?.(model, answer);
     if (keyed && answer.status < 500 && ![401, 403, 409, 429].includes(answer.status)) context.lastKeyed = { plan, status: answer.status, body: answer.raw };
     await compareBalances(app, model, fail, context.step);
+    if (action.kind === 'priceMove' && answer.status < 300) {
+      const moved = await feeds.check(model);
+      if (moved) fail(`step ${context.step}: ${moved}`);
+    }
   }
+
+  const mirrored = await feeds.check(model);
+  if (mirrored) fail(`after the sequence: ${mirrored}`);
 
   const violations = await verifyAll(app.ctx.handle);
   if (violations.length > 0) fail(`verify after the sequence: ${JSON.stringify(violations.slice(0, 5))}`);

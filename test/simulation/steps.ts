@@ -6,6 +6,7 @@ import { planClear, planOrderCreate, planOrderStatus, planPick, planReject } fro
 import type { Plan, SequenceContext } from './plans/plan.js';
 import { planCurrentToken, planList, planLocationProducts, planLocations, planOrdersList, planRead, planReceipts, planSurrounding, planUnresolved } from './plans/reads.js';
 import { planExternalCount, planLog, planMove, planReview } from './plans/stock.js';
+import { planPriceMove } from './plans/moves.js';
 
 export { API, type Plan, type SequenceContext } from './plans/plan.js';
 export { productRecord, REASON_RECORDS, storeRecord } from './plans/records.js';
@@ -77,6 +78,8 @@ export function planStep(model: ChainModel, action: Action, context: SequenceCon
       return planUnresolved(model, action);
     case 'currentToken':
       return planCurrentToken(model, action);
+    case 'priceMove':
+      return planPriceMove(model, action);
     case 'deleteProduct':
     case 'restoreProduct':
     case 'reasonFlush':

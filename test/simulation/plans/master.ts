@@ -162,10 +162,14 @@ export function planMasterWrite(model: ChainModel, action: Extract<Action, { kin
   const request = requests[action.which];
   // A price or discount of a deleted product names no live product.
   const namesProduct = action.which === 'prices' || action.which === 'discounts' || action.which === 'freefields';
+  // A chain-wide price sent again as it is writes nothing, so it keeps a product deleted since (shared/held-references.ts).
+  const unchangedPrice = action.which === 'prices' && model.prices.has(`${product}-1`);
   return {
     label: `${action.which} by ${action.who}${namesProduct ? ` for ${product}` : ''}`,
     request: { ...request, who: action.who },
-    expect: [firstOf(model.routeRefusal(action.who, true, undefined, true), namesProduct && !model.isLiveProduct(product) && 422) ?? 200],
+    expect: [firstOf(model.routeRefusal(action.who, true, undefined, true), namesProduct && !unchangedPrice && !model.isLiveProduct(product) && 422) ?? 200],
+    // The feed mirrors (feeds.ts) know every price record: this one is chain-wide.
+    commit: action.which === 'prices' ? (m) => void m.prices.set(`${product}-1`, null) : undefined,
   };
 }
 
