@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest, RouteOptions } from 'fastify';
+import { parseDateTime } from '../domain/datetime.js';
+import { NULL_MEANS_ABSENT } from '../shared/schemas.js';
 
 /**
  * What a write request means, as one hash (PRODUCT §3 Idempotency: "the same request is
@@ -13,7 +15,11 @@ import type { FastifyRequest, RouteOptions } from 'fastify';
  *   the order they were sent in does not count;
  * - the body as canonical JSON of what the route's body schema declares: key order,
  *   whitespace, number and escape spelling do not count, nor do unknown fields (ignored by
- *   the API, PRODUCT §3). Strings are compared as validated, e.g. a date-time's text.
+ *   the API, PRODUCT §3). Strings are compared as validated (a TextId sent as a JSON integer
+ *   is its decimal text by then), except date-times (`format: 'date-time'`), which are written
+ *   as their instant: `…T19:56:37.000Z`, `…T19:56:37Z`, `…T20:56:37+01:00` and the zone-less
+ *   `…T19:56:37` are one meaning (issue 40 item 1). What is deliberately not one meaning:
+ *   docs/decisions.md "Idempotency: the same request".
  * The writers are made once per route from its schema; a body is walked once, in the
  * schema's (sorted) property order, so no object's keys are sorted per request.
  */
@@ -73,6 +79,8 @@ class Sink {
 
 type Schema = {
   type?: unknown;
+  format?: unknown;
+  [NULL_MEANS_ABSENT]?: unknown;
   properties?: Record<string, Schema>;
   items?: Schema | Schema[];
   anyOf?: Schema[];
@@ -106,7 +114,17 @@ function compile(node: Schema | undefined): Write {
   if (properties !== undefined) return objectWriter(properties, openValues(node));
   if (node.items !== undefined && !Array.isArray(node.items)) return arrayWriter(compile(node.items));
   if (node.type === 'array') return arrayWriter(generic);
-  return scalar;
+  return node.format === 'date-time' ? instant : scalar;
+}
+
+/**
+ * A date-time by its instant (PRODUCT §3: a date-time means its instant), unquoted so it
+ * cannot be taken for a string. Text that is no date-time (never, after validation) stays text.
+ */
+function instant(value: unknown, out: Sink): void {
+  const at = typeof value === 'string' ? parseDateTime(value) : undefined;
+  if (at === undefined) scalar(value, out);
+  else out.write(`@${at}`);
 }
 
 /** The properties of several schemas of one object (allOf members, union branches), first declaration first. */
@@ -133,13 +151,17 @@ function unionWriter(node: Schema, branches: readonly Schema[]): Write {
   const arrayBranch = branches.find((b) => b.items !== undefined || b.type === 'array');
   const object = objectBranches.length === 0 ? generic : objectWriter(mergedProperties([node, ...objectBranches])!, undefined);
   const array = arrayBranch === undefined ? generic : compile(arrayBranch);
-  return (value, out) => (Array.isArray(value) ? array(value, out) : isPlainObject(value) ? object(value, out) : generic(value, out));
+  // A date-time or null (or a date-time among other scalars): its strings by their instant.
+  const other = branches.some((b) => b.format === 'date-time') ? instant : generic;
+  return (value, out) => (Array.isArray(value) ? array(value, out) : isPlainObject(value) ? object(value, out) : other(value, out));
 }
 
 function objectWriter(properties: Record<string, Schema>, open: Schema | undefined): Write {
   const names = Object.keys(properties).sort();
   const keys = names.map((name) => `${JSON.stringify(name)}:`);
   const writers = names.map((name) => compile(properties[name]));
+  // A null the API reads as the field left out (shared/schemas.ts NULL_MEANS_ABSENT) is written as left out.
+  const nullIsAbsent = names.map((name) => properties[name]?.[NULL_MEANS_ABSENT] === true);
   if (open !== undefined) {
     // A map: every key counts, in sorted order.
     const values = compile(open);
@@ -164,7 +186,7 @@ function objectWriter(properties: Record<string, Schema>, open: Schema | undefin
     out.write('{');
     for (let i = 0; i < names.length; i++) {
       const item = value[names[i]!];
-      if (item === undefined) continue;
+      if (item === undefined || (item === null && nullIsAbsent[i])) continue;
       out.write(first ? keys[i]! : `,${keys[i]!}`);
       writers[i]!(item, out);
       first = false;

@@ -65,6 +65,14 @@ const withDateTimeText = (description: string | undefined) => (description ? `${
 export const DateTime = (options: StringOptions = {}) =>
   Type.String({ format: 'date-time', maxLength: 40, ...options, description: withDateTimeText(options.description) });
 
+/**
+ * Marks an optional field that takes `null` where the API reads `null` exactly as the field
+ * left out (webhook filters: "null or absent: every type"). The idempotency hash then counts
+ * the two as one request (plugins/request-meaning.ts); where `null` means something of its
+ * own (a store product's field: null clears, absent keeps) the field is not marked.
+ */
+export const NULL_MEANS_ABSENT = 'x-null-means-absent';
+
 /** Marks a date-time that names the moment an event happened (see EventDateTime). */
 export const EVENT_TIME = 'eventTime';
 

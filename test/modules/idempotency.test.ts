@@ -213,7 +213,8 @@ for (const dialect of DIALECTS) {
       );
 
     beforeAll(async () => {
-      t = await buildTestApp(dialect);
+      // Private webhook URLs allowed: the webhook case subscribes a loopback URL nobody serves.
+      t = await buildTestApp(dialect, { webhooksAllowPrivate: true });
       expect((await t.post(`${API}/stores`, { stores: [storeInput(STORE)] })).statusCode).toBe(200);
     });
     afterAll(async () => {
@@ -276,6 +277,79 @@ for (const dialect of DIALECTS) {
         expect(other.json(), url).toMatchObject({ code: 'CONFLICT' });
       }
       expect(await logCount(p)).toBe(1);
+    });
+
+    // Issue 40 item 1: a date-time means its instant (PRODUCT §3), however it is spelt.
+    const at = (product: string, modification_datetime: string, extra: Record<string, unknown> = {}) => ({
+      storeproductlog: [{ product_number: product, quantity: 2, customer_order_line_number: 0, modification_datetime, ...extra }],
+    });
+
+    it('the same instant spelt with Z, .000Z, an offset, without a zone or in lower case: replayed, booked once', async () => {
+      const p = await newProduct();
+      const key = `idem-instant-${dialect.name}`;
+      const first = await post(logsUrl(STORE, ''), key, at(p, '2026-01-10T19:56:37.000Z', { scanned_datetime: '2026-01-10T19:56:30Z' }));
+      expect(first.statusCode, first.body).toBe(200);
+      for (const [spelt, scanned] of [
+        ['2026-01-10T19:56:37Z', '2026-01-10T19:56:30.000Z'],
+        ['2026-01-10T20:56:37.000+01:00', '2026-01-10T20:56:30+01:00'],
+        ['2026-01-10T14:56:37-0500', '2026-01-10T19:56:30.000-00:00'],
+        ['2026-01-10T19:56:37', '2026-01-10T19:56:30'],
+        ['2026-01-10T19:56:37.000', '2026-01-10t19:56:30z'],
+        ['2026-01-10T19:56:37.000999Z', '2026-01-10T19:56:30,0Z'],
+      ]) {
+        const again = await post(logsUrl(STORE, ''), key, at(p, spelt!, { scanned_datetime: scanned }));
+        expect(again.statusCode, spelt).toBe(200);
+        expect(again.headers['idempotent-replayed'], spelt).toBe('true');
+        expect(again.body, spelt).toBe(first.body);
+      }
+      expect(await logCount(p)).toBe(1);
+      // Another instant, by one millisecond or by a zone read the other way, is another request.
+      for (const [spelt, scanned] of [
+        ['2026-01-10T19:56:37.001Z', '2026-01-10T19:56:30Z'],
+        ['2026-01-10T19:56:37+01:00', '2026-01-10T19:56:30Z'],
+        ['2026-01-10T19:56:37Z', '2026-01-10T19:56:31Z'],
+      ]) {
+        const other = await post(logsUrl(STORE, ''), key, at(p, spelt!, { scanned_datetime: scanned }));
+        expect(other.statusCode, spelt).toBe(409);
+      }
+      expect(await logCount(p)).toBe(1);
+    });
+
+    it('a flag left out is its default (is_counted_quantity=false), a product number sent as a JSON integer is its text: replayed', async () => {
+      const product = `${900_000 + (++counter)}`;
+      expect((await t.post(`${API}/products`, { products: [productInput(product)] })).statusCode).toBe(200);
+      const key = `idem-defaults-${dialect.name}`;
+      const first = await post(logsUrl(STORE, '?is_counted_quantity=false'), key, at(product, '2026-01-10T10:00:00Z'));
+      expect(first.statusCode, first.body).toBe(200);
+      for (const [query, body] of [
+        ['', at(product, '2026-01-10T10:00:00Z')],
+        ['?is_from_receipt=false', at(product, '2026-01-10T10:00:00Z')],
+        ['', { storeproductlog: [{ product_number: Number(product), quantity: 2.0, customer_order_line_number: 0, modification_datetime: '2026-01-10T10:00:00' }] }],
+      ] as const) {
+        const again = await post(logsUrl(STORE, query), key, body);
+        expect(again.statusCode, query).toBe(200);
+        expect(again.headers['idempotent-replayed'], query).toBe('true');
+      }
+      // A product number is a code: another spelling of its digits is another product.
+      expect((await post(logsUrl(STORE, ''), key, at(`0${product}`, '2026-01-10T10:00:00Z'))).statusCode).toBe(409);
+      expect((await post(logsUrl(STORE, '?is_counted_quantity=true'), key, at(product, '2026-01-10T10:00:00Z'))).statusCode).toBe(409);
+      expect(await logCount(product)).toBe(1);
+    });
+
+    it('a webhook filter sent as null is the filter left out (the API reads them alike): replayed, one subscription', async () => {
+      const url = 'http://127.0.0.1:9/idempotent-hook';
+      const key = `idem-null-${dialect.name}`;
+      const hook = (payload: unknown) => post(`${API}/webhooks`, key, payload);
+      const first = await hook({ url, types: null, stores: null });
+      expect(first.statusCode, first.body).toBe(201);
+      for (const payload of [{ url }, { url, types: null }, { url, stores: null }]) {
+        const again = await hook(payload);
+        expect(again.statusCode, JSON.stringify(payload)).toBe(201);
+        expect(again.headers['idempotent-replayed'], JSON.stringify(payload)).toBe('true');
+      }
+      expect((await hook({ url, types: ['store.deleted'] })).statusCode).toBe(409);
+      const made = (await t.get(`${API}/webhooks`)).json().webhooks.filter((w: { url: string }) => w.url === url);
+      expect(made).toHaveLength(1);
     });
   });
 }

@@ -15,7 +15,7 @@ export type MovementLocation = Static<typeof MovementLocation>;
 export const MovementInput = Type.Object({
   quantity: Quantity({ description: 'How much moves; more than 0' }),
   product_number: Type.Optional(TextId(64, { description: 'Required in practice: the product that moves' })),
-  allow_overage: Type.Optional(Type.Boolean({ description: 'Allow taking the source below zero' })),
+  allow_overage: Type.Optional(Type.Boolean({ default: false, description: 'Allow taking the source below zero' })),
   /** A string in §4.11 (reason codes are numbers elsewhere): digits, or a JSON integer taken as its text. */
   reason_code: Type.Optional(
     TextId(10, { pattern: '^[0-9]+$', description: 'A movement reason code (type 3), as digits; a JSON integer is accepted' }),

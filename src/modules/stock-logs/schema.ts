@@ -37,8 +37,8 @@ export type StockLogsBody = Static<typeof StockLogsBody>;
 
 export const StockLogsPostQuery = Type.Object({
   appUserName: Type.Optional(Str(255, { description: 'Fills app_user_name where an entry has none' })),
-  is_counted_quantity: Type.Optional(Type.Boolean({ description: 'Quantities are counted levels' })),
-  is_from_receipt: Type.Optional(Type.Boolean({ description: 'Entries come from receiving a delivery' })),
+  is_counted_quantity: Type.Optional(Type.Boolean({ default: false, description: 'Quantities are counted levels' })),
+  is_from_receipt: Type.Optional(Type.Boolean({ default: false, description: 'Entries come from receiving a delivery' })),
 });
 export type StockLogsPostQuery = Static<typeof StockLogsPostQuery>;
 

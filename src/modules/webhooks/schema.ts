@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Str, TextId } from '../../shared/schemas.js';
+import { DateTime, NULL_MEANS_ABSENT, Str, TextId } from '../../shared/schemas.js';
 import { EVENT_TYPES } from '../events/schema.js';
 import { MAX_URL_LENGTH } from './url-check.js';
 
@@ -16,11 +16,13 @@ export const CreateWebhookBody = Type.Object({
   types: Type.Optional(
     Type.Union([Type.Array(Str(64), { minItems: 1, maxItems: MAX_FILTER_ITEMS }), Type.Null()], {
       description: `Event types to deliver (null or absent: every type). Known types: ${EVENT_TYPES.join(', ')}`,
+      [NULL_MEANS_ABSENT]: true,
     }),
   ),
   stores: Type.Optional(
     Type.Union([Type.Array(TextId(64), { minItems: 1, maxItems: MAX_FILTER_ITEMS }), Type.Null()], {
       description: 'Store numbers whose events to deliver, besides chain-wide master data (store_number null); null or absent: every store',
+      [NULL_MEANS_ABSENT]: true,
     }),
   ),
   secret: Type.Optional(

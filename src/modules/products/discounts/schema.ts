@@ -24,7 +24,7 @@ export const DiscountsBody = Type.Object({ discounts: BulkArray(DiscountInput) }
 export type DiscountsBody = Static<typeof DiscountsBody>;
 
 export const DiscountsHeaders = Type.Object({
-  is_flush: Type.Optional(Type.Boolean({ description: 'true: live discounts absent from the request are removed' })),
-  is_expire_discounts: Type.Optional(Type.Boolean({ description: 'true: first removes every discount whose valid_to has passed' })),
+  is_flush: Type.Optional(Type.Boolean({ default: false, description: 'true: live discounts absent from the request are removed' })),
+  is_expire_discounts: Type.Optional(Type.Boolean({ default: false, description: 'true: first removes every discount whose valid_to has passed' })),
 });
 export type DiscountsHeaders = Static<typeof DiscountsHeaders>;
