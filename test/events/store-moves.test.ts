@@ -183,8 +183,13 @@ for (const dialect of DIALECTS) {
       expect(list.statusCode, list.body).toBe(200);
       const listId = list.json().product_list_id as number;
       expect((await t.post(`${API}/stores/M1/storeproducts`, { products: [{ product_number: 'MP2', min: 1 }] })).statusCode).toBe(200);
+      const received = { order_number: 'MD2', datetime_expected: '2026-12-01T08:00:00Z', no_of_containers: 1, supplier_name: 'S', order_type: 1, order_lines: [{ line_number: 1, product_number: 'MP1', quantity: 2, target_stock_pool: 1 }] };
+      expect((await t.post(`${API}/stores/M1/orders/deliveries`, { orders: [received] })).statusCode).toBe(200);
+      const receiving = await t.post(`${API}/stores/M1/orders/deliveries/MD2/receive?appUserName=u`, { lines: [{ line_number: 1, received_quantity: 1 }] });
+      expect(receiving.statusCode, receiving.body).toBe(200);
       const db = t.app.ctx.db;
       const moves = [
+        { table: 'receipt_orders', where: sql`order_number = 'MD2'`, left: 'receipt.changed', arrived: 'receipt.changed', data: { order_number: 'MD2', is_submitted: false } },
         { table: 'locations', where: sql`location_code = 'ML'`, left: 'location.deleted', arrived: 'location.upserted', data: { location_code: 'ML' } },
         { table: 'product_lists', where: sql`id = ${listId}`, left: 'product_list.deleted', arrived: 'product_list.upserted', data: { product_list_id: listId, name: 'Moving', is_archived: false } },
         { table: 'store_products', where: sql`product_number = 'MP2'`, left: 'store_product.deleted', arrived: 'store_product.upserted', data: { product_number: 'MP2' } },
