@@ -14,6 +14,7 @@ import { registerRouteHooks } from './plugins/hook-order.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerProbes } from './plugins/probes.js';
 import { registerReadRouting } from './plugins/read-routing.js';
+import { registerShutdown } from './plugins/shutdown.js';
 import { BODY_LIMIT_BYTES, registerJsonBody } from './plugins/request-parsing.js';
 import { customerOrderRoutes } from './modules/customer-orders/routes.js';
 import { deliveryRoutes } from './modules/deliveries/routes.js';
@@ -83,6 +84,9 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // Requests that arrive while the server closes get the PRODUCT §3 envelope from
+    // plugins/shutdown.ts, not Fastify's own 503 body (issue 40).
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
   const ctx = createAppContext(config, handle, cursors);
@@ -95,6 +99,8 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
     reply.header('x-request-id', request.id);
     done();
   });
+  // SIGTERM: new requests 503 in the envelope, in-flight ones finish or are cut cleanly (issue 40).
+  registerShutdown(app, handle);
   app.setValidatorCompiler(createValidatorCompiler());
   registerErrorHandler(app, handle.dialect);
   registerJsonBody(app);

@@ -1,5 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
+import { beginClosing, drainArrivals } from './plugins/shutdown.js';
 import { ConfigError, loadConfig } from './config.js';
 import { purgeExpiredIdempotencyKeys } from './plugins/idempotency.js';
 import { mergeLogHours } from './ledger/log-hours.js';
@@ -17,38 +18,70 @@ async function main(): Promise<void> {
   };
   const app = await buildApp(config, { logger: true });
   if (config.benchWithoutStockEvents) app.log.warn('BENCH_WITHOUT_STOCK_EVENTS is set: stock changes write no events, so the change feed and webhooks miss them (bench only)');
+  // Background work of the process (besides the feed's and the webhooks', stopped in app.ts):
+  // each job runs one pass at a time, and the close stops the timers and waits for the pass
+  // under way before the pools end (issue 40: nothing of it holds the close or runs after it).
+  const running = new Set<Promise<unknown>>();
+  let stopping = false;
+  const pass = (work: () => Promise<unknown>) => {
+    if (stopping) return;
+    const run = work().finally(() => running.delete(run));
+    running.add(run);
+  };
   const purge = setInterval(() => {
-    purgeExpiredIdempotencyKeys(app.ctx.db).catch((error) => app.log.warn({ err: error }, 'idempotency purge failed'));
+    pass(() => purgeExpiredIdempotencyKeys(app.ctx.db).catch((error) => app.log.warn({ err: error }, 'idempotency purge failed')));
     // The ledger's months ahead (PostgreSQL): a month is made weeks before its first entry.
-    app.ctx.handle.dialect
-      .ensureLedgerMonths(app.ctx.db, Date.now())
-      .then((made) => made.length > 0 && app.log.info({ partitions: made }, 'made the ledger months ahead'))
-      .catch((error) => app.log.warn({ err: error }, 'making the ledger months ahead failed'));
+    pass(() =>
+      app.ctx.handle.dialect
+        .ensureLedgerMonths(app.ctx.db, Date.now())
+        .then((made) => made.length > 0 && app.log.info({ partitions: made }, 'made the ledger months ahead'))
+        .catch((error) => app.log.warn({ err: error }, 'making the ledger months ahead failed')),
+    );
   }, 60 * 60 * 1000);
   purge.unref();
   // The log pull's hour counts gather a delta row per write on PostgreSQL: merged every few
   // seconds, so a count sums one row per hour (ledger/log-hours.ts, stock-logs/log-pull.ts).
+  let merging = false;
   const mergeHours = setInterval(() => {
-    mergeLogHours(app.ctx.handle).catch((error) => app.log.warn({ err: error }, 'merging the stock log hours failed'));
+    if (merging) return;
+    merging = true;
+    pass(() =>
+      mergeLogHours(app.ctx.handle)
+        .catch((error) => app.log.warn({ err: error }, 'merging the stock log hours failed'))
+        .finally(() => (merging = false)),
+    );
   }, 10_000);
   mergeHours.unref();
+  app.addHook('preClose', async () => {
+    stopping = true;
+    clearInterval(purge);
+    clearInterval(mergeHours);
+    await Promise.allSettled([...running]);
+  });
 
-  // SIGTERM/SIGINT: stop accepting, finish in-flight requests, exit within 5 s.
+  // SIGTERM/SIGINT: stop accepting, finish in-flight requests, exit within 5 s (PRODUCT §2).
+  // New requests are answered 503 in the envelope and work past the grace is cut
+  // (plugins/shutdown.ts); close-with-grace's 4.5 s timer is only the last resort.
   closeWithGrace({ delay: 4500 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
-    clearInterval(purge);
-    clearInterval(mergeHours);
-    // A keep-alive connection that was answering when the close began stays open after its
-    // answer, and the server waits for it until the client lets go — past the 5 s the run
-    // contract allows (PRODUCT §2), cut off by the grace timer. Close each one as soon as it is
-    // idle; requests in flight still finish.
-    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+    // New requests are answered 503 in the envelope from now on; those already on their way
+    // on kept-alive connections are read and answered so before the connections close.
+    beginClosing(app);
+    await drainArrivals(app);
+    // Idle keep-alive connections are closed by the server's close; every answer from then on
+    // says `Connection: close` (plugins/shutdown.ts), so a connection ends with its answer. One
+    // whose answer had begun before the close stays open and idle — the server would wait for
+    // it until its client lets go, past the 5 s of PRODUCT §2: swept now and then. Not every
+    // few milliseconds: a client writes its next request the moment its answer is complete,
+    // and a connection closed in that instant is a reset without an answer (issue 40).
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 500);
     try {
       await app.close();
     } finally {
       clearInterval(sweep);
     }
+    app.log.info('shut down: every request answered, background work stopped, database closed');
   });
 
   await app.listen({ port: config.port, host: config.host });

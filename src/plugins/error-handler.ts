@@ -3,6 +3,8 @@ import type { DbErrorKind, Dialect } from '../db/dialect/types.js';
 import { QuantityRangeError } from '../domain/decimal.js';
 import { AppError, codeForStatus, errorEnvelope, hasOwnCode, type ErrorCode } from '../shared/errors.js';
 import { toFieldErrors } from '../shared/validation.js';
+import { ShutdownCut } from '../db/shutdown-cut.js';
+import { SHUTDOWN_CUT_ANSWER } from './shutdown.js';
 
 const MAX_ECHOED_PATH = 200;
 
@@ -68,6 +70,11 @@ export function registerErrorHandler(app: FastifyInstance, dialect: Dialect): vo
     if (status >= 400 && status < 500) {
       const message = status === 400 && /JSON/i.test(error.message) ? `Malformed JSON body: ${error.message}` : error.message;
       return reply.code(hasOwnCode(status) ? status : 400).send(errorEnvelope(codeForStatus(status), message));
+    }
+    // Cut by the shutdown's grace (plugins/shutdown.ts): rolled back, the client retries elsewhere.
+    if (error instanceof ShutdownCut) {
+      databaseFaultOf.set(request, 'unavailable');
+      return reply.code(SHUTDOWN_CUT_ANSWER.status).header('retry-after', String(SHUTDOWN_CUT_ANSWER.retryAfterSeconds)).send(errorEnvelope(SHUTDOWN_CUT_ANSWER.code, SHUTDOWN_CUT_ANSWER.message));
     }
     const kind = isClosedDatabase(error) ? 'unavailable' : dialect.classifyError(error);
     const fault = faultOf(kind);

@@ -8,6 +8,8 @@ export { freePort };
 export interface ServerProcess {
   baseUrl: string;
   child: ChildProcess;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
   /** SIGKILL: the process dies wherever it is (crash tests). */
   kill(): Promise<void>;
   /** SIGTERM and wait for the exit. */
@@ -46,6 +48,7 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   return {
     baseUrl,
     child,
+    output: () => output,
     async kill() {
       child.kill('SIGKILL');
       await exited(child);

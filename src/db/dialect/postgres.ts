@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { shutdownCutPlugin } from '../shutdown-cut.js';
 import { Kysely, PostgresAdapter, PostgresDialect, sql, type DialectAdapter, type Transaction } from 'kysely';
 import type { Database } from '../schema.js';
 import { escapeLike } from './like.js';
@@ -333,7 +334,7 @@ export function openPostgres(url: string, reading: { readUrl?: string; maxLagSec
   });
   // The same error of an idle client, re-emitted by the pool: already counted above.
   pool.on('error', () => undefined);
-  const db: Kysely<Database> = new Kysely<Database>({ dialect: pooler === undefined ? new PostgresDialect({ pool: hosts }) : new PooledPostgresDialect({ pool: hosts }), log: (event) => statementRan(db, event.query.sql, event.query.parameters) });
+  const db: Kysely<Database> = new Kysely<Database>({ dialect: pooler === undefined ? new PostgresDialect({ pool: hosts }) : new PooledPostgresDialect({ pool: hosts }), log: (event) => statementRan(db, event.query.sql, event.query.parameters), plugins: [shutdownCutPlugin(() => db)] });
   registerStatementPreparer(db, (sqlText) => postgresDialect.keepPrepared(sqlText));
   // DATABASE_READ_URL: standbys for the reads routed to them (postgres-read.ts, plugins/read-routing.ts).
   const reads = reading.readUrl

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { shutdownCutPlugin } from '../shutdown-cut.js';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
@@ -221,6 +222,7 @@ export function openSqlite(url: string, synchronous: SqliteSynchronous): DbHandl
   const db: Kysely<Database> = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: statements }, () => database.inTransaction),
     log: (event) => statementRan(db, event.query.sql, event.query.parameters),
+    plugins: [shutdownCutPlugin(() => db)],
   });
   // better-sqlite3 runs a statement synchronously, so a read outside any transaction is the
   // same statement Kysely would run, minus its connection hand-over (a few awaits). While a
