@@ -32,6 +32,8 @@ import { locationRoutes } from './modules/locations/routes.js';
 import { storeProductRoutes } from './modules/store-products/routes.js';
 import { storeStockRoutes } from './modules/store-stock/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
+import { clientRoutes } from './modules/oauth/routes.js';
+import { oauthEndpoints } from './modules/oauth/token-endpoint.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { startEventUpkeep } from './modules/events/upkeep.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
@@ -136,6 +138,9 @@ async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, 
   await app.register(customerOrderRoutes, { prefix: API_PREFIX });
   await app.register(productListRoutes, { prefix: API_PREFIX });
   await app.register(tokenRoutes, { prefix: API_PREFIX });
+  await app.register(clientRoutes, { prefix: API_PREFIX });
+  // OAuth2 client credentials (issue 41): /oauth2/token and /.well-known/*, outside the API prefix.
+  await app.register(oauthEndpoints, { config });
   await app.register(eventRoutes, { prefix: API_PREFIX });
   await app.register(webhookRoutes, { prefix: API_PREFIX });
   // The store console: static pages at /console that call the API above (docs/console.md).

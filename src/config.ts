@@ -27,6 +27,14 @@ export const EnvSchema = Type.Object({
   DATABASE_READ_URL: Type.Optional(Type.String({ minLength: 1 })),
   // A standby further behind than this many seconds serves no read until it catches up.
   DATABASE_READ_MAX_LAG_SECONDS: Type.Number({ exclusiveMinimum: 0, maximum: 86_400, default: 5 }),
+  // Issue 41 (docs/security.md): our OAuth2 token endpoint. The issuer of our access tokens
+  // (absent: the one stored in the database by the first process, http://HOST:PORT then).
+  OAUTH_ISSUER: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+  // The `aud` of our access tokens (absent: the issuer followed by /api/v2/public).
+  OAUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+  OAUTH_ACCESS_TOKEN_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 3600 }),
+  // Failed client authentications per client_id and per address per minute (0 = off).
+  OAUTH_FAILED_AUTH_PER_MINUTE: Type.Integer({ minimum: 0, default: 10 }),
   // The bench's feed-off baseline only (bench/, issue 30): bookings write no stock.changed events.
   BENCH_WITHOUT_STOCK_EVENTS: Type.Boolean({ default: false }),
 });
@@ -73,6 +81,16 @@ export interface Config {
    * them costs (feed on vs off). The feed then misses stock changes; the server warns at start.
    */
   benchWithoutStockEvents?: boolean;
+  /** Issuer (`iss`) of our access tokens; absent: the one stored in the database (docs/security.md). */
+  oauthIssuer?: string;
+  /** Audience (`aud`) of our access tokens; absent: the issuer + /api/v2/public. */
+  oauthAudience?: string;
+  /** Lifetime of our access tokens in seconds (default 3600, at most 86400). */
+  oauthAccessTokenSeconds?: number;
+  /** Failed client authentications per client_id and per address per minute before 429 (default 10; 0 = off). */
+  oauthFailedAuthPerMinute?: number;
+  /** Tests only: the clock skew allowed on our tokens' `exp` (default 5 s). Never set from the environment. */
+  oauthClockSkewSeconds?: number;
   /** Called once with a generated admin token when the database has none (first start). */
   onGeneratedAdminToken?: (token: string) => void;
 }
@@ -104,5 +122,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhooksAllowPrivate: parsed.WEBHOOKS_ALLOW_PRIVATE,
     webhooksLeaseSeconds: parsed.WEBHOOKS_LEASE_SECONDS,
     benchWithoutStockEvents: parsed.BENCH_WITHOUT_STOCK_EVENTS,
+    oauthIssuer: parsed.OAUTH_ISSUER,
+    oauthAudience: parsed.OAUTH_AUDIENCE,
+    oauthAccessTokenSeconds: parsed.OAUTH_ACCESS_TOKEN_SECONDS,
+    oauthFailedAuthPerMinute: parsed.OAUTH_FAILED_AUTH_PER_MINUTE,
   };
 }

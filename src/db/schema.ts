@@ -49,6 +49,39 @@ export interface ApiTokenTable {
   created_by: string;
 }
 
+/** OAuth2 clients (issue 41, migration 0029): client_id public, only the secret's SHA-256 kept. */
+export interface ApiClientTable {
+  id: Generated<number>;
+  name: string;
+  client_id: string;
+  role: string;
+  /** JSON array of store numbers, or null for every store. */
+  stores: string | null;
+  /** Space-separated scopes narrowing the client; null = everything its role gives. */
+  scope: string | null;
+  secret_hash: string;
+  /** The secret before the last rotation, accepted until previous_secret_expires_at. */
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: number | null;
+  revoked_at: number | null;
+  created_on: number;
+  created_by: string;
+  secret_rotated_on: number | null;
+}
+
+/** Access-token signing keys (migration 0029), shared by every process. */
+export interface OAuthSigningKeyTable {
+  kid: string;
+  algorithm: string;
+  public_jwk: string;
+  private_jwk: string;
+  created_at: number;
+  /** Set when a newer key took over signing; null for the signer. */
+  signing_ended_at: number | null;
+  /** After this moment no token it signed is valid; the key is deleted. */
+  verify_until: number | null;
+}
+
 export interface IdempotencyKeyTable {
   /** Who sent it and to what: token id, method and url. */
   scope: string;
@@ -705,6 +738,8 @@ export interface Database {
   events: EventTable;
   event_counter: EventCounterTable;
   webhook_subscriptions: WebhookSubscriptionTable;
+  api_clients: ApiClientTable;
+  oauth_signing_keys: OAuthSigningKeyTable;
 }
 
 /**

@@ -1,10 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { decodeJwt } from 'jose';
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
-import { assertNamedStores, assertRouteAccess, namedStoresReader, visibleStores, type AccessRule } from '../shared/access.js';
-import { unauthorized } from '../shared/errors.js';
+import { assertNamedStores, assertRouteAccess, namedStoresReader, visibleStores, type AccessRule, type Principal } from '../shared/access.js';
+import { AppError, unauthorized } from '../shared/errors.js';
 import { findTokenByHash } from '../modules/tokens/repository.js';
 import { hashToken, principalFromRow } from '../modules/tokens/service.js';
+import { OAuthRuntime, type JwtAuthentication } from '../modules/oauth/runtime.js';
 import { hookEachRoute } from './route-hooks.js';
 import type { TokenRow } from '../modules/tokens/rows.js';
 
@@ -12,7 +16,15 @@ export const API_PREFIX = '/api/v2/public';
 
 /** PRODUCT §2: a token created, revoked or expired elsewhere takes effect within 1 s. */
 const CACHE_MILLIS = 1000;
+/** Credentials kept per process; the least recently used goes first (issue 40: every cache bounded). */
 const CACHE_MAX_ENTRIES = 10_000;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Our OAuth2 access tokens in this process (issue 41): the token endpoint issues, auth admits. */
+    oauth: OAuthRuntime;
+  }
+}
 
 /**
  * `Authorization: Bearer <token>` or `Authorization: <token>` (PRODUCT §4: both forms,
@@ -33,43 +45,162 @@ function credentialOf(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-export function registerAuth(app: FastifyInstance, db: Kysely<Database>): void {
+/** A JWT in compact form: three base64url parts (a `sot_` token never has a dot). */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** RFC 6750 §3: error_description is quoted text without `"` or `\`, printable ASCII only. */
+function quoted(text: string): string {
+  return text.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, ' ').slice(0, 300);
+}
+
+/**
+ * RFC 6750 §3 challenges: none of the error attributes when no credential came; `invalid_token`
+ * for a bad, expired or revoked one; `insufficient_scope` with a 403 of the role checks.
+ */
+export function bearerChallenge(error: 'invalid_token' | 'insufficient_scope' | undefined, description?: string): string {
+  if (error === undefined) return 'Bearer realm="store-ops"';
+  return `Bearer realm="store-ops", error="${error}"${description ? `, error_description="${quoted(description)}"` : ''}`;
+}
+
+/**
+ * The identity provider of the chain (issue 41, helper B's src/modules/identity-provider):
+ * the shape of its verifier, as this file uses it. ISSUE-41-EXTERNAL-ISSUER: the one call site
+ * that builds it is `externalIssuerOf` below.
+ */
+interface ExternalIssuerLike {
+  readonly issuer: string;
+  verify(token: string): Promise<{ identity: { subject: string; role: Principal['role']; stores: string[] | null; expiresAt: number } } | { failure: string; status: 401 | 403 }>;
+  close(): void;
+}
+
+/** ISSUE-41-EXTERNAL-ISSUER: the single call site building helper B's verifier (config.externalIssuer). */
+async function externalIssuerOf(_config: Config): Promise<ExternalIssuerLike | undefined> {
+  return undefined;
+}
+
+export async function registerAuth(app: FastifyInstance, db: Kysely<Database>, config: Config): Promise<void> {
   // Keyed by the credential as sent, so a cached request needs no hashing either; the
   // values live only in this process's memory, as they do while a request is handled.
-  const cache = new Map<string, { row: TokenRow | undefined; at: number }>();
+  const cache = new LRUCache<string, { row: TokenRow | null; at: number }>({ max: CACHE_MAX_ENTRIES });
+  const oauth = await OAuthRuntime.start(db, config);
+  app.decorate('oauth', oauth);
+  const external = await externalIssuerOf(config);
+  if (external) app.addHook('onClose', async () => external.close());
 
   async function lookup(credential: string): Promise<TokenRow | undefined> {
     // The moment before the read: the cached answer is never older than its timestamp says.
     const at = Date.now();
     const row = await findTokenByHash(db, hashToken(credential));
-    if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
-    cache.set(credential, { row, at });
+    cache.set(credential, { row: row ?? null, at });
     return row;
   }
 
-  function admit(request: FastifyRequest, rule: AccessRule, row: TokenRow | undefined): void {
-    if (!row) throw unauthorized('Unknown token');
-    const authentication = principalFromRow(row, Date.now());
-    if ('failure' in authentication) throw unauthorized(authentication.failure);
-    request.principal = authentication.principal;
+  function refuse(reply: FastifyReply, message: string): AppError {
+    reply.header('www-authenticate', bearerChallenge('invalid_token', message));
+    return unauthorized(message);
+  }
+
+  function admitPrincipal(request: FastifyRequest, reply: FastifyReply, rule: AccessRule, principal: Principal): void {
+    request.principal = principal;
     const storeNumber = (request.params as { store_number?: string } | undefined)?.store_number;
-    assertRouteAccess(authentication.principal, rule, request.method, storeNumber);
+    try {
+      assertRouteAccess(principal, rule, request.method, storeNumber);
+    } catch (error) {
+      reply.header('www-authenticate', bearerChallenge('insufficient_scope'));
+      throw error;
+    }
+  }
+
+  function admit(request: FastifyRequest, reply: FastifyReply, rule: AccessRule, row: TokenRow | null | undefined): void {
+    if (!row) throw refuse(reply, 'Unknown token');
+    const authentication = principalFromRow(row, Date.now());
+    if ('failure' in authentication) throw refuse(reply, authentication.failure);
+    admitPrincipal(request, reply, rule, authentication.principal);
+  }
+
+  function admitJwt(request: FastifyRequest, reply: FastifyReply, rule: AccessRule, result: JwtAuthentication): void {
+    if ('failure' in result) throw refuse(reply, result.failure);
+    admitPrincipal(request, reply, rule, result.principal);
+  }
+
+  /** A JWT: ours by its `iss`, else the chain provider's, else nobody's. */
+  function authenticateJwt(request: FastifyRequest, reply: FastifyReply, rule: AccessRule, token: string, done: (error?: Error) => void): void {
+    let issuer: unknown;
+    try {
+      issuer = decodeJwt(token).iss;
+    } catch {
+      return done(refuse(reply, 'The access token is malformed'));
+    }
+    if (issuer === oauth.issuer) {
+      const cached = oauth.verifyCached(token);
+      if (cached !== undefined) {
+        admitJwt(request, reply, rule, cached);
+        return done();
+      }
+      oauth.verify(token).then(
+        (result) => {
+          try {
+            admitJwt(request, reply, rule, result);
+            done();
+          } catch (error) {
+            done(error as Error);
+          }
+        },
+        (error: Error) => done(error),
+      );
+      return;
+    }
+    if (external !== undefined && issuer === external.issuer) {
+      external.verify(token).then(
+        (result) => {
+          try {
+            if ('failure' in result) {
+              if (result.status === 403) {
+                reply.header('www-authenticate', bearerChallenge('insufficient_scope', result.failure));
+                throw new AppError('FORBIDDEN', result.failure);
+              }
+              throw refuse(reply, result.failure);
+            }
+            const { identity } = result;
+            admitPrincipal(request, reply, rule, {
+              key: `external ${external.issuer} ${identity.subject}`,
+              kind: 'external',
+              tokenId: 0,
+              expiresAt: identity.expiresAt,
+              name: identity.subject,
+              role: identity.role,
+              stores: identity.stores,
+            });
+            done();
+          } catch (error) {
+            done(error as Error);
+          }
+        },
+        (error: Error) => done(error),
+      );
+      return;
+    }
+    done(refuse(reply, 'The access token is not from an issuer this service trusts'));
   }
 
   // Callback style: a token seen within the last second is admitted without a promise.
-  function authenticate(request: FastifyRequest, rule: AccessRule, done: (error?: Error) => void): void {
+  function authenticate(request: FastifyRequest, reply: FastifyReply, rule: AccessRule, done: (error?: Error) => void): void {
     try {
       const credential = credentialOf(request);
-      if (credential === undefined) throw unauthorized('Missing credential: send Authorization: Bearer <token>');
+      if (credential === undefined) {
+        reply.header('www-authenticate', bearerChallenge(undefined));
+        throw unauthorized('Missing credential: send Authorization: Bearer <token>');
+      }
+      if (!credential.startsWith('sot_') && JWT_SHAPE.test(credential)) return authenticateJwt(request, reply, rule, credential, done);
       const cached = cache.get(credential);
       if (cached && Date.now() - cached.at < CACHE_MILLIS) {
-        admit(request, rule, cached.row);
+        admit(request, reply, rule, cached.row);
         return done();
       }
       lookup(credential).then(
         (row) => {
           try {
-            admit(request, rule, row);
+            admit(request, reply, rule, row);
             done();
           } catch (error) {
             done(error as Error);
@@ -89,7 +220,7 @@ export function registerAuth(app: FastifyInstance, db: Kysely<Database>): void {
     (route) => route.url.startsWith(API_PREFIX) && route.config?.access !== 'public',
     (route) => {
       const rule: AccessRule = route.config?.access ?? 'master';
-      return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => authenticate(request, rule, done);
+      return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => authenticate(request, reply, rule, done);
     },
   );
 

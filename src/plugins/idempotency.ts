@@ -52,7 +52,8 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>):
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
       throw validationFailed('Idempotency-Key must be 1 to 255 characters', [{ path: 'headers.idempotency-key', message: 'must be 1 to 255 characters' }]);
     }
-    const scope = `token ${request.principal.tokenId}`;
+    // `token <id>` for a sot_ token (as before issue 41), `client <client_id>` across a client's access tokens.
+    const scope = request.principal.key;
     const requestHash = meaningOf(request);
     const trx = await db.startTransaction().execute();
     try {

@@ -6,9 +6,24 @@ import { TextId } from './schemas.js';
 export const ROLES = ['admin', 'integration', 'store', 'read'] as const;
 export type Role = (typeof ROLES)[number];
 
+/** How a caller proved who it is (PRODUCT §4): a `sot_` token, our OAuth2 client's JWT, or an external issuer's JWT. */
+export type PrincipalKind = 'token' | 'client' | 'external';
+
 /** The authenticated caller of a request. */
 export interface Principal {
+  /**
+   * One stable caller, whatever credential it presents this time: `token <id>` for a `sot_`
+   * token, `client <client_id>` for every access token of one OAuth2 client, `external
+   * <issuer> <subject>` for a chain provider's caller. Idempotency scopes and rate limits key on it.
+   */
+  key: string;
+  kind: PrincipalKind;
+  /** The `api_tokens` row of a `sot_` token; 0 for the service itself and for JWT callers. */
   tokenId: number;
+  /** The OAuth2 client (kind `client`). */
+  clientId?: string;
+  /** When the credential stops working (ms), null: never. */
+  expiresAt?: number | null;
   name: string;
   role: Role;
   /** Store numbers a store-role token may see; null means every store. */
@@ -90,7 +105,7 @@ export function assertNamedStores(principal: Principal, named: readonly NamedSto
  * seed): every store. Requests always book as their token.
  */
 export function servicePrincipal(name: string): Principal {
-  return { tokenId: 0, name, role: 'admin', stores: null };
+  return { key: 'token 0', kind: 'token', tokenId: 0, name, role: 'admin', stores: null };
 }
 
 /** Role check for a route before any work (PRODUCT §4). */

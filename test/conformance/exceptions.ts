@@ -143,6 +143,10 @@ export const ADDED: AddedEndpoint[] = [
   { endpoint: 'GET /webhooks/{id}', allowedBy: 'PRODUCT §9 Webhooks (one subscription, as the list shows it)' },
   { endpoint: 'DELETE /webhooks/{id}', allowedBy: 'PRODUCT §9 Webhooks' },
   { endpoint: 'POST /webhooks/{id}/resume', allowedBy: 'PRODUCT §9 Webhooks: "resume through the API"' },
+  { endpoint: 'POST /clients', allowedBy: 'PRODUCT §4 OAuth2 client credentials: clients registered by an admin (issue 41, docs/security.md)' },
+  { endpoint: 'GET /clients', allowedBy: 'PRODUCT §4 OAuth2 client credentials: "managed like tokens" (client list)' },
+  { endpoint: 'POST /clients/{name}/rotate-secret', allowedBy: 'PRODUCT §4 OAuth2 client credentials: client rotate-secret' },
+  { endpoint: 'DELETE /clients/{name}', allowedBy: 'PRODUCT §4 OAuth2 client credentials: client revoke' },
 ];
 
 /** Responses the interface leaves "not shown" and PRODUCT decides, in the interface's notation. */

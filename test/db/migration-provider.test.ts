@@ -49,6 +49,7 @@ const MIGRATION_NAMES = [
   '2026-11-29T0026_ledger_archive',
   '2026-11-29T0027_change_feed',
   '2026-12-07T0028_store_move_events',
+  '2026-12-07T0029_oauth_clients',
 ];
 
 /** A Kysely that compiles SQLite SQL and records every statement instead of running it. */

@@ -340,7 +340,7 @@ for (const dialect of DIALECTS) {
         const logsBefore = await logCount();
         const ctx = t.app.ctx;
         const store = (await findLiveStore(ctx.db, 'S2'))!;
-        const principal = { tokenId: -1, name: 'kernel-test', role: 'store' as const, stores: ['S1'] };
+        const principal = { key: 'token -1', kind: 'token' as const, tokenId: -1, name: 'kernel-test', role: 'store' as const, stores: ['S1'] };
         const refusal = inTransaction(ctx.handle, async (trx) => {
           const product = (await findBookingProducts(trx, [p])).get(p)!;
           return bookEntries(trx, ctx.ledger, store, [{ product, at: Date.now(), isCount: false, poolParts: [{ pool: 1, quantityMilli: 1000 }], pending: false }], principal, Date.now());

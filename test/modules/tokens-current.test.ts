@@ -52,7 +52,7 @@ for (const dialect of DIALECTS) {
 }
 
 describe('the `any` access rule', () => {
-  const reader: Principal = { tokenId: 1, name: 'reader', role: 'read', stores: null };
+  const reader: Principal = { key: 'token 1', kind: 'token', tokenId: 1, name: 'reader', role: 'read', stores: null };
   it('admits every role to reads only: a write marked so still meets the role checks', () => {
     expect(() => assertRouteAccess(reader, 'any', 'GET')).not.toThrow();
     expect(() => assertRouteAccess(reader, 'any', 'POST')).toThrow(/read role/);

@@ -26,6 +26,7 @@ import * as ledgerByMonth from './2026-11-29T0025_ledger_by_month.js';
 import * as changeFeed from './2026-11-29T0027_change_feed.js';
 import * as storeMoveEvents from './2026-12-07T0028_store_move_events.js';
 import * as ledgerArchive from './2026-11-29T0026_ledger_archive.js';
+import * as oauthClients from './2026-12-07T0029_oauth_clients.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -58,6 +59,7 @@ const migrations: Record<string, DialectMigration> = {
   '2026-11-29T0026_ledger_archive': ledgerArchive,
   '2026-11-29T0027_change_feed': changeFeed,
   '2026-12-07T0028_store_move_events': storeMoveEvents,
+  '2026-12-07T0029_oauth_clients': oauthClients,
 };
 
 /** The migrations for a database of `dialect` (the handle's `dialect.name`), each handed that dialect. */

@@ -13,5 +13,11 @@ export const CurrentToken = Type.Object({
     description: 'Store numbers a store token may use; null: every store (every other role)',
   }),
   expires_at: Type.Union([Type.String(), Type.Null()], { description: 'When the token expires; null: never' }),
+  kind: Type.Optional(
+    Type.Union([Type.Literal('token'), Type.Literal('client'), Type.Literal('external')], {
+      description: 'Absent for a sot_ token; client: an OAuth2 client access token (name = the client name); external: a token of the configured identity provider (docs/security.md)',
+    }),
+  ),
+  client_id: Type.Optional(Type.String({ description: 'The OAuth2 client, for kind client' })),
 });
 export type CurrentToken = Static<typeof CurrentToken>;

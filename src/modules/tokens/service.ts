@@ -81,7 +81,7 @@ export function principalFromRow(row: TokenRow, now: number): Authentication {
   if (row.expires_at !== null && row.expires_at <= now) return { failure: 'The token has expired' };
   if (!isRole(row.role)) return { failure: 'The token has an unknown role' };
   return {
-    principal: { tokenId: row.id, name: row.name, role: row.role, stores: row.stores ? (JSON.parse(row.stores) as string[]) : null },
+    principal: { key: `token ${row.id}`, kind: 'token', tokenId: row.id, expiresAt: row.expires_at, name: row.name, role: row.role, stores: row.stores ? (JSON.parse(row.stores) as string[]) : null },
   };
 }
 
@@ -109,12 +109,25 @@ export async function listTokenSummaries(db: Kysely<Database>): Promise<TokenSum
 
 /** GET /tokens/current: the authenticated token as its holder may see it (never its value or hash). */
 export async function describeToken(db: Kysely<Database>, principal: Principal): Promise<CurrentToken> {
+  const stores = principal.role === 'store' ? [...(principal.stores ?? [])] : null;
+  // A JWT caller (an OAuth2 client's access token, an external issuer's) has no row: its
+  // principal carries all there is, the token's own expiry included.
+  if (principal.kind !== 'token') {
+    return {
+      name: principal.name,
+      role: principal.role,
+      stores,
+      expires_at: formatOptionalDateTime(principal.expiresAt ?? null) ?? null,
+      kind: principal.kind,
+      ...(principal.clientId !== undefined ? { client_id: principal.clientId } : {}),
+    };
+  }
   // The principal was admitted moments ago; the row adds the expiry it does not carry.
   const row = await tokens.findTokenById(db, principal.tokenId);
   return {
     name: principal.name,
     role: principal.role,
-    stores: principal.role === 'store' ? [...(principal.stores ?? [])] : null,
+    stores,
     expires_at: formatOptionalDateTime(row?.expires_at) ?? null,
   };
 }
