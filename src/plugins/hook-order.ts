@@ -6,6 +6,7 @@ import { registerIdempotency } from './idempotency.js';
 import { registerListCache } from './list-cache.js';
 import { registerMetrics } from './metrics.js';
 import { registerRateLimit } from './rate-limit.js';
+import { registerReadAfterCheck } from './read-routing.js';
 import { registerCaseInsensitiveQuery, registerNulGuard } from './request-parsing.js';
 
 interface RouteHookStep {
@@ -26,14 +27,21 @@ interface RouteHookStep {
  *   request transaction or waits on an Idempotency-Key another request holds; the same
  *   holds for auth's own preHandler, the check of the stores a body names (PRODUCT §4);
  * - idempotency before the list cache (their routes do not overlap today: writes vs GETs);
+ * - every check of a request — query, params, headers, body — before any cache can answer
+ *   it (issue 40): the schema's validation, the query names, the NUL guard and the
+ *   read-after token run by the end of preValidation/validation; the caches answer no
+ *   earlier than preHandler (the list cache, the idempotent replay) or in the handler
+ *   (single-product stock answers, stock listing counts). A check of its own in a preHandler
+ *   would run after a cache hit: test/modules/cache-validation.test.ts walks every cached route.
  * - metrics observe every answer (onResponse), refusals included.
  * test/modules/hook-order.test.ts proves the order on POST /stores.
  */
 export const ROUTE_HOOKS: readonly RouteHookStep[] = [
   { name: 'query names', phases: 'preValidation', register: (app) => registerCaseInsensitiveQuery(app) },
   { name: 'NUL guard', phases: 'preValidation', register: (app) => registerNulGuard(app) },
+  { name: 'read-after token', phases: 'preValidation', register: (app, { handle }) => registerReadAfterCheck(app, handle) },
   { name: 'metrics', phases: 'onResponse', register: (app, { handle }) => registerMetrics(app, handle) },
-  { name: 'auth', phases: 'onRequest, preHandler', register: (app, { config, handle }) => registerAuth(app, handle.db, config) },
+  { name: 'auth', phases: 'onRequest, preHandler', register: (app, { handle }) => registerAuth(app, handle.db) },
   { name: 'rate limit', phases: 'onRequest', register: (app, { config }) => registerRateLimit(app, config.rateLimitPerMinute) },
   { name: 'idempotency', phases: 'preHandler, onSend', register: (app, { handle }) => registerIdempotency(app, handle.db) },
   { name: 'list cache', phases: 'preHandler, onSend', register: (app, { handle }) => registerListCache(app, handle) },

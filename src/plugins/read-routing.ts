@@ -12,6 +12,8 @@ export const SERVED_BY_HEADER = 'x-served-by';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 const methodsOf = (route: RouteOptions) => [route.method].flat();
+/** The reads a token may be sent to (and is checked on). */
+const gets = (route: RouteOptions) => methodsOf(route).includes('GET') && route.url !== '/metrics' && !route.url.startsWith('/console');
 
 /** The token a read sent, undefined when none; a malformed one is a 400 naming the header. */
 export function readAfterOf(request: FastifyRequest): bigint | undefined {
@@ -27,6 +29,25 @@ export function readAfterOf(request: FastifyRequest): bigint | undefined {
 }
 
 /**
+ * The check of a read's `x-read-after` (PostgreSQL only): a malformed token is a 400 naming
+ * the header. In preValidation, a step of ROUTE_HOOKS (hook-order.ts), so it runs before any
+ * cache can answer (issue 40: a list-cache hit answered 200 where a miss answered 400). A
+ * callback hook: no promise on the hot reads.
+ */
+export function registerReadAfterCheck(app: FastifyInstance, handle: DbHandle): void {
+  if (handle.dialect.name !== 'postgres') return;
+  hookRoutes(app, 'preValidation', gets, (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+    if (request.headers[READ_AFTER_HEADER] === undefined) return done();
+    try {
+      readAfterOf(request);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
+  });
+}
+
+/**
  * Read scaling (issue 31, docs/operations.md "Read scaling"). PostgreSQL only:
  * - with standbys (DATABASE_READ_URL), every 2xx to a write carries `x-read-after`, the
  *   primary's WAL position read after the commit (registered after idempotency, whose onSend
@@ -34,8 +55,8 @@ export function readAfterOf(request: FastifyRequest): bigint | undefined {
  * - a GET route marked `config: { reads: 'standby' }` is served by a standby of
  *   DATABASE_READ_URL that is up and within the lag limit — with a token, one that has
  *   replayed it (waiting ≤ 1 s) — else by the primary; every other route stays on the primary;
- * - every GET checks a token it is sent (400 when malformed), and answers `x-served-by` when
- *   standbys are configured.
+ * - every GET checks a token it is sent (400 when malformed: registerReadAfterCheck, before
+ *   any cache), and answers `x-served-by` when standbys are configured.
  */
 export function registerReadRouting(app: FastifyInstance, handle: DbHandle): void {
   if (handle.dialect.name !== 'postgres') return;
@@ -64,21 +85,10 @@ export function registerReadRouting(app: FastifyInstance, handle: DbHandle): voi
     return ctx;
   };
   const gets = (route: RouteOptions) => methodsOf(route).includes('GET') && route.url !== '/metrics' && !route.url.startsWith('/console');
-  if (reads === undefined) {
-    // Without standbys a token only needs checking: a callback hook, no promise on the hot reads.
-    hookRoutes(app, 'preHandler', gets, (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-      if (request.headers[READ_AFTER_HEADER] === undefined) return done();
-      try {
-        readAfterOf(request);
-      } catch (error) {
-        return done(error as Error);
-      }
-      done();
-    });
-    return;
-  }
+  // Without standbys a token only needs checking: registerReadAfterCheck, before any cache (issue 40).
+  if (reads === undefined) return;
   hookEachRoute(app, 'preHandler', gets, (route) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const after = readAfterOf(request);
+    const after = readAfterOf(request); // checked already (registerReadAfterCheck)
     if (route.config?.reads !== 'standby') {
       reply.header(SERVED_BY_HEADER, 'primary');
       return;

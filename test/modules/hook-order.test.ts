@@ -34,7 +34,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('is the documented list', () => {
-      expect(ROUTE_HOOKS.map((step) => step.name)).toEqual(['query names', 'NUL guard', 'metrics', 'auth', 'rate limit', 'idempotency', 'list cache']);
+      expect(ROUTE_HOOKS.map((step) => step.name)).toEqual(['query names', 'NUL guard', 'read-after token', 'metrics', 'auth', 'rate limit', 'idempotency', 'list cache']);
     });
 
     it('auth before the rate limit: refused credentials count nowhere, each token has its own budget', async () => {
