@@ -9,8 +9,10 @@ export default defineConfig({
     // two cores). Most files wait on PostgreSQL, child processes or Chromium, not on the CPU.
     maxWorkers: 2,
     minWorkers: 1,
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Far above any test's normal run on a busy 2-core machine (issue 40 item 7: a 35 s test
+    // ran 65 s against a 60 s limit there); a test that needs more says so itself.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     reporters: ['default'],
   },
 });

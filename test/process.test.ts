@@ -34,7 +34,8 @@ async function withServer(env: Record<string, string | undefined>, use: (server:
   const child = spawn('npm', ['start'], { cwd: REPO_ROOT, env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', () => undefined);
+  // close-with-grace writes its verdict ("killed by timeout") to stderr: kept with the rest.
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
   const server = { child, baseUrl: `http://127.0.0.1:${port}`, stdout: () => output, exited };
   try {
@@ -75,7 +76,7 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: n
 }
 
 describe.concurrent('npm start (PRODUCT §2 run contract, SQLite)', { timeout: 90_000 }, () => {
-  it('serves, answers /readyz, and on SIGTERM exits with every child within 5 s', async ({ expect }) => {
+  it('serves, answers /readyz, and on SIGTERM exits 0 inside its grace with every child', async ({ expect }) => {
     const token = 'process-test-admin-token';
     await withServer({ STORE_OPS_ADMIN_TOKEN: token }, async (server) => {
       await waitUntilReady(server);
@@ -91,10 +92,13 @@ describe.concurrent('npm start (PRODUCT §2 run contract, SQLite)', { timeout: 9
       expect(server.stdout()).toContain('"msg":"Server listening');
 
       // The signal goes to `npm start` alone, as a supervisor sends it; the server must hear it.
+      // Exit within 5 s is the process's own verdict (issue 40): close-with-grace exits 1 with
+      // "killed by timeout" when its 4.5 s pass; a clean close is exit 0 — no stopwatch here,
+      // which on a busy machine would time the machine rather than the service.
       server.child.kill('SIGTERM');
-      const exitedInTime = await Promise.race([server.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5000))]);
-      expect(exitedInTime).toBe(true);
-      expect(await waitFor(() => !groupAlive(server), 5000)).toBe(true);
+      expect(await server.exited, server.stdout().slice(-2000)).toBe(0);
+      expect(server.stdout()).not.toContain('killed by timeout');
+      expect(await waitFor(() => !groupAlive(server), 15_000)).toBe(true);
       expect(await fetch(`${server.baseUrl}/healthz`).then(() => 'answered', () => 'closed')).toBe('closed');
       expect(server.stdout()).toContain('shutting down');
     });
@@ -110,7 +114,8 @@ describe.concurrent('npm start (PRODUCT §2 run contract, SQLite)', { timeout: 9
       const refused = await fetch(`${server.baseUrl}${API}/stores`, { headers: { authorization: 'Bearer sot_wrong' } });
       expect(refused.status).toBe(401);
       server.child.kill('SIGTERM');
-      expect(await waitFor(() => !groupAlive(server), 5000)).toBe(true);
+      expect(await server.exited).toBe(0);
+      expect(await waitFor(() => !groupAlive(server), 15_000)).toBe(true);
     });
   });
 });

@@ -65,8 +65,8 @@ describeInBrowser('the Webhooks view in a browser', (dialect) => {
     healthy = await create({ url: `${receiverUrl}/ok`, types: ['product.upserted', 'stock.changed'], stores: ['1001'] });
     failing = await create({ url: `${receiverUrl}/flaky` });
     expect((await t.post(`${API}/products`, { products: [productInput('600100'), productInput('600200')] })).statusCode).toBe(200);
-    await vi.waitFor(async () => expect((await byId(failing.id)).status).toBe('paused'), { timeout: 10_000, interval: 100 });
-    await vi.waitFor(async () => expect((await byId(healthy.id)).delivered_events).toBe(2), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(async () => expect((await byId(failing.id)).status).toBe('paused'), { timeout: 60_000, interval: 100 });
+    await vi.waitFor(async () => expect((await byId(healthy.id)).delivered_events).toBe(2), { timeout: 60_000, interval: 100 });
     origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
     await browser.launch();
   });
@@ -118,7 +118,7 @@ describeInBrowser('the Webhooks view in a browser', (dialect) => {
     await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('.notice.success').innerText()).toBe(`Subscription ${failing.id} resumed: its batch goes to ${receiverUrl}/flaky again now.`);
     expect(await page.evaluate(() => document.activeElement?.classList.contains('notice'))).toBe(true);
-    await expect.poll(async () => (await byId(failing.id)).delivered_events, { timeout: 5000, interval: 100 }).toBe(2);
+    await expect.poll(async () => (await byId(failing.id)).delivered_events, { timeout: 30_000, interval: 100 }).toBe(2);
     await page.locator('#webhooks-refresh').click();
     await expect.poll(() => page.locator('.result-heading').innerText()).toBe('2 subscriptions: 2 active, 0 paused');
     expect((await cells(page, `${receiverUrl}/flaky`)).slice(2, 5)).toEqual(['Active', expect.stringMatching(/^0\n/), expect.stringMatching(/\n2 events delivered$/)]);

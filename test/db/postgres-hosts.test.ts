@@ -106,7 +106,7 @@ describe.skipIf(url === undefined)('looking for the host on a real server (TEST_
 
   it('skips a host that refuses and finds the one that accepts writes', async () => {
     const target = parsePostgresUrl(withDeadHostFirst());
-    const found = await findHost(target, {}, 2000);
+    const found = await findHost(target, {}, 15_000);
     expect(found).not.toBeInstanceOf(Error);
     expect((found as { host: { name: string } }).host.name).toBe(target.hosts[1]!.name);
     expect((found as { role: unknown }).role).toEqual({ inRecovery: false, readOnly: false });
@@ -114,7 +114,7 @@ describe.skipIf(url === undefined)('looking for the host on a real server (TEST_
 
   it('with no host of the asked role, says why for each host: 08001, so a 503 with Retry-After', async () => {
     const target = parsePostgresUrl(withDeadHostFirst('target_session_attrs=standby'));
-    const found = await findHost(target, {}, 2000);
+    const found = await findHost(target, {}, 15_000);
     expect(found).toBeInstanceOf(NoMatchingHostError);
     expect((found as Error).message).toMatch(/127\.0\.0\.1:1 .*ECONNREFUSED.*; .* is a primary|127\.0\.0\.1:1 .*ECONNREFUSED.*; .* is read-only/);
     const handle = openPostgres(withDeadHostFirst('target_session_attrs=standby'));

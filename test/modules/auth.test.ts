@@ -96,9 +96,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('a token in use stops at its expiry', async () => {
-      const token = await t.token('read', undefined, Date.now() + 400);
+      // Its expiry far enough ahead that a busy machine still asks before it (issue 40 item 7).
+      const expiresAt = Date.now() + 3_000;
+      const token = await t.token('read', undefined, expiresAt);
       expect((await t.get(stores, token)).statusCode).toBe(200);
-      await sleep(450);
+      await sleep(expiresAt - Date.now() + 50);
       expectError(await t.get(stores, token), 401, 'UNAUTHORIZED');
     });
 

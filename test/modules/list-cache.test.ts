@@ -92,11 +92,13 @@ for (const dialect of DIALECTS) {
       expect((await get(a, url)).json().records[0].price).toBe(2);
       await post(b, `${API}/products/prices`, { prices: [priceInput('LC-P1', 'LC-1', 1.5)] });
       expect((await get(a, url)).json().records[0].price).toBe(1.5);
-      const startsSoon = new Date(Date.now() + 1500).toISOString();
+      // Far enough ahead that a busy machine reads twice before it starts (issue 40 item 7).
+      const startsAt = Date.now() + 4_000;
+      const startsSoon = new Date(startsAt).toISOString();
       await post(b, `${API}/products/prices`, { prices: [priceInput('LC-P2', 'LC-1', 1.25, { valid_from: startsSoon })] });
       expect((await get(a, url)).json().records[0].price).toBe(1.5);
       expect((await get(a, url)).json().records[0].price).toBe(1.5); // served from the cache
-      await new Promise((r) => setTimeout(r, 1700));
+      await new Promise((r) => setTimeout(r, startsAt - Date.now() + 200));
       expect((await get(a, url)).json().records[0].price).toBe(1.25);
       await post(b, `${API}/products/discountprices`, { discounts: [{ is_delete: false, discount_id: 'LC-D', product_number: 'LC-1', price: 0.99 }] });
       expect((await get(a, url)).json().records[0].special_price).toBe(0.99);
