@@ -71,6 +71,14 @@ where
       "stock_stamps_archived" as "archived"
     where
       "archived"."stamp" >= $4
+    union all
+    select
+      "created"."store_id",
+      "created"."product_id"
+    from
+      "store_products" as "created"
+    where
+      "created"."created_on" >= $5
   )
 order by
   "sp"."id";
@@ -205,7 +213,8 @@ select
   "sp"."id",
   case
     when (
-      exists (
+      "sp"."created_on" >= $1
+      or exists (
         select
           1 as "one"
         from
@@ -213,13 +222,13 @@ select
         where
           "o"."store_id" = "sp"."store_id"
           and "o"."product_id" = "sp"."product_id"
-          and "o"."is_applied" = $1
-          and "o"."updated_on" >= $2
-          and "o"."id" >= $3
+          and "o"."is_applied" = $2
+          and "o"."updated_on" >= $3
+          and "o"."id" >= $4
         limit
-          $4
-        offset
           $5
+        offset
+          $6
       )
       or exists (
         select
@@ -229,7 +238,7 @@ select
         where
           "a"."store_id" = "sp"."store_id"
           and "a"."product_id" = "sp"."product_id"
-          and "a"."stamp" >= $6
+          and "a"."stamp" >= $7
       )
     ) then 1
     else 0
@@ -254,72 +263,73 @@ where
     where
       "deleted_on" is not null
   )
-  and "sp"."id" in ($7, $8)
-  and "sp"."id" > $9
-order by
-  "sp"."id"
-limit
-  $10;
-
-select
-  "sp"."id",
-  case
-    when (
-      exists (
-        select
-          1 as "one"
-        from
-          "stock_logs" as "o"
-        where
-          "o"."store_id" = "sp"."store_id"
-          and "o"."product_id" = "sp"."product_id"
-          and "o"."is_applied" = $1
-          and "o"."updated_on" >= $2
-          and "o"."id" >= $3
-        limit
-          $4
-        offset
-          $5
-      )
-      or exists (
-        select
-          1 as "one"
-        from
-          "stock_stamps_archived" as "a"
-        where
-          "a"."store_id" = "sp"."store_id"
-          and "a"."product_id" = "sp"."product_id"
-          and "a"."stamp" >= $6
-      )
-    ) then 1
-    else 0
-  end as "member"
-from
-  "store_products" as "sp"
-where
-  "sp"."deleted_on" is null
-  and "sp"."store_id" not in (
-    select
-      "id"
-    from
-      "stores"
-    where
-      "deleted_on" is not null
-  )
-  and "sp"."product_id" not in (
-    select
-      "id"
-    from
-      "products"
-    where
-      "deleted_on" is not null
-  )
-  and "sp"."id" in ($7, $8, $9)
+  and "sp"."id" in ($8, $9)
   and "sp"."id" > $10
 order by
   "sp"."id"
 limit
   $11;
+
+select
+  "sp"."id",
+  case
+    when (
+      "sp"."created_on" >= $1
+      or exists (
+        select
+          1 as "one"
+        from
+          "stock_logs" as "o"
+        where
+          "o"."store_id" = "sp"."store_id"
+          and "o"."product_id" = "sp"."product_id"
+          and "o"."is_applied" = $2
+          and "o"."updated_on" >= $3
+          and "o"."id" >= $4
+        limit
+          $5
+        offset
+          $6
+      )
+      or exists (
+        select
+          1 as "one"
+        from
+          "stock_stamps_archived" as "a"
+        where
+          "a"."store_id" = "sp"."store_id"
+          and "a"."product_id" = "sp"."product_id"
+          and "a"."stamp" >= $7
+      )
+    ) then 1
+    else 0
+  end as "member"
+from
+  "store_products" as "sp"
+where
+  "sp"."deleted_on" is null
+  and "sp"."store_id" not in (
+    select
+      "id"
+    from
+      "stores"
+    where
+      "deleted_on" is not null
+  )
+  and "sp"."product_id" not in (
+    select
+      "id"
+    from
+      "products"
+    where
+      "deleted_on" is not null
+  )
+  and "sp"."id" in ($8, $9, $10)
+  and "sp"."id" > $11
+order by
+  "sp"."id"
+limit
+  $12;
 
 select
   (
@@ -460,6 +470,14 @@ where
       "stock_stamps_archived" as "archived"
     where
       "archived"."stamp" >= $6
+    union all
+    select
+      "created"."store_id",
+      "created"."product_id"
+    from
+      "store_products" as "created"
+    where
+      "created"."created_on" >= $7
   );
 
 select

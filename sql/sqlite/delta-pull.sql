@@ -71,6 +71,14 @@ where
       "stock_stamps_archived" as "archived"
     where
       "archived"."stamp" >= ?
+    union all
+    select
+      "created"."store_id",
+      "created"."product_id"
+    from
+      "store_products" as "created"
+    where
+      "created"."created_on" >= ?
   )
 order by
   "sp"."id";
@@ -205,7 +213,8 @@ select
   "sp"."id",
   case
     when (
-      exists (
+      "sp"."created_on" >= ?
+      or exists (
         select
           1 as "one"
         from
@@ -265,7 +274,8 @@ select
   "sp"."id",
   case
     when (
-      exists (
+      "sp"."created_on" >= ?
+      or exists (
         select
           1 as "one"
         from
@@ -460,6 +470,14 @@ where
       "stock_stamps_archived" as "archived"
     where
       "archived"."stamp" >= ?
+    union all
+    select
+      "created"."store_id",
+      "created"."product_id"
+    from
+      "store_products" as "created"
+    where
+      "created"."created_on" >= ?
   );
 
 select

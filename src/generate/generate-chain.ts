@@ -268,7 +268,8 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
         ...newStoreProductRow(storeRow, productRow, opening + POSTED_AFTER_MS, ACTOR),
         id: index + 1,
         stock_version: state.touches[index],
-        stock_modified_at: orNull(state.stockModifiedAt[index]!),
+        // Never booked: its stock moment stays its creation (newStoreProductRow, PRODUCT §3.1).
+        ...(Number.isNaN(state.stockModifiedAt[index]!) ? {} : { stock_modified_at: state.stockModifiedAt[index]! }),
         last_counted_at: orNull(state.lastCountAt[index]!),
         last_counted_by: CHAIN_USERS[state.lastCountBy[index]!],
         last_loss_at: lossAt,

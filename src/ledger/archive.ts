@@ -69,10 +69,13 @@ export async function archiveLedgerBefore(handle: DbHandle, boundary: number, by
       select updated_on / ${sql.lit(HOUR_MS)}, -count(*), min(id) from stock_logs where modification_at < ${boundary}
       group by updated_on / ${sql.lit(HOUR_MS)}`.execute(trx);
     // Stamps that will name no entry left in the ledger are kept (stamp check, ERP delta pull).
+    // A never-booked store product's stamp is its creation (PRODUCT §3.1): it names no entry
+    // and needs no copy.
     await sql`
       insert into stock_stamps_archived (store_id, product_id, stamp)
       select store_id, product_id, stock_modified_at from (
-        select store_id, product_id, stock_modified_at from store_products where stock_modified_at is not null
+        select store_id, product_id, stock_modified_at from store_products
+        where stock_modified_at is not null and not (stock_version = 0 and stock_modified_at = created_on)
         except
         select store_id, product_id, updated_on from stock_logs where modification_at >= ${boundary}
       ) gone

@@ -218,7 +218,9 @@ for (const dialect of DIALECTS) {
           next_delivery_datetime: '2026-02-01T06:00:00.000Z',
           delivery_datetimes: ['2026-02-01T05:00:00.000Z', '2026-02-08T06:00:00.000Z'],
         });
-        expect(itemOf(items, 'S1', 'P2').most_likely_datetime).toBeUndefined();
+        // Never booked: its stock moment is the moment it was created (PRODUCT §3.1, issue 41).
+        const p2 = await t.app.ctx.db.selectFrom('store_products').select('created_on').where('store_number', '=', 'S1').where('product_number', '=', 'P2').executeTakeFirstOrThrow();
+        expect(itemOf(items, 'S1', 'P2').most_likely_datetime).toBe(new Date(Number(p2.created_on)).toISOString());
         expect(itemOf(items, 'S1', 'P3')).toMatchObject({
           is_stock: false,
           price: 9.5, // price-group record matching the store's price line

@@ -47,6 +47,8 @@ export function newStoreProductRow(store: StoreRef, product: { id: number; produ
     modified_by: actor,
     deleted_on: null,
     content_hash: propertiesHash(properties),
+    // PRODUCT §3.1: until its first stock change, its stock moment is its creation.
+    stock_modified_at: now,
   };
 }
 
@@ -54,12 +56,15 @@ export function newStoreProductRow(store: StoreRef, product: { id: number; produ
  * Inserts new and rewrites changed store products (full rows, already merged), one
  * multi-row `insert … on conflict (store_id, product_id) do update` per batch. The
  * bookkeeping the ledger fills (last_counted_at…, stock_modified_at) is not in `rows`
- * and so never overwritten.
+ * and so never overwritten — except stock_modified_at of a new row: until its first stock
+ * change a store product's stock moment is its creation (PRODUCT §3.1), so an insert stamps
+ * created_on, and an update leaves the stamp alone.
  */
-export async function writeStoreProducts(trx: Transaction<Database>, dialect: Dialect, rows: ReadonlyArray<Insertable<StoreProductTable>>): Promise<void> {
-  if (rows.length === 0) return;
+export async function writeStoreProducts(trx: Transaction<Database>, dialect: Dialect, given: ReadonlyArray<Insertable<StoreProductTable>>): Promise<void> {
+  if (given.length === 0) return;
+  const rows = given.map((row) => ({ ...row, stock_modified_at: row.created_on }));
   const columns = Object.keys(rows[0]!);
-  const updatable = columns.filter((c) => !['store_id', 'product_id', 'created_on', 'created_by'].includes(c));
+  const updatable = columns.filter((c) => !['store_id', 'product_id', 'created_on', 'created_by', 'stock_modified_at'].includes(c));
   for (const batch of chunk(rows, Math.max(1, Math.floor(dialect.maxParameters / columns.length)))) {
     await trx
       .insertInto('store_products')

@@ -13,8 +13,9 @@ import { listedStoreProducts, stockListRows, type StockListFilters, type StockLi
  * What makes the ERP's stock delta pull cost O(rows pulled) at any depth (docs/decisions.md
  * "Pulls at chain scale"): tap-colleqtive pages `GET /storeproducts/stock?last_stock_modified_datetime=T`
  * by Page_Start and Page_Size only. The pull's members are the live store products (with the
- * list's other filters) that have an applied entry updated at or after T (repository.ts
- * `listedStoreProducts`). The ideas are the log pull's (stock-logs/log-pull.ts), whose facts
+ * list's other filters) that have an applied entry updated at or after T, or were created at
+ * or after T (PRODUCT §3.1: until its first stock change the stock moment is the creation;
+ * repository.ts `listedStoreProducts`). The ideas are the log pull's (stock-logs/log-pull.ts), whose facts
  * about the entries this reuses:
  * - **total_count** is counted once per pull, then carried from page to page: the members now
  *   are the members then plus the store products whose first applied entry of the window
@@ -136,7 +137,8 @@ type Window = StockListFilters & { stockModifiedSince: number; changedIdAtLeast:
 type ListedBuilder = ExpressionBuilder<Database & { sp: StoreProductTable }, 'sp'>;
 
 /**
- * 1 when the store product is a member (with an entry id up to `upToId`), else 0: one probe
+ * 1 when the store product is a member (with an entry id up to `upToId`), else 0: created at
+ * or after T (no probe: the column is on the row), else one probe
  * of its product's entries from the window's lowest id (repository.ts `listedStoreProducts`
  * says what a member is), and one of the stamps an archive kept. `limit 1 offset 0` keeps it
  * one probe per row: without an offset PostgreSQL may turn it into a hash of every entry of
@@ -159,7 +161,10 @@ function hasAppliedEntry(eb: ListedBuilder, f: Window, upToId?: number) {
     .whereRef('a.store_id', '=', 'sp.store_id')
     .whereRef('a.product_id', '=', 'sp.product_id')
     .where('a.stamp', '>=', f.stockModifiedSince);
-  return eb.case().when(eb.or([eb.exists(entries.limit(1).offset(0)), eb.exists(archived)])).then(1).else(0).end();
+  // Created at or after T: a member (PRODUCT §3.1, repository.ts). Such a store product was
+  // one at any count too: it existed then (its insert moves the membership version, so a count
+  // from before it is never advanced).
+  return eb.case().when(eb.or([eb('sp.created_on', '>=', f.stockModifiedSince), eb.exists(entries.limit(1).offset(0)), eb.exists(archived)])).then(1).else(0).end();
 }
 
 /**
@@ -304,8 +309,9 @@ async function sparseCandidates(db: Kysely<Database>, dialect: Dialect, f: Windo
  * stamp is on the row) or among `unstamped` from `from`, each candidate probed for its
  * entries in the select list — so PostgreSQL's estimate of the walk is the rows it returns,
  * not a guess at how many pass a probe (which made it expect to walk the whole table, and
- * compile the plan, JIT, for every page). A stamp names an applied entry of its moment
- * (ledger/stamp-invariants.ts), so candidates are members, but the probe decides.
+ * compile the plan, JIT, for every page). A stamp names an applied entry of its moment, or
+ * the creation of a store product never booked (ledger/stamp-invariants.ts), so candidates are
+ * members, but the probe decides.
  */
 async function walkMembers(
   db: Kysely<Database>,

@@ -116,7 +116,10 @@ export function listedStoreProducts(db: Kysely<Database>, dialect: Dialect | und
     // kept (ledger/archive.ts). Not the stamp stock_modified_at alone: a booking stamps the
     // moment it began, and one that began earlier but committed later on the same store
     // product leaves the older moment, so the stamp can lie below the latest change
-    // (docs/decisions.md "delta pull").
+    // (docs/decisions.md "delta pull"). And until its first stock change a store product's
+    // stock moment is its creation (PRODUCT §3.1, issue 41): one created at or after T is a
+    // member — never booked, or booked since (its entries are all younger than it) — found
+    // through the created_on index (migration 0030).
     const idAtLeast = f.changedIdAtLeast;
     query = query.where(({ eb, refTuple, selectFrom }) => {
       let changed = selectFrom('stock_logs as changed')
@@ -125,7 +128,8 @@ export function listedStoreProducts(db: Kysely<Database>, dialect: Dialect | und
         .where('changed.is_applied', '=', 1);
       if (idAtLeast !== undefined) changed = changed.where('changed.id', '>=', idAtLeast);
       const archived = selectFrom('stock_stamps_archived as archived').select(['archived.store_id', 'archived.product_id']).where('archived.stamp', '>=', stockSince);
-      return eb(refTuple('sp.store_id', 'sp.product_id'), 'in', changed.unionAll(archived).$asTuple('store_id', 'product_id'));
+      const created = selectFrom('store_products as created').select(['created.store_id', 'created.product_id']).where('created.created_on', '>=', stockSince);
+      return eb(refTuple('sp.store_id', 'sp.product_id'), 'in', changed.unionAll(archived).unionAll(created).$asTuple('store_id', 'product_id'));
     });
   }
   if (f.fromId !== undefined) query = query.where('sp.id', '>=', f.fromId);
