@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { LOCATIONS, PRODUCTS, STORES, TOKENS, UNKNOWN_LOCATION, UNKNOWN_STORE, type LocationCode, type ReasonKind, type TokenName } from './chain.js';
+import { DATE_TIME_SPELLINGS } from './time.js';
 
 /**
  * The operations of a simulated sequence (issue 26) and their generators. An action says what
@@ -7,7 +8,7 @@ import { LOCATIONS, PRODUCTS, STORES, TOKENS, UNKNOWN_LOCATION, UNKNOWN_STORE, t
  * planner (steps.ts) turns it into a request and the model's prediction. Hostile but plausible
  * moves are part of the generators: other stores named in bodies, times in the past, the future
  * and out of range, extreme quantities, deletes in the middle of flows, revoked tokens, re-sends
- * with the same key in another spelling.
+ * with the same key in another spelling (of the query's names, or of the body's date-times).
  */
 
 /** When an event happened, relative to the server's clock at the request. */
@@ -60,6 +61,8 @@ export type Action =
   | { kind: 'restoreProduct'; product: number }
   | { kind: 'revoke'; who: TokenName }
   | { kind: 'resend'; spelling: number }
+  /** The last keyed write again with its date-times re-spelt (time.ts respellDateTime; issue 40 item 1). */
+  | { kind: 'resendTimes'; spelling: number }
   | { kind: 'read'; who: TokenName; store: number; product: number }
   | { kind: 'surrounding'; who: TokenName; store: number; product: number }
   | { kind: 'list'; who: TokenName; list: 'deliveries' | 'logs' | 'stock' }
@@ -241,6 +244,7 @@ export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
   [1, fc.record({ kind: fc.constant('deleteProduct' as const), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
   [1, fc.record({ kind: fc.constant('restoreProduct' as const), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
   [3, fc.record({ kind: fc.constant('resend' as const), spelling: fc.nat({ max: 3 }) })],
+  [3, fc.record({ kind: fc.constant('resendTimes' as const), spelling: fc.nat({ max: DATE_TIME_SPELLINGS - 1 }) })],
   [3, fc.record({ kind: fc.constant('read' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
 );
 

@@ -5,6 +5,7 @@ import { verifyAll } from '../../src/verify.js';
 import type { Action } from './actions.js';
 import { LOCATIONS, DEFAULT_POOL, PRODUCTS, STORES, TOKEN_ROLES, TOKEN_STORES, TOKENS, type TokenName } from './chain.js';
 import { ChainModel } from './model.js';
+import { ANOTHER_INSTANT, respellDateTimes } from './time.js';
 import { FeedMirrors } from './feeds.js';
 import { API, planStep, productRecord, REASON_RECORDS, storeRecord, type Plan, type SequenceContext } from './steps.js';
 
@@ -80,6 +81,11 @@ export async function runSequence(app: FastifyInstance, actions: readonly Action
       await resendWithKey(action.spelling, context, model, send, trace, fail);
       continue;
     }
+    if (action.kind === 'resendTimes') {
+      const status = await resendWithTimes(action.spelling, context, model, send, trace, fail);
+      if (status !== undefined) outcomes?.set(`resendTimes ${status}`, (outcomes.get(`resendTimes ${status}`) ?? 0) + 1);
+      continue;
+    }
     const plan = planStep(model, action, context);
     if (!plan) continue;
     const keyed = 'key' in action && action.key;
@@ -144,6 +150,38 @@ async function resendWithKey(
   }
   // A 400 of the schema is answered afresh (no key was reserved); any other kept answer comes back as it was.
   if (!changedBody && refusal === null && last.status !== 400 && answer.raw !== last.body) fail(`step ${context.step}: the replayed answer differs: ${answer.raw.slice(0, 300)} vs ${last.body.slice(0, 300)}`);
+}
+
+/**
+ * The last keyed write again with the same Idempotency-Key and its body's date-times re-spelt
+ * (issue 40 item 1; time.ts respellDateTimes): the same instants (`Z` without milliseconds, an
+ * offset either side, no zone) are the same request — its stored answer, nothing applied
+ * twice (the balances are compared after every step) — and another instant is another
+ * request under a used key, a 409. A write without a date-time in its body is left alone.
+ */
+async function resendWithTimes(
+  spelling: number,
+  context: SequenceContext,
+  model: ChainModel,
+  send: (request: Plan['request']) => Promise<Answer>,
+  trace: string[],
+  fail: (message: string) => never,
+): Promise<number | undefined> {
+  const last = context.lastKeyed;
+  if (!last || last.plan.request.body === undefined) return undefined;
+  const { body, count } = respellDateTimes(last.plan.request.body, spelling);
+  if (count === 0) return undefined;
+  const request = { ...last.plan.request, body };
+  const answer = await send(request);
+  const another = spelling === ANOTHER_INSTANT;
+  trace.push(`#${context.step} re-send with the key of "${last.plan.label}", ${count} date-time(s) ${another ? 'moved 1 ms' : `re-spelt (${JSON.stringify(body).match(/"\d{4}-\d{2}-\d{2}T[^"]*"/)?.[0]})`} -> ${answer.status}`);
+  const refusal = model.routeRefusal(request.who, true);
+  const expected = refusal ?? (another ? 409 : last.status);
+  // A body the schema refuses never reaches the key: moved, it may still be that 400.
+  const stillInvalid = another && last.status === 400 && answer.status === 400;
+  if (answer.status !== expected && !stillInvalid) fail(`step ${context.step}: the date-time re-send answered ${answer.status}, expected ${expected}: ${answer.raw.slice(0, 300)}`);
+  if (!another && refusal === null && last.status !== 400 && answer.raw !== last.body) fail(`step ${context.step}: the replayed answer differs: ${answer.raw.slice(0, 300)} vs ${last.body.slice(0, 300)}`);
+  return answer.status;
 }
 
 /**

@@ -90,6 +90,7 @@ export function planStep(model: ChainModel, action: Action, context: SequenceCon
       return planMasterChange(model, action);
     case 'revoke':
     case 'resend':
+    case 'resendTimes':
       return undefined; // the runner does these itself
   }
 }

@@ -1,4 +1,5 @@
 import type { QuantityKind, TimeKind } from './actions.js';
+import { parseDateTime } from '../../src/domain/datetime.js';
 
 /** PRODUCT §3: an event may lie at most 5 minutes after the server's clock (handheld clocks drift). */
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;
@@ -55,3 +56,55 @@ export function resolveQuantity(quantity: QuantityKind): { value: number; milli:
 }
 
 export const toNumber = (milli: bigint) => Number(milli) / 1000;
+
+/**
+ * The ways a client may spell a date-time again (issue 40 item 1): the first four are the same
+ * instant — `Z` without the milliseconds (when they are 0, else with them), `+01:00`, `-0530`,
+ * no zone at all (read as UTC, PRODUCT §3) — and the last is another instant: 1 ms earlier
+ * (never later: that could cross the future-event rule, a 400 of the schema before any key).
+ */
+export const DATE_TIME_SPELLINGS = 5;
+export const ANOTHER_INSTANT = DATE_TIME_SPELLINGS - 1;
+
+/** `text` spelt the `spelling` way (DATE_TIME_SPELLINGS); undefined when it is no valid date-time (left as it is). */
+export function respellDateTime(text: string, spelling: number): string | undefined {
+  const at = parseDateTime(text);
+  if (at === undefined) return undefined;
+  const utc = new Date(at).toISOString();
+  switch (spelling) {
+    case 0:
+      return utc.endsWith('.000Z') ? `${utc.slice(0, 19)}Z` : utc;
+    case 1:
+      return withOffset(at, 60);
+    case 2: {
+      // West of UTC, without the colon: 05:30 earlier on the wall clock.
+      const local = new Date(at - 330 * 60_000).toISOString().slice(0, 23);
+      return `${local}-0530`;
+    }
+    case 3:
+      return utc.slice(0, -1);
+    default:
+      return new Date(at - 1).toISOString();
+  }
+}
+
+/**
+ * A copy of a request body with every date-time in it re-spelt, and how many there were; for
+ * ANOTHER_INSTANT only the first one moves (one field of another meaning is enough).
+ */
+export function respellDateTimes(body: unknown, spelling: number): { body: unknown; count: number } {
+  let count = 0;
+  const visit = (value: unknown): unknown => {
+    if (typeof value === 'string') {
+      if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || (spelling === ANOTHER_INSTANT && count > 0)) return value;
+      const spelt = respellDateTime(value, spelling);
+      if (spelt === undefined) return value;
+      count++;
+      return spelt;
+    }
+    if (Array.isArray(value)) return value.map(visit);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, visit(item)]));
+  };
+  return { body: visit(body), count };
+}
