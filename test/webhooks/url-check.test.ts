@@ -184,3 +184,96 @@ describe('webhook retries', () => {
     expect(pausing).toMatchObject({ pause: true, attempts: 202, error: 'timeout' });
   });
 });
+
+/**
+ * Issue 40 item 4: IPv6 forms that wrap an IPv4 address are judged as that address (as well as
+ * by their own range), IPv6 special ranges are refused, and the IPv4 spellings a URL parser
+ * normalizes are judged as the address the connection goes to. Only the check itself: nothing
+ * is sent anywhere.
+ */
+describe('webhook target check: every embedding of an IPv4 address, every special IPv6 range', () => {
+  // Each form wrapping a refused IPv4 address, with the address it wraps.
+  const wrapping: Array<[string, string]> = [
+    ['::ffff:127.0.0.1', '127.0.0.1'], // IPv4-mapped
+    ['::ffff:0:7f00:1', '127.0.0.1'], // IPv4-translated (RFC 6145)
+    ['::127.0.0.1', '127.0.0.1'], // IPv4-compatible, the issue's case
+    ['::7f00:1', '127.0.0.1'], // the same, in hex
+    ['::a00:1', '10.0.0.1'],
+    ['::169.254.169.254', '169.254.169.254'],
+    ['64:ff9b::7f00:1', '127.0.0.1'], // NAT64 well-known prefix
+    ['64:ff9b::192.168.1.1', '192.168.1.1'],
+    ['64:ff9b:1::7f00:1', '127.0.0.1'], // local-use NAT64, /96 layout
+    ['2002:7f00:1::', '127.0.0.1'], // 6to4, bits 16–47
+    ['2002:a9fe:a9fe::1', '169.254.169.254'],
+    ['2001:0:7f00:1::1', '127.0.0.1'], // Teredo server, bits 32–63
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', '127.0.0.1'], // Teredo client, the last 32 bits inverted
+    ['2606:4700::5efe:10.0.0.1', '10.0.0.1'], // ISATAP interface identifier
+    ['2606:4700::200:5efe:127.0.0.1', '127.0.0.1'],
+  ];
+
+  it('refuses each form, naming the IPv4 address it wraps', () => {
+    for (const [address, inner] of wrapping) {
+      const problem = refusedAddress(address, false);
+      expect(problem, address).toBeDefined();
+      expect(problem, address).toContain(`wraps ${inner}`);
+    }
+    // The Teredo client is named as the address it is, not as the inverted bits.
+    expect(refusedAddress('2001:0:4136:e378:8000:63bf:80ff:fffe', false)).toMatch(/wraps 127\.0\.0\.1, a loopback address/);
+  });
+
+  it('with WEBHOOKS_ALLOW_PRIVATE the wrapped address still decides: never multicast, broadcast or unspecified', () => {
+    for (const address of ['::224.0.0.1', '64:ff9b::e000:1', '64:ff9b:1::ffff:ffff', '2002:e000:1::', '2001:0:e000:1::1', '2001:0:808:808::1fff:fffe', '2606:4700::5efe:224.0.0.1']) {
+      expect(refusedAddress(address, true), address).toMatch(/wraps .*(multicast|broadcast|unspecified)/);
+    }
+    for (const [address] of wrapping) expect(refusedAddress(address, true), address).toBeUndefined();
+  });
+
+  it('refuses the IPv6 special ranges, and takes global unicast', () => {
+    const refused = [
+      '::1', '::', // loopback, unspecified
+      'fc00::1', 'fdff:ffff::1', // unique local fc00::/7
+      'fe80::1', 'febf::1', // link-local fe80::/10
+      'fec0::1', 'feff::1', // site-local fec0::/10
+      'ff02::1', 'ff0e::1', // multicast
+      '2001:db8::1', '3fff::1', // documentation
+      '100::1', // discard-only
+      '4000::1', '1::1', // outside 2000::/3 (unassigned)
+      '64:ff9b::808:808', '2002:808:808::1', '2001:0:808:808::f7f7:f7f7', // NAT64, 6to4, Teredo: refused as ranges even around a public address
+      '64:ff9b:1:7f00:0:100::', '64:ff9b:1:7f:0:1::', '64:ff9b:1:0:7f:0:100::', // local-use NAT64 in its /48, /56, /64 layouts: the range
+      '::8.8.8.8', // IPv4-compatible (deprecated) around a public address
+    ];
+    for (const address of refused) expect(refusedAddress(address, false), address).toBeDefined();
+    for (const address of ['2606:4700:4700::1111', '2a00:1450:4001:82b::200e', '::ffff:8.8.8.8', '2606:4700::200:5efe:8.8.8.8']) {
+      expect(refusedAddress(address, false), address).toBeUndefined();
+    }
+  });
+
+  it('judges the host a URL connects to: every spelling the URL parser normalizes', async () => {
+    const refusedUrls = [
+      'http://[::127.0.0.1]/', 'http://[::7f00:1]/', 'http://[::ffff:7f00:1]/', 'http://[0:0:0:0:0:ffff:127.0.0.1]/',
+      'http://[64:ff9b::127.0.0.1]/', 'http://[2002:7f00:1::]/', 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/',
+      'http://[fe80::1]/', 'http://[fec0::1]/', 'http://[fd00::1]/', 'http://[ff02::1]/', 'http://[::]/', 'http://[::1]/',
+      'http://2130706433/', 'http://0177.0.0.1/', 'http://0x7f.1/', 'http://127.1/', 'http://0x7f000001/', 'http://017700000001/',
+      'http://127.0.0.1./', 'http://0/', 'http://%31%32%37.0.0.1/', 'http://[::ffff:a9fe:a9fe]/latest',
+    ];
+    for (const url of refusedUrls) {
+      const problem = await checkWebhookUrl(url, { allowPrivate: false, resolve: async () => [{ address: '93.184.215.14', family: 4 }] });
+      expect(problem, url).toBeDefined();
+    }
+    // The host judged is the one the connection gets: the parser's own normalization.
+    expect(new URL('http://0x7f.1/').hostname).toBe('127.0.0.1');
+    expect(new URL('http://[::127.0.0.1]/').hostname).toBe('[::7f00:1]');
+  });
+
+  it('at connection: a name resolving to any of these forms is refused by the delivery lookup', async () => {
+    const forms = ['::7f00:1', '64:ff9b::a00:1', '2002:c0a8:101::', '2001:0:4136:e378:8000:63bf:80ff:fffe', 'fec0::1', '2606:4700::5efe:10.0.0.1', '4000::1'];
+    for (const form of forms) {
+      const lookup = guardedLookup({ allowPrivate: false, resolve: async () => [{ address: form, family: 6 }] });
+      for (const all of [false, true]) {
+        const error = await new Promise<Error | null>((done) => lookup('rebinding.example', { all }, (e) => done(e)));
+        expect(error, form).toBeInstanceOf(RefusedTarget);
+      }
+      expect(await checkWebhookUrl('http://rebinding.example/hook', { allowPrivate: false, resolve: async () => [{ address: form, family: 6 }] }), form).toMatch(/resolves to/);
+    }
+  });
+});
