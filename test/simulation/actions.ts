@@ -66,6 +66,8 @@ export type Action =
   | { kind: 'read'; who: TokenName; store: number; product: number }
   | { kind: 'surrounding'; who: TokenName; store: number; product: number }
   | { kind: 'list'; who: TokenName; list: 'deliveries' | 'logs' | 'stock' }
+  /** The ERP's stock delta pull, a first full one or one from a minute ahead (plans/pull.ts; issue 41). */
+  | { kind: 'stockPull'; who: TokenName; from: 'start' | 'future' }
   | { kind: 'locations'; who: TokenName; store: number }
   | { kind: 'locationProducts'; who: TokenName; store: number; location: LocationCode; byTag: boolean }
   | { kind: 'receipts'; who: TokenName; store: number | null; type: 1 | 2 }
@@ -245,6 +247,7 @@ export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
   [1, fc.record({ kind: fc.constant('restoreProduct' as const), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
   [3, fc.record({ kind: fc.constant('resend' as const), spelling: fc.nat({ max: 3 }) })],
   [3, fc.record({ kind: fc.constant('resendTimes' as const), spelling: fc.nat({ max: DATE_TIME_SPELLINGS - 1 }) })],
+  [2, fc.record({ kind: fc.constant('stockPull' as const), who: whoArb, from: weighted<'start' | 'future'>([3, fc.constant('start' as const)], [1, fc.constant('future' as const)]) })],
   [3, fc.record({ kind: fc.constant('read' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
 );
 

@@ -7,6 +7,7 @@ import type { Plan, SequenceContext } from './plans/plan.js';
 import { planCurrentToken, planList, planLocationProducts, planLocations, planOrdersList, planRead, planReceipts, planSurrounding, planUnresolved } from './plans/reads.js';
 import { planExternalCount, planLog, planMove, planReview } from './plans/stock.js';
 import { planPriceMove } from './plans/moves.js';
+import { planStockPull } from './plans/pull.js';
 
 export { API, type Plan, type SequenceContext } from './plans/plan.js';
 export { productRecord, REASON_RECORDS, storeRecord } from './plans/records.js';
@@ -80,6 +81,8 @@ export function planStep(model: ChainModel, action: Action, context: SequenceCon
       return planCurrentToken(model, action);
     case 'priceMove':
       return planPriceMove(model, action);
+    case 'stockPull':
+      return planStockPull(model, action);
     case 'deleteProduct':
     case 'restoreProduct':
     case 'reasonFlush':
