@@ -385,6 +385,11 @@ where
   and "deleted_on" is null;
 
 select
+  max("boundary_at") as "at"
+from
+  "ledger_archives";
+
+select
   pg_advisory_xact_lock(hashtext (current_schema()), k)
 from
   unnest($1::int4[]) as k;

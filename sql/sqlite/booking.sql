@@ -555,3 +555,8 @@ from
 where
   "store_number" = ?
   and "deleted_on" is null;
+
+select
+  max("boundary_at") as "at"
+from
+  "ledger_archives";

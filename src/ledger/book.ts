@@ -7,6 +7,9 @@ import type { BookingProduct, BookingStore, Ledger } from './ledger.js';
 import { applyEntries, arrivalMoment, type NewLogRow, type Posting } from './postings.js';
 import type { StockTouch } from './store-product-stamps.js';
 import { assertStoreAccess, type Principal } from '../shared/access.js';
+import { addMonths, monthLabel, monthStart } from '../db/months.js';
+import { unprocessable } from '../shared/errors.js';
+import type { FieldError } from '../shared/validation.js';
 
 /**
  * Booking: turns resolved entry drafts into stock_logs rows which, unless they wait for
@@ -40,6 +43,12 @@ export interface EntryDraft {
    * named by the 422 when a sum it makes would leave the exact range (PRODUCT §3, domain/decimal.ts).
    */
   path?: string;
+  /**
+   * The request field of its moment (`storeproductlog[1].modification_datetime`,
+   * `CountingDateTime`): named by the 422 when the moment lies in an archived month of the
+   * ledger (refuseArchivedMoments). A service-stamped draft (`onArrival`) has none.
+   */
+  atPath?: string;
   /** Entries waiting for review are stored and listed, not applied (PRODUCT §5). */
   pending: boolean;
   isFromReceipt?: boolean;
@@ -169,6 +178,7 @@ export async function bookEntriesWithMoments(
 ): Promise<{ ids: number[]; moments: number[] }> {
   if (drafts.length === 0) return { ids: [], moments: [] };
   assertStoreAccess(by, store.store_number);
+  await refuseArchivedMoments(trx, drafts, now);
   const { dialect } = ledger;
   const actor = by.name;
   const products = new Map(drafts.map((d) => [d.product.id, d.product]));
@@ -184,6 +194,30 @@ export async function bookEntriesWithMoments(
   const ids = await applyEntries(trx, ledger, entries, new Map([[store.id, store.store_number]]), by, now, touches);
   return { ids, moments: booked.map((draft) => draft.at) };
 }
+
+/**
+ * An entry dated before the ledger's archive boundary (ledger/archive.ts, PostgreSQL) is
+ * refused here, before anything is written: a 422 naming each such line's date field as the
+ * client sent it (PRODUCT §3; issue 40 item 5), not the database's CHECK (false) partition,
+ * which stays the backstop. An archive's boundary is at most the first moment of the month
+ * before the current one, so a booking whose every client-given moment is later (nearly every
+ * one) asks nothing.
+ */
+async function refuseArchivedMoments(trx: Transaction<Database>, drafts: readonly EntryDraft[], now: number): Promise<void> {
+  const surelyOpen = addMonths(monthStart(Math.max(now, Date.now())), -1);
+  const early = drafts.filter((draft) => !draft.onArrival && draft.at < surelyOpen);
+  if (early.length === 0) return;
+  const row = await trx.selectFrom('ledger_archives').select((eb) => eb.fn.max('boundary_at').as('at')).executeTakeFirst();
+  if (row?.at === null || row?.at === undefined) return;
+  const boundary = Number(row.at);
+  const errors: FieldError[] = early
+    .filter((draft) => draft.at < boundary)
+    .map((draft) => ({ path: draft.atPath ?? lineOf(draft.path), message: `lies before ${monthLabel(boundary)}: the ledger's months before it are archived (store-ops ledger archive)` }));
+  if (errors.length > 0) throw unprocessable('Some entries are dated in archived months of the ledger: they can no longer be booked', errors);
+}
+
+/** `storeproductlog[3].quantity` → `storeproductlog[3]`: the line, where a draft names no date field. */
+const lineOf = (path: string | undefined) => (path === undefined ? '' : path.replace(/\.[A-Za-z_]+$/, ''));
 
 const originOf = (storeId: number, draft: EntryDraft): PostingOrigin => ({
   storeId,

@@ -91,9 +91,10 @@ export function registerErrorHandler(app: FastifyInstance, dialect: Dialect): vo
     }
     if (kind === 'archived') {
       return reply.code(422).send(
-        errorEnvelope('UNPROCESSABLE', 'An entry is dated in a month of the ledger that has been archived (store-ops ledger archive): it can no longer be booked', [
-          { path: 'modification_datetime', message: 'lies before the ledger archive boundary' },
-        ]),
+        // The backstop (the CHECK (false) partition below the boundary): the engine refuses such an
+        // entry first, naming its line and field (ledger/book.ts refuseArchivedMoments). Which line
+        // the database refused is not known here, so no field is named rather than a wrong one.
+        errorEnvelope('UNPROCESSABLE', 'An entry is dated in a month of the ledger that has been archived (store-ops ledger archive): it can no longer be booked'),
       );
     }
     request.log.error({ err: error }, 'unhandled error');

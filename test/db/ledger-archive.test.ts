@@ -35,7 +35,7 @@ for (const dialect of DIALECTS) {
       // The months back to six months ago, before anything is stored (as the generator does).
       await handle().dialect.ensureLedgerMonths(handle().db, now, month(-6));
       expect((await t.post(`${API}/stores`, { stores: [storeInput('AR1')] })).statusCode).toBe(200);
-      expect((await t.post(`${API}/products`, { products: ['AP1', 'AP2', 'AP3'].map((n) => productInput(n)) })).statusCode).toBe(200);
+      expect((await t.post(`${API}/products`, { products: ['AP1', 'AP2', 'AP3'].map((n) => productInput(n, n === 'AP1' ? { barcode: '7100001' } : {})) })).statusCode).toBe(200);
       expect((await t.post(`${API}/reasoncodes`, { reason_codes: [reasonCodeInput(31, { is_loss: true, default_review_status: 1 })] })).statusCode).toBe(200);
       await book([entry('AP1', 10, month(-5) + DAY), entry('AP2', 7, month(-5) + 2 * DAY)]);
       await book([entry('AP1', 8, month(-4) + DAY)], '?is_counted_quantity=true');
@@ -83,10 +83,27 @@ for (const dialect of DIALECTS) {
       expect(await verifyAll(handle())).toEqual([]);
     });
 
-    it('refuses entries dated before the boundary with a 422 naming the field, and books later ones as before', async () => {
-      const refused = await post([entry('AP1', 1, month(-3) + 3 * DAY)]);
-      expect(refused.statusCode).toBe(422);
-      expect(refused.json().errors[0].path).toBe('modification_datetime');
+    it('refuses entries dated before the boundary with a 422 naming each line and field as sent, books nothing of it, and books later ones as before', async () => {
+      const before = { AP1: await stockOf('AP1'), AP2: await stockOf('AP2') };
+      const entries = await handle().db.selectFrom('stock_logs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      // Issue 40 item 5: the line after a good one, not a bare `modification_datetime`.
+      const refused = await post([entry('AP2', 1, month(-1) + DAY), entry('AP1', 1, month(-3) + 3 * DAY), entry('AP2', 2, month(-4))]);
+      expect(refused.statusCode, refused.body).toBe(422);
+      expect(refused.json().errors.map((e: { path: string }) => e.path)).toEqual(['storeproductlog[1].modification_datetime', 'storeproductlog[2].modification_datetime']);
+      // A count dated there is refused the same way, by its line.
+      const count = await post([entry('AP1', 5, month(-3))], '?is_counted_quantity=true');
+      expect(count.statusCode).toBe(422);
+      expect(count.json().errors[0].path).toBe('storeproductlog[0].modification_datetime');
+      // An external count names its own field, CountingDateTime.
+      const external = await t.post(`${API}/externalcountinglines`, {
+        CountingDateTime: new Date(month(-3)).toISOString(),
+        StoreNo: 'AR1',
+        Lines: [{ product_barcode: '7100001', counted_quantity: 3 }],
+      });
+      expect(external.statusCode, external.body).toBe(422);
+      expect(external.json().errors.map((e: { path: string }) => e.path)).toEqual(['CountingDateTime']);
+      expect({ AP1: await stockOf('AP1'), AP2: await stockOf('AP2') }).toEqual(before);
+      expect(await handle().db.selectFrom('stock_logs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).toEqual(entries);
       await book([entry('AP1', 3, month(-2) + DAY)]);
       await book([entry('AP1', 20, month(-2) + 2 * DAY)], '?is_counted_quantity=true');
       expect((await stockOf('AP1')).most_likely_stock).toBe(22);

@@ -19,7 +19,9 @@ export type TimeKind =
   | { kind: 'future'; minutes: number }
   | { kind: 'far' }
   | { kind: 'year10000' }
-  | { kind: 'year0' };
+  | { kind: 'year0' }
+  /** Before the start of last month, `days` and a second earlier: in an archived month on PostgreSQL (issue 40 item 5). */
+  | { kind: 'archived'; days: number };
 
 export type QuantityKind = { kind: 'small'; value: number } | { kind: 'extreme'; sign: 1 | -1 } | { kind: 'tiny' };
 
@@ -107,6 +109,9 @@ export const timeArb: fc.Arbitrary<TimeKind> = weighted<TimeKind>(
   [1, fc.constantFrom({ kind: 'year10000' as const }, { kind: 'year0' as const })],
 );
 
+/** The moment of a stock entry or a count: now and then one dated in a month the ledger archived (runner.ts). */
+const entryTimeArb: fc.Arbitrary<TimeKind> = weighted<TimeKind>([10, timeArb], [1, fc.record({ kind: fc.constant('archived' as const), days: fc.nat({ max: 60 }) })]);
+
 const quantityArb: fc.Arbitrary<QuantityKind> = weighted<QuantityKind>(
   [30, fc.oneof(fc.integer({ min: -4, max: 12 }), fc.integer({ min: -4000, max: 12_000 }).map((m) => m / 1000)).map((value) => ({ kind: 'small' as const, value }))],
   [2, fc.record({ kind: fc.constant('extreme' as const), sign: fc.constantFrom<1 | -1>(1, 1, -1) })],
@@ -132,7 +137,7 @@ const entryArb: fc.Arbitrary<EntryArg> = fc.record({
   pool: weighted<number | undefined>([6, fc.constant(undefined)], [2, fc.constantFrom(1, 2, 3)]),
   reason: reasonArb,
   quantity: quantityArb,
-  time: timeArb,
+  time: entryTimeArb,
   order: weighted<EntryArg['order']>([12, fc.constant({ kind: 'none' as const })], [3, orderRefArb]),
 });
 
@@ -181,7 +186,7 @@ export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
   [
     3,
     fc.record({
-      kind: fc.constant('externalCount' as const), who: whoArb, store: storeArb, time: timeArb,
+      kind: fc.constant('externalCount' as const), who: whoArb, store: storeArb, time: entryTimeArb,
       lines: fc.array(fc.record({ product: productArb, unit: weighted([5, fc.constant(false)], [1, fc.constant(true)]), quantity: fc.integer({ min: 0, max: 20 }) }), { minLength: 1, maxLength: 3 }),
     }),
   ],

@@ -107,7 +107,17 @@ export class ChainModel {
   /** Counting lines kept unresolved, per store (a barcode of no live product). */
   unresolved = new Map<string, number>();
   revokedTokens = new Set<TokenName>();
+  /**
+   * The ledger's archive boundary (`store-ops ledger archive`, PostgreSQL; the runner archives
+   * before last month): an entry or count dated earlier is a 422 naming its line (issue 40 item 5).
+   */
+  archiveBoundary: number | null = null;
   private seq = 0;
+
+  /** Whether a moment lies in a month of the ledger that has been archived. */
+  isArchived(at: number | null): boolean {
+    return at !== null && this.archiveBoundary !== null && at < this.archiveBoundary;
+  }
 
   clone(): ChainModel {
     const copy = new ChainModel();
@@ -120,6 +130,7 @@ export class ChainModel {
     copy.deletedReasons = new Set(this.deletedReasons);
     copy.productLists = this.productLists.map((l) => ({ ...l, lines: l.lines.map((line) => ({ ...line })) }));
     copy.revokedTokens = new Set(this.revokedTokens);
+    copy.archiveBoundary = this.archiveBoundary;
     copy.seq = this.seq;
     copy.locationPools = new Map(this.locationPools);
     copy.unresolved = new Map(this.unresolved);

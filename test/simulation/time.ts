@@ -1,5 +1,6 @@
 import type { QuantityKind, TimeKind } from './actions.js';
 import { parseDateTime } from '../../src/domain/datetime.js';
+import { addMonths, monthStart } from '../../src/db/months.js';
 
 /** PRODUCT §3: an event may lie at most 5 minutes after the server's clock (handheld clocks drift). */
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;
@@ -33,6 +34,11 @@ export function resolveTime(time: TimeKind, now: number): ResolvedTime {
       return { text: '9999-12-31T23:30:00-01:00', at: null };
     case 'year0':
       return { text: '0001-01-01T00:30:00+01:00', at: null };
+    case 'archived': {
+      // Valid by the time rule: whether it books depends on the chain's archive (model.archiveBoundary).
+      const at = addMonths(monthStart(now), -1) - time.days * 86_400_000 - 1000;
+      return { text: new Date(at).toISOString(), at };
+    }
   }
 }
 

@@ -188,6 +188,7 @@ async function bookTransferLegs(trx: Transaction<Database>, ledger: Ledger, plan
         at: received.at,
         onArrival: received.onArrival,
         path: received.path,
+        atPath: received.atPath,
         isCount: false,
         poolParts: [{ pool: 1, quantityMilli: -item.quantityMilli }],
         pending: false,

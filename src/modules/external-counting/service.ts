@@ -105,7 +105,7 @@ export async function submitCountingLines(ctx: AppContext, body: ExternalCountin
         path,
         what: `the unlocated level of product '${numbers.get(productId)}' (counted less located stock)`,
       });
-      return { product: products.get(numbers.get(productId)!)!, at, isCount: true, poolParts: [{ pool: 1, quantityMilli: level }], pending: false, source: SOURCE, path };
+      return { product: products.get(numbers.get(productId)!)!, at, isCount: true, poolParts: [{ pool: 1, quantityMilli: level }], pending: false, source: SOURCE, path, atPath: 'CountingDateTime' };
     });
     await bookEntries(trx, ctx.ledger, store, drafts, principal, now);
 

@@ -119,6 +119,7 @@ async function draftEntries(
       exceptionImage: input.loss_image,
       orderno: input.loss_order_number,
       path: path(index, 'quantity'),
+      atPath: path(index, 'modification_datetime'),
       scannedAt: input.scanned_datetime ? requireDateTime(input.scanned_datetime) : undefined,
       orderAfterAt: input.order_after_date ? requireDateTime(input.order_after_date) : undefined,
     };

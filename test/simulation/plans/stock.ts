@@ -15,12 +15,18 @@ export function planLog(model: ChainModel, action: Extract<Action, { kind: 'log'
     entries.some((e) => e.at === null) && 400,
     !model.isStore(action.store) && 404,
     entries.some((e) => e.unprocessable) && 422,
+    entries.some((e) => model.isArchived(e.at)) && 422,
     rangeRefusal(model, (m) => entries.flatMap((e) => (e.pending ? [] : [e.apply(m)]))),
   );
+  // Refused only for its archived months: the 422 names every such line's date as sent (issue 40 item 5).
+  const archivedPaths = entries.some((e) => e.unprocessable)
+    ? []
+    : entries.flatMap((e, index) => (model.isArchived(e.at) ? [`storeproductlog[${index}].modification_datetime`] : []));
   return {
     label: `${action.count ? 'count' : 'log'} ${action.store} by ${action.who}: ${entries.map((e) => e.describe).join('; ')}`,
     request: { method: 'POST', url: `${API}/stores/${action.store}/products/stock/storeproductlogs?${query}`, body: { storeproductlog: entries.map((e) => e.body) }, who: action.who },
     expect: [refusal ?? 200],
+    check: (_m, answer) => refusalPathsDiffer(answer, archivedPaths),
     commit: (m, answer) => {
       const ids = (answer.json as { data: number[] }).data;
       entries.forEach((entry, index) => {
@@ -29,6 +35,13 @@ export function planLog(model: ChainModel, action: Extract<Action, { kind: 'log'
       });
     },
   };
+}
+
+/** With `expected` paths, a 422 must name exactly those fields, in that order. */
+function refusalPathsDiffer(answer: { status: number; json: unknown }, expected: string[]): string | undefined {
+  if (expected.length === 0 || answer.status !== 422) return undefined;
+  const named = ((answer.json as { errors?: Array<{ path: string }> }).errors ?? []).map((error) => error.path);
+  return named.join() === expected.join() ? undefined : `the 422 names ${JSON.stringify(named)}, the model ${JSON.stringify(expected)}`;
 }
 
 /** The customer order number an entry or a move names, if any. */
@@ -204,9 +217,12 @@ export function planExternalCount(model: ChainModel, action: Extract<Action, { k
     time.at === null && 400,
     !model.covers(action.who, action.store) && 403,
     !model.isStore(action.store) && 404,
+    // Only lines that book are refused by their moment: unresolved barcodes are kept, not booked.
+    counted.size > 0 && model.isArchived(time.at) && 422,
     rangeRefusal(model, effects),
   );
   return {
+    check: (_m, answer) => refusalPathsDiffer(answer, counted.size > 0 && model.isArchived(time.at) ? ['CountingDateTime'] : []),
     label: `external count ${action.store} at ${time.text} by ${action.who}: ${lines.map((l) => `${l.barcode}=${l.quantity}`).join(', ')}`,
     request: {
       method: 'POST',
