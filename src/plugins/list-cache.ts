@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { DbHandle } from '../db/dialect/types.js';
 import { readVersions } from '../db/versions.js';
 import { visibleStores } from '../shared/access.js';
@@ -57,9 +58,14 @@ function render(entry: Entry): Buffer {
  * versions either.
  */
 export function registerListCache(app: FastifyInstance, handle: DbHandle): void {
-  const entries = new Map<string, Entry>();
-  let bytes = 0;
-  const size = (e: Entry) => e.head.length + (e.tail?.length ?? 0);
+  // Bounded by count and by bytes, the least recently used answer forgotten first (issue 40 item
+  // 8). What an entry holds: its key (a URL of up to 16 KiB), head and tail, and — once hit — the
+  // rendered answer, as long again: all counted, so MAX_BYTES bounds what is really held.
+  const entries = new LRUCache<string, Entry>({
+    max: MAX_ENTRIES,
+    maxSize: MAX_BYTES,
+    sizeCalculation: (entry, key) => key.length + 2 * (entry.head.length + (entry.tail?.length ?? 0)),
+  });
 
   const cached = (route: RouteOptions) => route.config?.listCache !== undefined && [route.method].flat().includes('GET');
 
@@ -76,8 +82,6 @@ export function registerListCache(app: FastifyInstance, handle: DbHandle): void 
       const version = unchanged ? kept.version : await readVersions(handle.db, resources);
       const hit = unchanged ? kept : entries.get(key);
       if (hit && hit.version === version && Date.now() < hit.validUntil) {
-        entries.delete(key);
-        entries.set(key, hit); // most recently used last
         reply.header('content-type', 'application/json; charset=utf-8');
         return reply.send(render(hit));
       }
@@ -89,16 +93,7 @@ export function registerListCache(app: FastifyInstance, handle: DbHandle): void 
     const pending = request.listCache;
     if (!pending || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
     const entry = entryOf({ version: pending.version, changeToken: pending.changeToken, validUntil: request.listCacheValidUntil ?? Number.POSITIVE_INFINITY }, payload);
-    const previous = entries.get(pending.key);
-    if (previous) bytes -= size(previous);
-    entries.delete(pending.key);
     entries.set(pending.key, entry);
-    bytes += size(entry);
-    for (const [key, oldest] of entries) {
-      if (entries.size <= MAX_ENTRIES && bytes <= MAX_BYTES) break;
-      entries.delete(key);
-      bytes -= size(oldest);
-    }
     return payload;
   });
 }

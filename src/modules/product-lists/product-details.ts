@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import type { Database } from '../../db/schema.js';
 import { readVersions } from '../../db/versions.js';
@@ -14,13 +15,15 @@ export interface ProductDetails {
   parent_category_code: string | null;
 }
 
-/** About 200 bytes each: at most some 40 MB per process. */
-const MAX_ENTRIES = 200_000;
+/** About 200 bytes each: at most some 40 MB per process; the least recently used go first (issue 40). */
+export const MAX_PRODUCT_DETAILS = 200_000;
+/** The limit a new cache gets (tests lower it to see the eviction). */
+export const productDetailsLimit = { max: MAX_PRODUCT_DETAILS };
 
 interface Cache {
   /** The products and categories versions the entries were read at. */
   versions: string;
-  entries: Map<number, ProductDetails>;
+  entries: LRUCache<number, ProductDetails>;
 }
 
 /** One cache per database handle (per app): tests and processes never share one. */
@@ -42,7 +45,7 @@ export async function productDetails(db: Kysely<Database>, owner: object, produc
   const versions = await readVersions(db, ['products', 'categories']);
   let cache = caches.get(owner);
   if (!cache || cache.versions !== versions) {
-    cache = { versions, entries: new Map() };
+    cache = { versions, entries: new LRUCache<number, ProductDetails>({ max: productDetailsLimit.max }) };
     caches.set(owner, cache);
   }
   const found = new Map<number, ProductDetails>();
@@ -56,13 +59,15 @@ export async function productDetails(db: Kysely<Database>, owner: object, produc
   const fetched = await fetchDetails(db, missing);
   const current = caches.get(owner);
   const keep = current !== undefined && current.versions === versions;
-  if (keep && current.entries.size + fetched.size > MAX_ENTRIES) current.entries.clear();
   for (const [id, details] of fetched) {
     found.set(id, details);
     if (keep) current.entries.set(id, details);
   }
   return found;
 }
+
+/** How many products' details an app keeps (tests). */
+export const keptProductDetailsOf = (owner: object): number => caches.get(owner)?.entries.size ?? 0;
 
 async function fetchDetails(db: Kysely<Database>, ids: readonly number[]): Promise<Map<number, ProductDetails>> {
   const details = new Map<number, ProductDetails>();

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../../db/schema.js';
 import { readVersions } from '../../db/versions.js';
 import type { StockListFilters } from './repository.js';
@@ -17,14 +18,17 @@ import type { StockListFilters } from './repository.js';
  * it: a count taken across a change must never be kept under either side's versions.
  */
 
-const MAX_ENTRIES = 1_000;
+/** Filter sets kept per app: the least recently used one is forgotten beyond this (issue 40). */
+export const MAX_COUNT_ENTRIES = 1_000;
+/** The limit a new cache gets (tests lower it to see the eviction). */
+export const countCacheLimit = { max: MAX_COUNT_ENTRIES };
 
 interface Entry {
   versions: string;
   count: number;
 }
 
-const caches = new WeakMap<object, Map<string, Entry>>();
+const caches = new WeakMap<object, LRUCache<string, Entry>>();
 
 const cacheable = (filters: StockListFilters) => filters.modifiedSince === undefined && filters.stockModifiedSince === undefined;
 
@@ -51,6 +55,9 @@ async function versionsOf(db: Kysely<Database>, filters: StockListFilters): Prom
   return `${membership}:${master}`;
 }
 
+/** How many filter sets an app keeps counts of (tests). */
+export const keptCountsOf = (owner: object): number => caches.get(owner)?.size ?? 0;
+
 export async function cachedStockListCount(
   db: Kysely<Database>,
   owner: object,
@@ -61,7 +68,7 @@ export async function cachedStockListCount(
   const versions = await versionsOf(db, filters);
   let cache = caches.get(owner);
   if (!cache) {
-    cache = new Map();
+    cache = new LRUCache<string, Entry>({ max: countCacheLimit.max });
     caches.set(owner, cache);
   }
   const key = JSON.stringify([filters.storeIds === undefined ? null : [...filters.storeIds].sort((a, b) => a - b), filters.productNumbers, filters.barcode,
@@ -69,7 +76,6 @@ export async function cachedStockListCount(
   const hit = cache.get(key);
   if (hit && hit.versions === versions) return hit.count;
   const counted = await count();
-  if (cache.size >= MAX_ENTRIES) cache.clear();
   if ((await versionsOf(db, filters)) === versions) cache.set(key, { versions, count: counted });
   return counted;
 }
