@@ -62,7 +62,10 @@ async function main(): Promise<void> {
   // SIGTERM/SIGINT: stop accepting, finish in-flight requests, exit within 5 s (PRODUCT §2).
   // New requests are answered 503 in the envelope and work past the grace is cut
   // (plugins/shutdown.ts); close-with-grace's 4.5 s timer is only the last resort.
-  closeWithGrace({ delay: 4500 }, async ({ signal, err }) => {
+  // A signal the operator gave node for heap snapshots (`--heapsnapshot-signal=SIGUSR2`, as
+  // `npm run soak -- --heap-snapshots` does) takes a snapshot, not the process down.
+  const snapshotSignal = /--heapsnapshot-signal=(SIG[A-Z0-9]+)/.exec(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)?.[1];
+  closeWithGrace({ delay: 4500, ...(snapshotSignal === undefined ? {} : { skip: [snapshotSignal as 'SIGUSR2'] }) }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
     // New requests are answered 503 in the envelope from now on; those already on their way

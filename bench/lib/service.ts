@@ -62,6 +62,10 @@ function serviceCommand(): [string, string[]] {
 
 export interface Service {
   baseUrl: string;
+  /** The process that serves (npm start → tsx → node src/server.ts): for signals such as SIGUSR2. */
+  pid: number;
+  /** What it wrote to stdout and stderr so far. */
+  output(): string;
   /** The SQLite file it serves from. */
   file: string;
   /** Resident memory of the serving process now, and its peak since it started (MB). */
@@ -107,6 +111,8 @@ export async function startServiceAt(databaseUrl: string, file = databaseUrl, ex
   const peak = () => (lastPeak = statusMb(serverPid, 'VmHWM') ?? lastPeak);
   return {
     baseUrl,
+    pid: serverPid,
+    output,
     file,
     rssMb: () => statusMb(serverPid, 'VmRSS') ?? 0,
     peakRssMb: peak,
