@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { externalIssuerFromSettings } from './modules/identity-provider/settings.js';
+import type { ExternalIssuerConfig } from './modules/identity-provider/index.js';
 
 /**
  * The environment the service reads (PRODUCT.md §2). One schema gives defaults,
@@ -35,6 +37,18 @@ export const EnvSchema = Type.Object({
   OAUTH_ACCESS_TOKEN_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 3600 }),
   // Failed client authentications per client_id and per address per minute (0 = off).
   OAUTH_FAILED_AUTH_PER_MINUTE: Type.Integer({ minimum: 0, default: 10 }),
+  // Issue 41 (docs/security.md "Your own identity provider"): access tokens of the chain's
+  // provider (Entra ID, Keycloak, …) accepted too. AUTH_AUDIENCE is required with AUTH_ISSUER.
+  AUTH_ISSUER: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+  AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+  // The provider's key set (absent: discovered from the issuer's metadata).
+  AUTH_JWKS_URL: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+  // Claims naming roles, comma-separated (Entra: app roles in `roles`, delegated scopes in `scp`).
+  AUTH_ROLE_CLAIM: Type.String({ minLength: 1, maxLength: 200, default: 'roles,scp' }),
+  // value=role pairs (absent: admin, integration, store, read and StoreOps.<Role>).
+  AUTH_ROLE_MAP: Type.Optional(Type.String({ minLength: 1, maxLength: 4000 })),
+  AUTH_STORES_CLAIM: Type.String({ minLength: 1, maxLength: 200, default: 'stores' }),
+  AUTH_CLOCK_SKEW_SECONDS: Type.Integer({ minimum: 0, maximum: 300, default: 60 }),
   // The bench's feed-off baseline only (bench/, issue 30): bookings write no stock.changed events.
   BENCH_WITHOUT_STOCK_EVENTS: Type.Boolean({ default: false }),
 });
@@ -91,6 +105,8 @@ export interface Config {
   oauthFailedAuthPerMinute?: number;
   /** Tests only: the clock skew allowed on our tokens' `exp` (default 5 s). Never set from the environment. */
   oauthClockSkewSeconds?: number;
+  /** The chain's own identity provider (AUTH_ISSUER …; modules/identity-provider). */
+  externalIssuer?: ExternalIssuerConfig;
   /** Called once with a generated admin token when the database has none (first start). */
   onGeneratedAdminToken?: (token: string) => void;
 }
@@ -108,6 +124,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid environment: ${problems.join('; ')}`);
   }
   const parsed = withDefaults as Static<typeof EnvSchema>;
+  const externalIssuer = externalIssuerFromSettings(parsed);
+  if (externalIssuer !== undefined && 'problems' in externalIssuer) throw new ConfigError(`Invalid environment: ${externalIssuer.problems.join('; ')}`);
   return {
     port: parsed.PORT,
     host: parsed.HOST,
@@ -126,5 +144,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauthAudience: parsed.OAUTH_AUDIENCE,
     oauthAccessTokenSeconds: parsed.OAUTH_ACCESS_TOKEN_SECONDS,
     oauthFailedAuthPerMinute: parsed.OAUTH_FAILED_AUTH_PER_MINUTE,
+    ...(externalIssuer === undefined ? {} : { externalIssuer }),
   };
 }

@@ -9,6 +9,7 @@ import { AppError, unauthorized } from '../shared/errors.js';
 import { findTokenByHash } from '../modules/tokens/repository.js';
 import { hashToken, principalFromRow } from '../modules/tokens/service.js';
 import { OAuthRuntime, type JwtAuthentication } from '../modules/oauth/runtime.js';
+import { createExternalIssuer } from '../modules/identity-provider/index.js';
 import { hookEachRoute } from './route-hooks.js';
 import type { TokenRow } from '../modules/tokens/rows.js';
 
@@ -62,29 +63,14 @@ export function bearerChallenge(error: 'invalid_token' | 'insufficient_scope' | 
   return `Bearer realm="store-ops", error="${error}"${description ? `, error_description="${quoted(description)}"` : ''}`;
 }
 
-/**
- * The identity provider of the chain (issue 41, helper B's src/modules/identity-provider):
- * the shape of its verifier, as this file uses it. ISSUE-41-EXTERNAL-ISSUER: the one call site
- * that builds it is `externalIssuerOf` below.
- */
-interface ExternalIssuerLike {
-  readonly issuer: string;
-  verify(token: string): Promise<{ identity: { subject: string; role: Principal['role']; stores: string[] | null; expiresAt: number } } | { failure: string; status: 401 | 403 }>;
-  close(): void;
-}
-
-/** ISSUE-41-EXTERNAL-ISSUER: the single call site building helper B's verifier (config.externalIssuer). */
-async function externalIssuerOf(_config: Config): Promise<ExternalIssuerLike | undefined> {
-  return undefined;
-}
-
 export async function registerAuth(app: FastifyInstance, db: Kysely<Database>, config: Config): Promise<void> {
   // Keyed by the credential as sent, so a cached request needs no hashing either; the
   // values live only in this process's memory, as they do while a request is handled.
   const cache = new LRUCache<string, { row: TokenRow | null; at: number }>({ max: CACHE_MAX_ENTRIES });
   const oauth = await OAuthRuntime.start(db, config);
   app.decorate('oauth', oauth);
-  const external = await externalIssuerOf(config);
+  // The chain's own identity provider (AUTH_ISSUER), when configured.
+  const external = config.externalIssuer === undefined ? undefined : createExternalIssuer(config.externalIssuer);
   if (external) app.addHook('onClose', async () => external.close());
 
   async function lookup(credential: string): Promise<TokenRow | undefined> {
@@ -123,20 +109,25 @@ export async function registerAuth(app: FastifyInstance, db: Kysely<Database>, c
     admitPrincipal(request, reply, rule, result.principal);
   }
 
-  /** A JWT: ours by its `iss`, else the chain provider's, else nobody's. */
+  /**
+   * A JWT: ours by its `iss`, else the chain provider's. A credential of that shape from
+   * neither (one that does not decode, or names another issuer) is looked up as a token:
+   * an operator's STORE_OPS_ADMIN_TOKEN may have any shape, dots included.
+   */
   function authenticateJwt(request: FastifyRequest, reply: FastifyReply, rule: AccessRule, token: string, done: (error?: Error) => void): void {
+    // The hot path: one of our tokens verified before, revoked clients read within the second.
+    const known = oauth.verifyCached(token);
+    if (known !== undefined) {
+      admitJwt(request, reply, rule, known);
+      return done();
+    }
     let issuer: unknown;
     try {
       issuer = decodeJwt(token).iss;
     } catch {
-      return done(refuse(reply, 'The access token is malformed'));
+      return authenticateToken(request, reply, rule, token, done);
     }
     if (issuer === oauth.issuer) {
-      const cached = oauth.verifyCached(token);
-      if (cached !== undefined) {
-        admitJwt(request, reply, rule, cached);
-        return done();
-      }
       oauth.verify(token).then(
         (result) => {
           try {
@@ -159,6 +150,10 @@ export async function registerAuth(app: FastifyInstance, db: Kysely<Database>, c
                 reply.header('www-authenticate', bearerChallenge('insufficient_scope', result.failure));
                 throw new AppError('FORBIDDEN', result.failure);
               }
+              if (result.status === 503) {
+                reply.header('retry-after', '5');
+                throw new AppError('UNAVAILABLE', result.failure);
+              }
               throw refuse(reply, result.failure);
             }
             const { identity } = result;
@@ -167,7 +162,7 @@ export async function registerAuth(app: FastifyInstance, db: Kysely<Database>, c
               kind: 'external',
               tokenId: 0,
               expiresAt: identity.expiresAt,
-              name: identity.subject,
+              name: identity.name,
               role: identity.role,
               stores: identity.stores,
             });
@@ -180,7 +175,32 @@ export async function registerAuth(app: FastifyInstance, db: Kysely<Database>, c
       );
       return;
     }
-    done(refuse(reply, 'The access token is not from an issuer this service trusts'));
+    // Not a JWT of ours nor of the provider: a token, or nothing this service knows (401 then).
+    authenticateToken(request, reply, rule, token, done);
+  }
+
+  /** A `sot_` token (or the operator's admin token): cached for at most a second (PRODUCT §2). */
+  function authenticateToken(request: FastifyRequest, reply: FastifyReply, rule: AccessRule, credential: string, done: (error?: Error) => void): void {
+    try {
+      const cached = cache.get(credential);
+      if (cached && Date.now() - cached.at < CACHE_MILLIS) {
+        admit(request, reply, rule, cached.row);
+        return done();
+      }
+    } catch (error) {
+      return done(error as Error);
+    }
+    lookup(credential).then(
+      (row) => {
+        try {
+          admit(request, reply, rule, row);
+          done();
+        } catch (error) {
+          done(error as Error);
+        }
+      },
+      (error: Error) => done(error),
+    );
   }
 
   // Callback style: a token seen within the last second is admitted without a promise.
@@ -192,22 +212,7 @@ export async function registerAuth(app: FastifyInstance, db: Kysely<Database>, c
         throw unauthorized('Missing credential: send Authorization: Bearer <token>');
       }
       if (!credential.startsWith('sot_') && JWT_SHAPE.test(credential)) return authenticateJwt(request, reply, rule, credential, done);
-      const cached = cache.get(credential);
-      if (cached && Date.now() - cached.at < CACHE_MILLIS) {
-        admit(request, reply, rule, cached.row);
-        return done();
-      }
-      lookup(credential).then(
-        (row) => {
-          try {
-            admit(request, reply, rule, row);
-            done();
-          } catch (error) {
-            done(error as Error);
-          }
-        },
-        (error: Error) => done(error),
-      );
+      authenticateToken(request, reply, rule, credential, done);
     } catch (error) {
       done(error as Error);
     }
