@@ -13,6 +13,7 @@ import * as deliveriesView from './views/deliveries.js';
 import * as ordersView from './views/orders.js';
 import * as changesView from './views/changes.js';
 import * as webhooksView from './views/webhooks.js';
+import * as clientsView from './views/clients.js';
 
 const VIEWS = {
   stock: stockView,
@@ -23,6 +24,7 @@ const VIEWS = {
   orders: ordersView,
   changes: changesView,
   webhooks: webhooksView,
+  clients: clientsView,
 };
 const ROLE_LABELS = { admin: 'administrator', integration: 'integration', store: 'store staff', read: 'read only' };
 
