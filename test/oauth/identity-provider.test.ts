@@ -84,6 +84,13 @@ describe('chain identity provider: verification', () => {
     expect(refusal(await issuer.verify('a.b.c'))).toBe(401);
   });
 
+  it('refuses an ID token (Keycloak typ ID) and admits a Keycloak access token (typ Bearer): 401', async () => {
+    const { provider, issuer } = await setUp();
+    expect(await issuer.verify(await provider.sign({ roles: ['admin'], typ: 'ID' }))).toMatchObject({ failure: 'The token is not an access token (typ ID)', status: 401 });
+    expect(refusal(await issuer.verify(await provider.sign({ roles: ['admin'], typ: 'Refresh' })))).toBe(401);
+    expect(refusal(await issuer.verify(await provider.sign({ roles: ['admin'], typ: 'Bearer' })))).toBe('admitted');
+  });
+
   it('finds a rotated key by fetching the key set again, and a flood of unknown key ids costs one fetch per interval', async () => {
     const { provider, issuer, keyFetches, clock } = await setUp();
     expect(refusal(await issuer.verify(await provider.sign({ roles: ['admin'] })))).toBe('admitted');

@@ -47,6 +47,13 @@ export const PROVIDER_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384',
 
 const VERIFIED_MAX = 10_000;
 
+/**
+ * `typ` claim values naming a token that is not an access token (Keycloak writes `ID` in its ID
+ * tokens, `Refresh`/`Offline` and `Logout` in others, `Bearer` in access tokens). An ID token of a
+ * client whose id is AUTH_AUDIENCE would otherwise pass every other check.
+ */
+const NOT_ACCESS_TOKEN_TYPES = new Set(['id', 'id_token', 'refresh', 'offline', 'logout']);
+
 /** What a caller is called in logs: the provider's user or application name where it gives one. */
 function nameOf(payload: JWTPayload, subject: string): string {
   for (const claim of ['preferred_username', 'upn', 'azp', 'appid', 'client_id']) {
@@ -90,6 +97,9 @@ export function createExternalIssuer(config: ExternalIssuerConfig, options: { fe
     } catch (error) {
       if (error instanceof ProviderUnavailable) return { failure: `The identity provider cannot be reached to check this token's key: try again shortly (${error.message})`, status: 503 };
       return { failure: describe(error), status: 401 };
+    }
+    if (typeof payload.typ === 'string' && NOT_ACCESS_TOKEN_TYPES.has(payload.typ.toLowerCase())) {
+      return { failure: `The token is not an access token (typ ${payload.typ})`, status: 401 };
     }
     const subject = payload.sub!;
     const mapped = mapClaims(payload as Record<string, unknown>, config.mapping);
