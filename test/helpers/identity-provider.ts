@@ -18,6 +18,8 @@ export interface TestProvider {
   rotate(options?: { dropOld?: boolean }): Promise<string>;
   /** Answers 503 to everything while down. */
   setDown(down: boolean): void;
+  /** While hanging, requests get no answer (a provider that is slow); set false, they are answered. */
+  setHanging(hanging: boolean): void;
   close(): Promise<void>;
 }
 
@@ -37,10 +39,16 @@ export async function startTestProvider(options: { path?: string; discovery?: 'o
   const discovery = options.discovery ?? 'openid';
   let keys: Key[] = [await newKey('key-1')];
   let down = false;
+  let hanging = false;
+  const held: (() => void)[] = [];
   const hits = new Map<string, number>();
   let issuer = '';
-  const server = http.createServer((request, response) => {
+  const server = http.createServer(function handle(request, response) {
     const url = request.url ?? '/';
+    if (hanging) {
+      held.push(() => handle(request, response));
+      return;
+    }
     hits.set(url, (hits.get(url) ?? 0) + 1);
     const json = (status: number, body: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json' });
@@ -83,6 +91,15 @@ export async function startTestProvider(options: { path?: string; discovery?: 'o
     setDown(value) {
       down = value;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    setHanging(value) {
+      hanging = value;
+      if (!value) for (const answer of held.splice(0)) answer();
+    },
+    close: () => {
+      hanging = false;
+      held.length = 0;
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

@@ -17,7 +17,7 @@ describe('chain identity provider: verification', () => {
     await Promise.all(providers.splice(0).map((p) => p.close()));
   });
 
-  async function setUp(options: Parameters<typeof startTestProvider>[0] & { jwks?: boolean; config?: Partial<ExternalIssuerConfig> } = {}) {
+  async function setUp(options: Parameters<typeof startTestProvider>[0] & { jwks?: boolean; config?: Partial<ExternalIssuerConfig>; fetch?: typeof fetch } = {}) {
     const provider = await startTestProvider(options);
     providers.push(provider);
     // The verifier's clock: real time plus what a test skips ahead (the fetch interval).
@@ -29,7 +29,7 @@ describe('chain identity provider: verification', () => {
       mapping: { roleClaims: ['roles', 'scp'], roleMap: defaultRoleMap(), storesClaim: 'stores' },
       clockSkewSeconds: 60,
       ...options.config,
-    }, { now: () => Date.now() + clock.ahead });
+    }, { now: () => Date.now() + clock.ahead, ...(options.fetch ? { fetch: options.fetch } : {}) });
     const keyFetches = () => provider.hits.get(new URL(provider.jwksUrl).pathname) ?? 0;
     return { provider, issuer, keyFetches, clock };
   }
@@ -127,6 +127,43 @@ describe('chain identity provider: verification', () => {
     const first = await setUp();
     first.provider.setDown(true);
     expect(refusal(await first.issuer.verify(await first.provider.sign({ roles: ['read'] })))).toBe(503);
+  });
+
+  it('a slow provider holds up no token of a key already held; one that never answers is given up (503), never a hang', async () => {
+    // A fetch that, while slow, answers only when released (or aborted): the fetches still open are counted.
+    let slow = false;
+    let open = 0;
+    const releases: (() => void)[] = [];
+    const slowFetch: typeof fetch = async (input, init) => {
+      open++;
+      try {
+        if (slow) {
+          await new Promise<void>((resolve, reject) => {
+            releases.push(resolve);
+            init?.signal?.addEventListener('abort', () => reject(init.signal!.reason));
+          });
+        }
+        return await fetch(input, init);
+      } finally {
+        open--;
+      }
+    };
+    const { provider, issuer, keyFetches, clock } = await setUp({ fetch: slowFetch });
+    expect(refusal(await issuer.verify(await provider.sign({ roles: ['admin'] })))).toBe('admitted');
+    slow = true;
+    // The set is past its age: it is re-read in the background; the held set verifies meanwhile —
+    // the answer comes while the provider's is still awaited.
+    clock.ahead = REFRESH_MS;
+    expect(refusal(await issuer.verify(await provider.sign({ roles: ['read'] })))).toBe('admitted');
+    expect(refusal(await issuer.verify(await provider.sign({ roles: ['store'], stores: ['S1'] })))).toBe('admitted');
+    expect(open).toBe(1);
+    slow = false;
+    for (const release of releases.splice(0)) release();
+    await expect.poll(keyFetches, { timeout: 30_000 }).toBe(2);
+    // A process that has no keys yet and a provider that never answers: 503 after the fetch timeout.
+    const silent = await setUp();
+    silent.provider.setHanging(true);
+    expect(refusal(await silent.issuer.verify(await silent.provider.sign({ roles: ['read'] })))).toBe(503);
   });
 
   it('finds the key set by OpenID discovery, by RFC 8414 metadata, or at AUTH_JWKS_URL without metadata', async () => {

@@ -4,12 +4,14 @@ import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTHeaderParameters
  * The chain provider's signing keys (issue 41): where they are (AUTH_JWKS_URL, else discovered
  * from the issuer's metadata) and the key set itself, kept in memory.
  *
- * - Refreshed every REFRESH_MS, and at once when a token names a key id the set lacks (the
+ * - Refreshed every REFRESH_MS in the background (the set held verifies meanwhile, so a slow
+ *   provider holds up no token of a known key), and at once when a token names a key id the set lacks (the
  *   provider rotated) — but fetches are rate-limited (MIN_FETCH_INTERVAL_MS between attempts),
  *   so a flood of tokens with made-up key ids costs the provider one request per interval.
  * - A provider that is down or slow (FETCH_TIMEOUT_MS) leaves the set it had: tokens signed
  *   with a known key keep verifying; only a key never seen cannot be checked then
- *   (ProviderUnavailable: a 503 the client may retry, never a 500 or a hang).
+ *   (ProviderUnavailable: a 503 the client may retry, never a 500 or a hang: discovery and the
+ *   key set together get FETCH_TIMEOUT_MS).
  * jose does the JWKS parsing and key selection (createLocalJWKSet); this file only decides
  * when to fetch. jose's own remote set drops every key once its cache age passes and the
  * provider cannot be reached, which is the outage case this must survive.
@@ -34,8 +36,8 @@ type Refresh = 'fetched' | 'failed' | 'skipped';
 
 type KeyGetter = (header: JWTHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey | Uint8Array>;
 
-async function fetchJson(fetchImpl: typeof fetch, url: string): Promise<unknown> {
-  const response = await fetchImpl(url, { headers: { accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+async function fetchJson(fetchImpl: typeof fetch, url: string, signal: AbortSignal): Promise<unknown> {
+  const response = await fetchImpl(url, { headers: { accept: 'application/json' }, redirect: 'error', signal });
   if (response.status !== 200) throw new ProviderUnavailable(`${url} answered ${response.status}`);
   const text = await response.text();
   if (text.length > MAX_DOCUMENT_BYTES) throw new ProviderUnavailable(`${url} answered more than ${MAX_DOCUMENT_BYTES} bytes`);
@@ -74,7 +76,10 @@ export class ProviderKeys {
 
   /** The key for a token's header: jose's getter over the set held, refreshed as described above. */
   readonly keyFor: KeyGetter = async (header, token) => {
-    if (this.keys === undefined || this.options.now() - this.fetchedAt >= REFRESH_MS) await this.refresh();
+    // No set yet: wait for it. A set past its age: re-read in the background, verify with the set
+    // held meanwhile (a slow provider must not hold up tokens of keys already known).
+    if (this.keys === undefined) await this.refresh();
+    else if (this.options.now() - this.fetchedAt >= REFRESH_MS) void this.refresh();
     if (this.keys === undefined) throw new ProviderUnavailable('the identity provider\'s signing keys could not be fetched');
     try {
       return await this.keys(header, token);
@@ -112,10 +117,12 @@ export class ProviderKeys {
     return this.pending;
   }
 
+  /** Discovery and key set within one FETCH_TIMEOUT_MS, however many metadata places are tried. */
   private async load(): Promise<void> {
-    this.jwksUrl ??= await this.discover();
+    const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+    this.jwksUrl ??= await this.discover(signal);
     this.fetches++;
-    const document = await fetchJson(this.options.fetch, this.jwksUrl);
+    const document = await fetchJson(this.options.fetch, this.jwksUrl, signal);
     const keys = (document as { keys?: unknown }).keys;
     if (!Array.isArray(keys)) throw new ProviderUnavailable(`${this.jwksUrl} holds no key set`);
     this.keys = createLocalJWKSet(document as JSONWebKeySet);
@@ -123,11 +130,11 @@ export class ProviderKeys {
   }
 
   /** The jwks_uri of the issuer's metadata, whose `issuer` must be the one configured (OIDC Discovery §4.3). */
-  private async discover(): Promise<string> {
+  private async discover(signal: AbortSignal): Promise<string> {
     for (const url of metadataUrls(this.options.issuer)) {
       let metadata: unknown;
       try {
-        metadata = await fetchJson(this.options.fetch, url);
+        metadata = await fetchJson(this.options.fetch, url, signal);
       } catch {
         continue;
       }
