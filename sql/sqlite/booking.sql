@@ -555,8 +555,3 @@ from
 where
   "store_number" = ?
   and "deleted_on" is null;
-
-select
-  max("boundary_at") as "at"
-from
-  "ledger_archives";

@@ -326,11 +326,6 @@ where
   "store_number" = ?
   and "deleted_on" is null;
 
-select
-  max("boundary_at") as "at"
-from
-  "ledger_archives";
-
 update "stock_logs"
 set
   "review_status" = ?,

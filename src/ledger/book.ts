@@ -178,7 +178,7 @@ export async function bookEntriesWithMoments(
 ): Promise<{ ids: number[]; moments: number[] }> {
   if (drafts.length === 0) return { ids: [], moments: [] };
   assertStoreAccess(by, store.store_number);
-  await refuseArchivedMoments(trx, drafts, now);
+  if (ledger.dialect.ledgerArchive) await refuseArchivedMoments(trx, drafts, now);
   const { dialect } = ledger;
   const actor = by.name;
   const products = new Map(drafts.map((d) => [d.product.id, d.product]));
@@ -199,7 +199,7 @@ export async function bookEntriesWithMoments(
  * An entry dated before the ledger's archive boundary (ledger/archive.ts, PostgreSQL) is
  * refused here, before anything is written: a 422 naming each such line's date field as the
  * client sent it (PRODUCT §3; issue 40 item 5), not the database's CHECK (false) partition,
- * which stays the backstop. An archive's boundary is at most the first moment of the month
+ * which stays the backstop. Only where the ledger archives (PostgreSQL): SQLite keeps every month. An archive's boundary is at most the first moment of the month
  * before the current one, so a booking whose every client-given moment is later (nearly every
  * one) asks nothing.
  */
