@@ -15,6 +15,7 @@ import { resultSpecs, type ResultSpec, type Sample, type Scenario } from './lib/
 import { profileServicesInto, SERVICE_COMMAND, serviceSynchronous } from './lib/service.js';
 import { significant, withTimeout } from './lib/stats.js';
 import { SkipScenario } from './lib/ledger-db.js';
+import { authJwtStockRead } from './scenarios/auth-stock-read.js';
 import { feedCostPg, feedCostSqlite } from './scenarios/change-feed.js';
 import { feedReadPg, feedReadSqlite } from './scenarios/change-feed-read.js';
 import { webhooksDeliveryPg, webhooksDeliverySqlite } from './scenarios/change-feed-webhooks.js';
@@ -43,6 +44,7 @@ const SCENARIOS: Scenario[] = [
   stockLogsPost,
   stockLogsPostKeyed,
   stockSingleGet,
+  authJwtStockRead,
   stockListScroll,
   stockVerify,
   movementPost,
