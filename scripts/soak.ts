@@ -1,8 +1,9 @@
 /**
  * `npm run soak` (issue 40 item 8, outside CI): the service started by `npm start` in its own
  * process, a store chain's mixed load against it for minutes (scripts/lib/mixed-load.ts), and
- * once a minute its resident memory and its heap used (from its own /metrics). At the end the
- * medians by quarter, so a service that grows under steady load shows it; `verify` must be
+ * once a minute its resident memory and its heap used (from its own /metrics) with the minute's
+ * floor (the lowest of 5-second polls: heap used just after a collection). At the end the
+ * medians by quarter and each quarter's floor, so a service that grows under steady load shows it; `verify` must be
  * clean and no answer may be a 5xx.
  *
  *   npm run soak -- --minutes 10 --clients 12 --database postgres [--heap-snapshots]
@@ -111,6 +112,7 @@ async function main(): Promise<void> {
   if (args['heap-snapshots']) fs.mkdirSync(snapshotDir, { recursive: true });
   const env: Record<string, string> = args['heap-snapshots'] ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshotDir}` } : {};
   const service = await startServiceAt(db.url, db.url, env);
+  let polling = false;
   try {
     process.stdout.write(`soak: ${minutes} min, ${clients} clients, ${stores.length} stores × ${products} products, ${args.database}; service pid ${service.pid}\n`);
     await seedMixed(service.baseUrl, { stores, products });
@@ -135,7 +137,18 @@ async function main(): Promise<void> {
         }
       },
     });
-    const samples: Array<{ minute: number; rss: number; heap: number }> = [];
+    const samples: Array<{ minute: number; rss: number; heap: number; floor: number }> = [];
+    // Heap used between collections swings with the garbage of the moment; its lowest reading
+    // over a minute of 5-second polls (just after a collection) follows the live heap.
+    let floor = Number.POSITIVE_INFINITY;
+    polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const heap = await heapUsedMb(service.baseUrl);
+        if (Number.isFinite(heap)) floor = Math.min(floor, heap);
+        await pause(5_000);
+      }
+    })();
     const started = Date.now();
     const end = started + minutes * 60_000;
     const warmUpAt = started + Math.min(2 * 60_000, (minutes * 60_000) / 4);
@@ -143,10 +156,13 @@ async function main(): Promise<void> {
     let lastRequests = 0;
     while (Date.now() < end) {
       await pause(Math.min(sampleMs, end - Date.now()));
-      const sample = { minute: (Date.now() - started) / 60_000, rss: service.rssMb(), heap: await heapUsedMb(service.baseUrl) };
+      const heap = await heapUsedMb(service.baseUrl);
+      const sample = { minute: (Date.now() - started) / 60_000, rss: service.rssMb(), heap, floor: Math.min(floor, heap) };
+      floor = Number.POSITIVE_INFINITY;
       samples.push(sample);
       process.stdout.write(
         `${sample.minute.toFixed(1).padStart(5)} min  rss ${sample.rss.toFixed(0).padStart(4)} MB  heap used ${sample.heap.toFixed(1).padStart(6)} MB  ` +
+          `floor ${sample.floor.toFixed(1).padStart(6)} MB  ` +
           `requests ${counts.requests} (+${counts.requests - lastRequests})  5xx ${counts.fiveHundreds}\n`,
       );
       lastRequests = counts.requests;
@@ -156,14 +172,21 @@ async function main(): Promise<void> {
       }
       if (args['heap-snapshots'] && warmSnapshot === undefined && Date.now() >= warmUpAt) warmSnapshot = snapshot(service.pid, snapshotDir, 'warm');
     }
+    polling = false;
+    await poller;
     await load.stop();
     const warm = await warmSnapshot;
     const last = args['heap-snapshots'] ? await snapshot(service.pid, snapshotDir, 'end') : undefined;
 
     const quarterOf = (minute: number) => Math.min(3, Math.floor((minute / minutes) * 4 - 1e-9));
     const quarters = [0, 1, 2, 3].map((q) => samples.filter((s) => quarterOf(s.minute) === q));
-    process.stdout.write(`\nby quarter (median):\n`);
-    quarters.forEach((q, i) => process.stdout.write(`  Q${i + 1}: rss ${median(q.map((s) => s.rss)).toFixed(0)} MB, heap used ${median(q.map((s) => s.heap)).toFixed(1)} MB (${q.length} samples)\n`));
+    process.stdout.write(`\nby quarter (median of the minutes; floor: the quarter's lowest heap used):\n`);
+    quarters.forEach((q, i) =>
+      process.stdout.write(
+        `  Q${i + 1}: rss ${median(q.map((s) => s.rss)).toFixed(0)} MB, heap used ${median(q.map((s) => s.heap)).toFixed(1)} MB, ` +
+          `heap floor ${Math.min(...q.map((s) => s.floor)).toFixed(1)} MB (${q.length} samples)\n`,
+      ),
+    );
     process.stdout.write(`requests ${counts.requests}, 5xx ${counts.fiveHundreds}, unanswered ${counts.noAnswer}\n`);
     for (const line of fiveHundredSamples) process.stdout.write(`  5xx: ${line}\n`);
     process.stdout.write(`answers: ${[...counts.byStatus].sort().map(([k, n]) => `${k} ×${n}`).join(', ')}\n`);
@@ -178,6 +201,7 @@ async function main(): Promise<void> {
       await audit.close();
     }
   } finally {
+    polling = false;
     await service.stop();
     await db.cleanup();
   }
