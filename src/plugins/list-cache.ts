@@ -5,8 +5,13 @@ import { readVersions } from '../db/versions.js';
 import { visibleStores } from '../shared/access.js';
 import { hookEachRoute, hookRoutes } from './route-hooks.js';
 
-const MAX_ENTRIES = 512;
-const MAX_BYTES = 64 * 1024 * 1024;
+export const MAX_LIST_ANSWERS = 512;
+export const MAX_LIST_BYTES = 64 * 1024 * 1024;
+/** Read when an app registers its cache; lowered by test/modules/bounded-caches.test.ts. */
+export const listCacheLimit = { max: MAX_LIST_ANSWERS, maxSize: MAX_LIST_BYTES };
+const caches = new WeakMap<DbHandle, LRUCache<string, Entry>>();
+/** How many answers the list cache of the app on this handle holds now (tests). */
+export const keptListAnswersOf = (handle: DbHandle): number => caches.get(handle)?.size ?? 0;
 const SERVER_TIME_MARK = '"server_time":"';
 const ISO_LENGTH = 24; // YYYY-MM-DDTHH:mm:ss.sssZ
 
@@ -60,12 +65,13 @@ function render(entry: Entry): Buffer {
 export function registerListCache(app: FastifyInstance, handle: DbHandle): void {
   // Bounded by count and by bytes, the least recently used answer forgotten first (issue 40 item
   // 8). What an entry holds: its key (a URL of up to 16 KiB), head and tail, and — once hit — the
-  // rendered answer, as long again: all counted, so MAX_BYTES bounds what is really held.
+  // rendered answer, as long again: all counted, so MAX_LIST_BYTES bounds what is really held.
   const entries = new LRUCache<string, Entry>({
-    max: MAX_ENTRIES,
-    maxSize: MAX_BYTES,
+    max: listCacheLimit.max,
+    maxSize: listCacheLimit.maxSize,
     sizeCalculation: (entry, key) => key.length + 2 * (entry.head.length + (entry.tail?.length ?? 0)),
   });
+  caches.set(handle, entries);
 
   const cached = (route: RouteOptions) => route.config?.listCache !== undefined && [route.method].flat().includes('GET');
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { productDetails, productDetailsLimit, keptProductDetailsOf, MAX_PRODUCT_DETAILS } from '../../src/modules/product-lists/product-details.js';
 import { cachedStockListCount, countCacheLimit, keptCountsOf, MAX_COUNT_ENTRIES } from '../../src/modules/store-stock/count-cache.js';
+import { keptListAnswersOf, listCacheLimit, MAX_LIST_ANSWERS, MAX_LIST_BYTES } from '../../src/plugins/list-cache.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { productInput, storeInput } from '../helpers/factories.js';
@@ -21,6 +22,7 @@ for (const dialect of DIALECTS) {
     afterAll(async () => {
       countCacheLimit.max = MAX_COUNT_ENTRIES;
       productDetailsLimit.max = MAX_PRODUCT_DETAILS;
+      Object.assign(listCacheLimit, { max: MAX_LIST_ANSWERS, maxSize: MAX_LIST_BYTES });
       await t.close();
       await dialect.cleanup();
     });
@@ -57,6 +59,35 @@ for (const dialect of DIALECTS) {
       const again = await productDetails(t.app.ctx.db, owner, ids.slice(0, 1));
       expect(again.get(ids[0]!)?.product_number).toBe('BC-1');
       expect(keptProductDetailsOf(owner)).toBe(2);
+    });
+
+    it('list answers: beyond the count limit the least recently used is forgotten, and the byte limit holds too', async () => {
+      Object.assign(listCacheLimit, { max: 2, maxSize: MAX_LIST_BYTES });
+      const small = await buildTestApp(dialect);
+      try {
+        const list = async (size: number) => {
+          const answer = await small.get(`${API}/stores?page_size=${size}`);
+          expect(answer.statusCode).toBe(200);
+          return answer;
+        };
+        for (const size of [1, 2, 3]) await list(size);
+        expect(keptListAnswersOf(small.app.ctx.handle)).toBe(2);
+        // Still answered, the same as before it was forgotten.
+        expect((await list(1)).json().stores).toEqual((await small.get(`${API}/stores?page_size=1`)).json().stores);
+        expect(keptListAnswersOf(small.app.ctx.handle)).toBe(2);
+      } finally {
+        await small.close();
+      }
+      // Bytes: an answer bigger than the whole byte limit is served and never kept.
+      Object.assign(listCacheLimit, { max: MAX_LIST_ANSWERS, maxSize: 64 });
+      const tiny = await buildTestApp(dialect);
+      try {
+        const answer = await tiny.get(`${API}/stores?page_size=5`);
+        expect(answer.statusCode).toBe(200);
+        expect(keptListAnswersOf(tiny.app.ctx.handle)).toBe(0);
+      } finally {
+        await tiny.close();
+      }
     });
   });
 }
