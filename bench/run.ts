@@ -9,7 +9,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderHeading, renderTable, summarise, writeResults, type FailedScenario, type SkippedScenario, type RunContext, type ScenarioResult } from './lib/report.js';
+import {
+  renderHeading,
+  renderTable,
+  summarise,
+  writeResults,
+  type FailedScenario,
+  type SkippedScenario,
+  type RunContext,
+  type ScenarioResult,
+} from './lib/report.js';
 import { SanityError } from './lib/sanity.js';
 import { resultSpecs, type ResultSpec, type Sample, type Scenario } from './lib/scenario.js';
 import { profileServicesInto, SERVICE_COMMAND, serviceSynchronous } from './lib/service.js';
@@ -88,14 +97,17 @@ function parseArgs(argv: string[]): { filters: string[]; runs?: number; list: bo
     else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (known: --runs=N, --list, --profile)`);
     else filters.push(arg.toLowerCase());
   }
-  if (runs !== undefined && (!Number.isInteger(runs) || runs < MIN_RUNS)) throw new UsageError(`--runs must be an integer ≥ ${MIN_RUNS} (each figure is a median)`);
+  if (runs !== undefined && (!Number.isInteger(runs) || runs < MIN_RUNS))
+    throw new UsageError(`--runs must be an integer ≥ ${MIN_RUNS} (each figure is a median)`);
   return { filters, runs, list, profile };
 }
 
 const seconds = (since: number) => ((Date.now() - since) / 1000).toFixed(1);
 
 function describeRun(spec: ResultSpec, sample: Sample): string {
-  const extra = Object.entries(sample.extra ?? {}).map(([key, value]) => `, ${key} ${significant(value)}`).join('');
+  const extra = Object.entries(sample.extra ?? {})
+    .map(([key, value]) => `, ${key} ${significant(value)}`)
+    .join('');
   return (
     `${spec.valueLabel} ${significant(sample.value)} ${spec.unit}, ${spec.baselineLabel} ${significant(sample.baseline)} ${spec.unit}, ` +
     `ratio ${significant(sample.value / sample.baseline, 3)}${extra}`
@@ -144,12 +156,18 @@ async function main(): Promise<number> {
   const selected = SCENARIOS.filter((s) => resultSpecs(s).some((spec) => matches(spec.name)));
   if (list) {
     for (const spec of SCENARIOS.flatMap(resultSpecs)) {
-      console.log(`${spec.name}\n  ${spec.description}\n  baseline: ${spec.baselineLabel} (${spec.baselineKind})\n  target: ${spec.target.description}`);
+      console.log(
+        `${spec.name}\n  ${spec.description}\n  baseline: ${spec.baselineLabel} (${spec.baselineKind})\n  target: ${spec.target.description}`,
+      );
     }
     return 0;
   }
   if (selected.length === 0) {
-    console.error(`no scenario matches ${filters.join(', ')}; known: ${SCENARIOS.flatMap(resultSpecs).map((s) => s.name).join(', ')}`);
+    console.error(
+      `no scenario matches ${filters.join(', ')}; known: ${SCENARIOS.flatMap(resultSpecs)
+        .map((s) => s.name)
+        .join(', ')}`,
+    );
     return 1;
   }
 
@@ -206,7 +224,9 @@ async function main(): Promise<number> {
   console.log(renderTable(results, failures, skipped));
   if (profileDir !== undefined) {
     // A profiled run is slowed down by the profiler: its figures are not results.
-    console.log(`\n--profile: results not written. CPU profiles of the services (summarise with npx tsx bench/tools/cpu-profile-summary.ts <file>):`);
+    console.log(
+      `\n--profile: results not written. CPU profiles of the services (summarise with npx tsx bench/tools/cpu-profile-summary.ts <file>):`,
+    );
     for (const file of fs.readdirSync(profileDir)) console.log(`  ${path.join(profileDir, file)}`);
   } else {
     writeResults(RESULTS_FILE, results, failures, context, skipped);

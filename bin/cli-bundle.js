@@ -16,7 +16,10 @@ const BUILD_SCRIPT = fileURLToPath(import.meta.url);
 function inputsKey(root) {
   const hash = createHash('sha256');
   const sourceDir = path.join(root, 'src');
-  const sources = fs.readdirSync(sourceDir, { recursive: true }).map((name) => path.join(sourceDir, String(name))).sort();
+  const sources = fs
+    .readdirSync(sourceDir, { recursive: true })
+    .map((name) => path.join(sourceDir, String(name)))
+    .sort();
   for (const file of [...sources, ...OTHER_INPUTS.map((name) => path.join(root, name)), BUILD_SCRIPT]) {
     const stat = fs.statSync(file, { throwIfNoEntry: false });
     if (stat === undefined || stat.isDirectory()) continue;
@@ -40,7 +43,9 @@ async function build(root, outdir) {
     // Native addon, and pg's optional native binding: loaded from node_modules at run time.
     external: ['better-sqlite3', 'pg-native'],
     // Bundled CommonJS packages (pg) call require(); an ES module has none of its own.
-    banner: { js: "import { createRequire as storeOpsCreateRequire } from 'node:module'; const require = storeOpsCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as storeOpsCreateRequire } from 'node:module'; const require = storeOpsCreateRequire(import.meta.url);",
+    },
     sourcemap: 'linked',
     logLevel: 'silent',
   });

@@ -28,7 +28,12 @@ import { buildApp } from '../src/app.js';
 import { productInput, storeInput } from '../test/helpers/factories.js';
 import { sharedDatabaseConfig, startServer, type ServerProcess } from '../test/helpers/server-process.js';
 import { describeDrill, runDrill } from '../test/faults/failover-drill.js';
-import { createReplicatedPair, replicatedPairUnavailableReason, type ReplicatedPair, type SynchronousCommit } from '../test/faults/pg-pair.js';
+import {
+  createReplicatedPair,
+  replicatedPairUnavailableReason,
+  type ReplicatedPair,
+  type SynchronousCommit,
+} from '../test/faults/pg-pair.js';
 import { median, percentile, runWriteLoad } from './write-load.js';
 
 const FIRST_WRITE_WITHIN_MILLIS = 10_000;
@@ -78,10 +83,14 @@ async function drill(): Promise<number> {
   const figures = await runDrill({ synchronousCommit: level, log, onTeardown: (teardown) => teardowns.push(teardown) });
   console.log(`machine: ${machine()}\n${describeDrill(figures)}`);
   const failures = [
-    figures.firstWriteAfterStopMillis === undefined || figures.firstWriteAfterStopMillis >= FIRST_WRITE_WITHIN_MILLIS ? 'no write on the new primary within 10 s' : '',
+    figures.firstWriteAfterStopMillis === undefined || figures.firstWriteAfterStopMillis >= FIRST_WRITE_WITHIN_MILLIS
+      ? 'no write on the new primary within 10 s'
+      : '',
     figures.keyed.lost.length > 0 ? `acknowledged writes lost: ${figures.keyed.lost.join(', ')}` : '',
     figures.keyed.doubled.length > 0 ? `applied twice or torn: ${figures.keyed.doubled.join(', ')}` : '',
-    figures.keyed.settled !== figures.keyed.requests || figures.keyed.retriesResolved !== figures.keyed.retried ? 'retries left unresolved' : '',
+    figures.keyed.settled !== figures.keyed.requests || figures.keyed.retriesResolved !== figures.keyed.retried
+      ? 'retries left unresolved'
+      : '',
     figures.keyed.refusals.length > 0 ? `refusals: ${figures.keyed.refusals.join(' | ')}` : '',
     figures.observer.unexpected.length > 0 ? `unexpected answers: ${JSON.stringify(figures.observer.unexpected)}` : '',
     figures.observer.missing + figures.observer.torn > 0 ? 'observer posts lost or torn' : '',
@@ -102,7 +111,15 @@ const BENCH_PRODUCTS = Array.from({ length: 200 }, (_, i) => `BP-${i + 1}`);
 
 /** 8 clients, client i posting `lines`-entry requests to store i for `seconds`: entries/s and commits/s over the time to the last answer. */
 const writeLoop = (baseUrl: string, lines: number, seconds: number, tag: string) =>
-  runWriteLoad({ token: BENCH_TOKEN, stores: BENCH_STORES, products: BENCH_PRODUCTS, baseUrlOf: () => baseUrl, lines, seconds, tag });
+  runWriteLoad({
+    token: BENCH_TOKEN,
+    stores: BENCH_STORES,
+    products: BENCH_PRODUCTS,
+    baseUrlOf: () => baseUrl,
+    lines,
+    seconds,
+    tag,
+  });
 
 /** The database's side alone: 8 pg connections of their own committing one-row inserts for `seconds` (each commit waits as synchronous_commit says). */
 async function rawCommitLoop(url: string, seconds: number) {
@@ -114,7 +131,9 @@ async function rawCommitLoop(url: string, seconds: number) {
     }),
   );
   try {
-    await clients[0]!.query('create table if not exists drill_commits (id bigint generated always as identity primary key, payload text not null)');
+    await clients[0]!.query(
+      'create table if not exists drill_commits (id bigint generated always as identity primary key, payload text not null)',
+    );
     const startedAt = Date.now();
     const until = startedAt + seconds * 1000;
     const latencies: number[] = [];
@@ -129,7 +148,13 @@ async function rawCommitLoop(url: string, seconds: number) {
     );
     const elapsed = (Date.now() - startedAt) / 1000;
     const round = (ms: number) => Math.round(ms * 100) / 100;
-    return { entriesPerSecond: latencies.length / elapsed, commitsPerSecond: latencies.length / elapsed, p50: round(percentile(latencies, 0.5)), p99: round(percentile(latencies, 0.99)), failures: 0 };
+    return {
+      entriesPerSecond: latencies.length / elapsed,
+      commitsPerSecond: latencies.length / elapsed,
+      p50: round(percentile(latencies, 0.5)),
+      p99: round(percentile(latencies, 0.99)),
+      failures: 0,
+    };
   } finally {
     await Promise.all(clients.map((client) => client.end()));
   }
@@ -151,7 +176,12 @@ async function bench(): Promise<number> {
     const app = await buildApp(sharedDatabaseConfig(pair.url, BENCH_TOKEN));
     try {
       const post = async (url: string, payload: object) => {
-        const response = await app.inject({ method: 'POST', url, payload, headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
+        const response = await app.inject({
+          method: 'POST',
+          url,
+          payload,
+          headers: { authorization: `Bearer ${BENCH_TOKEN}` },
+        });
         if (response.statusCode !== 200) throw new Error(`${url}: ${response.body}`);
       };
       await post('/api/v2/public/stores', { stores: BENCH_STORES.map((s) => storeInput(s)) });
@@ -176,7 +206,9 @@ async function bench(): Promise<number> {
         await pair.setSynchronousCommit(level);
         for (const shape of shapes) {
           const result =
-            shape.lines === 0 ? await rawCommitLoop(pair.primary.url, seconds) : await writeLoop(server.baseUrl, shape.lines, seconds, `r${round}-${level}-${shape.lines}`);
+            shape.lines === 0
+              ? await rawCommitLoop(pair.primary.url, seconds)
+              : await writeLoop(server.baseUrl, shape.lines, seconds, `r${round}-${level}-${shape.lines}`);
           const key = `${level}|${shape.name}`;
           results.set(key, [...(results.get(key) ?? []), result]);
           log(
@@ -187,7 +219,9 @@ async function bench(): Promise<number> {
     }
     const state = await pair.replicationState();
     console.log(`machine: ${machine()}`);
-    console.log(`command: npm run drill -- --bench --seconds ${seconds} --rounds ${rounds} (8 clients, one store each, one service process; the primary with a synchronous standby, sync_state ${state?.sync_state ?? '?'})`);
+    console.log(
+      `command: npm run drill -- --bench --seconds ${seconds} --rounds ${rounds} (8 clients, one store each, one service process; the primary with a synchronous standby, sync_state ${state?.sync_state ?? '?'})`,
+    );
     console.log('| synchronous_commit | load | entries/s (median) | range | commits/s | p50 ms | p99 ms | vs local |');
     console.log('|---|---|---|---|---|---|---|---|');
     let failed = 0;

@@ -35,7 +35,15 @@ const log = (line: string) => console.error(`[pgbouncer-bench] ${line}`);
 
 /** 8 clients, client i posting `lines`-entry requests to store i on `servers[i % servers.length]` for `seconds`. */
 const writeLoop = (servers: readonly ServerProcess[], lines: number, tag: string) =>
-  runWriteLoad({ token: TOKEN, stores: STORES, products: PRODUCTS, baseUrlOf: (i) => servers[i % servers.length]!.baseUrl, lines, seconds, tag });
+  runWriteLoad({
+    token: TOKEN,
+    stores: STORES,
+    products: PRODUCTS,
+    baseUrlOf: (i) => servers[i % servers.length]!.baseUrl,
+    lines,
+    seconds,
+    tag,
+  });
 
 const reason = pgbouncerUnavailableReason();
 if (reason !== undefined) {
@@ -54,7 +62,12 @@ try {
   const app = await buildApp(sharedDatabaseConfig(direct, TOKEN));
   try {
     const post = async (url: string, payload: object) => {
-      const response = await app.inject({ method: 'POST', url, payload, headers: { authorization: `Bearer ${TOKEN}` } });
+      const response = await app.inject({
+        method: 'POST',
+        url,
+        payload,
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       if (response.statusCode !== 200) throw new Error(`${url}: ${response.body}`);
     };
     await post('/api/v2/public/stores', { stores: STORES.map((s) => storeInput(s)) });
@@ -83,12 +96,18 @@ try {
         const result = await writeLoop(setup.servers, shape.lines, `r${round}-${setup.name}-${shape.lines}`);
         const key = `${setup.name}|${shape.name}`;
         results.set(key, [...(results.get(key) ?? []), result]);
-        log(`round ${round + 1}/${rounds} ${setup.name}, ${shape.name}: ${result.entriesPerSecond.toFixed(0)} entries/s, p50 ${result.p50} ms, p99 ${result.p99} ms${result.failures ? `, ${result.failures} FAILED` : ''}`);
+        log(
+          `round ${round + 1}/${rounds} ${setup.name}, ${shape.name}: ${result.entriesPerSecond.toFixed(0)} entries/s, p50 ${result.p50} ms, p99 ${result.p99} ms${result.failures ? `, ${result.failures} FAILED` : ''}`,
+        );
       }
     }
   }
-  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, ${(await serverVersion()) ?? 'PostgreSQL ?'}, pgbouncer 1.18 (transaction mode, default_pool_size 20)`);
-  console.log(`command: npm run pgbouncer-bench -- --seconds ${seconds} --rounds ${rounds} (8 clients, one store each; with 2 processes, clients alternate)`);
+  console.log(
+    `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, ${(await serverVersion()) ?? 'PostgreSQL ?'}, pgbouncer 1.18 (transaction mode, default_pool_size 20)`,
+  );
+  console.log(
+    `command: npm run pgbouncer-bench -- --seconds ${seconds} --rounds ${rounds} (8 clients, one store each; with 2 processes, clients alternate)`,
+  );
   console.log('| setup | load | entries/s (median) | range | p50 ms | p99 ms | vs direct, 1 process |');
   console.log('|---|---|---|---|---|---|---|');
   for (const shape of shapes) {

@@ -49,7 +49,10 @@ const median = (values: number[]) => {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function heapUsedMb(baseUrl: string): Promise<number> {
-  const text = await fetch(`${baseUrl}/metrics`).then((r) => r.text(), () => '');
+  const text = await fetch(`${baseUrl}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
   const match = /^nodejs_heap_size_used_bytes\s+([\d.e+]+)/m.exec(text);
   return match ? Number(match[1]) / 1024 / 1024 : Number.NaN;
 }
@@ -110,11 +113,15 @@ async function main(): Promise<void> {
   const db = await database(args.database!);
   const snapshotDir = path.join(os.tmpdir(), 'store-ops-soak-snapshots');
   if (args['heap-snapshots']) fs.mkdirSync(snapshotDir, { recursive: true });
-  const env: Record<string, string> = args['heap-snapshots'] ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshotDir}` } : {};
+  const env: Record<string, string> = args['heap-snapshots']
+    ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshotDir}` }
+    : {};
   const service = await startServiceAt(db.url, db.url, env);
   let polling = false;
   try {
-    process.stdout.write(`soak: ${minutes} min, ${clients} clients, ${stores.length} stores × ${products} products, ${args.database}; service pid ${service.pid}\n`);
+    process.stdout.write(
+      `soak: ${minutes} min, ${clients} clients, ${stores.length} stores × ${products} products, ${args.database}; service pid ${service.pid}\n`,
+    );
     await seedMixed(service.baseUrl, { stores, products });
     const counts = { requests: 0, fiveHundreds: 0, noAnswer: 0, byStatus: new Map<string, number>() };
     const fiveHundredSamples: string[] = [];
@@ -133,7 +140,8 @@ async function main(): Promise<void> {
         if (answer.status === 'no answer') counts.noAnswer++;
         else if (answer.status >= 500) {
           counts.fiveHundreds++;
-          if (fiveHundredSamples.length < 5) fiveHundredSamples.push(`${answer.method} ${answer.path}: ${answer.status} ${answer.text}`);
+          if (fiveHundredSamples.length < 5)
+            fiveHundredSamples.push(`${answer.method} ${answer.path}: ${answer.status} ${answer.text}`);
         }
       },
     });
@@ -157,7 +165,12 @@ async function main(): Promise<void> {
     while (Date.now() < end) {
       await pause(Math.min(sampleMs, end - Date.now()));
       const heap = await heapUsedMb(service.baseUrl);
-      const sample = { minute: (Date.now() - started) / 60_000, rss: service.rssMb(), heap, floor: Math.min(floor, heap) };
+      const sample = {
+        minute: (Date.now() - started) / 60_000,
+        rss: service.rssMb(),
+        heap,
+        floor: Math.min(floor, heap),
+      };
       floor = Number.POSITIVE_INFINITY;
       samples.push(sample);
       process.stdout.write(
@@ -168,9 +181,16 @@ async function main(): Promise<void> {
       lastRequests = counts.requests;
       if (!fs.existsSync(`/proc/${service.pid}`)) {
         const lines = service.output().split('\n');
-        throw new Error(`the service exited:\n${lines.filter((line) => !/database (unavailable|busy)/.test(line)).slice(-40).join('\n').slice(-8000)}`);
+        throw new Error(
+          `the service exited:\n${lines
+            .filter((line) => !/database (unavailable|busy)/.test(line))
+            .slice(-40)
+            .join('\n')
+            .slice(-8000)}`,
+        );
       }
-      if (args['heap-snapshots'] && warmSnapshot === undefined && Date.now() >= warmUpAt) warmSnapshot = snapshot(service.pid, snapshotDir, 'warm');
+      if (args['heap-snapshots'] && warmSnapshot === undefined && Date.now() >= warmUpAt)
+        warmSnapshot = snapshot(service.pid, snapshotDir, 'warm');
     }
     polling = false;
     await poller;
@@ -189,8 +209,16 @@ async function main(): Promise<void> {
     );
     process.stdout.write(`requests ${counts.requests}, 5xx ${counts.fiveHundreds}, unanswered ${counts.noAnswer}\n`);
     for (const line of fiveHundredSamples) process.stdout.write(`  5xx: ${line}\n`);
-    process.stdout.write(`answers: ${[...counts.byStatus].sort().map(([k, n]) => `${k} ×${n}`).join(', ')}\n`);
-    if (warm && last) process.stdout.write(`heap snapshots: ${warm}\n                ${last}\n  compare: npm run soak -- --compare ${warm} --compare ${last}\n`);
+    process.stdout.write(
+      `answers: ${[...counts.byStatus]
+        .sort()
+        .map(([k, n]) => `${k} ×${n}`)
+        .join(', ')}\n`,
+    );
+    if (warm && last)
+      process.stdout.write(
+        `heap snapshots: ${warm}\n                ${last}\n  compare: npm run soak -- --compare ${warm} --compare ${last}\n`,
+      );
 
     const audit = await buildApp(sharedDatabaseConfig(db.url, MIXED_TOKEN));
     try {

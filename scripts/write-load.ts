@@ -36,7 +36,14 @@ export async function runWriteLoad(load: WriteLoad) {
   await Promise.all(
     load.stores.map(async (store, i) => {
       while (Date.now() < until) {
-        const outcome = await postStock(load.baseUrlOf(i), { token: load.token, store, reference: `${load.tag}-${n++}`, products: load.products, lines: load.lines, timeoutMillis: 30_000 });
+        const outcome = await postStock(load.baseUrlOf(i), {
+          token: load.token,
+          store,
+          reference: `${load.tag}-${n++}`,
+          products: load.products,
+          lines: load.lines,
+          timeoutMillis: 30_000,
+        });
         if (outcome.status === 200) {
           entries += load.lines;
           latencies.push(outcome.endedAt - outcome.startedAt);
@@ -45,5 +52,11 @@ export async function runWriteLoad(load: WriteLoad) {
     }),
   );
   const elapsed = (Date.now() - startedAt) / 1000;
-  return { entriesPerSecond: entries / elapsed, commitsPerSecond: latencies.length / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), failures };
+  return {
+    entriesPerSecond: entries / elapsed,
+    commitsPerSecond: latencies.length / elapsed,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    failures,
+  };
 }

@@ -18,4 +18,3 @@ export interface AppContext {
   /** This process's cache of single-product stock answers (answer-cache.ts). */
   readonly stockAnswers: StockAnswerCache;
 }
-

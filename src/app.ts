@@ -73,7 +73,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
 }
 
-async function assemble(config: Config, handle: DbHandle, cursors: CursorCodec, options: BuildOptions): Promise<FastifyInstance> {
+async function assemble(
+  config: Config,
+  handle: DbHandle,
+  cursors: CursorCodec,
+  options: BuildOptions,
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ? { level: config.logLevel } : false,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -153,7 +158,11 @@ function documentErrorResponses(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith(API_PREFIX) || !route.schema) return;
     const response = (route.schema.response ?? {}) as Record<string, unknown>;
-    route.schema.response = { ...response, '4xx': response['4xx'] ?? ErrorEnvelope, '5xx': response['5xx'] ?? ErrorEnvelope };
+    route.schema.response = {
+      ...response,
+      '4xx': response['4xx'] ?? ErrorEnvelope,
+      '5xx': response['5xx'] ?? ErrorEnvelope,
+    };
   });
 }
 
@@ -164,6 +173,10 @@ async function cursorSecret(handle: DbHandle): Promise<string> {
     .values({ key: 'cursor_secret', value: randomBytes(32).toString('base64url') })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
-  const row = await handle.db.selectFrom('meta').select('value').where('key', '=', 'cursor_secret').executeTakeFirstOrThrow();
+  const row = await handle.db
+    .selectFrom('meta')
+    .select('value')
+    .where('key', '=', 'cursor_secret')
+    .executeTakeFirstOrThrow();
   return row.value;
 }

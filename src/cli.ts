@@ -46,30 +46,37 @@ function parseRole(value: string) {
 
 function parseMoment(value: string) {
   const at = parseDateTime(value);
-  if (at === undefined) throw new InvalidArgumentError('must be an ISO 8601 date-time (Z, an offset, or neither for UTC)');
+  if (at === undefined)
+    throw new InvalidArgumentError('must be an ISO 8601 date-time (Z, an offset, or neither for UTC)');
   return at;
 }
 
 function parseConfigNumber(value: string) {
-  if (!/^[0-9]{1,10}$/.test(value) || Number(value) > 2_147_483_647) throw new InvalidArgumentError('must be a whole number from 0 to 2147483647');
+  if (!/^[0-9]{1,10}$/.test(value) || Number(value) > 2_147_483_647)
+    throw new InvalidArgumentError('must be a whole number from 0 to 2147483647');
   return Number(value);
 }
 
 function parseCount(min: number, max: number) {
   return (value: string) => {
-    if (!/^[0-9]{1,10}$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
+    if (!/^[0-9]{1,10}$/.test(value) || Number(value) < min || Number(value) > max)
+      throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
     return Number(value);
   };
 }
 
 /** A feed sequence: a whole number from 1 up to the largest JSON-safe integer. */
 function parseSequence(value: string) {
-  if (!/^[0-9]{1,16}$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('must be a sequence: a whole number, 1 or more');
+  if (!/^[0-9]{1,16}$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value)))
+    throw new InvalidArgumentError('must be a sequence: a whole number, 1 or more');
   return Number(value);
 }
 
 function parseStores(value: string) {
-  const stores = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const stores = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (stores.length === 0) throw new InvalidArgumentError('must list at least one store number');
   return stores;
 }
@@ -98,15 +105,24 @@ export function buildCli(): Command {
     .requiredOption('--role <role>', 'admin | integration | store | read', parseRole)
     .option('--stores <list>', 'comma-separated store numbers (store role)', parseStores)
     .option('--expires <iso>', 'expiry date-time, ISO 8601', parseMoment)
-    .action(async (options: { name: string; role: ReturnType<typeof parseRole>; stores?: string[]; expires?: number }) => {
-      if (options.role === 'store' && !options.stores) throw new UsageError('a store token needs --stores');
-      if (options.name.trim() === '' || options.name.length > 100) throw new UsageError('--name must be 1 to 100 characters');
-      const value = await withDatabase((handle) =>
-        createToken(handle.db, { name: options.name, role: options.role, stores: options.stores, expiresAt: options.expires, createdBy: 'cli' }),
-      );
-      log(`created token '${options.name}' (${options.role})`);
-      out(value);
-    });
+    .action(
+      async (options: { name: string; role: ReturnType<typeof parseRole>; stores?: string[]; expires?: number }) => {
+        if (options.role === 'store' && !options.stores) throw new UsageError('a store token needs --stores');
+        if (options.name.trim() === '' || options.name.length > 100)
+          throw new UsageError('--name must be 1 to 100 characters');
+        const value = await withDatabase((handle) =>
+          createToken(handle.db, {
+            name: options.name,
+            role: options.role,
+            stores: options.stores,
+            expiresAt: options.expires,
+            createdBy: 'cli',
+          }),
+        );
+        log(`created token '${options.name}' (${options.role})`);
+        out(value);
+      },
+    );
   token
     .command('list')
     .description('list tokens (never their values)')
@@ -133,7 +149,9 @@ export function buildCli(): Command {
     });
 
   // OAuth2 clients (issue 41, PRODUCT §4; docs/security.md): the CLI face of POST/GET/DELETE /clients.
-  const client = program.command('client').description('manage OAuth2 clients (client credentials at POST /oauth2/token)');
+  const client = program
+    .command('client')
+    .description('manage OAuth2 clients (client credentials at POST /oauth2/token)');
   client
     .command('create')
     .description('register a client; prints its client_id and secret (the secret is shown only now)')
@@ -142,27 +160,42 @@ export function buildCli(): Command {
     .option('--stores <list>', 'comma-separated store numbers (store role)', parseStores)
     .option('--scope <scope>', 'space-separated scopes narrowing the client (docs/security.md "Scopes")')
     .option('--json', 'print {"client_id","client_secret"} alone on stdout')
-    .action(async (options: { name: string; role: ReturnType<typeof parseRole>; stores?: string[]; scope?: string; json?: boolean }) => {
-      if (options.role === 'store' && !options.stores) throw new UsageError('a store client needs --stores');
-      if (options.role !== 'store' && options.stores) throw new UsageError('--stores is for the store role only');
-      if (options.name.trim() === '' || options.name.length > 100) throw new UsageError('--name must be 1 to 100 characters');
-      const { createClient, ClientInputError } = await import('./modules/oauth/clients.js');
-      const created = await withDatabase(async (handle) => {
-        try {
-          return await createClient(handle.db, { name: options.name, role: options.role, stores: options.stores, scope: options.scope, createdBy: 'cli' });
-        } catch (error) {
-          if (error instanceof ClientInputError) throw new UsageError(error.message);
-          throw error;
+    .action(
+      async (options: {
+        name: string;
+        role: ReturnType<typeof parseRole>;
+        stores?: string[];
+        scope?: string;
+        json?: boolean;
+      }) => {
+        if (options.role === 'store' && !options.stores) throw new UsageError('a store client needs --stores');
+        if (options.role !== 'store' && options.stores) throw new UsageError('--stores is for the store role only');
+        if (options.name.trim() === '' || options.name.length > 100)
+          throw new UsageError('--name must be 1 to 100 characters');
+        const { createClient, ClientInputError } = await import('./modules/oauth/clients.js');
+        const created = await withDatabase(async (handle) => {
+          try {
+            return await createClient(handle.db, {
+              name: options.name,
+              role: options.role,
+              stores: options.stores,
+              scope: options.scope,
+              createdBy: 'cli',
+            });
+          } catch (error) {
+            if (error instanceof ClientInputError) throw new UsageError(error.message);
+            throw error;
+          }
+        });
+        if (options.json) {
+          out(JSON.stringify({ client_id: created.client_id, client_secret: created.client_secret }));
+          return;
         }
-      });
-      if (options.json) {
-        out(JSON.stringify({ client_id: created.client_id, client_secret: created.client_secret }));
-        return;
-      }
-      log(`created client '${options.name}' (${options.role}); the secret is shown only now`);
-      out(`client_id\t${created.client_id}`);
-      out(`client_secret\t${created.client_secret}`);
-    });
+        log(`created client '${options.name}' (${options.role}); the secret is shown only now`);
+        out(`client_id\t${created.client_id}`);
+        out(`client_secret\t${created.client_secret}`);
+      },
+    );
   client
     .command('list')
     .description('list clients (never their secrets)')
@@ -175,7 +208,11 @@ export function buildCli(): Command {
         return;
       }
       for (const c of clients) {
-        const state = c.revoked ? `revoked ${c.revoked}` : c.previous_secret_valid_until ? `active (previous secret until ${c.previous_secret_valid_until})` : 'active';
+        const state = c.revoked
+          ? `revoked ${c.revoked}`
+          : c.previous_secret_valid_until
+            ? `active (previous secret until ${c.previous_secret_valid_until})`
+            : 'active';
         out(`${c.name}\t${c.client_id}\t${c.role}\t${c.stores?.join(',') ?? '*'}\t${c.scope ?? '-'}\t${state}`);
       }
     });
@@ -189,7 +226,13 @@ export function buildCli(): Command {
       const rotated = await withDatabase((handle) => rotateClientSecret(handle.db, name));
       if (!rotated) throw new Error(`no live client named '${name}'`);
       if (options.json) {
-        out(JSON.stringify({ client_id: rotated.client_id, client_secret: rotated.client_secret, previous_secret_valid_until: rotated.previous_secret_valid_until }));
+        out(
+          JSON.stringify({
+            client_id: rotated.client_id,
+            client_secret: rotated.client_secret,
+            previous_secret_valid_until: rotated.previous_secret_valid_until,
+          }),
+        );
         return;
       }
       log(`new secret for '${name}'; the previous one works until ${rotated.previous_secret_valid_until}`);
@@ -219,21 +262,28 @@ export function buildCli(): Command {
         return;
       }
       for (const k of summaries) {
-        out(`${k.kid}\t${k.algorithm}\t${k.signing ? 'signing' : `verifying until ${new Date(k.verify_until!).toISOString()}`}`);
+        out(
+          `${k.kid}\t${k.algorithm}\t${k.signing ? 'signing' : `verifying until ${new Date(k.verify_until!).toISOString()}`}`,
+        );
       }
     });
   keys
     .command('rotate')
-    .description('a new key signs from now on; the old one verifies until every token it signed has expired; retired keys are deleted')
+    .description(
+      'a new key signs from now on; the old one verifies until every token it signed has expired; retired keys are deleted',
+    )
     .action(async () => {
       const { rotateSigningKey } = await import('./modules/oauth/keys.js');
       const rotation = await withDatabase((handle) => rotateSigningKey(handle.db));
       if (rotation.retired.length > 0) log(`retired ${rotation.retired.join(', ')}`);
-      if (rotation.ended.length > 0) log(`${rotation.ended.join(', ')} verifies until ${new Date(rotation.verifyUntil).toISOString()}`);
+      if (rotation.ended.length > 0)
+        log(`${rotation.ended.join(', ')} verifies until ${new Date(rotation.verifyUntil).toISOString()}`);
       out(`signing with ${rotation.kid}`);
     });
 
-  const lists = program.command('productlists').description('configure product list types and the handheld modules that create them');
+  const lists = program
+    .command('productlists')
+    .description('configure product list types and the handheld modules that create them');
   lists
     .command('show')
     .description('list the configured types and modules')
@@ -254,7 +304,8 @@ export function buildCli(): Command {
     .argument('<type>', 'list type number', parseConfigNumber)
     .argument('<description>', 'its name')
     .action(async (type: number, description: string) => {
-      if (description.trim() === '' || description.length > 255) throw new UsageError('<description> must be 1 to 255 characters');
+      if (description.trim() === '' || description.length > 255)
+        throw new UsageError('<description> must be 1 to 255 characters');
       const { setListType } = await import('./modules/product-lists/configuration.js');
       await withDatabase((handle) => setListType(handle.db, type, description));
       out(`type ${type}: ${description}`);
@@ -283,7 +334,11 @@ export function buildCli(): Command {
   program
     .command('verify')
     .description('check every stored invariant; exit 1 on any violation')
-    .option('--since <iso>', 'only the stock invariants of the balances touched since this date-time, ISO 8601 (the nightly run)', parseMoment)
+    .option(
+      '--since <iso>',
+      'only the stock invariants of the balances touched since this date-time, ISO 8601 (the nightly run)',
+      parseMoment,
+    )
     .action(async (options: { since?: number }) => {
       const { verifyAll, verifySince } = await import('./verify.js');
       const since = options.since;
@@ -299,10 +354,12 @@ export function buildCli(): Command {
       );
     });
 
-  const ledger = program.command('ledger').description('the ledger\'s months on PostgreSQL: list them, archive old ones (docs/operations.md)');
+  const ledger = program
+    .command('ledger')
+    .description("the ledger's months on PostgreSQL: list them, archive old ones (docs/operations.md)");
   ledger
     .command('months')
-    .description('list the ledger\'s partitions by month with their estimated rows, and the archives made')
+    .description("list the ledger's partitions by month with their estimated rows, and the archives made")
     .action(async () => {
       await withDatabase(async (handle) => {
         if (!handle.dialect.ledgerArchive) {
@@ -310,25 +367,35 @@ export function buildCli(): Command {
           return;
         }
         for (const month of await handle.dialect.ledgerArchive.months(handle.db)) {
-          const range = month.isDefault ? 'after the last month' : month.from === null ? `before ${monthLabel(month.to!)}` : monthLabel(month.from);
+          const range = month.isDefault
+            ? 'after the last month'
+            : month.from === null
+              ? `before ${monthLabel(month.to!)}`
+              : monthLabel(month.from);
           out(`${month.table}\t${range}\t${month.name}\t~${month.rows} rows`);
         }
         const archives = await handle.db.selectFrom('ledger_archives').selectAll().orderBy('boundary_at').execute();
         for (const a of archives) {
-          out(`archived before ${monthLabel(Number(a.boundary_at))} on ${new Date(Number(a.archived_on)).toISOString()} by ${a.archived_by}: ${a.entries} entries, ${a.parts} parts, ${a.balances} balance snapshots; tables ${(JSON.parse(a.tables) as string[]).join(', ')}`);
+          out(
+            `archived before ${monthLabel(Number(a.boundary_at))} on ${new Date(Number(a.archived_on)).toISOString()} by ${a.archived_by}: ${a.entries} entries, ${a.parts} parts, ${a.balances} balance snapshots; tables ${(JSON.parse(a.tables) as string[]).join(', ')}`,
+          );
         }
       });
     });
   ledger
     .command('archive')
-    .description('move the ledger\'s months before a month out (detached tables to dump and drop), leaving a snapshot per balance; entries dated before it are refused from then on')
+    .description(
+      "move the ledger's months before a month out (detached tables to dump and drop), leaving a snapshot per balance; entries dated before it are refused from then on",
+    )
     .requiredOption('--before <YYYY-MM>', 'the first month that stays', parseMonthOption)
     .option('--by <name>', 'who archives (recorded)', 'store-ops')
     .action(async (options: { before: number; by: string }) => {
       const { archiveLedgerBefore, ArchiveRefused } = await import('./ledger/archive.js');
       try {
         const report = await withDatabase((handle) => archiveLedgerBefore(handle, options.before, options.by));
-        out(`archived before ${monthLabel(report.boundary)}: ${report.entries} entries, ${report.parts} parts, ${report.balances} balance snapshots`);
+        out(
+          `archived before ${monthLabel(report.boundary)}: ${report.entries} entries, ${report.parts} parts, ${report.balances} balance snapshots`,
+        );
         out(`detached tables (dump them, e.g. pg_dump -t, then drop them): ${report.tables.join(', ') || 'none'}`);
       } catch (error) {
         if (error instanceof ArchiveRefused) throw new UsageError(`not archived: ${error.message}`);
@@ -336,11 +403,13 @@ export function buildCli(): Command {
       }
     });
 
-  const webhooks = program.command('webhooks').description('webhook subscriptions: health, replay, resume (PRODUCT §9, docs/events.md)');
+  const webhooks = program
+    .command('webhooks')
+    .description('webhook subscriptions: health, replay, resume (PRODUCT §9, docs/events.md)');
   webhooks
     .command('list')
     .description('list subscriptions with their delivery health (never their secrets)')
-    .option('--json', 'print JSON (the API\'s Subscription objects)')
+    .option('--json', "print JSON (the API's Subscription objects)")
     .action(async (options: { json?: boolean }) => {
       const { listSubscriptions } = await import('./modules/webhooks/service.js');
       const { webhooks: list } = await withDatabase(listSubscriptions);
@@ -355,7 +424,9 @@ export function buildCli(): Command {
     });
   webhooks
     .command('replay')
-    .description('deliver again from a sequence: the next batch starts with the first matching event whose sequence is <sequence> or more (a paused subscription still needs resume)')
+    .description(
+      'deliver again from a sequence: the next batch starts with the first matching event whose sequence is <sequence> or more (a paused subscription still needs resume)',
+    )
     .argument('<id>', 'subscription id', parseCount(1, 2_147_483_647))
     .requiredOption('--from <sequence>', 'the first sequence to deliver (1 or more)', parseSequence)
     .action(async (id: number, options: { from: number }) => {
@@ -366,35 +437,50 @@ export function buildCli(): Command {
     });
   webhooks
     .command('resume')
-    .description('resume a paused subscription (or retry a failing one now): the batch it was sending goes out again at once')
+    .description(
+      'resume a paused subscription (or retry a failing one now): the batch it was sending goes out again at once',
+    )
     .argument('<id>', 'subscription id', parseCount(1, 2_147_483_647))
     .action(async (id: number) => {
       const { resumeSubscription } = await import('./modules/webhooks/service.js');
       const resumed = await withDatabase((handle) => resumeSubscription(handle, id));
-      out(`webhook ${id}: ${resumed.status}, next attempt at ${resumed.next_attempt_at} (${resumed.pending_events} events pending)`);
+      out(
+        `webhook ${id}: ${resumed.status}, next attempt at ${resumed.next_attempt_at} (${resumed.pending_events} events pending)`,
+      );
     });
 
   program
     .command('generate')
-    .description('write a generated chain (stores, products, a year of stock history) into an empty database, for capacity planning and the scale bench')
+    .description(
+      'write a generated chain (stores, products, a year of stock history) into an empty database, for capacity planning and the scale bench',
+    )
     .option('--stores <n>', 'stores', parseCount(1, 99_999), 10)
     .option('--products <n>', 'products, every store carries all', parseCount(1, 9_999_999), 1_000)
     .option('--days <n>', 'days of history, ending today', parseCount(0, 3_650), 365)
-    .option('--entries-per-day <n>', 'history entries per day over the chain (after one opening count per store product)', parseCount(0, 10_000_000), 1_000)
+    .option(
+      '--entries-per-day <n>',
+      'history entries per day over the chain (after one opening count per store product)',
+      parseCount(0, 10_000_000),
+      1_000,
+    )
     .option('--seed <n>', 'random seed: the same seed writes the same chain', parseCount(0, 2_147_483_647), 1)
-    .action(async (options: { stores: number; products: number; days: number; entriesPerDay: number; seed: number }) => {
-      const [{ loadConfig }, { generateChain }, { CursorCodec }, { createAppContext }] = await Promise.all([
-        import('./config.js'),
-        import('./generate/generate-chain.js'),
-        import('./shared/cursor.js'),
-        import('./create-context.js'),
-      ]);
-      const summary = await withDatabase(async (handle) => {
-        const ctx = createAppContext(loadConfig(), handle, new CursorCodec('generate'));
-        return generateChain(ctx, options, log);
-      });
-      out(`generated ${summary.stores} stores × ${summary.products} products (${summary.storeProducts} store products), ${summary.entries} ledger entries in ${summary.seconds.toFixed(1)} s`);
-    });
+    .action(
+      async (options: { stores: number; products: number; days: number; entriesPerDay: number; seed: number }) => {
+        const [{ loadConfig }, { generateChain }, { CursorCodec }, { createAppContext }] = await Promise.all([
+          import('./config.js'),
+          import('./generate/generate-chain.js'),
+          import('./shared/cursor.js'),
+          import('./create-context.js'),
+        ]);
+        const summary = await withDatabase(async (handle) => {
+          const ctx = createAppContext(loadConfig(), handle, new CursorCodec('generate'));
+          return generateChain(ctx, options, log);
+        });
+        out(
+          `generated ${summary.stores} stores × ${summary.products} products (${summary.storeProducts} store products), ${summary.entries} ledger entries in ${summary.seconds.toFixed(1)} s`,
+        );
+      },
+    );
 
   program
     .command('seed')

@@ -89,7 +89,12 @@ export interface Config {
    * within 5 s, backoff capped at 10 min, 24 h of failures before pausing), so a test sees a
    * timeout, a retry or a pause without waiting for them. Never set from the environment.
    */
-  webhookTimingForTests?: { answerTimeoutMs?: number; firstRetryMs?: number; maxRetryMs?: number; retryWindowMs?: number };
+  webhookTimingForTests?: {
+    answerTimeoutMs?: number;
+    firstRetryMs?: number;
+    maxRetryMs?: number;
+    retryWindowMs?: number;
+  };
   /**
    * Bench only: bookings write no `stock.changed` events, so the bench can measure what writing
    * them costs (feed on vs off). The feed then misses stock changes; the server warns at start.
@@ -125,7 +130,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const parsed = withDefaults as Static<typeof EnvSchema>;
   const externalIssuer = externalIssuerFromSettings(parsed);
-  if (externalIssuer !== undefined && 'problems' in externalIssuer) throw new ConfigError(`Invalid environment: ${externalIssuer.problems.join('; ')}`);
+  if (externalIssuer !== undefined && 'problems' in externalIssuer)
+    throw new ConfigError(`Invalid environment: ${externalIssuer.problems.join('; ')}`);
   return {
     port: parsed.PORT,
     host: parsed.HOST,

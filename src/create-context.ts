@@ -15,7 +15,11 @@ export function createAppContext(config: Config, handle: DbHandle, cursors: Curs
     handle,
     db: handle.db,
     dialect: handle.dialect,
-    ledger: createLedger(handle.dialect, { newStoreProduct: newStoreProductRow }, config.benchWithoutStockEvents !== true),
+    ledger: createLedger(
+      handle.dialect,
+      { newStoreProduct: newStoreProductRow },
+      config.benchWithoutStockEvents !== true,
+    ),
     cursors,
     stockAnswers: new StockAnswerCache(),
   };

@@ -18,8 +18,20 @@ const OPENING_HOURS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].map((day
 
 /** Demo stores: two areas and a warehouse that serves both. */
 export const DEMO_STORES: StoreInput[] = [
-  { store_number: '1001', store_name: 'Amsterdam Centrum', city: 'Amsterdam', area_id: 'NH', area_description: 'Noord-Holland' },
-  { store_number: '1002', store_name: 'Amsterdam Zuid', city: 'Amsterdam', area_id: 'NH', area_description: 'Noord-Holland' },
+  {
+    store_number: '1001',
+    store_name: 'Amsterdam Centrum',
+    city: 'Amsterdam',
+    area_id: 'NH',
+    area_description: 'Noord-Holland',
+  },
+  {
+    store_number: '1002',
+    store_name: 'Amsterdam Zuid',
+    city: 'Amsterdam',
+    area_id: 'NH',
+    area_description: 'Noord-Holland',
+  },
   { store_number: '1003', store_name: 'Haarlem', city: 'Haarlem', area_id: 'NH', area_description: 'Noord-Holland' },
   { store_number: '2001', store_name: 'Utrecht Centraal', city: 'Utrecht', area_id: 'UT', area_description: 'Utrecht' },
   { store_number: '2002', store_name: 'Amersfoort', city: 'Amersfoort', area_id: 'UT', area_description: 'Utrecht' },
@@ -53,15 +65,57 @@ DEMO_STORES.push({
 
 /** Demo category tree: two roots, children listed before their parents on purpose (any order works). */
 export const DEMO_CATEGORIES: CategoryInput[] = [
-  { category_code: 'DAIRY', category_name: 'Dairy', parent_category_code: 'FOOD', is_adjust_min_max: true, is_markdown: true, markdown_percentages: '25,50', expiration_offset: 2 },
-  { category_code: 'BAKERY', category_name: 'Bakery', parent_category_code: 'FOOD', is_adjust_min_max: true, is_markdown: true, markdown_percentages: '30,50,70', expiration_offset: 1 },
-  { category_code: 'CHEESE', category_name: 'Cheese', friendly_category_name: 'Cheese counter', parent_category_code: 'DAIRY', is_adjust_min_max: true, is_markdown: true, markdown_percentages: '35', expiration_offset: 5 },
+  {
+    category_code: 'DAIRY',
+    category_name: 'Dairy',
+    parent_category_code: 'FOOD',
+    is_adjust_min_max: true,
+    is_markdown: true,
+    markdown_percentages: '25,50',
+    expiration_offset: 2,
+  },
+  {
+    category_code: 'BAKERY',
+    category_name: 'Bakery',
+    parent_category_code: 'FOOD',
+    is_adjust_min_max: true,
+    is_markdown: true,
+    markdown_percentages: '30,50,70',
+    expiration_offset: 1,
+  },
+  {
+    category_code: 'CHEESE',
+    category_name: 'Cheese',
+    friendly_category_name: 'Cheese counter',
+    parent_category_code: 'DAIRY',
+    is_adjust_min_max: true,
+    is_markdown: true,
+    markdown_percentages: '35',
+    expiration_offset: 5,
+  },
   { category_code: 'FOOD', category_name: 'Food', is_adjust_min_max: true, is_markdown: false, receipt_offset: 1 },
-  { category_code: 'HOUSEHOLD', category_name: 'Household', parent_category_code: 'NONFOOD', is_adjust_min_max: false, is_markdown: false },
-  { category_code: 'NONFOOD', category_name: 'Non-food', is_adjust_min_max: false, is_markdown: false, receipt_offset: 2 },
+  {
+    category_code: 'HOUSEHOLD',
+    category_name: 'Household',
+    parent_category_code: 'NONFOOD',
+    is_adjust_min_max: false,
+    is_markdown: false,
+  },
+  {
+    category_code: 'NONFOOD',
+    category_name: 'Non-food',
+    is_adjust_min_max: false,
+    is_markdown: false,
+    receipt_offset: 2,
+  },
 ];
 
-const reasonCode = (reason_code: number, description: string, type: number, flags: Partial<ReasonCodeInput> = {}): ReasonCodeInput => ({
+const reasonCode = (
+  reason_code: number,
+  description: string,
+  type: number,
+  flags: Partial<ReasonCodeInput> = {},
+): ReasonCodeInput => ({
   reason_code,
   reason_code_description: description,
   reason_code_type: type,
@@ -81,10 +135,18 @@ const reasonCode = (reason_code: number, description: string, type: number, flag
 export const DEMO_REASON_CODES: ReasonCodeInput[] = [
   reasonCode(101, 'Damaged', REASON_CODE_TYPES.loss, { is_loss: true, is_image_mandatory: true, function_key: 'F1' }),
   reasonCode(102, 'Expired', REASON_CODE_TYPES.loss, { is_loss: true, function_key: 'F2' }),
-  reasonCode(103, 'Theft', REASON_CODE_TYPES.loss, { is_loss: true, is_comment_mandatory: true, default_review_status: 1, code_description: 'Needs a manager review' }),
+  reasonCode(103, 'Theft', REASON_CODE_TYPES.loss, {
+    is_loss: true,
+    is_comment_mandatory: true,
+    default_review_status: 1,
+    code_description: 'Needs a manager review',
+  }),
   reasonCode(201, 'Delivery rejected: damaged', REASON_CODE_TYPES.rejection, { is_store: false }),
   reasonCode(301, 'Move to backroom', REASON_CODE_TYPES.movement),
-  reasonCode(401, 'Damaged packaging discount', REASON_CODE_TYPES.salesOrderDiscount, { is_sales_order_discount: true, is_order_number_mandatory: true }),
+  reasonCode(401, 'Damaged packaging discount', REASON_CODE_TYPES.salesOrderDiscount, {
+    is_sales_order_discount: true,
+    is_order_number_mandatory: true,
+  }),
   reasonCode(501, 'Chilled', REASON_CODE_TYPES.locationTags),
   reasonCode(601, 'Cycle count', REASON_CODE_TYPES.count),
   reasonCode(701, 'Found in store', REASON_CODE_TYPES.gainLoss, { is_gain: true }),
@@ -100,8 +162,14 @@ export async function seedDemoData(ctx: AppContext): Promise<string[]> {
     `categories: ${await importCategories(ctx, { categories: DEMO_CATEGORIES }, false, 'seed')}`,
     `reason codes: ${await importReasonCodes(ctx, { reason_codes: DEMO_REASON_CODES }, false, 'seed')}`,
     ...(await seedProducts(ctx)),
-    ...(await seedLocations(ctx, DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number))),
-    ...(await seedStoreProducts(ctx, DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number))),
+    ...(await seedLocations(
+      ctx,
+      DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number),
+    )),
+    ...(await seedStoreProducts(
+      ctx,
+      DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number),
+    )),
     ...(await seedStockHistory(
       ctx,
       DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number),

@@ -13,13 +13,19 @@ function project(message: string): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'store-ops-cli-bundle-'));
   fs.mkdirSync(path.join(root, 'src'));
   fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ type: 'module' }));
-  fs.writeFileSync(path.join(root, 'src', 'cli.ts'), "import { message } from './message.js';\nconst shout = (text: string): string => text;\nprocess.stdout.write(shout(message));\n");
+  fs.writeFileSync(
+    path.join(root, 'src', 'cli.ts'),
+    "import { message } from './message.js';\nconst shout = (text: string): string => text;\nprocess.stdout.write(shout(message));\n",
+  );
   writeMessage(root, message);
   return root;
 }
 
 function writeMessage(root: string, message: string): void {
-  fs.writeFileSync(path.join(root, 'src', 'message.ts'), `export const message: string = ${JSON.stringify(message)};\n`);
+  fs.writeFileSync(
+    path.join(root, 'src', 'message.ts'),
+    `export const message: string = ${JSON.stringify(message)};\n`,
+  );
 }
 
 const run = (entry: string) => spawnSync(process.execPath, [entry], { encoding: 'utf8' }).stdout;
@@ -50,7 +56,11 @@ describe('the CLI bundle (bin/cli-bundle.js)', () => {
     expect(run(entries[0]!)).toBe('after the edit');
     // The earlier bundle is kept for a CLI that may still be loading it; no half-built directory is left.
     expect(fs.existsSync(before!)).toBe(true);
-    expect(fs.readdirSync(path.join(root, 'node_modules', '.cache', 'store-ops-cli')).filter((name) => name.startsWith('.building-'))).toEqual([]);
+    expect(
+      fs
+        .readdirSync(path.join(root, 'node_modules', '.cache', 'store-ops-cli'))
+        .filter((name) => name.startsWith('.building-')),
+    ).toEqual([]);
   });
 
   it('answers undefined when the sources cannot be bundled, so the CLI runs them through tsx instead', async () => {

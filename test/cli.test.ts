@@ -94,7 +94,9 @@ describe('store-ops CLI (PRODUCT §2)', { timeout: 120_000 }, () => {
           });
         });
 
-        it.concurrent('productlists: bad numbers and missing arguments exit 2 before the database is opened', async ({ expect }) => {
+        it.concurrent('productlists: bad numbers and missing arguments exit 2 before the database is opened', async ({
+          expect,
+        }) => {
           const databaseUrl = await restartableDatabaseUrl(DIALECTS[0]!);
           const cases: Array<[string[], RegExp]> = [
             [['productlists', 'type', 'abc', 'Name'], /whole number/],
@@ -125,7 +127,9 @@ describe('store-ops CLI (PRODUCT §2)', { timeout: 120_000 }, () => {
         });
       }
 
-      it.concurrent(`productlists show, type, module and remove-module change what a running server does (${dialect.name})`, async ({ expect }) => {
+      it.concurrent(`productlists show, type, module and remove-module change what a running server does (${dialect.name})`, async ({
+        expect,
+      }) => {
         const databaseUrl = await restartableDatabaseUrl(dialect);
         const t = await buildTestApp(dialect, { databaseUrl });
         try {
@@ -150,7 +154,9 @@ describe('store-ops CLI (PRODUCT §2)', { timeout: 120_000 }, () => {
             modules: defaults.map((_, i) => ({ module_id: i + 1, type: i + 1 })),
           });
 
-          expect((await ok(['productlists', 'type', '7', 'Markdown list'])).stdout.trim()).toBe('type 7: Markdown list');
+          expect((await ok(['productlists', 'type', '7', 'Markdown list'])).stdout.trim()).toBe(
+            'type 7: Markdown list',
+          );
           expect((await ok(['productlists', 'module', '12', '7'])).stdout.trim()).toBe('module 12: type 7');
           const shown = JSON.parse((await ok(['productlists', 'show', '--json'])).stdout);
           expect(shown.types).toContainEqual({ type: 7, description: 'Markdown list' });
@@ -158,8 +164,10 @@ describe('store-ops CLI (PRODUCT §2)', { timeout: 120_000 }, () => {
 
           // The running server uses it at once: module 12 creates type-7 lists.
           expect((await t.post(`${API}/stores`, { stores: [storeInput('PL1')] })).statusCode).toBe(200);
-          const create = (body: Record<string, unknown>) => t.post(`${API}/stores/PL1/productlists`, { product_list_name: 'Cli list', product_list_type: 1, ...body });
-          const readList = async (id: number) => (await t.get(`${API}/stores/PL1/productlists?product_list_id=${id}`)).json().list[0];
+          const create = (body: Record<string, unknown>) =>
+            t.post(`${API}/stores/PL1/productlists`, { product_list_name: 'Cli list', product_list_type: 1, ...body });
+          const readList = async (id: number) =>
+            (await t.get(`${API}/stores/PL1/productlists?product_list_id=${id}`)).json().list[0];
           const created = await create({ module_id: 12 });
           expect(created.statusCode, created.body).toBe(200);
           const id = created.json().product_list_id;
@@ -169,13 +177,18 @@ describe('store-ops CLI (PRODUCT §2)', { timeout: 120_000 }, () => {
 
           // A module pointing at a type that is not configured: exit 1, nothing changes.
           await failed(['productlists', 'module', '13', '42'], /list type 42 is not configured/);
-          expect(JSON.parse((await ok(['productlists', 'show', '--json'])).stdout).modules).not.toContainEqual(expect.objectContaining({ module_id: 13 }));
+          expect(JSON.parse((await ok(['productlists', 'show', '--json'])).stdout).modules).not.toContainEqual(
+            expect.objectContaining({ module_id: 13 }),
+          );
           expect((await create({ module_id: 13 })).statusCode).toBe(422);
 
           expect((await ok(['productlists', 'remove-module', '12'])).stdout.trim()).toBe('removed module 12');
           const gone = await create({ module_id: 12 });
           expect(gone.statusCode).toBe(422);
-          expect(gone.json()).toMatchObject({ code: 'UNPROCESSABLE', errors: [expect.objectContaining({ path: 'module_id' })] });
+          expect(gone.json()).toMatchObject({
+            code: 'UNPROCESSABLE',
+            errors: [expect.objectContaining({ path: 'module_id' })],
+          });
           await failed(['productlists', 'remove-module', '12'], /no module 12 is configured/);
           // The list made for the removed module keeps its type.
           expect(await readList(id)).toMatchObject({ type: 7, module_id: 12 });
@@ -222,7 +235,9 @@ describe('store-ops CLI (PRODUCT §2)', { timeout: 120_000 }, () => {
         expect(nightly.code, nightly.stdout + nightly.stderr).toBe(0);
         const [line, ...rest] = lines(nightly.stdout);
         expect(rest).toEqual([]);
-        expect(line).toMatch(/^ok: every invariant of the balances touched since 2000-01-01T00:00:00\.000Z holds \(\d+ balances; stock checks only, the full verify runs the rest\)$/);
+        expect(line).toMatch(
+          /^ok: every invariant of the balances touched since 2000-01-01T00:00:00\.000Z holds \(\d+ balances; stock checks only, the full verify runs the rest\)$/,
+        );
         expect(Number(/\((\d+) balances/.exec(line!)![1])).toBeGreaterThan(0);
         expect(nightly.stderr).toMatch(/not run: .*tokens/);
         const t2 = await buildTestApp(dialect, { databaseUrl });
@@ -233,14 +248,21 @@ describe('store-ops CLI (PRODUCT §2)', { timeout: 120_000 }, () => {
         }
         const tampered = await storeOps(['verify', '--since', '2000-01-01T00:00:00Z'], databaseUrl);
         expect(tampered.code).toBe(1);
-        expect(tampered.stdout).toMatch(/^VIOLATION stock ledger: balance store \d+ product \d+ location \d+ pool \d+.*: balance 123\.456, ledger sum /m);
+        expect(tampered.stdout).toMatch(
+          /^VIOLATION stock ledger: balance store \d+ product \d+ location \d+ pool \d+.*: balance 123\.456, ledger sum /m,
+        );
         expect(tampered.stderr).toMatch(/violation\(s\)/);
-        const later = await storeOps(['verify', '--since', new Date(Date.now() + 3_600_000).toISOString()], databaseUrl);
+        const later = await storeOps(
+          ['verify', '--since', new Date(Date.now() + 3_600_000).toISOString()],
+          databaseUrl,
+        );
         expect(later.code, later.stderr).toBe(0);
         expect(lines(later.stdout)).toEqual([expect.stringMatching(/\(0 balances;/)]);
       });
 
-      it.concurrent(`token create, list and revoke work against a running server (${dialect.name})`, async ({ expect }) => {
+      it.concurrent(`token create, list and revoke work against a running server (${dialect.name})`, async ({
+        expect,
+      }) => {
         const databaseUrl = await restartableDatabaseUrl(dialect);
         const t = await buildTestApp(dialect, { databaseUrl });
         try {
@@ -249,12 +271,24 @@ describe('store-ops CLI (PRODUCT §2)', { timeout: 120_000 }, () => {
           const token = lines(created.stdout).at(-1)!;
           expect(token).toMatch(/^sot_[A-Za-z0-9_-]{43,}$/);
           expect(created.stderr).toContain('erp');
-          const stores = { stores: [{ store_number: 'C1', store_name: 'CLI', is_active: true, is_active_data_exchange: true, is_warehouse: false }] };
+          const stores = {
+            stores: [
+              {
+                store_number: 'C1',
+                store_name: 'CLI',
+                is_active: true,
+                is_active_data_exchange: true,
+                is_warehouse: false,
+              },
+            ],
+          };
           expect((await t.post(`${API}/stores`, stores, token)).statusCode).toBe(200);
 
           const listed = await storeOps(['token', 'list'], databaseUrl);
           expect(listed.code, listed.stderr).toBe(0);
-          expect(lines(listed.stdout)).toEqual(expect.arrayContaining(['admin\tadmin\t*\tactive', 'erp\tintegration\t*\tactive']));
+          expect(lines(listed.stdout)).toEqual(
+            expect.arrayContaining(['admin\tadmin\t*\tactive', 'erp\tintegration\t*\tactive']),
+          );
           expect(listed.stdout).not.toContain(token);
 
           const revoked = await storeOps(['token', 'revoke', 'erp'], databaseUrl);

@@ -3,7 +3,13 @@ import { buildApp } from '../src/app.js';
 import { verifyAll } from '../src/verify.js';
 import { DIALECTS } from './helpers/dialects.js';
 import { locationInput, productInput, reasonCodeInput, storeInput } from './helpers/factories.js';
-import { callJson, type Json, type ServerProcess, sharedDatabaseConfig, startTwoServers } from './helpers/server-process.js';
+import {
+  callJson,
+  type Json,
+  type ServerProcess,
+  sharedDatabaseConfig,
+  startTwoServers,
+} from './helpers/server-process.js';
 import { balancesOf } from './helpers/stock.js';
 
 // Customer orders under concurrency (docs/customer-orders.md: "No sequence or interleaving of
@@ -42,7 +48,8 @@ const raceOrder = (i: number) => `COC-PB-${String(i).padStart(2, '0')}`;
 /** What order i picks of each product: a deterministic spread over 0..3, some orders nothing at all. */
 const racePicks = (i: number) => [(i * 7) % 4, (i * 5 + 1) % 3];
 
-const call = (server: ServerProcess, method: string, url: string, body?: unknown) => callJson(server, TOKEN, method, url, body);
+const call = (server: ServerProcess, method: string, url: string, body?: unknown) =>
+  callJson(server, TOKEN, method, url, body);
 
 const configFor = (databaseUrl: string) => sharedDatabaseConfig(databaseUrl, TOKEN);
 
@@ -61,17 +68,39 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
       const app = await buildApp(configFor(databaseUrl));
       try {
         const inject = async (url: string, payload: unknown) => {
-          const response = await app.inject({ method: 'POST', url, payload: payload as object, headers: { authorization: `Bearer ${TOKEN}` } });
+          const response = await app.inject({
+            method: 'POST',
+            url,
+            payload: payload as object,
+            headers: { authorization: `Bearer ${TOKEN}` },
+          });
           expect(response.statusCode, `${url}: ${response.body}`).toBe(200);
         };
         await inject(`${API}/stores`, { stores: [storeInput(STORE)] });
-        await inject(`${API}/stores/${STORE}/locations`, { locations: [locationInput(PICK_LOCATION, { location_order: 1 }), locationInput(RACE_LOCATION, { location_order: 2 })] });
+        await inject(`${API}/stores/${STORE}/locations`, {
+          locations: [
+            locationInput(PICK_LOCATION, { location_order: 1 }),
+            locationInput(RACE_LOCATION, { location_order: 2 }),
+          ],
+        });
         await inject(`${API}/products`, { products: [PICK_PRODUCT, ...RACE_PRODUCTS].map((p) => productInput(p)) });
         await inject(`${API}/reasoncodes`, { reason_codes: [reasonCodeInput(REJECT_CODE, { reason_code_type: 2 })] });
         await inject(`${API}/stores/${STORE}/products/stock/storeproductlogs`, {
           storeproductlog: [
-            { product_number: PICK_PRODUCT, quantity: FREE_AT_START, location_code: PICK_LOCATION, customer_order_line_number: 0, modification_datetime: now() },
-            ...RACE_PRODUCTS.map((p) => ({ product_number: p, quantity: RACE_STOCK, location_code: RACE_LOCATION, customer_order_line_number: 0, modification_datetime: now() })),
+            {
+              product_number: PICK_PRODUCT,
+              quantity: FREE_AT_START,
+              location_code: PICK_LOCATION,
+              customer_order_line_number: 0,
+              modification_datetime: now(),
+            },
+            ...RACE_PRODUCTS.map((p) => ({
+              product_number: p,
+              quantity: RACE_STOCK,
+              location_code: RACE_LOCATION,
+              customer_order_line_number: 0,
+              modification_datetime: now(),
+            })),
           ],
         });
         const pickOrders = Array.from({ length: PICKERS }, (_, picker) =>
@@ -80,7 +109,12 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
             customer_name: `Picker ${picker}`,
             // Line 1 names the location as its preferred one (picks may leave it out), line 2 does not.
             lines: [
-              { line_number: 1, product_number: PICK_PRODUCT, quantity: LINE_QUANTITY, preferred_location_code: PICK_LOCATION },
+              {
+                line_number: 1,
+                product_number: PICK_PRODUCT,
+                quantity: LINE_QUANTITY,
+                preferred_location_code: PICK_LOCATION,
+              },
               { line_number: 2, product_number: PICK_PRODUCT, quantity: LINE_QUANTITY },
             ],
           })),
@@ -88,7 +122,12 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
         const raceOrders = Array.from({ length: RACE_ORDERS }, (_, i) => ({
           order_number: raceOrder(i),
           customer_name: `Racer ${i}`,
-          lines: RACE_PRODUCTS.map((product_number, j) => ({ line_number: j + 1, product_number, quantity: 3, preferred_location_code: RACE_LOCATION })),
+          lines: RACE_PRODUCTS.map((product_number, j) => ({
+            line_number: j + 1,
+            product_number,
+            quantity: 3,
+            preferred_location_code: RACE_LOCATION,
+          })),
         }));
         await inject(`${API}/stores/${STORE}/orders/customerorders`, { orders: [...pickOrders, ...raceOrders] });
       } finally {
@@ -137,18 +176,32 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
           const boundTotal = bound.reduce((sum, [, q]) => sum + milli(q), 0);
           if (free < 0) failures.push(`free stock at ${PICK_LOCATION} went to ${free}: ${JSON.stringify(balances)}`);
           for (const [key, q] of bound) if (q < 0) failures.push(`negative bound stock ${key} = ${q}`);
-          if (milli(free) + boundTotal !== milli(FREE_AT_START) || Object.keys(balances).length !== bound.length + (free === 0 ? 0 : 1)) {
-            failures.push(`the stock of ${PICK_PRODUCT} is no longer what was there (${FREE_AT_START}): ${JSON.stringify(balances)}`);
+          if (
+            milli(free) + boundTotal !== milli(FREE_AT_START) ||
+            Object.keys(balances).length !== bound.length + (free === 0 ? 0 : 1)
+          ) {
+            failures.push(
+              `the stock of ${PICK_PRODUCT} is no longer what was there (${FREE_AT_START}): ${JSON.stringify(balances)}`,
+            );
           }
         }
       })();
 
       /** One pick request of a picker on its order; on a 409, checks that nothing of it was bound. */
-      const pick = async (server: ServerProcess, order: string, targets: Array<[line: number, quantity: number]>, named: boolean): Promise<number> => {
+      const pick = async (
+        server: ServerProcess,
+        order: string,
+        targets: Array<[line: number, quantity: number]>,
+        named: boolean,
+      ): Promise<number> => {
         const body = {
           order_number: order,
           picked_username: order,
-          lines: targets.map(([line, quantity]) => ({ line_number: line, picked_quantity: quantity, ...(named || line === 2 ? { stock_location: PICK_LOCATION } : {}) })),
+          lines: targets.map(([line, quantity]) => ({
+            line_number: line,
+            picked_quantity: quantity,
+            ...(named || line === 2 ? { stock_location: PICK_LOCATION } : {}),
+          })),
         };
         const response = await call(server, 'PUT', `${API}/stores/${STORE}/orders/customerorder`, body);
         const before = picked.get(order)!;
@@ -162,13 +215,18 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
         } else if (response.status === 409) {
           counts.conflict++;
           const paths = ((response.json.errors ?? []) as Json[]).map((e) => e.path);
-          if (!paths.some((p) => /^lines\[\d\]\.picked_quantity$/.test(p))) failures.push(`409 naming ${JSON.stringify(paths)}: ${JSON.stringify(response.json)}`);
+          if (!paths.some((p) => /^lines\[\d\]\.picked_quantity$/.test(p)))
+            failures.push(`409 naming ${JSON.stringify(paths)}: ${JSON.stringify(response.json)}`);
           // Nothing of a refused request is bound: the order's lines and its bound stock are as before.
-          const order_ = (await call(server, 'GET', `${API}/stores/${STORE}/orders/customerorders?order_number=${order}`)).json.list?.[0] as Json | undefined;
+          const order_ = (
+            await call(server, 'GET', `${API}/stores/${STORE}/orders/customerorders?order_number=${order}`)
+          ).json.list?.[0] as Json | undefined;
           const lines = ((order_?.lines ?? []) as Json[]).map((l) => milli(l.picked_quantity));
-          if (JSON.stringify(lines) !== JSON.stringify(before)) failures.push(`${order}: a 409 changed the picks from ${before} to ${lines}`);
+          if (JSON.stringify(lines) !== JSON.stringify(before))
+            failures.push(`${order}: a 409 changed the picks from ${before} to ${lines}`);
           const bound = (await balancesOf(observer.ctx.db, PICK_PRODUCT, STORE))[`-|1|${order}`] ?? 0;
-          if (milli(bound) !== before[0] + before[1]) failures.push(`${order}: after a 409, ${bound} bound, its lines picked ${(before[0] + before[1]) / 1000}`);
+          if (milli(bound) !== before[0] + before[1])
+            failures.push(`${order}: after a 409, ${bound} bound, its lines picked ${(before[0] + before[1]) / 1000}`);
         } else {
           failures.push(`${order} ${JSON.stringify(body)}: ${response.status} ${JSON.stringify(response.json)}`);
         }
@@ -180,7 +238,18 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
       await Promise.all(
         Array.from({ length: PICKERS * ORDERS_PER_PICKER }, async (_, n) => {
           const [p, k] = [n % PICKERS, Math.floor(n / PICKERS)];
-          if ((await pick(servers[p % servers.length]!, pickOrder(p, k), [[1, LINE_QUANTITY], [2, LINE_QUANTITY]], k === 0)) === 200) counts.firstRoundOk++;
+          if (
+            (await pick(
+              servers[p % servers.length]!,
+              pickOrder(p, k),
+              [
+                [1, LINE_QUANTITY],
+                [2, LINE_QUANTITY],
+              ],
+              k === 0,
+            )) === 200
+          )
+            counts.firstRoundOk++;
         }),
       );
       const picker = async (p: number) => {
@@ -190,7 +259,12 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
           const order = pickOrder(p, round % ORDERS_PER_PICKER);
           const seed = p * 131 + round * 17;
           const targets: Array<[number, number]> =
-            seed % 3 === 0 ? [[1, seed % 5], [2, (seed >> 2) % 5]] : [[1 + (seed % 2), (seed >> 1) % 5]];
+            seed % 3 === 0
+              ? [
+                  [1, seed % 5],
+                  [2, (seed >> 2) % 5],
+                ]
+              : [[1 + (seed % 2), (seed >> 1) % 5]];
           await pick(server, order, targets, seed % 4 !== 1);
         }
       };
@@ -209,12 +283,17 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
       const expectedBalances: Record<string, number> = {};
       for (const [order, lines] of picked) {
         const got = orders.get(order)!;
-        expect({ order, status_id: got.status_id, picks: (got.lines as Json[]).map((l) => milli(l.picked_quantity)) }).toEqual({ order, status_id: statuses.get(order), picks: lines });
+        expect({
+          order,
+          status_id: got.status_id,
+          picks: (got.lines as Json[]).map((l) => milli(l.picked_quantity)),
+        }).toEqual({ order, status_id: statuses.get(order), picks: lines });
         const sum = lines[0] + lines[1];
         totalPicked += sum;
         if (sum !== 0) expectedBalances[`-|1|${order}`] = sum / 1000;
       }
-      if (milli(FREE_AT_START) - totalPicked !== 0) expectedBalances[`${PICK_LOCATION}|1|-`] = (milli(FREE_AT_START) - totalPicked) / 1000;
+      if (milli(FREE_AT_START) - totalPicked !== 0)
+        expectedBalances[`${PICK_LOCATION}|1|-`] = (milli(FREE_AT_START) - totalPicked) / 1000;
       expect(await balancesOf(observer.ctx.db, PICK_PRODUCT, STORE)).toEqual(expectedBalances);
       expect(await verifyAll(observer.ctx.handle)).toEqual([]);
     }, 180_000);
@@ -232,7 +311,9 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
       );
       expect(picks.filter((r) => r.status !== 200).map((r) => r.json)).toEqual([]);
       const before = await balancesOf(observer.ctx.db, RACE_PRODUCTS[0]!, STORE);
-      expect(before[`${RACE_LOCATION}|1|-`]).toBe(RACE_STOCK - Array.from({ length: RACE_ORDERS }, (_, i) => racePicks(i)[0]!).reduce((a, b) => a + b, 0));
+      expect(before[`${RACE_LOCATION}|1|-`]).toBe(
+        RACE_STOCK - Array.from({ length: RACE_ORDERS }, (_, i) => racePicks(i)[0]!).reduce((a, b) => a + b, 0),
+      );
 
       // The race: per order a clearance on one process and a rejection on the other, all orders
       // at once, in an order that varies per order; every third order also a second clearance,
@@ -249,20 +330,45 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
           const answers = await Promise.all(
             contenders.map((kind, k) => {
               const server = servers[(i + k) % 2]!;
-              if (kind === 'clearance') return call(server, 'POST', `${API}/customerorders/clearance`, { store_number: STORE, order_number: order });
-              if (kind === 'rejection') return call(server, 'PUT', `${API}/stores/${STORE}/orders/customerorder`, { order_number: order, is_rejected: true, rejection_reason_code: REJECT_CODE });
-              return call(server, 'PUT', `${API}/stores/${STORE}/orders/customerorder`, { order_number: order, lines: [{ line_number: 1, picked_quantity: pickTarget(i) }] });
+              if (kind === 'clearance')
+                return call(server, 'POST', `${API}/customerorders/clearance`, {
+                  store_number: STORE,
+                  order_number: order,
+                });
+              if (kind === 'rejection')
+                return call(server, 'PUT', `${API}/stores/${STORE}/orders/customerorder`, {
+                  order_number: order,
+                  is_rejected: true,
+                  rejection_reason_code: REJECT_CODE,
+                });
+              return call(server, 'PUT', `${API}/stores/${STORE}/orders/customerorder`, {
+                order_number: order,
+                lines: [{ line_number: 1, picked_quantity: pickTarget(i) }],
+              });
             }),
           );
-          return { i, order, answers: contenders.map((kind, k) => ({ kind, status: answers[k]!.status, json: answers[k]!.json })) };
+          return {
+            i,
+            order,
+            answers: contenders.map((kind, k) => ({ kind, status: answers[k]!.status, json: answers[k]!.json })),
+          };
         }),
       );
 
       // Of the clearances and the rejection exactly one 200 per order, the others 409; a racing
       // pick is a 200 (before the close) or a 409 (after it).
       const closers = (r: (typeof results)[number]) => r.answers.filter((a) => a.kind !== 'pick');
-      const unexpected = results.filter((r) => closers(r).filter((a) => a.status === 200).length !== 1 || r.answers.some((a) => a.status !== 200 && a.status !== 409));
-      expect(unexpected.map((r) => ({ order: r.order, answers: r.answers.map((a) => `${a.kind} ${a.status} ${a.status === 200 ? '' : JSON.stringify(a.json)}`) }))).toEqual([]);
+      const unexpected = results.filter(
+        (r) =>
+          closers(r).filter((a) => a.status === 200).length !== 1 ||
+          r.answers.some((a) => a.status !== 200 && a.status !== 409),
+      );
+      expect(
+        unexpected.map((r) => ({
+          order: r.order,
+          answers: r.answers.map((a) => `${a.kind} ${a.status} ${a.status === 200 ? '' : JSON.stringify(a.json)}`),
+        })),
+      ).toEqual([]);
       const winner = new Map(results.map((r) => [r.order, closers(r).find((a) => a.status === 200)!.kind]));
       const cleared = results.filter((r) => winner.get(r.order) === 'clearance').map((r) => r.i);
       const rejected = results.filter((r) => winner.get(r.order) === 'rejection').map((r) => r.i);
@@ -281,14 +387,21 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
           winner.get(r.order) === 'clearance'
             ? { order: r.order, status_id: 5, picks: pickedAtClose(r.i), rejection_reason_code: undefined }
             : { order: r.order, status_id: 6, picks: [0, 0], rejection_reason_code: String(REJECT_CODE) };
-        expect({ order: r.order, status_id: got.status_id, picks: (got.lines as Json[]).map((l) => l.picked_quantity), rejection_reason_code: got.rejection_reason_code }).toEqual(want);
+        expect({
+          order: r.order,
+          status_id: got.status_id,
+          picks: (got.lines as Json[]).map((l) => l.picked_quantity),
+          rejection_reason_code: got.rejection_reason_code,
+        }).toEqual(want);
       }
 
       // The stock: what the rejected orders had picked is back at B, what the collected ones had
       // left the store, nothing stays bound; the ledger shows a clearance only for the collected.
       for (const [j, product] of RACE_PRODUCTS.entries()) {
         const handedOver = cleared.reduce((sum, i) => sum + pickedAtClose(i)[j]!, 0);
-        expect(await balancesOf(observer.ctx.db, product, STORE), product).toEqual({ [`${RACE_LOCATION}|1|-`]: RACE_STOCK - handedOver });
+        expect(await balancesOf(observer.ctx.db, product, STORE), product).toEqual({
+          [`${RACE_LOCATION}|1|-`]: RACE_STOCK - handedOver,
+        });
       }
       const clearances = await observer.ctx.db
         .selectFrom('stock_logs')
@@ -297,11 +410,26 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
         .where('reference', 'like', 'COC-PB-%')
         .execute();
       const expectedClearances = cleared.flatMap((i) =>
-        pickedAtClose(i).flatMap((q, j) => (q === 0 ? [] : [{ reference: raceOrder(i), product_number: RACE_PRODUCTS[j]!, quantity: -milli(q), customer_order_number: raceOrder(i) }])),
+        pickedAtClose(i).flatMap((q, j) =>
+          q === 0
+            ? []
+            : [
+                {
+                  reference: raceOrder(i),
+                  product_number: RACE_PRODUCTS[j]!,
+                  quantity: -milli(q),
+                  customer_order_number: raceOrder(i),
+                },
+              ],
+        ),
       );
-      const byKey = (a: { reference: string | null; product_number: string }, b: { reference: string | null; product_number: string }) =>
-        `${a.reference}|${a.product_number}`.localeCompare(`${b.reference}|${b.product_number}`);
-      expect(clearances.map((c) => ({ ...c, quantity: Number(c.quantity) })).sort(byKey)).toEqual(expectedClearances.sort(byKey));
+      const byKey = (
+        a: { reference: string | null; product_number: string },
+        b: { reference: string | null; product_number: string },
+      ) => `${a.reference}|${a.product_number}`.localeCompare(`${b.reference}|${b.product_number}`);
+      expect(clearances.map((c) => ({ ...c, quantity: Number(c.quantity) })).sort(byKey)).toEqual(
+        expectedClearances.sort(byKey),
+      );
       expect(cleared.length + rejected.length).toBe(RACE_ORDERS);
       expect(await verifyAll(observer.ctx.handle)).toEqual([]);
     }, 180_000);

@@ -3,7 +3,13 @@ import { buildApp } from '../src/app.js';
 import { verifyAll } from '../src/verify.js';
 import { DIALECTS } from './helpers/dialects.js';
 import { productInput, storeInput } from './helpers/factories.js';
-import { callJson, type Json, type ServerProcess, sharedDatabaseConfig, startTwoServers } from './helpers/server-process.js';
+import {
+  callJson,
+  type Json,
+  type ServerProcess,
+  sharedDatabaseConfig,
+  startTwoServers,
+} from './helpers/server-process.js';
 import { balancesOf } from './helpers/stock.js';
 
 // Receiving under concurrency (docs/deliveries.md "Receiving", "Transfers", "Receipts"), with
@@ -21,7 +27,8 @@ const DELIVERIES = ['DC-1', 'DC-2', 'DC-3', 'DC-4'];
 /** DC-1 is a transfer from K2: every receipt on it also books out of K2. */
 const HOT = 'DC-1';
 
-const call = (server: ServerProcess, method: string, url: string, body?: unknown) => callJson(server, TOKEN, method, url, body);
+const call = (server: ServerProcess, method: string, url: string, body?: unknown) =>
+  callJson(server, TOKEN, method, url, body);
 
 const configFor = (databaseUrl: string) => sharedDatabaseConfig(databaseUrl, TOKEN);
 
@@ -37,9 +44,17 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
       const app = await buildApp(configFor(databaseUrl));
       try {
         const inject = (url: string, payload: unknown) =>
-          app.inject({ method: 'POST', url, payload: payload as object, headers: { authorization: `Bearer ${TOKEN}` } });
+          app.inject({
+            method: 'POST',
+            url,
+            payload: payload as object,
+            headers: { authorization: `Bearer ${TOKEN}` },
+          });
         expect((await inject(`${API}/stores`, { stores: [storeInput('K1'), storeInput('K2')] })).statusCode).toBe(200);
-        expect((await inject(`${API}/products`, { products: [productInput(PRODUCT, { price: 2, purchase_price: 1 })] })).statusCode).toBe(200);
+        expect(
+          (await inject(`${API}/products`, { products: [productInput(PRODUCT, { price: 2, purchase_price: 1 })] }))
+            .statusCode,
+        ).toBe(200);
         const orders = DELIVERIES.map((order_number) => ({
           order_number,
           order_type: 1,
@@ -87,14 +102,25 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
             // The receive endpoint, by line number; now and then a correction of a mis-scan.
             const correction = i % 9 === 8;
             const received = correction ? -1 : quantity;
-            const response = await call(server, 'POST', `${API}/stores/K1/orders/deliveries/${order}/receive?appUserName=endpoint-${client}`, {
-              lines: [{ line_number: 1, received_quantity: received }],
-            });
+            const response = await call(
+              server,
+              'POST',
+              `${API}/stores/K1/orders/deliveries/${order}/receive?appUserName=endpoint-${client}`,
+              {
+                lines: [{ line_number: 1, received_quantity: received }],
+              },
+            );
             if (response.status === 200) {
               booked.set(order, booked.get(order)! + milli(received));
               touched.add(order);
               endpointCalls++;
-            } else if (!(correction && response.status === 409 && response.json.errors?.[0]?.path === 'lines[0].received_quantity')) {
+            } else if (
+              !(
+                correction &&
+                response.status === 409 &&
+                response.json.errors?.[0]?.path === 'lines[0].received_quantity'
+              )
+            ) {
               failures.push(`receive ${order} ${received}: ${response.status} ${JSON.stringify(response.json)}`);
             }
           } else {
@@ -107,12 +133,18 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
               customer_order_line_number: 0,
               modification_datetime: new Date().toISOString(),
             }));
-            const response = await call(server, 'POST', `${API}/stores/K1/products/stock/storeproductlogs?is_from_receipt=true`, { storeproductlog: entries });
+            const response = await call(
+              server,
+              'POST',
+              `${API}/stores/K1/products/stock/storeproductlogs?is_from_receipt=true`,
+              { storeproductlog: entries },
+            );
             if (response.status === 200) {
               booked.set(order, booked.get(order)! + milli(quantity + 1));
               touched.add(order);
               entryIds.push(...(response.json.data as number[]));
-              if (!String(response.json.message).includes('received on deliveries 2')) failures.push(`entries message: ${response.json.message}`);
+              if (!String(response.json.message).includes('received on deliveries 2'))
+                failures.push(`entries message: ${response.json.message}`);
             } else {
               failures.push(`entries ${order} ${quantity}: ${response.status} ${JSON.stringify(response.json)}`);
             }
@@ -139,7 +171,11 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
         let scroll: string | null = null;
         for (;;) {
           const server = servers[erp.pageCounter++ % servers.length]!;
-          const page = await call(server, 'GET', scroll === null ? base : `${base}&scroll_id=${encodeURIComponent(scroll)}`);
+          const page = await call(
+            server,
+            'GET',
+            scroll === null ? base : `${base}&scroll_id=${encodeURIComponent(scroll)}`,
+          );
           if (page.status !== 200) {
             failures.push(`${erp.name} pull: ${page.status} ${JSON.stringify(page.json)}`);
             return;
@@ -187,10 +223,14 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
           expect(new Set(ids).size).toBe(ids.length);
           for (const receipt of p.items) {
             expect(Date.parse(receipt.updated_on)).toBeLessThan(Date.parse(moment));
-            if (previous !== undefined) expect(Date.parse(receipt.updated_on)).toBeGreaterThanOrEqual(Date.parse(previous));
+            if (previous !== undefined)
+              expect(Date.parse(receipt.updated_on)).toBeGreaterThanOrEqual(Date.parse(previous));
             // A receipt as listed is one version as of the pull's moment: no line of it newer than it, nor written at or after the moment.
             for (const receiptLine of receipt.receipt_lines as Json[]) {
-              if (Date.parse(receiptLine.updated_on) > Date.parse(receipt.updated_on) || Date.parse(receiptLine.updated_on) >= Date.parse(moment)) {
+              if (
+                Date.parse(receiptLine.updated_on) > Date.parse(receipt.updated_on) ||
+                Date.parse(receiptLine.updated_on) >= Date.parse(moment)
+              ) {
                 inconsistent.push(
                   `${erp.name} pull ${index} (server_time ${moment}): receipt ${receipt.order_number} updated_on ${receipt.updated_on} lists receipt line ${receiptLine.id} updated_on ${receiptLine.updated_on}`,
                 );
@@ -209,7 +249,8 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
           if (before) expect(Date.parse(receipt.updated_on)).toBeGreaterThan(Date.parse(before.updated_on));
           lastSeen.set(receipt.import_id, receipt);
         }
-        for (const receipt of current.json.list as Json[]) expect(lastSeen.get(receipt.import_id), `${erp.name} ${receipt.order_number}`).toEqual(receipt);
+        for (const receipt of current.json.list as Json[])
+          expect(lastSeen.get(receipt.import_id), `${erp.name} ${receipt.order_number}`).toEqual(receipt);
       }
       // Every receipt line listed was written before the pull's moment (a pull is read as of it).
       expect(inconsistent).toEqual([]);
@@ -228,7 +269,10 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
           .execute();
         for (const order of DELIVERIES) {
           const ofOrder = lines.filter((l) => l.order_number === order);
-          expect(ofOrder.reduce((sum, l) => sum + Number(l.received_quantity), 0), order).toBe(booked.get(order));
+          expect(
+            ofOrder.reduce((sum, l) => sum + Number(l.received_quantity), 0),
+            order,
+          ).toBe(booked.get(order));
         }
 
         // Receipt lines = receiving entries, one to one, each with its entry's quantity.
@@ -236,7 +280,18 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
           .selectFrom('receipt_lines as r')
           .innerJoin('receipt_orders as o', 'o.id', 'r.receipt_id')
           .innerJoin('stock_logs as s', 's.id', 'r.log_id')
-          .select(['r.id', 'r.log_id', 'r.line_number', 'r.received_quantity', 'o.order_number', 's.app_user_name', 's.quantity', 's.is_from_receipt', 's.reference', 's.store_number'])
+          .select([
+            'r.id',
+            'r.log_id',
+            'r.line_number',
+            'r.received_quantity',
+            'o.order_number',
+            's.app_user_name',
+            's.quantity',
+            's.is_from_receipt',
+            's.reference',
+            's.store_number',
+          ])
           .orderBy('r.id')
           .execute();
         const receivingEntries = await db
@@ -246,7 +301,9 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
           .where('is_from_receipt', '=', 1)
           .orderBy('id')
           .execute();
-        expect(receiptLines.map((r) => Number(r.log_id)).sort((a, b) => a - b)).toEqual(receivingEntries.map((e) => Number(e.id)));
+        expect(receiptLines.map((r) => Number(r.log_id)).sort((a, b) => a - b)).toEqual(
+          receivingEntries.map((e) => Number(e.id)),
+        );
         for (const r of receiptLines) {
           expect(Number(r.received_quantity)).toBe(Number(r.quantity));
           expect(r.reference).toBe(r.order_number);
@@ -262,7 +319,8 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
         for (const order of DELIVERIES) {
           let lineOne = 0;
           for (const r of receiptLines.filter((x) => x.order_number === order)) {
-            const expectedLine = String(r.app_user_name).startsWith('endpoint-') || lineOne < milli(LINE_1_QUANTITY) ? 1 : 2;
+            const expectedLine =
+              String(r.app_user_name).startsWith('endpoint-') || lineOne < milli(LINE_1_QUANTITY) ? 1 : 2;
             expect(Number(r.line_number), `${order} receipt line ${r.id}`).toBe(expectedLine);
             if (expectedLine === 1) lineOne += Number(r.received_quantity);
           }
@@ -272,14 +330,25 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
 
         // Stock: line 1 into pool 2, line 2 into pool 3, unlocated; the transfer's origin gave what the hot delivery received.
         const perPool = (pool: number) =>
-          receiptLines.filter((r) => Number(r.line_number) === (pool === 2 ? 1 : 2)).reduce((sum, r) => sum + Number(r.received_quantity), 0) / 1000;
+          receiptLines
+            .filter((r) => Number(r.line_number) === (pool === 2 ? 1 : 2))
+            .reduce((sum, r) => sum + Number(r.received_quantity), 0) / 1000;
         // The hot delivery's line 1 filled up: entries went on to line 2, so the first-short rule ran under contention.
         expect(perPool(3)).toBeGreaterThan(0);
         const totalBooked = [...booked.values()].reduce((sum, q) => sum + q, 0) / 1000;
         const k1 = await balancesOf(db, PRODUCT, 'K1');
-        expect(k1).toEqual(Object.fromEntries([['-|2|-', perPool(2)], ['-|3|-', perPool(3)]].filter(([, q]) => q !== 0)));
+        expect(k1).toEqual(
+          Object.fromEntries(
+            [
+              ['-|2|-', perPool(2)],
+              ['-|3|-', perPool(3)],
+            ].filter(([, q]) => q !== 0),
+          ),
+        );
         expect(Object.values(k1).reduce((sum, q) => sum + q, 0)).toBeCloseTo(totalBooked, 3);
-        expect(await balancesOf(db, PRODUCT, 'K2')).toEqual(booked.get(HOT) === 0 ? {} : { '-|1|-': -booked.get(HOT)! / 1000 });
+        expect(await balancesOf(db, PRODUCT, 'K2')).toEqual(
+          booked.get(HOT) === 0 ? {} : { '-|1|-': -booked.get(HOT)! / 1000 },
+        );
 
         const legs = await db
           .selectFrom('stock_logs')
@@ -288,7 +357,9 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
           .orderBy('id')
           .execute();
         const hotEntries = receivingEntries.filter((e) => e.reference === HOT && Number(e.quantity) !== 0);
-        expect(legs.map((l) => Number(l.reference_id)).sort((a, b) => a - b)).toEqual(hotEntries.map((e) => Number(e.id)));
+        expect(legs.map((l) => Number(l.reference_id)).sort((a, b) => a - b)).toEqual(
+          hotEntries.map((e) => Number(e.id)),
+        );
         const hotById = new Map(hotEntries.map((e) => [Number(e.id), Number(e.quantity)]));
         for (const leg of legs) {
           expect(leg).toMatchObject({ source: 'transfer', reference: HOT });

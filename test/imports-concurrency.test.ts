@@ -3,7 +3,13 @@ import { buildApp } from '../src/app.js';
 import { verifyAll } from '../src/verify.js';
 import { DIALECTS } from './helpers/dialects.js';
 import { locationInput, productInput, restartableDatabaseUrl, storeInput } from './helpers/factories.js';
-import { callJson, type Json, type ServerProcess, sharedDatabaseConfig, startTwoServers } from './helpers/server-process.js';
+import {
+  callJson,
+  type Json,
+  type ServerProcess,
+  sharedDatabaseConfig,
+  startTwoServers,
+} from './helpers/server-process.js';
 
 // Overlapping imports (issue 26, PRODUCT §3 "Upserts"): two ERP jobs writing the same
 // master data at once is normal. Writers of one resource take turns (db/transaction.ts
@@ -17,7 +23,8 @@ const API = '/api/v2/public';
 const CLIENTS = 8;
 const STORE = 'IC1';
 
-const call = (server: ServerProcess, method: string, url: string, body?: unknown) => callJson(server, TOKEN, method, url, body);
+const call = (server: ServerProcess, method: string, url: string, body?: unknown) =>
+  callJson(server, TOKEN, method, url, body);
 
 const configFor = (databaseUrl: string) => sharedDatabaseConfig(databaseUrl, TOKEN);
 
@@ -34,7 +41,12 @@ for (const dialect of DIALECTS) {
       databaseUrl = await restartableDatabaseUrl(dialect);
       const app = await buildApp(configFor(databaseUrl));
       try {
-        const stores = await app.inject({ method: 'POST', url: `${API}/stores`, payload: { stores: [storeInput(STORE)] }, headers: { authorization: `Bearer ${TOKEN}` } });
+        const stores = await app.inject({
+          method: 'POST',
+          url: `${API}/stores`,
+          payload: { stores: [storeInput(STORE)] },
+          headers: { authorization: `Bearer ${TOKEN}` },
+        });
         expect(stores.statusCode, stores.body).toBe(200);
       } finally {
         await app.close();
@@ -56,7 +68,8 @@ for (const dialect of DIALECTS) {
       const lastRound = new Map<string, { round: number; versions: Map<string, Json> }>();
       const remember = (round: number, product: Json) => {
         const entry = lastRound.get(product.product_number);
-        if (!entry || entry.round < round) lastRound.set(product.product_number, { round, versions: new Map([[product.product_name, product]]) });
+        if (!entry || entry.round < round)
+          lastRound.set(product.product_number, { round, versions: new Map([[product.product_name, product]]) });
         else if (entry.round === round) entry.versions.set(product.product_name, product);
       };
 
@@ -81,7 +94,13 @@ for (const dialect of DIALECTS) {
           // New products every client sends identically: concurrent identical creates.
           for (let index = 0; index < NEW_PER_ROUND; index++) {
             const number = `PN-${round}-${index}`;
-            products.push(productInput(number, { product_name: `${number} new`, price: 3, barcode: `30${round}${String(index).padStart(4, '0')}` }));
+            products.push(
+              productInput(number, {
+                product_name: `${number} new`,
+                price: 3,
+                barcode: `30${round}${String(index).padStart(4, '0')}`,
+              }),
+            );
           }
           return { products };
         });
@@ -89,7 +108,8 @@ for (const dialect of DIALECTS) {
         await Promise.all(
           bodies.map(async (body, client) => {
             const response = await call(serverOf(client), 'POST', `${API}/products`, body);
-            if (response.status !== 200) failures.push(`round ${round} client ${client}: ${response.status} ${JSON.stringify(response.json)}`);
+            if (response.status !== 200)
+              failures.push(`round ${round} client ${client}: ${response.status} ${JSON.stringify(response.json)}`);
           }),
         );
       }
@@ -107,11 +127,14 @@ for (const dialect of DIALECTS) {
           continue;
         }
         // The read document and the price column come from the same write.
-        if (item.price !== sent.price) wrong.push(`${item.product_number}: price ${item.price}, its version sent ${sent.price}`);
-        if (item.barcode !== sent.barcode) wrong.push(`${item.product_number}: barcode ${item.barcode}, sent ${sent.barcode}`);
+        if (item.price !== sent.price)
+          wrong.push(`${item.product_number}: price ${item.price}, its version sent ${sent.price}`);
+        if (item.barcode !== sent.barcode)
+          wrong.push(`${item.product_number}: barcode ${item.barcode}, sent ${sent.barcode}`);
         const freeFields = JSON.stringify(item.free_fields ?? []);
         const sentFreeFields = JSON.stringify(sent.free_fields ?? []);
-        if (freeFields !== sentFreeFields) wrong.push(`${item.product_number}: free fields ${freeFields}, sent ${sentFreeFields}`);
+        if (freeFields !== sentFreeFields)
+          wrong.push(`${item.product_number}: free fields ${freeFields}, sent ${sentFreeFields}`);
       }
       expect(wrong).toEqual([]);
       await expectVerified(databaseUrl);
@@ -122,22 +145,47 @@ for (const dialect of DIALECTS) {
         {
           name: 'products',
           url: `${API}/products`,
-          body: (n) => ({ products: [productInput(`PI-${n}`, { barcode: `40${String(n).padStart(6, '0')}`, barcodes_array: [{ barcode: `41${String(n).padStart(6, '0')}` }] })] }),
+          body: (n) => ({
+            products: [
+              productInput(`PI-${n}`, {
+                barcode: `40${String(n).padStart(6, '0')}`,
+                barcodes_array: [{ barcode: `41${String(n).padStart(6, '0')}` }],
+              }),
+            ],
+          }),
         },
         { name: 'stores', url: `${API}/stores`, body: (n) => ({ stores: [storeInput(`SI-${n}`)] }) },
-        { name: 'store products', url: `${API}/stores/${STORE}/storeproducts`, body: (n) => ({ products: [{ product_number: `PI-${n}`, min: 1, max: 5 }] }) },
-        { name: 'locations', url: `${API}/stores/${STORE}/locations`, body: (n) => ({ locations: [locationInput(`LI-${n}`, { tags: ['new'] })] }) },
+        {
+          name: 'store products',
+          url: `${API}/stores/${STORE}/storeproducts`,
+          body: (n) => ({ products: [{ product_number: `PI-${n}`, min: 1, max: 5 }] }),
+        },
+        {
+          name: 'locations',
+          url: `${API}/stores/${STORE}/locations`,
+          body: (n) => ({ locations: [locationInput(`LI-${n}`, { tags: ['new'] })] }),
+        },
         {
           name: 'deliveries',
           url: `${API}/stores/${STORE}/orders/deliveries`,
           body: (n) => ({
-            orders: [{ order_number: `DI-${n}`, order_type: 1, datetime_expected: '2026-06-01T08:00:00Z', no_of_containers: 1, order_lines: [{ line_number: 1, product_number: `PI-${n}`, quantity: 5, target_stock_pool: 2 }] }],
+            orders: [
+              {
+                order_number: `DI-${n}`,
+                order_type: 1,
+                datetime_expected: '2026-06-01T08:00:00Z',
+                no_of_containers: 1,
+                order_lines: [{ line_number: 1, product_number: `PI-${n}`, quantity: 5, target_stock_pool: 2 }],
+              },
+            ],
           }),
         },
         {
           name: 'customer orders',
           url: `${API}/stores/${STORE}/orders/customerorders`,
-          body: (n) => ({ orders: [{ order_number: `CI-${n}`, lines: [{ line_number: 1, product_number: `PI-${n}`, quantity: 2 }] }] }),
+          body: (n) => ({
+            orders: [{ order_number: `CI-${n}`, lines: [{ line_number: 1, product_number: `PI-${n}`, quantity: 2 }] }],
+          }),
         },
       ];
       const wrong: string[] = [];
@@ -145,13 +193,20 @@ for (const dialect of DIALECTS) {
         // In order: each resource's record may refer to the product created just before.
         for (const resource of resources) {
           const body = resource.body(attempt);
-          const answers = await Promise.all(Array.from({ length: CLIENTS }, (_, client) => call(serverOf(client), 'POST', resource.url, body)));
-          const seen = answers.map((a) => `${a.status} ${a.json.message}${a.json.errors?.length ? ` ${JSON.stringify(a.json.errors)}` : ''}`).sort();
+          const answers = await Promise.all(
+            Array.from({ length: CLIENTS }, (_, client) => call(serverOf(client), 'POST', resource.url, body)),
+          );
+          const seen = answers
+            .map(
+              (a) => `${a.status} ${a.json.message}${a.json.errors?.length ? ` ${JSON.stringify(a.json.errors)}` : ''}`,
+            )
+            .sort();
           const expected = [
             ...Array.from({ length: CLIENTS - 1 }, () => '200 created 0, updated 0, unchanged 1, deleted 0'),
             '200 created 1, updated 0, unchanged 0, deleted 0',
           ];
-          if (JSON.stringify(seen) !== JSON.stringify(expected)) wrong.push(`${resource.name} #${attempt}: ${JSON.stringify(seen)}`);
+          if (JSON.stringify(seen) !== JSON.stringify(expected))
+            wrong.push(`${resource.name} #${attempt}: ${JSON.stringify(seen)}`);
         }
       }
       expect(wrong).toEqual([]);
@@ -171,13 +226,16 @@ for (const dialect of DIALECTS) {
             const storeProducts = products
               .filter((_, index) => (index + client + round) % 3 !== 0)
               .map((p, index) => ({ product_number: p.product_number, min: round + group, max: 10 + round + index }));
-            const locations = Array.from({ length: 6 }, (_, index) => locationInput(`L-${(round + client) % 4}-${index}`, { tags: [`group ${group}`] }));
+            const locations = Array.from({ length: 6 }, (_, index) =>
+              locationInput(`L-${(round + client) % 4}-${index}`, { tags: [`group ${group}`] }),
+            );
             const [sp, loc] = await Promise.all([
               call(serverOf(client), 'POST', `${API}/stores/${STORE}/storeproducts`, { products: storeProducts }),
               call(serverOf(client + 1), 'POST', `${API}/stores/${STORE}/locations`, { locations }),
             ]);
             if (sp.status === 200) created.storeProducts += createdOf(sp.json.message);
-            else failures.push(`store products round ${round} client ${client}: ${sp.status} ${JSON.stringify(sp.json)}`);
+            else
+              failures.push(`store products round ${round} client ${client}: ${sp.status} ${JSON.stringify(sp.json)}`);
             if (loc.status === 200) created.locations += createdOf(loc.json.message);
             else failures.push(`locations round ${round} client ${client}: ${loc.status} ${JSON.stringify(loc.json)}`);
           }),

@@ -26,12 +26,26 @@ interface Server {
  * `npm start` in its own process group, so the whole tree can be signalled; whatever
  * `use` leaves running is killed afterwards, pass or fail.
  */
-async function withServer(env: Record<string, string | undefined>, use: (server: Server) => Promise<void>): Promise<void> {
+async function withServer(
+  env: Record<string, string | undefined>,
+  use: (server: Server) => Promise<void>,
+): Promise<void> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'store-ops-process-'));
-  const childEnv: Record<string, string | undefined> = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${join(dir, 'x.sqlite')}`, ...env };
+  const childEnv: Record<string, string | undefined> = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: `sqlite:${join(dir, 'x.sqlite')}`,
+    ...env,
+  };
   for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name];
-  const child = spawn('npm', ['start'], { cwd: REPO_ROOT, env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start'], {
+    cwd: REPO_ROOT,
+    env: childEnv,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   // close-with-grace writes its verdict ("killed by timeout") to stderr: kept with the rest.
@@ -49,7 +63,10 @@ async function withServer(env: Record<string, string | undefined>, use: (server:
 async function waitUntilReady(server: Server, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const status = await fetch(`${server.baseUrl}/readyz`).then((r) => r.status, () => 0);
+    const status = await fetch(`${server.baseUrl}/readyz`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -82,8 +99,18 @@ describe.concurrent('npm start (PRODUCT §2 run contract, SQLite)', { timeout: 9
       await waitUntilReady(server);
 
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-      const store = { store_number: 'P1', store_name: 'Process', is_active: true, is_active_data_exchange: true, is_warehouse: false };
-      const created = await fetch(`${server.baseUrl}${API}/stores`, { method: 'POST', headers, body: JSON.stringify({ stores: [store] }) });
+      const store = {
+        store_number: 'P1',
+        store_name: 'Process',
+        is_active: true,
+        is_active_data_exchange: true,
+        is_warehouse: false,
+      };
+      const created = await fetch(`${server.baseUrl}${API}/stores`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ stores: [store] }),
+      });
       expect(created.status).toBe(200);
       expect((await created.json()).message).toBe('created 1, updated 0, unchanged 0, deleted 0');
       const listed = await fetch(`${server.baseUrl}${API}/stores`, { headers });
@@ -99,7 +126,12 @@ describe.concurrent('npm start (PRODUCT §2 run contract, SQLite)', { timeout: 9
       expect(await server.exited, server.stdout().slice(-2000)).toBe(0);
       expect(server.stdout()).not.toContain('killed by timeout');
       expect(await waitFor(() => !groupAlive(server), 15_000)).toBe(true);
-      expect(await fetch(`${server.baseUrl}/healthz`).then(() => 'answered', () => 'closed')).toBe('closed');
+      expect(
+        await fetch(`${server.baseUrl}/healthz`).then(
+          () => 'answered',
+          () => 'closed',
+        ),
+      ).toBe('closed');
       expect(server.stdout()).toContain('shutting down');
     });
   });

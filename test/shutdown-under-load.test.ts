@@ -39,7 +39,15 @@ for (const dialect of DIALECTS) {
       await seedMixed(server.baseUrl, { stores: STORES, products: PRODUCTS });
       const running = server;
       let listening = true;
-      const load = startMixedLoad({ target: () => (listening ? running.baseUrl : undefined), token: MIXED_TOKEN, clients: CLIENTS, stores: STORES, products: PRODUCTS, importShare: 0.03, seed: 7 });
+      const load = startMixedLoad({
+        target: () => (listening ? running.baseUrl : undefined),
+        token: MIXED_TOKEN,
+        clients: CLIENTS,
+        stores: STORES,
+        products: PRODUCTS,
+        importShare: 0.03,
+        seed: 7,
+      });
       // Until every kind of request has been answered at least once, and some imports are under way.
       await new Promise((resolve) => setTimeout(resolve, 4_000));
       const signalledAt = Date.now();
@@ -56,21 +64,47 @@ for (const dialect of DIALECTS) {
       expect(output).toContain('shut down: every request answered');
 
       if (process.env.SHUTDOWN_DEBUG) {
-        console.log(output.split('\n').filter((line) => /shut|cut/.test(line)).join('\n'), `signal at ${signalledAt}`);
-        for (const a of answers.filter((x) => x.endedAt >= signalledAt - 300)) console.log(a.kind, a.status, a.failure ?? '', a.connection, a.startedAt - signalledAt, a.endedAt - signalledAt);
+        console.log(
+          output
+            .split('\n')
+            .filter((line) => /shut|cut/.test(line))
+            .join('\n'),
+          `signal at ${signalledAt}`,
+        );
+        for (const a of answers.filter((x) => x.endedAt >= signalledAt - 300))
+          console.log(
+            a.kind,
+            a.status,
+            a.failure ?? '',
+            a.connection,
+            a.startedAt - signalledAt,
+            a.endedAt - signalledAt,
+          );
       }
       const after = answers.filter((a) => a.endedAt >= signalledAt);
-      const describeAnswer = (a: MixedAnswer) => `${a.kind} ${a.method} ${a.path.slice(0, 80)}: ${a.status} ${a.code ?? ''} ${a.text ?? ''} retry-after ${a.retryAfter}`;
+      const describeAnswer = (a: MixedAnswer) =>
+        `${a.kind} ${a.method} ${a.path.slice(0, 80)}: ${a.status} ${a.code ?? ''} ${a.text ?? ''} retry-after ${a.retryAfter}`;
       // Normal answers (2xx, and the 4xx/422 a business rule gives) or the envelope's 503.
-      const outside = answers.filter((a) => typeof a.status === 'number' && a.status >= 500 && !(a.status === 503 && a.code === 'UNAVAILABLE' && a.retryAfter !== null));
+      const outside = answers.filter(
+        (a) =>
+          typeof a.status === 'number' &&
+          a.status >= 500 &&
+          !(a.status === 503 && a.code === 'UNAVAILABLE' && a.retryAfter !== null),
+      );
       expect(outside.map(describeAnswer)).toEqual([]);
       const refusedAfterSignal = after.filter((a) => a.status === 503);
       expect(refusedAfterSignal.filter((a) => a.connection !== 'close').map(describeAnswer)).toEqual([]);
       // Every request in flight at the signal got an answer (PRODUCT §2: finish in-flight
       // requests). Later ones may find the listener closed: refused, or reset while still in
       // its accept queue — never read by the server, so nothing of them may be stored (below).
-      expect(answers.filter((a) => a.status === 'no answer' && a.startedAt < signalledAt).map((a) => `${describeAnswer(a)} ${a.failure}`)).toEqual([]);
-      const unexpected4xx = answers.filter((a) => typeof a.status === 'number' && a.status >= 400 && a.status < 500 && a.status !== 422);
+      expect(
+        answers
+          .filter((a) => a.status === 'no answer' && a.startedAt < signalledAt)
+          .map((a) => `${describeAnswer(a)} ${a.failure}`),
+      ).toEqual([]);
+      const unexpected4xx = answers.filter(
+        (a) => typeof a.status === 'number' && a.status >= 400 && a.status < 500 && a.status !== 422,
+      );
       expect(unexpected4xx.map(describeAnswer)).toEqual([]);
 
       const audit = await buildApp(sharedDatabaseConfig(databaseUrl, MIXED_TOKEN));

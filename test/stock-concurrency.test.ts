@@ -4,7 +4,13 @@ import { replayLevel } from '../src/domain/ledger.js';
 import { verifyAll } from '../src/verify.js';
 import { DIALECTS } from './helpers/dialects.js';
 import { productInput, reasonCodeInput, restartableDatabaseUrl, storeInput } from './helpers/factories.js';
-import { callJson, startServer, type ServerProcess, sharedDatabaseConfig, startTwoServers } from './helpers/server-process.js';
+import {
+  callJson,
+  startServer,
+  type ServerProcess,
+  sharedDatabaseConfig,
+  startTwoServers,
+} from './helpers/server-process.js';
 
 // Concurrency and crash safety of the ledger (issue 5 "Under load and faults"), with real
 // server processes sharing one database: two processes on PostgreSQL (and on one SQLite
@@ -14,7 +20,8 @@ const TOKEN = 'concurrency-admin-token';
 const API = '/api/v2/public';
 const PRODUCTS = ['C-1', 'C-2', 'C-3'];
 
-const call = (server: ServerProcess, method: string, url: string, body?: unknown) => callJson(server, TOKEN, method, url, body);
+const call = (server: ServerProcess, method: string, url: string, body?: unknown) =>
+  callJson(server, TOKEN, method, url, body);
 
 const configFor = (databaseUrl: string) => sharedDatabaseConfig(databaseUrl, TOKEN);
 
@@ -30,8 +37,12 @@ for (const dialect of DIALECTS) {
       const inject = (url: string, payload: unknown) =>
         app.inject({ method: 'POST', url, payload: payload as object, headers: { authorization: `Bearer ${TOKEN}` } });
       expect((await inject(`${API}/stores`, { stores: [storeInput('K1')] })).statusCode).toBe(200);
-      expect((await inject(`${API}/products`, { products: PRODUCTS.map((p) => productInput(p)) })).statusCode).toBe(200);
-      expect((await inject(`${API}/reasoncodes`, { reason_codes: [reasonCodeInput(11, { is_loss: true })] })).statusCode).toBe(200);
+      expect((await inject(`${API}/products`, { products: PRODUCTS.map((p) => productInput(p)) })).statusCode).toBe(
+        200,
+      );
+      expect(
+        (await inject(`${API}/reasoncodes`, { reason_codes: [reasonCodeInput(11, { is_loss: true })] })).statusCode,
+      ).toBe(200);
       await app.close();
       servers = await startTwoServers(databaseUrl);
     }, 120_000);
@@ -54,7 +65,9 @@ for (const dialect of DIALECTS) {
         for (let l = 0; l < (counted ? 2 : 10); l++) {
           const product = PRODUCTS[(r + l) % PRODUCTS.length]!;
           const at = clock + Math.floor(Math.random() * 2_000_000) * 1000; // distinct seconds
-          const quantityMilli = counted ? 1000 * Math.floor(Math.random() * 50) : 1000 * (Math.floor(Math.random() * 11) - 5);
+          const quantityMilli = counted
+            ? 1000 * Math.floor(Math.random() * 50)
+            : 1000 * (Math.floor(Math.random() * 11) - 5);
           const op = { product, at, quantityMilli, isCount: counted, id: ops.length };
           ops.push(op);
           lines.push(op);
@@ -79,27 +92,35 @@ for (const dialect of DIALECTS) {
       // Readers on both processes all along: each keeps single-product answers in its own
       // cache while the other process (and its own) write the same balances.
       const readers = Array.from({ length: 2 }, async (_, reader) => {
-        for (let round = 0; next < requests.length; round++) await stockRead(servers[(reader + round) % servers.length]!, PRODUCTS[round % PRODUCTS.length]!);
+        for (let round = 0; next < requests.length; round++)
+          await stockRead(servers[(reader + round) % servers.length]!, PRODUCTS[round % PRODUCTS.length]!);
       });
-      await Promise.all(
-        [...readers, ...Array.from({ length: 8 }, async (_, client) => {
+      await Promise.all([
+        ...readers,
+        ...Array.from({ length: 8 }, async (_, client) => {
           const server = servers[client % servers.length]!;
           while (next < requests.length) {
             const request = requests[next++]!;
-            const response = await call(server, 'POST', `${API}/stores/K1/products/stock/storeproductlogs${request.counted ? '?is_counted_quantity=true' : ''}`, {
-              storeproductlog: request.lines.map((op) => ({
-                product_number: op.product,
-                quantity: op.quantityMilli / 1000,
-                customer_order_line_number: 0,
-                modification_datetime: new Date(op.at).toISOString(),
-              })),
-            });
+            const response = await call(
+              server,
+              'POST',
+              `${API}/stores/K1/products/stock/storeproductlogs${request.counted ? '?is_counted_quantity=true' : ''}`,
+              {
+                storeproductlog: request.lines.map((op) => ({
+                  product_number: op.product,
+                  quantity: op.quantityMilli / 1000,
+                  customer_order_line_number: 0,
+                  modification_datetime: new Date(op.at).toISOString(),
+                })),
+              },
+            );
             if (response.status !== 200) failures.push(`${response.status} ${JSON.stringify(response.json)}`);
           }
-        })],
-      );
+        }),
+      ]);
       expect(failures).toEqual([]);
-      const expectedOf = (product: string) => replayLevel(ops.filter((op) => op.product === product).map((op) => ({ ...op, id: op.id })));
+      const expectedOf = (product: string) =>
+        replayLevel(ops.filter((op) => op.product === product).map((op) => ({ ...op, id: op.id })));
       // Every process answers the final levels, whatever its cache held a moment ago.
       for (const server of servers) {
         for (const product of PRODUCTS) expect(await stockRead(server, product)).toBe(expectedOf(product) / 1000);

@@ -14,7 +14,8 @@ import Fastify from 'fastify';
 import pg from 'pg';
 
 const [port, routePath, databaseUrl] = process.argv.slice(2);
-if (port === undefined || routePath === undefined || databaseUrl === undefined) throw new Error('usage: feed-floor.ts <port> <path> <DATABASE_URL>');
+if (port === undefined || routePath === undefined || databaseUrl === undefined)
+  throw new Error('usage: feed-floor.ts <port> <path> <DATABASE_URL>');
 
 interface Row {
   sequence: number | string;
@@ -24,7 +25,8 @@ interface Row {
   data: string;
 }
 
-const PAGE = 'select sequence, type, store_number, occurred_at, data from events where sequence > $1 order by sequence limit $2';
+const PAGE =
+  'select sequence, type, store_number, occurred_at, data from events where sequence > $1 order by sequence limit $2';
 
 let readPage: (after: number, limit: number) => Promise<Row[]>;
 if (databaseUrl.startsWith('sqlite:')) {
@@ -36,9 +38,13 @@ if (databaseUrl.startsWith('sqlite:')) {
   const schema = url.searchParams.get('schema');
   url.searchParams.delete('schema');
   // One client reads the feed: one connection, as the service's pool would use for it.
-  const client = new pg.Client({ connectionString: url.toString(), ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+  const client = new pg.Client({
+    connectionString: url.toString(),
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
   await client.connect();
-  readPage = async (after, limit) => (await client.query<Row>({ name: 'feed-page', text: PAGE, values: [after, limit] })).rows;
+  readPage = async (after, limit) =>
+    (await client.query<Row>({ name: 'feed-page', text: PAGE, values: [after, limit] })).rows;
 }
 
 const app = Fastify({ logger: false });

@@ -2,7 +2,9 @@
  * The message loop of a baseline process forked by lib/raw-writer-client.ts: each message
  * `{ id, request }` is answered `{ id, …answer }`, or `{ id, error }` when handling throws.
  */
-export function answerRequests<Request, Answer extends { error?: string }>(handle: (request: Request) => Answer | Promise<Answer>): void {
+export function answerRequests<Request, Answer extends { error?: string }>(
+  handle: (request: Request) => Answer | Promise<Answer>,
+): void {
   process.on('message', async (message: { id: number; request: Request }) => {
     let answer: Answer | { error: string };
     try {

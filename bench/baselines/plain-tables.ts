@@ -42,7 +42,10 @@ export function plainTableDdl(table: PlainTable, dialect: 'sqlite' | 'postgres' 
 }
 
 /** Every column a set of JSON records uses besides the natural key, in first-seen order. */
-export function columnsOfRecords(records: ReadonlyArray<Record<string, unknown>>, naturalKey: readonly string[]): string[] {
+export function columnsOfRecords(
+  records: ReadonlyArray<Record<string, unknown>>,
+  naturalKey: readonly string[],
+): string[] {
   const seen = new Set<string>();
   for (const record of records) for (const key of Object.keys(record)) if (!naturalKey.includes(key)) seen.add(key);
   return [...seen];
@@ -61,19 +64,50 @@ export function columnValue(value: unknown): unknown {
 
 // ---------------------------------------------------------------- the entities of the scenarios
 
-export const storesTable = (columns: readonly string[]): PlainTable => ({ name: 'stores', naturalKey: ['store_number'], columns });
-export const productsTable = (columns: readonly string[]): PlainTable => ({ name: 'products', naturalKey: ['product_number'], columns });
+export const storesTable = (columns: readonly string[]): PlainTable => ({
+  name: 'stores',
+  naturalKey: ['store_number'],
+  columns,
+});
+export const productsTable = (columns: readonly string[]): PlainTable => ({
+  name: 'products',
+  naturalKey: ['product_number'],
+  columns,
+});
 /** A barcode identifies one product (or one of its units); the app keeps them for look-ups by barcode. */
-export const productBarcodesTable: PlainTable = { name: 'product_barcodes', naturalKey: ['barcode'], columns: ['product_number', 'unit_quantity'] };
+export const productBarcodesTable: PlainTable = {
+  name: 'product_barcodes',
+  naturalKey: ['barcode'],
+  columns: ['product_number', 'unit_quantity'],
+};
 
 /** A posted stock log entry: no natural key (two identical scans are two entries). */
 export const stockEntriesTable: PlainTable = {
   name: 'stock_entries',
   naturalKey: [],
-  columns: ['store_number', 'product_number', 'location_code', 'pool', 'reason_code', 'delta', 'modification_at', 'app_user_name', 'reference', 'customer_order_line_number'],
+  columns: [
+    'store_number',
+    'product_number',
+    'location_code',
+    'pool',
+    'reason_code',
+    'delta',
+    'modification_at',
+    'app_user_name',
+    'reference',
+    'customer_order_line_number',
+  ],
   pgTypes: {
-    store_number: 'text', product_number: 'text', location_code: 'text', pool: 'integer', reason_code: 'integer', delta: 'bigint', modification_at: 'bigint',
-    app_user_name: 'text', reference: 'text', customer_order_line_number: 'integer',
+    store_number: 'text',
+    product_number: 'text',
+    location_code: 'text',
+    pool: 'integer',
+    reason_code: 'integer',
+    delta: 'bigint',
+    modification_at: 'bigint',
+    app_user_name: 'text',
+    reference: 'text',
+    customer_order_line_number: 'integer',
   },
 };
 
@@ -82,7 +116,14 @@ export const stockLevelsTable: PlainTable = {
   name: 'stock_levels',
   naturalKey: ['store_number', 'product_number', 'location_code', 'pool'],
   columns: ['quantity', 'last_at'],
-  pgTypes: { store_number: 'text', product_number: 'text', location_code: 'text', pool: 'integer', quantity: 'bigint', last_at: 'bigint' },
+  pgTypes: {
+    store_number: 'text',
+    product_number: 'text',
+    location_code: 'text',
+    pool: 'integer',
+    quantity: 'bigint',
+    last_at: 'bigint',
+  },
 };
 
 /**
@@ -124,7 +165,17 @@ export const customerOrderLinesTable = (columns: readonly string[]): PlainTable 
 export const productListsTable: PlainTable = {
   name: 'product_lists',
   naturalKey: [],
-  columns: ['store_number', 'name', 'type', 'module_id', 'app_username', 'allow_duplicates', 'free_fields', 'created_on', 'updated_on'],
+  columns: [
+    'store_number',
+    'name',
+    'type',
+    'module_id',
+    'app_username',
+    'allow_duplicates',
+    'free_fields',
+    'created_on',
+    'updated_on',
+  ],
 };
 
 /**
@@ -141,7 +192,16 @@ export const productListLinesTable: PlainTable = {
 
 /** The fields of a product list line as the service answers them (interface §2.1), in its order. */
 export const PRODUCT_LIST_LINE_FIELDS = [
-  'quantity', 'barcode', 'category_code', 'colli', 'is_decimal', 'parent_category_code', 'product_name', 'product_number', 'stock_pool', 'store_walking_order',
+  'quantity',
+  'barcode',
+  'category_code',
+  'colli',
+  'is_decimal',
+  'parent_category_code',
+  'product_name',
+  'product_number',
+  'stock_pool',
+  'store_walking_order',
 ] as const;
 
 /**

@@ -20,11 +20,15 @@ export function writeProductListCopy(file: string, listId: number, lines: readon
     const table = productListReadLinesTable;
     database.exec(plainTableDdl(table));
     const columns = [...table.naturalKey, ...table.columns];
-    const insert = database.prepare(`insert into ${table.name} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+    const insert = database.prepare(
+      `insert into ${table.name} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+    );
     database.transaction(() => {
-      lines.forEach((line, index) => insert.run(listId, index + 1, ...PRODUCT_LIST_LINE_FIELDS.map((field) => columnValue(line[field]))));
+      lines.forEach((line, index) =>
+        insert.run(listId, index + 1, ...PRODUCT_LIST_LINE_FIELDS.map((field) => columnValue(line[field]))),
+      );
     })();
-    return (database.prepare(`select count(*) from ${table.name}`).pluck().get() as number);
+    return database.prepare(`select count(*) from ${table.name}`).pluck().get() as number;
   } finally {
     database.close();
   }

@@ -38,7 +38,6 @@ export interface RawPgWriterAnswer {
   error?: string;
 }
 
-
 const INSERT_ENTRIES = `
   insert into stock_entries (store_number, product_number, location_code, pool, reason_code, delta, modification_at, app_user_name, reference, customer_order_line_number)
   select $1::text, e.* from unnest($2::text[], $3::text[], $4::integer[], $5::integer[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::integer[]) as e`;
@@ -66,7 +65,8 @@ async function open(request: Extract<RawPgWriterRequest, { op: 'open' }>): Promi
   const schema = url.searchParams.get('schema');
   url.searchParams.delete('schema');
   // Never the default schema: the baseline's tables live in a fresh schema of their own.
-  if (schema === null || !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`the raw pg baseline needs a fresh ?schema= in its URL, got ${schema}`);
+  if (schema === null || !/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+    throw new Error(`the raw pg baseline needs a fresh ?schema= in its URL, got ${schema}`);
   const connect = async () => {
     const client = new pg.Client({ connectionString: url.toString(), options: `-c search_path=${schema}` });
     client.on('error', () => undefined);
@@ -86,11 +86,22 @@ async function open(request: Extract<RawPgWriterRequest, { op: 'open' }>): Promi
 }
 
 /** One request: parse, sign and pool each entry, one INSERT of the entries and one upsert of the summed levels in one transaction. */
-async function post(client: pg.Client, storeNumber: string, body: string): Promise<{ entries: number; deltaSum: number }> {
+async function post(
+  client: pg.Client,
+  storeNumber: string,
+  body: string,
+): Promise<{ entries: number; deltaSum: number }> {
   const entries = (JSON.parse(body) as { storeproductlog: StockEntry[] }).storeproductlog;
   const rows = {
-    product: [] as string[], location: [] as string[], pool: [] as number[], reason: [] as Array<number | null>, delta: [] as number[], at: [] as number[],
-    user: [] as Array<string | null>, reference: [] as Array<string | null>, orderLine: [] as Array<number | null>,
+    product: [] as string[],
+    location: [] as string[],
+    pool: [] as number[],
+    reason: [] as Array<number | null>,
+    delta: [] as number[],
+    at: [] as number[],
+    user: [] as Array<string | null>,
+    reference: [] as Array<string | null>,
+    orderLine: [] as Array<number | null>,
   };
   const levels = new Map<string, { product: string; location: string; pool: number; delta: number; at: number }>();
   let deltaSum = 0;
@@ -108,7 +119,8 @@ async function post(client: pg.Client, storeNumber: string, body: string): Promi
     deltaSum += delta;
     const key = levelKey(storeNumber, entry.product_number, locationCode, pool);
     const level = levels.get(key);
-    if (level === undefined) levels.set(key, { product: entry.product_number, location: locationCode, pool, delta, at });
+    if (level === undefined)
+      levels.set(key, { product: entry.product_number, location: locationCode, pool, delta, at });
     else {
       level.delta += delta;
       level.at = Math.max(level.at, at);
@@ -120,12 +132,30 @@ async function post(client: pg.Client, storeNumber: string, body: string): Promi
     await client.query({
       name: 'raw-insert-entries',
       text: INSERT_ENTRIES,
-      values: [storeNumber, rows.product, rows.location, rows.pool, rows.reason, rows.delta, rows.at, rows.user, rows.reference, rows.orderLine],
+      values: [
+        storeNumber,
+        rows.product,
+        rows.location,
+        rows.pool,
+        rows.reason,
+        rows.delta,
+        rows.at,
+        rows.user,
+        rows.reference,
+        rows.orderLine,
+      ],
     });
     await client.query({
       name: 'raw-upsert-levels',
       text: UPSERT_LEVELS,
-      values: [storeNumber, sorted.map((l) => l.product), sorted.map((l) => l.location), sorted.map((l) => l.pool), sorted.map((l) => l.delta), sorted.map((l) => l.at)],
+      values: [
+        storeNumber,
+        sorted.map((l) => l.product),
+        sorted.map((l) => l.location),
+        sorted.map((l) => l.pool),
+        sorted.map((l) => l.delta),
+        sorted.map((l) => l.at),
+      ],
     });
     await client.query('commit');
   } catch (error) {
@@ -139,7 +169,8 @@ const now = () => Number(process.hrtime.bigint()) / 1e6;
 
 async function stockBatch(request: Extract<RawPgWriterRequest, { op: 'stock-batch' }>): Promise<RawPgWriterAnswer> {
   if (master === undefined) throw new Error('stock-batch before open');
-  if (request.streams.length > clients.length) throw new Error(`${request.streams.length} streams, ${clients.length} connections`);
+  if (request.streams.length > clients.length)
+    throw new Error(`${request.streams.length} streams, ${clients.length} connections`);
   const latencies: number[] = [];
   let entries = 0;
   const start = now();
@@ -161,8 +192,14 @@ async function stockBatch(request: Extract<RawPgWriterRequest, { op: 'stock-batc
     'select count(*) as entries, sum(delta) as deltas, (select sum(quantity) from stock_levels) as levels from stock_entries',
   );
   const [held] = rows;
-  if (Number(held?.entries) !== booked.entries || Number(held?.deltas ?? 0) !== booked.deltaSum || Number(held?.levels ?? 0) !== booked.deltaSum) {
-    throw new Error(`the plain tables hold ${held?.entries} entries summing to ${held?.deltas} and levels summing to ${held?.levels}; booked ${booked.entries} entries summing to ${booked.deltaSum}`);
+  if (
+    Number(held?.entries) !== booked.entries ||
+    Number(held?.deltas ?? 0) !== booked.deltaSum ||
+    Number(held?.levels ?? 0) !== booked.deltaSum
+  ) {
+    throw new Error(
+      `the plain tables hold ${held?.entries} entries summing to ${held?.deltas} and levels summing to ${held?.levels}; booked ${booked.entries} entries summing to ${booked.deltaSum}`,
+    );
   }
   return { ms, rows: entries, latencies };
 }

@@ -58,7 +58,9 @@ const opened = () => {
 
 function insertStatement(table: PlainTable) {
   const columns = [...table.naturalKey, ...table.columns];
-  return opened().prepare(`insert into ${table.name} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+  return opened().prepare(
+    `insert into ${table.name} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+  );
 }
 
 const timedMs = (work: () => void) => {
@@ -81,8 +83,10 @@ function importBody(request: Extract<RawWriterRequest, { op: 'import' }>): RawWr
       insert.run(columns.map((column) => columnValue(record[column])));
       if (insertBarcode === undefined) continue;
       if (record.barcode !== undefined) insertBarcode.run(record.barcode, record.product_number, 1);
-      for (const alternative of record.barcodes_array ?? []) insertBarcode.run(alternative.barcode, record.product_number, 1);
-      for (const unit of record.units ?? []) insertBarcode.run(unit.unit_barcode, record.product_number, unit.unit_quantity);
+      for (const alternative of record.barcodes_array ?? [])
+        insertBarcode.run(alternative.barcode, record.product_number, 1);
+      for (const unit of record.units ?? [])
+        insertBarcode.run(unit.unit_barcode, record.product_number, unit.unit_quantity);
     }
   });
   let records: Json[] = [];
@@ -91,7 +95,8 @@ function importBody(request: Extract<RawWriterRequest, { op: 'import' }>): RawWr
     write.immediate(records);
   });
   const rows = count(table.name);
-  if (rows !== records.length) throw new Error(`raw import stored ${rows} ${request.entity}, expected ${records.length}`);
+  if (rows !== records.length)
+    throw new Error(`raw import stored ${rows} ${request.entity}, expected ${records.length}`);
   return { ms, rows };
 }
 
@@ -111,8 +116,16 @@ function postStock(request: Extract<RawWriterRequest, { op: 'stock-post' }>): Ra
     for (const entry of entries) {
       const { locationCode, pool, delta, at } = bookEntry(master, entry as PostedEntry);
       insertEntry.run(
-        master.storeNumber, entry.product_number, locationCode, pool, entry.reason_code ?? null, delta, at,
-        entry.app_user_name ?? null, entry.reference ?? null, entry.customer_order_line_number ?? null,
+        master.storeNumber,
+        entry.product_number,
+        locationCode,
+        pool,
+        entry.reason_code ?? null,
+        delta,
+        at,
+        entry.app_user_name ?? null,
+        entry.reference ?? null,
+        entry.customer_order_line_number ?? null,
       );
       moveLevel.run(master.storeNumber, entry.product_number, locationCode, pool, delta, at);
     }
@@ -133,8 +146,18 @@ interface OrderImportShape {
   linesField: string;
 }
 
-const DELIVERIES: OrderImportShape = { what: 'delivery', orderTable: 'delivery_orders', lineTable: 'delivery_lines', linesField: 'order_lines' };
-const CUSTOMER_ORDERS: OrderImportShape = { what: 'customer order', orderTable: 'customer_orders', lineTable: 'customer_order_lines', linesField: 'lines' };
+const DELIVERIES: OrderImportShape = {
+  what: 'delivery',
+  orderTable: 'delivery_orders',
+  lineTable: 'delivery_lines',
+  linesField: 'order_lines',
+};
+const CUSTOMER_ORDERS: OrderImportShape = {
+  what: 'customer order',
+  orderTable: 'customer_orders',
+  lineTable: 'customer_order_lines',
+  linesField: 'lines',
+};
 
 /**
  * An order import at the least: per order its row (the store from the path), per line its
@@ -151,8 +174,13 @@ function importOrders(shape: OrderImportShape, request: { storeNumber: string; b
   const insertLine = insertStatement(lineTable);
   const write = opened().transaction((orders: Json[]) => {
     for (const order of orders) {
-      const { lastInsertRowid } = insertOrder.run(order.order_number, request.storeNumber, ...headerColumns.map((column) => columnValue(order[column])));
-      for (const line of order[shape.linesField] ?? []) insertLine.run(lastInsertRowid, line.line_number, ...lineColumns.map((column) => columnValue(line[column])));
+      const { lastInsertRowid } = insertOrder.run(
+        order.order_number,
+        request.storeNumber,
+        ...headerColumns.map((column) => columnValue(order[column])),
+      );
+      for (const line of order[shape.linesField] ?? [])
+        insertLine.run(lastInsertRowid, line.line_number, ...lineColumns.map((column) => columnValue(line[column])));
     }
   });
   const ordersBefore = count(orderTable.name);
@@ -164,7 +192,10 @@ function importOrders(shape: OrderImportShape, request: { storeNumber: string; b
   });
   const lines = orders.reduce((sum, order) => sum + (order[shape.linesField]?.length ?? 0), 0);
   const [orderRows, lineRows] = [count(orderTable.name) - ordersBefore, count(lineTable.name) - linesBefore];
-  if (orderRows !== orders.length || lineRows !== lines) throw new Error(`raw ${shape.what} import stored ${orderRows} orders and ${lineRows} lines, expected ${orders.length} and ${lines}`);
+  if (orderRows !== orders.length || lineRows !== lines)
+    throw new Error(
+      `raw ${shape.what} import stored ${orderRows} orders and ${lineRows} lines, expected ${orders.length} and ${lines}`,
+    );
   return { ms, rows: orderRows + lineRows };
 }
 
@@ -183,8 +214,15 @@ function createProductList(request: Extract<RawWriterRequest, { op: 'product-lis
   const write = opened().transaction((list: Json): number => {
     const now = Date.now();
     const { lastInsertRowid } = insertList.run(
-      request.storeNumber, list.product_list_name, list.product_list_type, list.module_id ?? null, request.appUsername,
-      list.is_allow_duplicate_products === false ? 0 : 1, JSON.stringify(list.free_fields ?? []), now, now,
+      request.storeNumber,
+      list.product_list_name,
+      list.product_list_type,
+      list.module_id ?? null,
+      request.appUsername,
+      list.is_allow_duplicate_products === false ? 0 : 1,
+      JSON.stringify(list.free_fields ?? []),
+      now,
+      now,
     );
     let lineNo = 0;
     for (const line of (list.lines ?? []) as Json[]) {
@@ -203,7 +241,8 @@ function createProductList(request: Extract<RawWriterRequest, { op: 'product-lis
     stored = write.immediate(list);
   });
   const [listRows, lineRows] = [count('product_lists') - listsBefore, count('product_list_lines') - linesBefore];
-  if (listRows !== 1 || lineRows !== stored) throw new Error(`raw product list create stored ${listRows} lists and ${lineRows} lines, expected 1 and ${stored}`);
+  if (listRows !== 1 || lineRows !== stored)
+    throw new Error(`raw product list create stored ${listRows} lists and ${lineRows} lines, expected 1 and ${stored}`);
   return { ms, rows: listRows + lineRows, skipped: sent - stored };
 }
 

@@ -36,10 +36,21 @@ export interface BookedEntry {
 export function bookEntry(master: StockMaster, entry: PostedEntry): BookedEntry {
   const reason = entry.reason_code === undefined ? undefined : master.reasons[String(entry.reason_code)];
   const thousandths = Math.round(entry.quantity * 1000);
-  const delta = !reason || reason.isLoss === reason.isGain ? thousandths : reason.isLoss ? -Math.abs(thousandths) : Math.abs(thousandths);
+  const delta =
+    !reason || reason.isLoss === reason.isGain
+      ? thousandths
+      : reason.isLoss
+        ? -Math.abs(thousandths)
+        : Math.abs(thousandths);
   const locationCode = entry.location_code ?? '';
-  return { locationCode, pool: entry.pool_location ?? master.defaultPools[locationCode] ?? 1, delta, at: Date.parse(entry.modification_datetime) };
+  return {
+    locationCode,
+    pool: entry.pool_location ?? master.defaultPools[locationCode] ?? 1,
+    delta,
+    at: Date.parse(entry.modification_datetime),
+  };
 }
 
 /** The key of a stock level: store, product, location ('' unlocated), pool. */
-export const levelKey = (storeNumber: string, productNumber: string, locationCode: string, pool: number) => `${storeNumber}|${productNumber}|${locationCode}|${pool}`;
+export const levelKey = (storeNumber: string, productNumber: string, locationCode: string, pool: number) =>
+  `${storeNumber}|${productNumber}|${locationCode}|${pool}`;

@@ -17,13 +17,21 @@ export interface BaselineServer {
 }
 
 /** node --import tsx <script> <args…> (servers/<script>, or an absolute path), detached in its own group, ready when `probePath` answers 200. */
-async function startServerScript(script: string, args: (port: number) => string[], probePath: string): Promise<BaselineServer> {
+async function startServerScript(
+  script: string,
+  args: (port: number) => string[],
+  probePath: string,
+): Promise<BaselineServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.isAbsolute(script) ? script : path.join(SERVERS, script), ...args(port)], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.isAbsolute(script) ? script : path.join(SERVERS, script), ...args(port)],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  );
   killOnExit(child);
   const output = outputOf(child);
   const origin = `http://127.0.0.1:${port}`;
@@ -47,16 +55,36 @@ export async function startBareJsonServer(dir: string, routePath: string, body: 
 }
 
 /** The stock list's SQL floor: one hand-written query per request on `databaseFile`. */
-export function startStockPageFloor(routePath: string, databaseFile: string, probeQuery: string): Promise<BaselineServer> {
-  return startServerScript('stock-page-floor.ts', (port) => [String(port), routePath, databaseFile], `${routePath}${probeQuery}`);
+export function startStockPageFloor(
+  routePath: string,
+  databaseFile: string,
+  probeQuery: string,
+): Promise<BaselineServer> {
+  return startServerScript(
+    'stock-page-floor.ts',
+    (port) => [String(port), routePath, databaseFile],
+    `${routePath}${probeQuery}`,
+  );
 }
 
 /** The product list's read floor: one hand-written query per request on the plain copy `databaseFile` of the list's lines. */
-export function startProductListFloor(routePath: string, databaseFile: string, probeQuery: string): Promise<BaselineServer> {
-  return startServerScript('product-list-floor.ts', (port) => [String(port), routePath, databaseFile], `${routePath}${probeQuery}`);
+export function startProductListFloor(
+  routePath: string,
+  databaseFile: string,
+  probeQuery: string,
+): Promise<BaselineServer> {
+  return startServerScript(
+    'product-list-floor.ts',
+    (port) => [String(port), routePath, databaseFile],
+    `${routePath}${probeQuery}`,
+  );
 }
 
 /** The change feed's read floor (baselines/feed-floor.ts): one hand-written query per page on the service's own database (`sqlite:<file>` or `postgres://…?schema=`). */
 export function startFeedFloor(routePath: string, databaseUrl: string): Promise<BaselineServer> {
-  return startServerScript(path.join(BASELINES, 'feed-floor.ts'), (port) => [String(port), routePath, databaseUrl], `${routePath}?after=0&limit=1`);
+  return startServerScript(
+    path.join(BASELINES, 'feed-floor.ts'),
+    (port) => [String(port), routePath, databaseUrl],
+    `${routePath}?after=0&limit=1`,
+  );
 }

@@ -13,25 +13,45 @@ export interface Answer {
   json<T = unknown>(): T;
 }
 
-export async function call(baseUrl: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: string, headers: Record<string, string> = {}): Promise<Answer> {
+export async function call(
+  baseUrl: string,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: { authorization: AUTHORIZATION, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      authorization: AUTHORIZATION,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
     body,
   });
   const bytes = Buffer.from(await response.arrayBuffer());
-  return { status: response.status, bytes, text: () => bytes.toString('utf8'), json: <T>() => JSON.parse(bytes.toString('utf8')) as T };
+  return {
+    status: response.status,
+    bytes,
+    text: () => bytes.toString('utf8'),
+    json: <T>() => JSON.parse(bytes.toString('utf8')) as T,
+  };
 }
 
 /** Throws with the answer's text unless the status is the expected one. */
 export function expectStatus(answer: Answer, status: number, what: string): Answer {
-  if (answer.status !== status) throw new Error(`${what}: expected HTTP ${status}, got ${answer.status}: ${answer.text().slice(0, 500)}`);
+  if (answer.status !== status)
+    throw new Error(`${what}: expected HTTP ${status}, got ${answer.status}: ${answer.text().slice(0, 500)}`);
   return answer;
 }
 
 /** POST a prepared body and expect 200: seeding. */
 export async function postOk(baseUrl: string, path: string, body: unknown, what: string): Promise<Answer> {
-  return expectStatus(await call(baseUrl, 'POST', path, typeof body === 'string' ? body : JSON.stringify(body)), 200, what);
+  return expectStatus(
+    await call(baseUrl, 'POST', path, typeof body === 'string' ? body : JSON.stringify(body)),
+    200,
+    what,
+  );
 }
 
 /** GET and expect 200. */
@@ -44,12 +64,25 @@ export async function getOk(baseUrl: string, path: string, what: string): Promis
  * outside the timing): what a client waits from sending the first byte to the last byte
  * of the answer.
  */
-export function timedPost(baseUrl: string, path: string, body: string, expected: string | RegExp, headers?: Record<string, string>): Promise<number> {
+export function timedPost(
+  baseUrl: string,
+  path: string,
+  body: string,
+  expected: string | RegExp,
+  headers?: Record<string, string>,
+): Promise<number> {
   return timedSend(baseUrl, 'POST', path, body, expected, headers);
 }
 
 /** timedPost for any writing method (e.g. the PUT of a customer order pick). */
-export async function timedSend(baseUrl: string, method: 'POST' | 'PUT', path: string, body: string, expected: string | RegExp, headers?: Record<string, string>): Promise<number> {
+export async function timedSend(
+  baseUrl: string,
+  method: 'POST' | 'PUT',
+  path: string,
+  body: string,
+  expected: string | RegExp,
+  headers?: Record<string, string>,
+): Promise<number> {
   const { ms, result } = await timed(() => call(baseUrl, method, path, body, headers));
   expectStatus(result, 200, `${method} ${path}`);
   const message = result.json<{ message: string }>().message;

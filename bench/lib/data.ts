@@ -22,8 +22,30 @@ export function picker(seed: number): Picker {
   };
 }
 
-const CITIES = ['Amsterdam', 'Rotterdam', 'Utrecht', 'Eindhoven', 'Groningen', 'Antwerpen', 'Gent', 'Köln', 'Düsseldorf', 'Münster', 'Zwolle', 'Breda'];
-const STREETS = ['Hoofdstraat', 'Kerkstraat', 'Marktplein', 'Stationsweg', 'Dorpsstraat', 'Industrieweg', 'Schoolstraat', 'Molenweg'];
+const CITIES = [
+  'Amsterdam',
+  'Rotterdam',
+  'Utrecht',
+  'Eindhoven',
+  'Groningen',
+  'Antwerpen',
+  'Gent',
+  'Köln',
+  'Düsseldorf',
+  'Münster',
+  'Zwolle',
+  'Breda',
+];
+const STREETS = [
+  'Hoofdstraat',
+  'Kerkstraat',
+  'Marktplein',
+  'Stationsweg',
+  'Dorpsstraat',
+  'Industrieweg',
+  'Schoolstraat',
+  'Molenweg',
+];
 const COUNTRIES = [
   ['NL', 'Netherlands'],
   ['BE', 'Belgium'],
@@ -100,7 +122,10 @@ export function storeInput(index: number, seed = 1): Record<string, unknown> {
     opening_hours: DAYS.map((day, i) => ({
       sort_order: i + 1,
       key: day,
-      value: i === 6 && p.chance(0.5) ? 'closed' : `${p.pick(['07:00', '08:00', '09:00'])}-${p.pick(['20:00', '21:00', '22:00'])}`,
+      value:
+        i === 6 && p.chance(0.5)
+          ? 'closed'
+          : `${p.pick(['07:00', '08:00', '09:00'])}-${p.pick(['20:00', '21:00', '22:00'])}`,
     })),
     ordering_schema: Array.from({ length: p.int(4, 12) }, (_, i) => ({
       day: (i % 7) + 1,

@@ -74,7 +74,11 @@ export async function readFeedCounts(db: BenchDatabase): Promise<FeedCounts> {
  * (one per balance per request), every entry id named by exactly one event, and (PostgreSQL)
  * every event numbered by the sequencer within `sequencedWithinMs`. Throws otherwise.
  */
-export async function checkFeedOn(db: BenchDatabase, expected: { logs: number; events: number }, sequencedWithinMs = 10_000): Promise<FeedCounts> {
+export async function checkFeedOn(
+  db: BenchDatabase,
+  expected: { logs: number; events: number },
+  sequencedWithinMs = 10_000,
+): Promise<FeedCounts> {
   const deadline = Date.now() + sequencedWithinMs;
   let counts = await readFeedCounts(db);
   while (counts.unsequenced > 0 && Date.now() < deadline) {
@@ -83,11 +87,17 @@ export async function checkFeedOn(db: BenchDatabase, expected: { logs: number; e
   }
   const problems: string[] = [];
   if (counts.logs !== expected.logs) problems.push(`${counts.logs} stock log rows for ${expected.logs} entries posted`);
-  if (counts.events !== expected.events) problems.push(`${counts.events} stock.changed events for ${expected.events} balances moved (one per balance per request)`);
+  if (counts.events !== expected.events)
+    problems.push(
+      `${counts.events} stock.changed events for ${expected.events} balances moved (one per balance per request)`,
+    );
   if (counts.ids !== counts.logs || counts.distinctIds !== counts.logs || counts.missing !== 0) {
-    problems.push(`the events name ${counts.ids} entry ids (${counts.distinctIds} distinct) of ${counts.logs} entries, ${counts.missing} entries named by none`);
+    problems.push(
+      `the events name ${counts.ids} entry ids (${counts.distinctIds} distinct) of ${counts.logs} entries, ${counts.missing} entries named by none`,
+    );
   }
-  if (counts.unsequenced !== 0) problems.push(`${counts.unsequenced} events still unnumbered ${sequencedWithinMs / 1000} s after the run`);
+  if (counts.unsequenced !== 0)
+    problems.push(`${counts.unsequenced} events still unnumbered ${sequencedWithinMs / 1000} s after the run`);
   if (problems.length > 0) throw new Error(`feed on: ${problems.join('; ')}`);
   return counts;
 }
@@ -98,6 +108,8 @@ export async function checkFeedOff(db: BenchDatabase, expectedLogs: number): Pro
     `select (select count(*) from stock_logs) as logs, (select count(*) from events where type = 'stock.changed') as events`,
   );
   if (Number(row?.logs) !== expectedLogs || Number(row?.events) !== 0) {
-    throw new Error(`feed off: ${row?.logs} stock log rows for ${expectedLogs} entries posted, and ${row?.events} stock.changed events (none expected)`);
+    throw new Error(
+      `feed off: ${row?.logs} stock log rows for ${expectedLogs} entries posted, and ${row?.events} stock.changed events (none expected)`,
+    );
   }
 }

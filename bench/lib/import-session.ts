@@ -17,7 +17,8 @@ import { serviceSynchronous, startService } from './service.js';
 type Input = Record<string, unknown>;
 
 /** The Ack message of a bulk import that created or left unchanged every item. */
-export const importCounts = (created: number, unchanged: number) => `created ${created}, updated 0, unchanged ${unchanged}, deleted 0`;
+export const importCounts = (created: number, unchanged: number) =>
+  `created ${created}, updated 0, unchanged ${unchanged}, deleted 0`;
 
 export interface ImportVsRaw {
   /** Temporary directory label. */
@@ -76,7 +77,11 @@ export function prepareImportVsRaw(spec: ImportVsRaw): Promise<Session> {
         return {
           value: service.firstMs,
           baseline,
-          extra: { [`service ${spec.entity}/s`]: perSecond(service.firstMs), [`raw ${spec.entity}/s`]: perSecond(baseline), 'service peak RSS MB': service.peakRssMb },
+          extra: {
+            [`service ${spec.entity}/s`]: perSecond(service.firstMs),
+            [`raw ${spec.entity}/s`]: perSecond(baseline),
+            'service peak RSS MB': service.peakRssMb,
+          },
           companions: { [spec.resendName]: { value: service.resendMs, baseline: service.firstMs } },
         };
       },

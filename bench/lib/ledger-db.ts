@@ -28,7 +28,9 @@ export async function requirePostgres(): Promise<void> {
     await client.query('select 1');
   } catch (error) {
     const safeUrl = BENCH_PG_URL.replace(/\/\/[^@/]*@/, '//…@');
-    throw new SkipScenario(`PostgreSQL not reachable at ${safeUrl} (set BENCH_DATABASE_URL): ${error instanceof Error ? error.message : String(error)}`);
+    throw new SkipScenario(
+      `PostgreSQL not reachable at ${safeUrl} (set BENCH_DATABASE_URL): ${error instanceof Error ? error.message : String(error)}`,
+    );
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -139,6 +141,7 @@ export async function storeOpsVerify(databaseUrl: string): Promise<number> {
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
   const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
-  if (code !== 0 || !output.includes('ok: every invariant holds')) throw new Error(`store-ops verify exited ${code}: ${output.slice(-1500)}`);
+  if (code !== 0 || !output.includes('ok: every invariant holds'))
+    throw new Error(`store-ops verify exited ${code}: ${output.slice(-1500)}`);
   return Date.now() - start;
 }

@@ -26,13 +26,18 @@ export class BalanceModel {
   /** `rows` deltas summing to `sumMilli`, the latest at `lastAt`: recorded before anything else. */
   addPrefix(rows: number, sumMilli: number, lastAt: number): void {
     if (this.entries.length > 0) throw new Error('a prefix goes before every posted entry');
-    this.prefix = { rows: this.prefix.rows + rows, sumMilli: this.prefix.sumMilli + sumMilli, lastAt: Math.max(this.prefix.lastAt, lastAt) };
+    this.prefix = {
+      rows: this.prefix.rows + rows,
+      sumMilli: this.prefix.sumMilli + sumMilli,
+      lastAt: Math.max(this.prefix.lastAt, lastAt),
+    };
   }
 
   /** Entries in arrival order (one request, or several in the order they were answered). */
   post(entries: readonly ModelEntry[]): void {
     for (const entry of entries) {
-      if (entry.at <= this.prefix.lastAt) throw new Error(`entry at ${entry.at} falls inside the summarised prefix (up to ${this.prefix.lastAt})`);
+      if (entry.at <= this.prefix.lastAt)
+        throw new Error(`entry at ${entry.at} falls inside the summarised prefix (up to ${this.prefix.lastAt})`);
       this.entries.push(entry);
       if (entry.count) this.counts++;
       else this.deltaSumMilli += entry.milli;
@@ -47,7 +52,9 @@ export class BalanceModel {
   levelMilli(until = Number.POSITIVE_INFINITY): number {
     // Deltas commute: without counts (or a cut) the replay is their sum.
     if (this.counts === 0 && until === Number.POSITIVE_INFINITY) return this.prefix.sumMilli + this.deltaSumMilli;
-    const ordered = this.entries.map((entry, arrival) => ({ entry, arrival })).sort((a, b) => a.entry.at - b.entry.at || a.arrival - b.arrival);
+    const ordered = this.entries
+      .map((entry, arrival) => ({ entry, arrival }))
+      .sort((a, b) => a.entry.at - b.entry.at || a.arrival - b.arrival);
     let level = this.prefix.sumMilli;
     for (const { entry } of ordered) {
       if (entry.at >= until) break;
@@ -83,7 +90,12 @@ export type PostKind = 'late-deltas' | 'late-before-count' | 'in-order';
  * `countAt`, which is the first count after each of them; in-order deltas are all at or
  * after the latest entry.
  */
-export function kindProblem(model: BalanceModel, kind: PostKind, entries: readonly ModelEntry[], countAt?: number): string | undefined {
+export function kindProblem(
+  model: BalanceModel,
+  kind: PostKind,
+  entries: readonly ModelEntry[],
+  countAt?: number,
+): string | undefined {
   const first = Math.min(...entries.map((e) => e.at));
   const last = Math.max(...entries.map((e) => e.at));
   const lastAt = model.lastAt();
@@ -92,7 +104,8 @@ export function kindProblem(model: BalanceModel, kind: PostKind, entries: readon
     case 'late-deltas': {
       const lastCount = model.lastCountAt();
       if (last >= lastAt) return `not late: an entry at ${last} is not before the latest entry ${lastAt}`;
-      if (lastCount !== undefined && first <= lastCount) return `a count (at ${lastCount}) follows an entry at ${first}`;
+      if (lastCount !== undefined && first <= lastCount)
+        return `a count (at ${lastCount}) follows an entry at ${first}`;
       return undefined;
     }
     case 'late-before-count': {
@@ -141,9 +154,15 @@ export const COPY_SHIFT_MS = 1_000 * SECOND;
 export function lateTimeline(now: number) {
   const tailStart = Math.floor(now / SECOND) * SECOND - 2 * 24 * 60 * MINUTE;
   const templateStart = tailStart - 1_000 * COPY_SHIFT_MS;
-  const delta = (at: number, units: number): ModelEntry => ({ at, milli: (units === 0 ? 1 : units) * 1000, count: false });
+  const delta = (at: number, units: number): ModelEntry => ({
+    at,
+    milli: (units === 0 ? 1 : units) * 1000,
+    count: false,
+  });
 
-  const template = Array.from({ length: TEMPLATE_ROWS }, (_, i) => delta(templateStart + i * SECOND, ((i * 7919) % 41) - 15));
+  const template = Array.from({ length: TEMPLATE_ROWS }, (_, i) =>
+    delta(templateStart + i * SECOND, ((i * 7919) % 41) - 15),
+  );
   const templateSumMilli = template.reduce((sum, e) => sum + e.milli, 0);
   const prefix = {
     rows: TEMPLATE_ROWS * (TEMPLATE_COPIES + 1),
@@ -154,7 +173,9 @@ export function lateTimeline(now: number) {
   const tailAt = (i: number) => tailStart + i * MINUTE;
   const tailBefore = Array.from({ length: TAIL_COUNT_INDEX }, (_, i) => delta(tailAt(i), ((i * 31) % 23) - 8));
   const tailCount: ModelEntry = { at: tailAt(TAIL_COUNT_INDEX), milli: 5_000 * 1000, count: true };
-  const tailAfter = Array.from({ length: TAIL_ROWS - TAIL_COUNT_INDEX - 1 }, (_, i) => delta(tailAt(TAIL_COUNT_INDEX + 1 + i), ((i * 13) % 17) - 9));
+  const tailAfter = Array.from({ length: TAIL_ROWS - TAIL_COUNT_INDEX - 1 }, (_, i) =>
+    delta(tailAt(TAIL_COUNT_INDEX + 1 + i), ((i * 13) % 17) - 9),
+  );
   const tailEnd = tailAt(TAIL_ROWS - 1);
   const countAt = tailCount.at;
 
@@ -163,9 +184,14 @@ export function lateTimeline(now: number) {
     prefix,
     tail: { before: tailBefore, count: tailCount, after: tailAfter },
     countAt,
-    lateDeltas: (round: number) => Array.from({ length: 1_000 }, (_, j) => delta(countAt + 1 + j * 5 * SECOND + round, ((j * 31) % 9) - 4)),
-    lateBeforeCount: (round: number) => Array.from({ length: 100 }, (_, j) => delta(countAt - 59 * SECOND + j * 500 + round, 1 + (j % 3))),
-    inOrder: (round: number) => Array.from({ length: 1_000 }, (_, j) => delta(tailEnd + (1 + round) * 100 * SECOND + j * 100, ((j * 17) % 13) - 6)),
+    lateDeltas: (round: number) =>
+      Array.from({ length: 1_000 }, (_, j) => delta(countAt + 1 + j * 5 * SECOND + round, ((j * 31) % 9) - 4)),
+    lateBeforeCount: (round: number) =>
+      Array.from({ length: 100 }, (_, j) => delta(countAt - 59 * SECOND + j * 500 + round, 1 + (j % 3))),
+    inOrder: (round: number) =>
+      Array.from({ length: 1_000 }, (_, j) =>
+        delta(tailEnd + (1 + round) * 100 * SECOND + j * 100, ((j * 17) % 13) - 6),
+      ),
   };
 }
 

@@ -47,7 +47,9 @@ function failPending(reason: string): void {
 /** The load generator process, started on first use and kept for the whole bench. */
 function loadGenerator(): ChildProcess {
   if (loadProcess === undefined) {
-    const started = fork(fileURLToPath(new URL('./load-worker.mjs', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const started = fork(fileURLToPath(new URL('./load-worker.mjs', import.meta.url)), [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     started.on('message', (answer: WorkerAnswer) => {
       pendingLoads.get(answer.id)?.(answer);
       pendingLoads.delete(answer.id);
@@ -81,7 +83,8 @@ export async function fireLoad(options: LoadOptions): Promise<LoadResult> {
       },
     });
   });
-  if (answer.error !== undefined || answer.result === undefined) throw new Error(`load on ${options.origin}: ${answer.error ?? 'no result'}`);
+  if (answer.error !== undefined || answer.result === undefined)
+    throw new Error(`load on ${options.origin}: ${answer.error ?? 'no result'}`);
   const { duration, ...result } = answer.result;
   return { ...result, requestsPerSecond: result.requests / (duration || options.seconds) };
 }

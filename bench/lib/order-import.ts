@@ -45,14 +45,23 @@ export function orderImportScenario<Order>(spec: OrderImportSpec<Order>): Scenar
     baselineLabel: 'raw better-sqlite3, plain tables',
     baselineKind: 'raw-driver',
     defaultRuns: 5,
-    target: { ratio: 3, comparison: '<=', description: `service import time ≤ 3 × raw prepared-statement inserts of the same ${spec.orders} orders and ${lines} lines` },
+    target: {
+      ratio: 3,
+      comparison: '<=',
+      description: `service import time ≤ 3 × raw prepared-statement inserts of the same ${spec.orders} orders and ${lines} lines`,
+    },
 
     prepare: () =>
       new Resources().preparing(async (resources) => {
         const temp = resources.add(tempDir(spec.name), (t) => t.remove());
         const service = await startStockService(resources, temp.dir, spec.products);
         const raw = resources.add(startRawWriter(), (r) => r.stop());
-        await raw.open({ op: 'open', file: path.join(temp.dir, 'raw.sqlite'), synchronous: serviceSynchronous(), tables: spec.plainTables() });
+        await raw.open({
+          op: 'open',
+          file: path.join(temp.dir, 'raw.sqlite'),
+          synchronous: serviceSynchronous(),
+          tables: spec.plainTables(),
+        });
         const p = picker(spec.seed);
         let nextSequence = 1;
         let totalOrders = 0;
@@ -61,7 +70,8 @@ export function orderImportScenario<Order>(spec: OrderImportSpec<Order>): Scenar
           nextSequence += spec.orders;
           return { orders, body: JSON.stringify({ orders }) };
         };
-        const serviceImport = (body: string) => timedPost(service.baseUrl, spec.path, body, importCounts(spec.orders, 0));
+        const serviceImport = (body: string) =>
+          timedPost(service.baseUrl, spec.path, body, importCounts(spec.orders, 0));
         const rawImport = (body: string) => raw.timed({ op: spec.rawOp, storeNumber: STOCK_STORE, body });
 
         // One untimed full-size round, so neither side's first measured run pays for its JIT warm-up.

@@ -58,7 +58,9 @@ export function servingDescendant(pid: number): number {
     }
   }
   if (descendants.length === 0) return pid;
-  return descendants.reduce((best, candidate) => ((statusMb(candidate, 'VmRSS') ?? 0) > (statusMb(best, 'VmRSS') ?? 0) ? candidate : best));
+  return descendants.reduce((best, candidate) =>
+    (statusMb(candidate, 'VmRSS') ?? 0) > (statusMb(best, 'VmRSS') ?? 0) ? candidate : best,
+  );
 }
 
 /** A field of /proc/<pid>/status in MB (VmRSS: now; VmHWM: the peak so far), undefined once the process is gone. */
@@ -73,7 +75,9 @@ export function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefi
 }
 
 export const exited = (child: ChildProcess) =>
-  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
 
 const isAlive = (pid: number) => fs.existsSync(`/proc/${pid}`);
 
@@ -91,7 +95,8 @@ export async function terminate(child: ChildProcess, graceMs = 6_000, alsoWaitFo
     clearTimeout(timer);
   }
   const deadline = Date.now() + graceMs;
-  while (alsoWaitFor !== undefined && isAlive(alsoWaitFor) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (alsoWaitFor !== undefined && isAlive(alsoWaitFor) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   // Nothing of the group may keep a port or a file open past this point.
   killGroup(child);
 }
@@ -139,16 +144,23 @@ export function outputOf(child: ChildProcess): () => string {
 }
 
 /** Polls `url` until it answers 200, the child exits or `timeoutMs` passes. */
-export async function waitForOk(url: string, child: ChildProcess, output: () => string, timeoutMs = 60_000): Promise<void> {
+export async function waitForOk(
+  url: string,
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`process exited before ${url} answered: ${output().slice(-2000)}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`process exited before ${url} answered: ${output().slice(-2000)}`);
     try {
       if ((await fetch(url)).status === 200) return;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000} s: ${output().slice(-2000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000} s: ${output().slice(-2000)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -28,7 +28,12 @@ function forkBaseline<Request extends { op: string }, Answer extends { ms?: numb
   what: string,
   close: Request,
 ): BaselineProcess<Request, Answer> {
-  const child = fork(path.join(BASELINES, script), [], { cwd: REPO_ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
+  const child = fork(path.join(BASELINES, script), [], {
+    cwd: REPO_ROOT,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    detached: true,
+  });
   killOnExit(child);
   let nextId = 0;
   const pending = new Map<number, (answer: Answer) => void>();
@@ -75,7 +80,8 @@ export function startRawWriter(): RawWriter {
     ...writer,
     async open(request) {
       const { synchronous } = await writer.send(request);
-      if (synchronous !== request.synchronous) throw new Error(`raw baseline runs with synchronous=${synchronous}, the service with ${request.synchronous}`);
+      if (synchronous !== request.synchronous)
+        throw new Error(`raw baseline runs with synchronous=${synchronous}, the service with ${request.synchronous}`);
     },
   };
 }

@@ -41,14 +41,18 @@ export interface FailedScenario {
 }
 
 function roundedExtra(extra: Record<string, number> | undefined): Record<string, number> | undefined {
-  return extra === undefined ? undefined : Object.fromEntries(Object.entries(extra).map(([key, value]) => [key, significant(value)]));
+  return extra === undefined
+    ? undefined
+    : Object.fromEntries(Object.entries(extra).map(([key, value]) => [key, significant(value)]));
 }
 
 /** Medians of the extra figures every sample reported. */
 function extraMedians(samples: Sample[]): Record<string, number> | undefined {
   const keys = Object.keys(samples[0]?.extra ?? {});
   if (keys.length === 0) return undefined;
-  return Object.fromEntries(keys.map((key) => [key, significant(median(samples.map((s) => s.extra?.[key] ?? Number.NaN)))]));
+  return Object.fromEntries(
+    keys.map((key) => [key, significant(median(samples.map((s) => s.extra?.[key] ?? Number.NaN)))]),
+  );
 }
 
 /** The result of one spec over its runs, with the median rule of lib/sanity.ts applied to floor baselines. */
@@ -58,7 +62,10 @@ export function summarise(spec: ResultSpec, samples: Sample[]): ScenarioResult {
   const value = median(samples.map((s) => s.value));
   const baseline = median(samples.map((s) => s.baseline));
   const extra = extraMedians(samples);
-  const failed = spec.baselineKind === 'service' || spec.baselineKind === 'absolute' ? undefined : baselineSlowerProblem(spec.baselineLabel, value, baseline, betterOf(spec));
+  const failed =
+    spec.baselineKind === 'service' || spec.baselineKind === 'absolute'
+      ? undefined
+      : baselineSlowerProblem(spec.baselineLabel, value, baseline, betterOf(spec));
   return {
     name: spec.name,
     description: spec.description,
@@ -91,13 +98,19 @@ function formatNumber(value: number): string {
 
 function extraNote(extra: Record<string, number> | undefined): string {
   if (extra === undefined) return '';
-  return ` (medians: ${Object.entries(extra).map(([key, value]) => `${key} ${formatNumber(value)}`).join(', ')})`;
+  return ` (medians: ${Object.entries(extra)
+    .map(([key, value]) => `${key} ${formatNumber(value)}`)
+    .join(', ')})`;
 }
 
 const resultWord = (r: ScenarioResult) => (r.failed !== undefined ? 'FAILED' : r.met ? 'ok' : 'MISSED');
 
 /** The report table: one line per result; MISSED where a target is not met, FAILED where the figures cannot be trusted. */
-export function renderTable(results: ScenarioResult[], failures: FailedScenario[], skipped: SkippedScenario[] = []): string {
+export function renderTable(
+  results: ScenarioResult[],
+  failures: FailedScenario[],
+  skipped: SkippedScenario[] = [],
+): string {
   const header = ['scenario', 'service (median)', 'baseline (median)', 'ratio [range]', 'target', 'result'];
   const rows = results.map((r) => [
     r.name,
@@ -114,7 +127,10 @@ export function renderTable(results: ScenarioResult[], failures: FailedScenario[
   const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
   const notes = [
     'ratio = median over the runs of (service / baseline), each run measuring both back to back; [range] = lowest–highest run.',
-    ...results.map((r) => `${r.name}: ${r.target.description}${extraNote(r.extra)}${r.failed === undefined ? '' : `\n  FAILED: ${r.failed}`}`),
+    ...results.map(
+      (r) =>
+        `${r.name}: ${r.target.description}${extraNote(r.extra)}${r.failed === undefined ? '' : `\n  FAILED: ${r.failed}`}`,
+    ),
     ...failures.map((f) => `${f.name}: FAILED ${f.error}`),
     ...skipped.map((s) => `${s.name}: SKIPPED ${s.reason}`),
   ];
@@ -132,7 +148,13 @@ export interface RunContext {
 
 export function machine() {
   const cpus = os.cpus();
-  return { cores: cpus.length, cpu: cpus[0]?.model.trim() ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.arch()}`, memoryGb: Math.round(os.totalmem() / 1024 ** 3) };
+  return {
+    cores: cpus.length,
+    cpu: cpus[0]?.model.trim() ?? 'unknown',
+    node: process.version,
+    platform: `${os.platform()} ${os.arch()}`,
+    memoryGb: Math.round(os.totalmem() / 1024 ** 3),
+  };
 }
 
 /** The heading of the report: what ran, on what, how. */
@@ -145,7 +167,13 @@ export function renderHeading(context: RunContext): string {
 }
 
 /** bench/results/latest.json: pretty-printed, stable key order, every run's figures, so a commit diff reads well. */
-export function writeResults(file: string, results: ScenarioResult[], failures: FailedScenario[], context: RunContext, skipped: SkippedScenario[] = []): void {
+export function writeResults(
+  file: string,
+  results: ScenarioResult[],
+  failures: FailedScenario[],
+  context: RunContext,
+  skipped: SkippedScenario[] = [],
+): void {
   const document = {
     date: new Date().toISOString(),
     machine: machine(),

@@ -25,7 +25,8 @@ export function loadProblem(side: string, counts: LoadCounts): string | undefine
   if (counts.timeouts > 0) problems.push(`${counts.timeouts} timeouts`);
   if (counts.non2xx > 0) problems.push(`${counts.non2xx} non-2xx answers`);
   if (counts.requests === 0) problems.push('no request completed');
-  else if (counts.ok2xx < counts.requests) problems.push(`${counts.requests - counts.ok2xx} of ${counts.requests} answers not 2xx`);
+  else if (counts.ok2xx < counts.requests)
+    problems.push(`${counts.requests - counts.ok2xx} of ${counts.requests} answers not 2xx`);
   return problems.length === 0 ? undefined : `${side}: autocannon reported ${problems.join(', ')}`;
 }
 
@@ -49,7 +50,12 @@ export type Better = 'lower' | 'higher';
  * that comes out slower than the service measures something else than intended — or a
  * machine too busy to measure on. Judged on the medians of the runs.
  */
-export function baselineSlowerProblem(baselineLabel: string, serviceMedian: number, baselineMedian: number, better: Better): string | undefined {
+export function baselineSlowerProblem(
+  baselineLabel: string,
+  serviceMedian: number,
+  baselineMedian: number,
+  better: Better,
+): string | undefined {
   const slower = better === 'lower' ? baselineMedian > serviceMedian : baselineMedian < serviceMedian;
   if (!slower) return undefined;
   return `the ${baselineLabel} baseline (median ${significantText(baselineMedian)}) is slower than the service (median ${significantText(serviceMedian)}): it cannot be the floor of the same work`;

@@ -6,7 +6,16 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { loadConfig, type SqliteSynchronous } from '../../src/config.js';
-import { servingDescendant, freePort, killOnExit, outputOf, REPO_ROOT, statusMb, terminate, waitForOk } from './processes.js';
+import {
+  servingDescendant,
+  freePort,
+  killOnExit,
+  outputOf,
+  REPO_ROOT,
+  statusMb,
+  terminate,
+  waitForOk,
+} from './processes.js';
 
 export const API = '/api/v2/public';
 export const BENCH_ADMIN_TOKEN = 'bench-admin-token';
@@ -38,7 +47,9 @@ export function serviceEnvironment(databaseUrl: string, port: number): Record<st
  * service does not say.
  */
 export function serviceSynchronous(): SqliteSynchronous {
-  const config = loadConfig({ ...serviceEnvironment('sqlite::memory:', 0) }) as { sqliteSynchronous?: SqliteSynchronous };
+  const config = loadConfig({ ...serviceEnvironment('sqlite::memory:', 0) }) as {
+    sqliteSynchronous?: SqliteSynchronous;
+  };
   return config.sqliteSynchronous ?? 'FULL';
 }
 
@@ -57,7 +68,18 @@ export function profileServicesInto(dir: string): void {
 function serviceCommand(): [string, string[]] {
   if (profileDir === undefined) return ['npm', ['start']];
   // The node flags of `npm start` (package.json), so the profile is of the same process.
-  return [process.execPath, ['--min-semi-space-size=16', '--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=100', '--import', 'tsx', 'src/server.ts']];
+  return [
+    process.execPath,
+    [
+      '--min-semi-space-size=16',
+      '--cpu-prof',
+      `--cpu-prof-dir=${profileDir}`,
+      '--cpu-prof-interval=100',
+      '--import',
+      'tsx',
+      'src/server.ts',
+    ],
+  ];
 }
 
 export interface Service {
@@ -87,7 +109,11 @@ export async function startService(dir: string, name: string, extraEnv: Record<s
  * `extraEnv` adds settings a user could give too (e.g. `WEBHOOKS_ALLOW_PRIVATE=true`, or the
  * feed-off side's `BENCH_WITHOUT_STOCK_EVENTS=true`).
  */
-export async function startServiceAt(databaseUrl: string, file = databaseUrl, extraEnv: Record<string, string> = {}): Promise<Service> {
+export async function startServiceAt(
+  databaseUrl: string,
+  file = databaseUrl,
+  extraEnv: Record<string, string> = {},
+): Promise<Service> {
   const port = await freePort();
   const [command, args] = serviceCommand();
   const child = spawn(command, args, {

@@ -28,7 +28,12 @@ export const STOCK_LOCATIONS = [
 /** Reason codes the entries use: a loss (subtracts |q|), a gain (adds |q|), a plain one (sign kept), a movement code. */
 export const REASON = { loss: 101, gain: 102, plain: 103, movement: 301 } as const;
 
-const reasonCode = (code: number, description: string, type: number, flags: { is_loss?: boolean; is_gain?: boolean } = {}) => ({
+const reasonCode = (
+  code: number,
+  description: string,
+  type: number,
+  flags: { is_loss?: boolean; is_gain?: boolean } = {},
+) => ({
   reason_code: code,
   reason_code_description: description,
   reason_code_type: type,
@@ -62,13 +67,25 @@ export const stockProductInput = (index: number): Record<string, unknown> => cha
  */
 export async function seedStockMasterData(baseUrl: string, productCount: number, storeCount = 1): Promise<void> {
   const stores = Array.from({ length: storeCount }, (_, i) => storeInput(i));
-  await postOk(baseUrl, `${API}/stores`, { stores }, storeCount === 1 ? 'seeding the store' : `seeding ${storeCount} stores`);
+  await postOk(
+    baseUrl,
+    `${API}/stores`,
+    { stores },
+    storeCount === 1 ? 'seeding the store' : `seeding ${storeCount} stores`,
+  );
   for (let from = 0; from < productCount; from += 10_000) {
-    const products = Array.from({ length: Math.min(10_000, productCount - from) }, (_, i) => stockProductInput(from + i));
+    const products = Array.from({ length: Math.min(10_000, productCount - from) }, (_, i) =>
+      stockProductInput(from + i),
+    );
     await postOk(baseUrl, `${API}/products`, { products }, `seeding products ${from + 1}–${from + products.length}`);
   }
   for (let i = 0; i < storeCount; i++) {
-    await postOk(baseUrl, `${API}/stores/${storeNumberOf(i)}/locations`, { locations: STOCK_LOCATIONS }, `seeding the locations of ${storeNumberOf(i)}`);
+    await postOk(
+      baseUrl,
+      `${API}/stores/${storeNumberOf(i)}/locations`,
+      { locations: STOCK_LOCATIONS },
+      `seeding the locations of ${storeNumberOf(i)}`,
+    );
   }
   await postOk(baseUrl, `${API}/reasoncodes`, { reason_codes: STOCK_REASON_CODES }, 'seeding reason codes');
 }
@@ -80,8 +97,17 @@ export async function seedStockMasterData(baseUrl: string, productCount: number,
  */
 export async function seedAssortment(baseUrl: string, storeNumber: string, productCount: number): Promise<void> {
   for (let from = 0; from < productCount; from += 10_000) {
-    const products = Array.from({ length: Math.min(10_000, productCount - from) }, (_, i) => ({ product_number: productNumber(from + i), min: 2 + ((from + i) % 5), max: 24 }));
-    await postOk(baseUrl, `${API}/stores/${storeNumber}/storeproducts`, { products }, `seeding the assortment of ${storeNumber}`);
+    const products = Array.from({ length: Math.min(10_000, productCount - from) }, (_, i) => ({
+      product_number: productNumber(from + i),
+      min: 2 + ((from + i) % 5),
+      max: 24,
+    }));
+    await postOk(
+      baseUrl,
+      `${API}/stores/${storeNumber}/storeproducts`,
+      { products },
+      `seeding the assortment of ${storeNumber}`,
+    );
   }
 }
 
@@ -115,8 +141,12 @@ export function readServiceBalances(db: BenchDatabase): Promise<ServiceBalance[]
 export function stockMasterForRawWriter(): StockMaster & { storeNumber: string } {
   return {
     storeNumber: STOCK_STORE,
-    reasons: Object.fromEntries(STOCK_REASON_CODES.map((r) => [String(r.reason_code), { isLoss: r.is_loss, isGain: r.is_gain }])),
-    defaultPools: Object.fromEntries(STOCK_LOCATIONS.map((l) => [l.location_code, 'default_stock_pool' in l ? l.default_stock_pool : null])),
+    reasons: Object.fromEntries(
+      STOCK_REASON_CODES.map((r) => [String(r.reason_code), { isLoss: r.is_loss, isGain: r.is_gain }]),
+    ),
+    defaultPools: Object.fromEntries(
+      STOCK_LOCATIONS.map((l) => [l.location_code, 'default_stock_pool' in l ? l.default_stock_pool : null]),
+    ),
   };
 }
 
@@ -161,15 +191,28 @@ export function stockEntries(p: Picker, clock: StockClock, count: number, produc
     if (kind < 3) entry.reason_code = REASON.loss;
     else if (kind < 6) entry.reason_code = REASON.gain;
     else if (kind < 8) entry.reason_code = REASON.plain;
-    if ((entry.reason_code === undefined || entry.reason_code === REASON.plain) && p.chance(0.4)) entry.quantity = -entry.quantity;
+    if ((entry.reason_code === undefined || entry.reason_code === REASON.plain) && p.chance(0.4))
+      entry.quantity = -entry.quantity;
     if (p.chance(0.1)) entry.reference = `DOC-${p.int(1, 99_999)}`;
     return entry;
   });
 }
 
 /** POSTs entries (body serialised outside the timing) over HTTP to the store's path; checks that every entry was applied. */
-export function timedStockPost(baseUrl: string, body: string, count: number, storeNumber = STOCK_STORE, headers?: Record<string, string>): Promise<number> {
-  return timedPost(baseUrl, stockLogsPath(storeNumber), body, `created ${count}: applied ${count}, pending review 0`, headers);
+export function timedStockPost(
+  baseUrl: string,
+  body: string,
+  count: number,
+  storeNumber = STOCK_STORE,
+  headers?: Record<string, string>,
+): Promise<number> {
+  return timedPost(
+    baseUrl,
+    stockLogsPath(storeNumber),
+    body,
+    `created ${count}: applied ${count}, pending review 0`,
+    headers,
+  );
 }
 
 export function stockBody(entries: readonly StockEntry[]): string {

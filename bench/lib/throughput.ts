@@ -47,7 +47,8 @@ export async function measureRound(pair: ThroughputPair, round: number): Promise
   for (const side of order) results[side] = checked(side, await load(pair[side], LOAD_SECONDS));
   const service = results.service!;
   const baseline = results.baseline!;
-  if (pair.cannedBodyBytes !== undefined) assertSane(bareThroughputProblem(baseline.requestsPerSecond, pair.cannedBodyBytes));
+  if (pair.cannedBodyBytes !== undefined)
+    assertSane(bareThroughputProblem(baseline.requestsPerSecond, pair.cannedBodyBytes));
   return {
     value: service.requestsPerSecond,
     baseline: baseline.requestsPerSecond,
@@ -73,7 +74,12 @@ export async function cannedBytesSession(
   options.check?.(answer);
   const bare = resources.add(await startBareJsonServer(options.dir, options.routePath, answer.bytes), (b) => b.stop());
   const pair: ThroughputPair = {
-    service: { origin: options.service.baseUrl, paths: [url], rssMb: options.service.rssMb, peakRssMb: options.service.peakRssMb },
+    service: {
+      origin: options.service.baseUrl,
+      paths: [url],
+      rssMb: options.service.rssMb,
+      peakRssMb: options.service.peakRssMb,
+    },
     baseline: { origin: bare.origin, paths: [url] },
     cannedBodyBytes: answer.bytes.length,
   };
@@ -81,7 +87,14 @@ export async function cannedBytesSession(
   return {
     async measure(round) {
       const sample = await measureRound(pair, round);
-      return { ...sample, extra: { ...sample.extra, 'body KiB': answer.bytes.length / 1024, 'service peak RSS MB': options.service.peakRssMb() } };
+      return {
+        ...sample,
+        extra: {
+          ...sample.extra,
+          'body KiB': answer.bytes.length / 1024,
+          'service peak RSS MB': options.service.peakRssMb(),
+        },
+      };
     },
     close: () => resources.release(),
   };

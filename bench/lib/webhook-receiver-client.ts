@@ -22,7 +22,12 @@ export interface WebhookReceiver {
 }
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
-  const child = fork(SCRIPT, [], { cwd: REPO_ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
+  const child = fork(SCRIPT, [], {
+    cwd: REPO_ROOT,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    detached: true,
+  });
   killOnExit(child);
   let nextId = 0;
   const pending = new Map<number, (answer: ReceiverAnswer) => void>();

@@ -54,7 +54,19 @@ let batches = new Map<string, { first: number; last: number; count: number }>();
 let lastSequence = 0;
 
 function reset(after = 0): void {
-  state = { deliveries: 0, refused: 0, resentBatches: 0, resentEvents: 0, received: 0, lastSequence: 0, sequences: [], firstAt: null, lastAt: null, verified: 0, problems: [] };
+  state = {
+    deliveries: 0,
+    refused: 0,
+    resentBatches: 0,
+    resentEvents: 0,
+    received: 0,
+    lastSequence: 0,
+    sequences: [],
+    firstAt: null,
+    lastAt: null,
+    verified: 0,
+    problems: [],
+  };
   batches = new Map();
   lastSequence = after;
   state.lastSequence = after;
@@ -71,17 +83,25 @@ function record(headers: http.IncomingHttpHeaders, text: string, arrivedAt: numb
   if (id === '') problem(`delivery ${delivery} has no webhook-id`);
   if (webhook !== undefined && (delivery === 0 || delivery % verifyEvery === 0)) {
     try {
-      webhook.verify(text, { 'webhook-id': id, 'webhook-timestamp': String(headers['webhook-timestamp']), 'webhook-signature': String(headers['webhook-signature']) });
+      webhook.verify(text, {
+        'webhook-id': id,
+        'webhook-timestamp': String(headers['webhook-timestamp']),
+        'webhook-signature': String(headers['webhook-signature']),
+      });
       state.verified++;
     } catch (error) {
-      problem(`delivery ${delivery} (${id}): the signature does not verify: ${error instanceof Error ? error.message : String(error)}`);
+      problem(
+        `delivery ${delivery} (${id}): the signature does not verify: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   let sequences: number[];
   try {
     sequences = (JSON.parse(text) as { events: Array<{ sequence: number }> }).events.map((event) => event.sequence);
   } catch (error) {
-    problem(`delivery ${delivery} (${id}): not a batch of events: ${error instanceof Error ? error.message : String(error)}`);
+    problem(
+      `delivery ${delivery} (${id}): not a batch of events: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return;
   }
   const shape = { first: sequences[0] ?? -1, last: sequences[sequences.length - 1] ?? -1, count: sequences.length };
@@ -90,14 +110,17 @@ function record(headers: http.IncomingHttpHeaders, text: string, arrivedAt: numb
     state.resentBatches++;
     state.resentEvents += sequences.length;
     if (seen.first !== shape.first || seen.last !== shape.last || seen.count !== shape.count) {
-      problem(`delivery ${delivery} re-sends ${id} with events ${shape.first}–${shape.last} (${shape.count}); first sent with ${seen.first}–${seen.last} (${seen.count})`);
+      problem(
+        `delivery ${delivery} re-sends ${id} with events ${shape.first}–${shape.last} (${shape.count}); first sent with ${seen.first}–${seen.last} (${seen.count})`,
+      );
     }
     return;
   }
   batches.set(id, shape);
   if (sequences.length === 0) problem(`delivery ${delivery} (${id}) carries no events`);
   for (const sequence of sequences) {
-    if (!(sequence > lastSequence)) problem(`delivery ${delivery} (${id}): event ${sequence} arrived after ${lastSequence}`);
+    if (!(sequence > lastSequence))
+      problem(`delivery ${delivery} (${id}): event ${sequence} arrived after ${lastSequence}`);
     lastSequence = Math.max(lastSequence, sequence);
     state.sequences.push(sequence);
   }

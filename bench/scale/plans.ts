@@ -28,7 +28,14 @@ interface Heard {
   parameters: readonly unknown[];
 }
 
-type Flow = { name: string; what: string; run: (get: (url: string) => Promise<unknown>, post: (url: string, body: unknown) => Promise<unknown>) => Promise<void> };
+type Flow = {
+  name: string;
+  what: string;
+  run: (
+    get: (url: string) => Promise<unknown>,
+    post: (url: string, body: unknown) => Promise<unknown>,
+  ) => Promise<void>;
+};
 
 function flows(now: number): Flow[] {
   const store = storeNumberOf(41);
@@ -47,7 +54,10 @@ function flows(now: number): Flow[] {
       name: 'log pull by Page_Start',
       what: 'GET /products/stock/storeproductlogs?last_modified_date=<100 days ago>&Page_Size=200, pages 1 and 2',
       run: async (get) => {
-        for (const page of [1, 2]) await get(`${API}/products/stock/storeproductlogs?last_modified_date=${since(100 * DAY)}&Page_Size=200&Page_Start=${page}`);
+        for (const page of [1, 2])
+          await get(
+            `${API}/products/stock/storeproductlogs?last_modified_date=${since(100 * DAY)}&Page_Size=200&Page_Start=${page}`,
+          );
       },
     },
     {
@@ -69,7 +79,11 @@ function flows(now: number): Flow[] {
       what: `POST /stores/${store}/products/stock/storeproductlogs: one delta dated 200 days ago`,
       run: async (_get, post) => {
         const at = new Date(now - 200 * DAY).toISOString();
-        await post(`${API}/stores/${store}/products/stock/storeproductlogs`, { storeproductlog: [{ product_number: product, customer_order_line_number: 0, quantity: 1, modification_datetime: at }] });
+        await post(`${API}/stores/${store}/products/stock/storeproductlogs`, {
+          storeproductlog: [
+            { product_number: product, customer_order_line_number: 0, quantity: 1, modification_datetime: at },
+          ],
+        });
       },
     },
   ];
@@ -85,14 +99,18 @@ export async function runPlans(argv: string[]): Promise<void> {
     .parse(argv, { from: 'user' })
     .opts<{ url: string; out: string }>();
   const schema = new URL(options.url).searchParams.get('schema') ?? 'public';
-  const app = await buildApp({ ...loadConfig({ ...process.env, DATABASE_URL: options.url, STORE_OPS_ADMIN_TOKEN: TOKEN, LOG_LEVEL: 'silent' }), port: 0 });
+  const app = await buildApp({
+    ...loadConfig({ ...process.env, DATABASE_URL: options.url, STORE_OPS_ADMIN_TOKEN: TOKEN, LOG_LEVEL: 'silent' }),
+    port: 0,
+  });
   await app.ready();
   const headers = { authorization: `Bearer ${TOKEN}` };
   const ok = (answer: { statusCode: number; body: string }, url: string) => {
     if (answer.statusCode !== 200) throw new Error(`${url}: ${answer.statusCode} ${answer.body.slice(0, 300)}`);
   };
   const get = async (url: string) => ok(await app.inject({ method: 'GET', url, headers }), url);
-  const post = async (url: string, payload: unknown) => ok(await app.inject({ method: 'POST', url, headers, payload: payload as object }), url);
+  const post = async (url: string, payload: unknown) =>
+    ok(await app.inject({ method: 'POST', url, headers, payload: payload as object }), url);
 
   const heard = new Map<string, Heard[]>();
   try {
@@ -132,7 +150,10 @@ export async function runPlans(argv: string[]): Promise<void> {
         lines.push('', '(a write: not explained)');
         continue;
       }
-      const plan = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${statement.sql}`, statement.parameters as unknown[]);
+      const plan = await client.query<{ 'QUERY PLAN': string }>(
+        `explain (analyze, buffers) ${statement.sql}`,
+        statement.parameters as unknown[],
+      );
       lines.push('', '```', ...plan.rows.map((row) => row['QUERY PLAN']), '```');
     }
   }

@@ -33,11 +33,17 @@ export async function runScale(argv: string[]): Promise<void> {
     .option('--products <n>', 'products (every store carries all)', (v) => Number(v), 10_000)
     .option('--days <n>', 'days of history', (v) => Number(v), 365)
     .option('--entries-per-day <n>', 'history entries per day', (v) => Number(v), 22_000)
-    .option('--database <kind>', 'postgres (BENCH_DATABASE_URL, a fresh schema) or sqlite (a temporary file)', 'postgres')
+    .option(
+      '--database <kind>',
+      'postgres (BENCH_DATABASE_URL, a fresh schema) or sqlite (a temporary file)',
+      'postgres',
+    )
     .option('--url <databaseUrl>', 'measure this already generated chain instead of writing one (kept)')
     .option('--keep', 'keep the generated database afterwards (prints where)', false)
     .option('--seconds <n>', 'seconds per load run', (v) => Number(v), 10)
-    .option('--only <parts>', `comma-separated parts to measure (${PARTS.join(', ')}); default all`, (v) => v.split(','))
+    .option('--only <parts>', `comma-separated parts to measure (${PARTS.join(', ')}); default all`, (v) =>
+      v.split(','),
+    )
     .exitOverride()
     .parse(argv, { from: 'user' });
   const options = program.opts<Options>();
@@ -119,7 +125,8 @@ class ScaleRun {
       encoding: 'utf8',
       maxBuffer: 64 * 2 ** 20,
     });
-    if (result.status !== 0) throw new Error(`store-ops ${args.join(' ')}: exit ${result.status}\n${result.stderr.slice(-2000)}`);
+    if (result.status !== 0)
+      throw new Error(`store-ops ${args.join(' ')}: exit ${result.status}\n${result.stderr.slice(-2000)}`);
     const peakKb = Number(result.stderr.trim().split('\n').at(-1));
     return { seconds: (Date.now() - started) / 1000, peakMb: peakKb / 1024, output: result.stdout };
   }
@@ -131,9 +138,24 @@ class ScaleRun {
         this.databaseUrl = this.options.url;
       } else {
         this.databaseUrl = this.freshDatabase('chain');
-        console.log(`generating: ${stores} stores × ${products} products, ${days} days × ${entriesPerDay} entries, on ${this.options.database}`);
-        const generated = this.cli(['generate', '--stores', String(stores), '--products', String(products), '--days', String(days), '--entries-per-day', String(entriesPerDay)]);
-        this.record('generate', `${generated.seconds.toFixed(0)} s (${((stores * products + days * entriesPerDay) / generated.seconds).toFixed(0)} entries/s)`);
+        console.log(
+          `generating: ${stores} stores × ${products} products, ${days} days × ${entriesPerDay} entries, on ${this.options.database}`,
+        );
+        const generated = this.cli([
+          'generate',
+          '--stores',
+          String(stores),
+          '--products',
+          String(products),
+          '--days',
+          String(days),
+          '--entries-per-day',
+          String(entriesPerDay),
+        ]);
+        this.record(
+          'generate',
+          `${generated.seconds.toFixed(0)} s (${((stores * products + days * entriesPerDay) / generated.seconds).toFixed(0)} entries/s)`,
+        );
         if (this.options.keep) this.cleanup = this.cleanup.filter((_, i) => i !== 0);
       }
       // Before any write of this run: the nightly check over the chain's own last hour.
@@ -154,7 +176,8 @@ class ScaleRun {
       } finally {
         await service.stop();
       }
-      if (this.wanted('write')) this.record('write rate, full ÷ empty', (writeFull / (await this.writeRateOnEmpty())).toFixed(2));
+      if (this.wanted('write'))
+        this.record('write rate, full ÷ empty', (writeFull / (await this.writeRateOnEmpty())).toFixed(2));
       if (this.wanted('verify')) this.verify();
       if (this.wanted('restart')) {
         const restartAt = Date.now();
@@ -169,8 +192,16 @@ class ScaleRun {
     }
     console.log(`\n| figure | value |\n|---|---|\n${this.figures.map(([n, v]) => `| ${n} | ${v} |`).join('\n')}\n`);
     // A partial run (--only) must not replace the record of a whole one.
-    const out = path.join(REPO_ROOT, 'bench', 'results', `scale-${this.options.database}${this.options.only ? '-partial' : ''}.json`);
-    fs.writeFileSync(out, `${JSON.stringify({ at: new Date().toISOString(), options: this.options, figures: Object.fromEntries(this.figures) }, null, 2)}\n`);
+    const out = path.join(
+      REPO_ROOT,
+      'bench',
+      'results',
+      `scale-${this.options.database}${this.options.only ? '-partial' : ''}.json`,
+    );
+    fs.writeFileSync(
+      out,
+      `${JSON.stringify({ at: new Date().toISOString(), options: this.options, figures: Object.fromEntries(this.figures) }, null, 2)}\n`,
+    );
     console.log(`written ${path.relative(REPO_ROOT, out)}`);
   }
 
@@ -184,7 +215,9 @@ class ScaleRun {
     await client.connect();
     try {
       for (let waited = 0; waited < 180; waited += 2) {
-        const { rows } = await client.query<{ n: string }>(`select count(*) as n from pg_stat_activity where backend_type = 'autovacuum worker'`);
+        const { rows } = await client.query<{ n: string }>(
+          `select count(*) as n from pg_stat_activity where backend_type = 'autovacuum worker'`,
+        );
         if (Number(rows[0]!.n) === 0) return;
         await new Promise((resolve) => setTimeout(resolve, 2_000));
       }
@@ -194,14 +227,28 @@ class ScaleRun {
   }
 
   private lookupPaths(count: number): string[] {
-    return Array.from({ length: count }, () => `${API}/stores/${storeNumberOf(this.p.int(0, this.options.stores - 1))}/products/${productNumberOf(this.p.int(0, this.options.products - 1))}/stock`);
+    return Array.from(
+      { length: count },
+      () =>
+        `${API}/stores/${storeNumberOf(this.p.int(0, this.options.stores - 1))}/products/${productNumberOf(this.p.int(0, this.options.products - 1))}/stock`,
+    );
   }
 
   private async lookups(service: Service): Promise<void> {
     const paths = this.lookupPaths(20_000);
-    await fireLoad({ origin: service.baseUrl, paths: paths.slice(0, 2_000), headers: { authorization: AUTHORIZATION }, seconds: 3 });
+    await fireLoad({
+      origin: service.baseUrl,
+      paths: paths.slice(0, 2_000),
+      headers: { authorization: AUTHORIZATION },
+      seconds: 3,
+    });
     const cpuBefore = postgresCpuSeconds();
-    const alone = await fireLoad({ origin: service.baseUrl, paths, headers: { authorization: AUTHORIZATION }, seconds: this.options.seconds });
+    const alone = await fireLoad({
+      origin: service.baseUrl,
+      paths,
+      headers: { authorization: AUTHORIZATION },
+      seconds: this.options.seconds,
+    });
     const cpu = postgresCpuSeconds() - cpuBefore;
     const served = alone.requestsPerSecond * this.options.seconds;
     this.record(
@@ -210,9 +257,17 @@ class ScaleRun {
         (this.options.database === 'postgres' ? `, ${((cpu / served) * 1000).toFixed(2)} ms of database CPU each` : ''),
     );
     const posting = this.postingLoad(service, 4);
-    const mixed = await fireLoad({ origin: service.baseUrl, paths: this.lookupPaths(20_000), headers: { authorization: AUTHORIZATION }, seconds: this.options.seconds });
+    const mixed = await fireLoad({
+      origin: service.baseUrl,
+      paths: this.lookupPaths(20_000),
+      headers: { authorization: AUTHORIZATION },
+      seconds: this.options.seconds,
+    });
     const posted = await posting.stop();
-    this.record('look-ups under 4 posting clients', `${mixed.requestsPerSecond.toFixed(0)}/s, p50 ${mixed.latencyP50Ms} ms, p99 ${mixed.latencyP99Ms} ms; posts ${posted.toFixed(0)} entries/s`);
+    this.record(
+      'look-ups under 4 posting clients',
+      `${mixed.requestsPerSecond.toFixed(0)}/s, p50 ${mixed.latencyP50Ms} ms, p99 ${mixed.latencyP99Ms} ms; posts ${posted.toFixed(0)} entries/s`,
+    );
   }
 
   /** `clients` loops posting 100-entry requests to random stores until stopped; entries/s. */
@@ -231,7 +286,12 @@ class ScaleRun {
             modification_datetime: new Date().toISOString(),
           })),
         });
-        const answer = await call(service.baseUrl, 'POST', `${API}/stores/${store}/products/stock/storeproductlogs`, body);
+        const answer = await call(
+          service.baseUrl,
+          'POST',
+          `${API}/stores/${store}/products/stock/storeproductlogs`,
+          body,
+        );
         if (answer.status !== 200) throw new Error(`posting: ${answer.status} ${answer.text().slice(0, 300)}`);
         entries += entriesPerPost;
       }
@@ -257,7 +317,20 @@ class ScaleRun {
   /** The same posting load on a chain of the same master data and no history. */
   private async writeRateOnEmpty(): Promise<number> {
     const url = this.freshDatabase('empty');
-    this.cli(['generate', '--stores', String(this.options.stores), '--products', String(this.options.products), '--days', '0', '--entries-per-day', '0'], url);
+    this.cli(
+      [
+        'generate',
+        '--stores',
+        String(this.options.stores),
+        '--products',
+        String(this.options.products),
+        '--days',
+        '0',
+        '--entries-per-day',
+        '0',
+      ],
+      url,
+    );
     const service = await startServiceAt(url);
     try {
       await this.settle();
@@ -282,19 +355,35 @@ class ScaleRun {
       const store = storeNumberOf(this.p.int(0, this.options.stores - 1));
       const first = this.p.int(0, this.options.products - 100);
       const body = JSON.stringify({
-        storeproductlog: Array.from({ length: 100 }, (_, k) => ({ product_number: productNumberOf(first + k), quantity: 2, customer_order_line_number: 0, modification_datetime: new Date().toISOString() })),
+        storeproductlog: Array.from({ length: 100 }, (_, k) => ({
+          product_number: productNumberOf(first + k),
+          quantity: 2,
+          customer_order_line_number: 0,
+          modification_datetime: new Date().toISOString(),
+        })),
       });
-      const answer = await call(service.baseUrl, 'POST', `${API}/stores/${store}/products/stock/storeproductlogs`, body);
+      const answer = await call(
+        service.baseUrl,
+        'POST',
+        `${API}/stores/${store}/products/stock/storeproductlogs`,
+        body,
+      );
       if (answer.status !== 200) throw new Error(`posting the delta: ${answer.status}`);
     }
     const started = performance.now();
     let rows = 0;
     for (let page = 1; ; page++) {
-      const { json } = await this.timedGet(service, `${API}/storeproducts/stock?last_stock_modified_datetime=${encodeURIComponent(since)}&Page_Size=200&Page_Start=${page}`);
+      const { json } = await this.timedGet(
+        service,
+        `${API}/storeproducts/stock?last_stock_modified_datetime=${encodeURIComponent(since)}&Page_Size=200&Page_Start=${page}`,
+      );
       rows += json.list.length;
       if (json.next_page === null) break;
     }
-    this.record('ERP delta pull of 500 changed store products', `${(performance.now() - started).toFixed(0)} ms (${rows} rows)`);
+    this.record(
+      'ERP delta pull of 500 changed store products',
+      `${(performance.now() - started).toFixed(0)} ms (${rows} rows)`,
+    );
   }
 
   /**
@@ -310,7 +399,8 @@ class ScaleRun {
       `${API}/products/stock/storeproductlogs?last_modified_date=${encodeURIComponent(new Date(from).toISOString())}&Page_Size=200&Page_Start=${page}`;
     const first = await this.timedGet(service, url(since - 1_000, 1));
     const firstPages: number[] = [];
-    for (let pull = 1; pull <= 9; pull++) firstPages.push((await this.timedGet(service, url(since - 1_000 + pull, 1))).ms);
+    for (let pull = 1; pull <= 9; pull++)
+      firstPages.push((await this.timedGet(service, url(since - 1_000 + pull, 1))).ms);
     const times: number[] = [];
     let total = 0;
     const started = performance.now();
@@ -328,7 +418,10 @@ class ScaleRun {
       `log pull by Page_Start (window ${windowDays} days: ${total} entries)`,
       `page 1 ${pageOne.toFixed(1)} ms (median of 9 new pulls), page ${times.length} ${last.toFixed(1)} ms (${(last / pageOne).toFixed(2)}× page 1), median ${median(times).toFixed(1)} ms; ${rows} rows in ${seconds.toFixed(1)} s = ${(rows / seconds).toFixed(0)} rows/s`,
     );
-    this.record('log pull, the process\'s first log request (first plans of its connection)', `${first.ms.toFixed(0)} ms`);
+    this.record(
+      "log pull, the process's first log request (first plans of its connection)",
+      `${first.ms.toFixed(0)} ms`,
+    );
     // Another window is another pull: nothing remembered, page 500 read by OFFSET from the window's start.
     const cold = await this.timedGet(service, url(since + 1, 500));
     this.record('log pull, page 500 asked cold (no remembered position)', `${cold.ms.toFixed(0)} ms`);
@@ -340,12 +433,18 @@ class ScaleRun {
     const times: number[] = [];
     let rows = 0;
     for (let page = 1; ; page++) {
-      const { ms, json } = await this.timedGet(service, `${API}/storeproducts/stock?store_number=${store}&Page_Size=200&Page_Start=${page}`);
+      const { ms, json } = await this.timedGet(
+        service,
+        `${API}/storeproducts/stock?store_number=${store}&Page_Size=200&Page_Start=${page}`,
+      );
       times.push(ms);
       rows += json.list.length;
       if (json.next_page === null) break;
     }
-    this.record(`a store's full stock listing (${rows} rows, pages of 200)`, `${((performance.now() - started) / 1000).toFixed(2)} s, median page ${median(times).toFixed(1)} ms`);
+    this.record(
+      `a store's full stock listing (${rows} rows, pages of 200)`,
+      `${((performance.now() - started) / 1000).toFixed(2)} s, median page ${median(times).toFixed(1)} ms`,
+    );
   }
 
   /** A balance with a long history (100,000 entries), then entries dated 200 days back. */
@@ -364,11 +463,21 @@ class ScaleRun {
         })),
       });
       const answer = await call(service.baseUrl, 'POST', path, body);
-      if (answer.status !== 200) throw new Error(`building the long balance: ${answer.status} ${answer.text().slice(0, 200)}`);
+      if (answer.status !== 200)
+        throw new Error(`building the long balance: ${answer.status} ${answer.text().slice(0, 200)}`);
     }
     const times: number[] = [];
     for (let i = 0; i < 7; i++) {
-      const body = JSON.stringify({ storeproductlog: [{ product_number: product, quantity: 1, customer_order_line_number: 0, modification_datetime: new Date(Date.now() - 200 * DAY + i * HOUR).toISOString() }] });
+      const body = JSON.stringify({
+        storeproductlog: [
+          {
+            product_number: product,
+            quantity: 1,
+            customer_order_line_number: 0,
+            modification_datetime: new Date(Date.now() - 200 * DAY + i * HOUR).toISOString(),
+          },
+        ],
+      });
       const started = performance.now();
       const answer = await call(service.baseUrl, 'POST', path, body);
       times.push(performance.now() - started);
@@ -387,19 +496,26 @@ class ScaleRun {
       const client = new pg.Client({ connectionString: this.databaseUrl.replace(/\?.*$/, '') });
       await client.connect();
       const schema = new URL(this.databaseUrl).searchParams.get('schema');
-      const { rows } = await client.query<{ latest: string }>(`select max(updated_on) as latest from ${schema ? `${schema}.` : ''}stock_logs`);
+      const { rows } = await client.query<{ latest: string }>(
+        `select max(updated_on) as latest from ${schema ? `${schema}.` : ''}stock_logs`,
+      );
       await client.end();
       latest = Number(rows[0]!.latest);
     } else {
       const { default: Database } = await import('better-sqlite3');
       const file = new Database(this.databaseUrl.slice('sqlite:'.length), { readonly: true });
-      latest = Number((file.prepare('select max(updated_on) as latest from stock_logs').get() as { latest: number }).latest);
+      latest = Number(
+        (file.prepare('select max(updated_on) as latest from stock_logs').get() as { latest: number }).latest,
+      );
       file.close();
     }
     const since = new Date(latest - HOUR).toISOString();
     const hour = this.cli(['verify', '--since', since]);
     const touched = /\((\d+) balances/.exec(hour.output)?.[1] ?? '?';
-    this.record('store-ops verify --since (the chain\'s last hour of history)', `${hour.seconds.toFixed(1)} s, peak ${hour.peakMb.toFixed(0)} MB, ${touched} balances touched`);
+    this.record(
+      "store-ops verify --since (the chain's last hour of history)",
+      `${hour.seconds.toFixed(1)} s, peak ${hour.peakMb.toFixed(0)} MB, ${touched} balances touched`,
+    );
   }
 
   private verify(): void {
@@ -408,7 +524,10 @@ class ScaleRun {
     const since = new Date(Date.now() - HOUR).toISOString();
     const incremental = this.cli(['verify', '--since', since]);
     const touched = /\((\d+) balances/.exec(incremental.output)?.[1] ?? '?';
-    this.record('store-ops verify --since (the last hour)', `${incremental.seconds.toFixed(1)} s, peak ${incremental.peakMb.toFixed(0)} MB, ${touched} balances touched (this run's own posts included)`);
+    this.record(
+      'store-ops verify --since (the last hour)',
+      `${incremental.seconds.toFixed(1)} s, peak ${incremental.peakMb.toFixed(0)} MB, ${touched} balances touched (this run's own posts included)`,
+    );
   }
 
   private async sizes(): Promise<void> {
@@ -438,11 +557,21 @@ class ScaleRun {
     );
     await client.end();
     const size = (name: string) => Number(sizes.rows.find((r) => r.table === name)?.total ?? 0);
-    for (const row of sizes.rows) this.record(`size ${row.table}`, `${(Number(row.total) / 2 ** 20).toFixed(0)} MB (indexes ${(Number(row.indexes) / 2 ** 20).toFixed(0)} MB)`);
+    for (const row of sizes.rows)
+      this.record(
+        `size ${row.table}`,
+        `${(Number(row.total) / 2 ** 20).toFixed(0)} MB (indexes ${(Number(row.indexes) / 2 ** 20).toFixed(0)} MB)`,
+      );
     const entries = Number(counts.rows[0]!.entries);
     const storeProducts = Number(counts.rows[0]!.store_products);
-    this.record('bytes per ledger entry (stock_logs + stock_log_parts, indexes included)', (Number(counts.rows[0]!.ledger_bytes) / entries).toFixed(0));
-    this.record('bytes per store product (store_products + stock_balances, indexes included)', ((size('store_products') + size('stock_balances')) / storeProducts).toFixed(0));
+    this.record(
+      'bytes per ledger entry (stock_logs + stock_log_parts, indexes included)',
+      (Number(counts.rows[0]!.ledger_bytes) / entries).toFixed(0),
+    );
+    this.record(
+      'bytes per store product (store_products + stock_balances, indexes included)',
+      ((size('store_products') + size('stock_balances')) / storeProducts).toFixed(0),
+    );
   }
 }
 

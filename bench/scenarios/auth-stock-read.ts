@@ -6,7 +6,15 @@ import { Resources } from '../lib/resources.js';
 import { assertSane, loadProblem } from '../lib/sanity.js';
 import type { ResultSpec, Sample, Scenario } from '../lib/scenario.js';
 import { API, AUTHORIZATION, type Service } from '../lib/service.js';
-import { StockClock, STOCK_STORE, productNumber, startStockService, stockBody, stockEntries, timedStockPost } from '../lib/stock.js';
+import {
+  StockClock,
+  STOCK_STORE,
+  productNumber,
+  startStockService,
+  stockBody,
+  stockEntries,
+  timedStockPost,
+} from '../lib/stock.js';
 
 /**
  * Issue 41: what our JWT access tokens cost a read. The single-product stock read (the
@@ -23,7 +31,11 @@ const PRODUCTS = 200;
 const REVOKED = 1_000;
 const PATH = `${API}/stores/${STOCK_STORE}/products/${productNumber(0)}/stock?include_locations=true`;
 
-const target = { ratio: 0.9, comparison: '>=' as const, description: 'JWT throughput ≥ 0.9 × the same read with a sot_ token (issue 41)' };
+const target = {
+  ratio: 0.9,
+  comparison: '>=' as const,
+  description: 'JWT throughput ≥ 0.9 × the same read with a sot_ token (issue 41)',
+};
 
 const revokedSpec: ResultSpec = {
   name: REVOKED_NAME,
@@ -36,7 +48,11 @@ const revokedSpec: ResultSpec = {
 };
 
 async function accessToken(service: Service, name: string): Promise<string> {
-  const created = expectStatus(await call(service.baseUrl, 'POST', `${API}/clients`, JSON.stringify({ name, role: 'admin' })), 201, 'registering the bench client').json<{ client_id: string; client_secret: string }>();
+  const created = expectStatus(
+    await call(service.baseUrl, 'POST', `${API}/clients`, JSON.stringify({ name, role: 'admin' })),
+    201,
+    'registering the bench client',
+  ).json<{ client_id: string; client_secret: string }>();
   const response = await fetch(`${service.baseUrl}/oauth2/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -50,7 +66,15 @@ async function seeded(resources: Resources, dir: string): Promise<Service> {
   const service = await startStockService(resources, dir, PRODUCTS);
   const clock = new StockClock();
   const p = picker(7);
-  const entries = [...stockEntries(p, clock, 200, PRODUCTS), { product_number: productNumber(0), quantity: 12, customer_order_line_number: 0, modification_datetime: clock.next(p) }];
+  const entries = [
+    ...stockEntries(p, clock, 200, PRODUCTS),
+    {
+      product_number: productNumber(0),
+      quantity: 12,
+      customer_order_line_number: 0,
+      modification_datetime: clock.next(p),
+    },
+  ];
   await timedStockPost(service.baseUrl, stockBody(entries), entries.length);
   return service;
 }
@@ -84,11 +108,20 @@ export const authJwtStockRead: Scenario = {
       const revoking = await seeded(resources, revokedDir.dir);
       for (let i = 0; i < REVOKED; i++) {
         const name = `revoked-${i}`;
-        expectStatus(await call(revoking.baseUrl, 'POST', `${API}/clients`, JSON.stringify({ name, role: 'read' })), 201, 'registering a client to revoke');
+        expectStatus(
+          await call(revoking.baseUrl, 'POST', `${API}/clients`, JSON.stringify({ name, role: 'read' })),
+          201,
+          'registering a client to revoke',
+        );
         expectStatus(await call(revoking.baseUrl, 'DELETE', `${API}/clients/${name}`), 200, 'revoking it');
       }
       const revokedJwt = `Bearer ${await accessToken(revoking, 'bench')}`;
-      for (const [service, authorization] of [[plain, AUTHORIZATION], [plain, jwt], [revoking, AUTHORIZATION], [revoking, revokedJwt]] as const) {
+      for (const [service, authorization] of [
+        [plain, AUTHORIZATION],
+        [plain, jwt],
+        [revoking, AUTHORIZATION],
+        [revoking, revokedJwt],
+      ] as const) {
         await checked('warm-up', load(service, authorization, LOAD_WARMUP_SECONDS));
       }
       return {
@@ -97,7 +130,11 @@ export const authJwtStockRead: Scenario = {
           const pairs = async (service: Service, authorization: string) => {
             const sides = round % 2 === 0 ? (['sot', 'jwt'] as const) : (['jwt', 'sot'] as const);
             const results: Partial<Record<'sot' | 'jwt', LoadResult>> = {};
-            for (const side of sides) results[side] = await checked(side, load(service, side === 'sot' ? AUTHORIZATION : authorization, LOAD_SECONDS));
+            for (const side of sides)
+              results[side] = await checked(
+                side,
+                load(service, side === 'sot' ? AUTHORIZATION : authorization, LOAD_SECONDS),
+              );
             return results as Record<'sot' | 'jwt', LoadResult>;
           };
           const main = await pairs(plain, jwt);
@@ -105,7 +142,11 @@ export const authJwtStockRead: Scenario = {
           return {
             value: main.jwt.requestsPerSecond,
             baseline: main.sot.requestsPerSecond,
-            extra: { 'JWT p99 ms': main.jwt.latencyP99Ms, 'sot_ p99 ms': main.sot.latencyP99Ms, 'service RSS MB': plain.rssMb() },
+            extra: {
+              'JWT p99 ms': main.jwt.latencyP99Ms,
+              'sot_ p99 ms': main.sot.latencyP99Ms,
+              'service RSS MB': plain.rssMb(),
+            },
             companions: {
               [REVOKED_NAME]: {
                 value: revoked.jwt.requestsPerSecond,

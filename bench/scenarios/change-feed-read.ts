@@ -36,7 +36,14 @@ import { Resources } from '../lib/resources.js';
 import type { Sample, Scenario } from '../lib/scenario.js';
 import { API, startServiceAt } from '../lib/service.js';
 import { median, percentile } from '../lib/stats.js';
-import { StockClock, seedAssortment, seedStockMasterData, stockBody, stockEntries, timedStockPost } from '../lib/stock.js';
+import {
+  StockClock,
+  seedAssortment,
+  seedStockMasterData,
+  stockBody,
+  stockEntries,
+  timedStockPost,
+} from '../lib/stock.js';
 
 const STORES = 8;
 const PRODUCTS = 5_000;
@@ -61,7 +68,10 @@ class Follower {
   readonly pass: Pass = { events: 0, ms: 0, pageMs: [], bytes: 0 };
   private after: number;
   done = false;
-  constructor(private readonly origin: string, startAfter: number) {
+  constructor(
+    private readonly origin: string,
+    startAfter: number,
+  ) {
     this.after = startAfter;
   }
 
@@ -70,7 +80,10 @@ class Follower {
     const after = this.after;
     const asked = performance.now();
     const answer = await call(this.origin, 'GET', `${EVENTS_PATH}?after=${after}&limit=${PAGE}`);
-    if (answer.status !== 200) throw new Error(`GET ${this.origin}${EVENTS_PATH}?after=${after}: HTTP ${answer.status}: ${answer.text().slice(0, 300)}`);
+    if (answer.status !== 200)
+      throw new Error(
+        `GET ${this.origin}${EVENTS_PATH}?after=${after}: HTTP ${answer.status}: ${answer.text().slice(0, 300)}`,
+      );
     const body = answer.json<{ events: Array<{ sequence: number }>; next_after: number }>();
     const ms = performance.now() - asked;
     this.pass.pageMs.push(ms);
@@ -78,7 +91,8 @@ class Follower {
     this.pass.bytes += answer.bytes.length;
     let previous = after;
     for (const event of body.events) {
-      if (!(event.sequence > previous)) throw new Error(`${this.origin}: page after ${after} has sequence ${event.sequence} after ${previous}`);
+      if (!(event.sequence > previous))
+        throw new Error(`${this.origin}: page after ${after} has sequence ${event.sequence} after ${previous}`);
       previous = event.sequence;
     }
     this.pass.events += body.events.length;
@@ -86,7 +100,10 @@ class Follower {
       this.done = true;
       return;
     }
-    if (body.next_after !== previous) throw new Error(`${this.origin}: a full page after ${after} ends at ${previous} but answers next_after ${body.next_after}`);
+    if (body.next_after !== previous)
+      throw new Error(
+        `${this.origin}: a full page after ${after} ends at ${previous} but answers next_after ${body.next_after}`,
+      );
     this.after = body.next_after;
   }
 }
@@ -96,7 +113,12 @@ class Follower {
  * interleaved (page k of one, then page k of the other, who goes first alternating page by
  * page), so a machine whose speed drifts within a pass favours neither side.
  */
-async function followBoth(origins: { service: string; floor: string }, startAfter: number, firstTurn: number, pages = Number.POSITIVE_INFINITY) {
+async function followBoth(
+  origins: { service: string; floor: string },
+  startAfter: number,
+  firstTurn: number,
+  pages = Number.POSITIVE_INFINITY,
+) {
   const service = new Follower(origins.service, startAfter);
   const floor = new Follower(origins.floor, startAfter);
   for (let page = 0; page < pages && !(service.done && floor.done); page++) {
@@ -130,7 +152,11 @@ function feedRead(dialect: BenchDialect): Scenario {
         valueLabel: 'service',
         baselineLabel: 'target',
         baselineKind: 'absolute',
-        target: { ratio: 1, comparison: '>=', description: `service ≥ ${TARGET_EVENTS_PER_SECOND.toLocaleString('en-US')} events/s in pages of ${PAGE} (issue 30)` },
+        target: {
+          ratio: 1,
+          comparison: '>=',
+          description: `service ≥ ${TARGET_EVENTS_PER_SECOND.toLocaleString('en-US')} events/s in pages of ${PAGE} (issue 30)`,
+        },
       },
     ],
     defaultRuns: 3,
@@ -139,24 +165,35 @@ function feedRead(dialect: BenchDialect): Scenario {
       new Resources().preparing(async (resources) => {
         if (dialect === 'postgres') await requirePostgres();
         const db = await freshDatabase(resources, dialect, 'feed_read');
-        const service = resources.add(await startServiceAt(db.url, dialect === 'sqlite' ? db.url.slice('sqlite:'.length) : db.url), (s) => s.stop());
+        const service = resources.add(
+          await startServiceAt(db.url, dialect === 'sqlite' ? db.url.slice('sqlite:'.length) : db.url),
+          (s) => s.stop(),
+        );
         await seedStockMasterData(service.baseUrl, PRODUCTS, STORES);
         for (let i = 0; i < STORES; i++) await seedAssortment(service.baseUrl, storeNumberOf(i), PRODUCTS);
         const pickers = Array.from({ length: STORES }, (_, i) => picker(4000 + i));
         const clocks = Array.from({ length: STORES }, () => new StockClock());
-        const countEvents = async () => Number((await db.query<{ n: unknown }>('select count(*) as n from events'))[0]?.n);
+        const countEvents = async () =>
+          Number((await db.query<{ n: unknown }>('select count(*) as n from events'))[0]?.n);
         while ((await countEvents()) < MIN_EVENTS) {
           // One post per store at a time (PostgreSQL books them concurrently; SQLite in turn).
           await Promise.all(
             Array.from({ length: STORES }, (_, i) =>
-              timedStockPost(service.baseUrl, stockBody(stockEntries(pickers[i]!, clocks[i]!, ENTRIES, PRODUCTS)), ENTRIES, storeNumberOf(i)),
+              timedStockPost(
+                service.baseUrl,
+                stockBody(stockEntries(pickers[i]!, clocks[i]!, ENTRIES, PRODUCTS)),
+                ENTRIES,
+                storeNumberOf(i),
+              ),
             ),
           );
         }
         // Every event numbered (PostgreSQL's sequencer runs every 100 ms), then the feed is still.
         const deadline = Date.now() + 30_000;
         const unnumbered = async () =>
-          dialect === 'postgres' ? Number((await db.query<{ n: unknown }>('select count(*) as n from events where sequence is null'))[0]?.n) : 0;
+          dialect === 'postgres'
+            ? Number((await db.query<{ n: unknown }>('select count(*) as n from events where sequence is null'))[0]?.n)
+            : 0;
         while ((await unnumbered()) > 0) {
           if (Date.now() > deadline) throw new Error('events still unnumbered 30 s after the last post');
           await new Promise((resolve) => setTimeout(resolve, 200));
@@ -168,22 +205,30 @@ function feedRead(dialect: BenchDialect): Scenario {
         const last = Number(range?.last);
         const stockShare = Number(range?.stock) / total;
         /** Events after `after` (the sequences are dense, but the count does not assume it). */
-        const eventsAfter = async (after: number) => Number((await db.query<{ n: unknown }>(`select count(*) as n from events where sequence > ${after}`))[0]?.n);
+        const eventsAfter = async (after: number) =>
+          Number((await db.query<{ n: unknown }>(`select count(*) as n from events where sequence > ${after}`))[0]?.n);
         await db.disconnect();
 
         const floor = resources.add(await startFeedFloor(EVENTS_PATH, db.url), (f) => f.stop());
         // The floor serves the same events as the service, field for field, at the start, middle and end of the feed.
         for (const after of [0, Math.floor(last / 2), Math.max(0, last - PAGE / 2)]) {
-          const [own, bare] = await Promise.all([call(service.baseUrl, 'GET', `${EVENTS_PATH}?after=${after}&limit=${PAGE}`), call(floor.origin, 'GET', `${EVENTS_PATH}?after=${after}&limit=${PAGE}`)]);
+          const [own, bare] = await Promise.all([
+            call(service.baseUrl, 'GET', `${EVENTS_PATH}?after=${after}&limit=${PAGE}`),
+            call(floor.origin, 'GET', `${EVENTS_PATH}?after=${after}&limit=${PAGE}`),
+          ]);
           const ownEvents = JSON.stringify(own.json<{ events: unknown[] }>().events);
           const bareEvents = JSON.stringify(bare.json<{ events: unknown[] }>().events);
           if (own.status !== 200 || ownEvents !== bareEvents) {
-            throw new Error(`the feed floor's page after ${after} differs from the service's (HTTP ${own.status}): ${ownEvents.slice(0, 300)} … vs ${bareEvents.slice(0, 300)} …`);
+            throw new Error(
+              `the feed floor's page after ${after} differs from the service's (HTTP ${own.status}): ${ownEvents.slice(0, 300)} … vs ${bareEvents.slice(0, 300)} …`,
+            );
           }
         }
         // Untimed warm-up of both sides, on pages no run asks for.
         await followBoth({ service: service.baseUrl, floor: floor.origin }, last - 20 * PAGE - 500, 0, 20);
-        console.error(`  the feed holds ${total.toLocaleString('en-US')} events (sequences up to ${last}), ${Math.round(stockShare * 100)} % stock.changed`);
+        console.error(
+          `  the feed holds ${total.toLocaleString('en-US')} events (sequences up to ${last}), ${Math.round(stockShare * 100)} % stock.changed`,
+        );
 
         return {
           async measure(run): Promise<Sample> {
@@ -193,7 +238,10 @@ function feedRead(dialect: BenchDialect): Scenario {
             await db.disconnect();
             const passes = await followBoth({ service: service.baseUrl, floor: floor.origin }, startAfter, run);
             for (const side of ['service', 'floor'] as const) {
-              if (passes[side].events !== expected) throw new Error(`the ${side} pass from after=${startAfter} read ${passes[side].events} events; the feed holds ${expected} after it`);
+              if (passes[side].events !== expected)
+                throw new Error(
+                  `the ${side} pass from after=${startAfter} read ${passes[side].events} events; the feed holds ${expected} after it`,
+                );
             }
             const rate = (pass: Pass) => (pass.events * 1000) / pass.ms;
             return {

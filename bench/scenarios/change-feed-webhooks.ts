@@ -33,7 +33,14 @@ import { freshDatabase, requirePostgres, type BenchDialect } from '../lib/ledger
 import { Resources } from '../lib/resources.js';
 import type { Sample, Scenario } from '../lib/scenario.js';
 import { API, startServiceAt } from '../lib/service.js';
-import { StockClock, seedAssortment, seedStockMasterData, stockBody, stockEntries, timedStockPost } from '../lib/stock.js';
+import {
+  StockClock,
+  seedAssortment,
+  seedStockMasterData,
+  stockBody,
+  stockEntries,
+  timedStockPost,
+} from '../lib/stock.js';
 import { startWebhookReceiver } from '../lib/webhook-receiver-client.js';
 
 const STORES = 8;
@@ -72,7 +79,11 @@ function webhooksDelivery(dialect: BenchDialect): Scenario {
     valueLabel: 'delivered',
     baselineLabel: 'target',
     baselineKind: 'absolute',
-    target: { ratio: 1, comparison: '>=', description: `webhook delivery to a local receiver ≥ ${TARGET_EVENTS_PER_SECOND.toLocaleString('en-US')} events/s (issue 30)` },
+    target: {
+      ratio: 1,
+      comparison: '>=',
+      description: `webhook delivery to a local receiver ≥ ${TARGET_EVENTS_PER_SECOND.toLocaleString('en-US')} events/s (issue 30)`,
+    },
     defaultRuns: 3,
 
     prepare: () =>
@@ -81,13 +92,22 @@ function webhooksDelivery(dialect: BenchDialect): Scenario {
         const db = await freshDatabase(resources, dialect, 'webhooks');
         const receiver = resources.add(await startWebhookReceiver(), (r) => r.stop());
         const file = dialect === 'sqlite' ? db.url.slice('sqlite:'.length) : db.url;
-        const service = resources.add(await startServiceAt(db.url, file, { WEBHOOKS_ALLOW_PRIVATE: 'true' }), (s) => s.stop());
+        const service = resources.add(await startServiceAt(db.url, file, { WEBHOOKS_ALLOW_PRIVATE: 'true' }), (s) =>
+          s.stop(),
+        );
         await seedStockMasterData(service.baseUrl, PRODUCTS, STORES);
         for (let i = 0; i < STORES; i++) await seedAssortment(service.baseUrl, storeNumberOf(i), PRODUCTS);
-        const created = expectStatus(await call(service.baseUrl, 'POST', `${API}/webhooks`, JSON.stringify({ url: receiver.url })), 201, 'creating the webhook subscription').json<
-          SubscriptionView & { secret: string }
-        >();
-        const subscription = async () => expectStatus(await call(service.baseUrl, 'GET', `${API}/webhooks/${created.id}`), 200, 'reading the subscription').json<SubscriptionView>();
+        const created = expectStatus(
+          await call(service.baseUrl, 'POST', `${API}/webhooks`, JSON.stringify({ url: receiver.url })),
+          201,
+          'creating the webhook subscription',
+        ).json<SubscriptionView & { secret: string }>();
+        const subscription = async () =>
+          expectStatus(
+            await call(service.baseUrl, 'GET', `${API}/webhooks/${created.id}`),
+            200,
+            'reading the subscription',
+          ).json<SubscriptionView>();
 
         const pickers = Array.from({ length: STORES }, (_, i) => picker(5000 + i));
         const clocks = Array.from({ length: STORES }, () => new StockClock());
@@ -97,7 +117,12 @@ function webhooksDelivery(dialect: BenchDialect): Scenario {
           await Promise.all(
             Array.from({ length: STORES }, async (_, i) => {
               for (let k = 0; k < postsPerStore; k++) {
-                await timedStockPost(service.baseUrl, stockBody(stockEntries(pickers[i]!, clocks[i]!, ENTRIES, PRODUCTS)), ENTRIES, storeNumberOf(i));
+                await timedStockPost(
+                  service.baseUrl,
+                  stockBody(stockEntries(pickers[i]!, clocks[i]!, ENTRIES, PRODUCTS)),
+                  ENTRIES,
+                  storeNumberOf(i),
+                );
               }
             }),
           );
@@ -106,11 +131,17 @@ function webhooksDelivery(dialect: BenchDialect): Scenario {
         /** Every event numbered (PostgreSQL's sequencer), then the feed's sequences after `after`, in order. */
         const feedAfter = async (after: number) => {
           const deadline = Date.now() + 30_000;
-          while (dialect === 'postgres' && Number((await db.query<{ n: unknown }>('select count(*) as n from events where sequence is null'))[0]?.n) > 0) {
+          while (
+            dialect === 'postgres' &&
+            Number((await db.query<{ n: unknown }>('select count(*) as n from events where sequence is null'))[0]?.n) >
+              0
+          ) {
             if (Date.now() > deadline) throw new Error('events still unnumbered 30 s after the last post');
             await new Promise((resolve) => setTimeout(resolve, 100));
           }
-          const rows = await db.query<{ sequence: unknown }>(`select sequence from events where sequence > ${after} order by sequence`);
+          const rows = await db.query<{ sequence: unknown }>(
+            `select sequence from events where sequence > ${after} order by sequence`,
+          );
           await db.disconnect();
           return rows.map((row) => Number(row.sequence));
         };
@@ -128,17 +159,28 @@ function webhooksDelivery(dialect: BenchDialect): Scenario {
         /** One cycle: outage while writing, then resume and drain; checked. */
         const cycle = async (postsPerStore: number) => {
           const before = await caughtUp();
-          await receiver.reset(created.secret, { verifyEvery: VERIFY_EVERY, refuse: true, after: before.after_sequence });
+          await receiver.reset(created.secret, {
+            verifyEvery: VERIFY_EVERY,
+            refuse: true,
+            after: before.after_sequence,
+          });
           const writeRate = await write(postsPerStore);
           const expected = await feedAfter(before.after_sequence);
           const last = expected[expected.length - 1]!;
           await receiver.refuse(false);
           const resumedAt = performance.timeOrigin + performance.now();
-          expectStatus(await call(service.baseUrl, 'POST', `${API}/webhooks/${created.id}/resume`), 200, 'resuming the subscription');
+          expectStatus(
+            await call(service.baseUrl, 'POST', `${API}/webhooks/${created.id}/resume`),
+            200,
+            'resuming the subscription',
+          );
           const deadline = Date.now() + DRAIN_TIMEOUT_MS;
           let status = await receiver.status();
           while (status.lastSequence < last) {
-            if (Date.now() > deadline) throw new Error(`the receiver got ${status.received} of ${expected.length} events in ${DRAIN_TIMEOUT_MS / 1000} s (up to ${status.lastSequence} of ${last})`);
+            if (Date.now() > deadline)
+              throw new Error(
+                `the receiver got ${status.received} of ${expected.length} events in ${DRAIN_TIMEOUT_MS / 1000} s (up to ${status.lastSequence} of ${last})`,
+              );
             await new Promise((resolve) => setTimeout(resolve, 50));
             status = await receiver.status();
           }
@@ -149,12 +191,16 @@ function webhooksDelivery(dialect: BenchDialect): Scenario {
           const received = status.sequences!;
           if (received.length !== expected.length || received.some((sequence, i) => sequence !== expected[i])) {
             const at = received.findIndex((sequence, i) => sequence !== expected[i]);
-            problems.push(`received ${received.length} events, the feed holds ${expected.length} after ${before.after_sequence}; first difference at #${at}: ${received[at]} vs ${expected[at]}`);
+            problems.push(
+              `received ${received.length} events, the feed holds ${expected.length} after ${before.after_sequence}; first difference at #${at}: ${received[at]} vs ${expected[at]}`,
+            );
           }
           if (status.verified === 0) problems.push('no signature was verified');
-          if (status.refused === 0) problems.push('the receiver refused no delivery while the events were written: no backlog was built');
+          if (status.refused === 0)
+            problems.push('the receiver refused no delivery while the events were written: no backlog was built');
           const after = await caughtUp();
-          if (after.after_sequence !== last) problems.push(`the subscription's cursor is ${after.after_sequence}, the last event ${last}`);
+          if (after.after_sequence !== last)
+            problems.push(`the subscription's cursor is ${after.after_sequence}, the last event ${last}`);
           if (problems.length > 0) throw new Error(`webhook delivery: ${problems.join('; ')}`);
           const accepted = status.deliveries - status.refused;
           const drainMs = status.lastAt! - status.firstAt!;

@@ -30,7 +30,14 @@ import type { Sample, Scenario } from '../lib/scenario.js';
 import { API, startServiceAt, type Service } from '../lib/service.js';
 import { median, percentile } from '../lib/stats.js';
 import {
-  STOCK_STORE, StockClock, seedAssortment, seedStockMasterData, stockBody, stockEntries, stockMasterForRawWriter, timedStockPost,
+  STOCK_STORE,
+  StockClock,
+  seedAssortment,
+  seedStockMasterData,
+  stockBody,
+  stockEntries,
+  stockMasterForRawWriter,
+  timedStockPost,
 } from '../lib/stock.js';
 
 const ENTRIES = 1_000;
@@ -42,7 +49,11 @@ interface Side {
   service: Service;
 }
 
-async function startSides(resources: Resources, dialect: 'sqlite' | 'postgres', tag: string): Promise<{ on: Side; off: Side }> {
+async function startSides(
+  resources: Resources,
+  dialect: 'sqlite' | 'postgres',
+  tag: string,
+): Promise<{ on: Side; off: Side }> {
   const onDb = await freshDatabase(resources, dialect, `${tag}_on`);
   const offDb = await freshDatabase(resources, dialect, `${tag}_off`);
   const fileOf = (db: BenchDatabase) => (dialect === 'sqlite' ? db.url.slice('sqlite:'.length) : db.url);
@@ -100,7 +111,12 @@ export const feedCostPg: Scenario = {
   valueLabel: 'feed on',
   baselineLabel: 'feed off (BENCH_WITHOUT_STOCK_EVENTS)',
   baselineKind: 'service',
-  target: { ratio: 0.85, comparison: '>=', description: 'feed-on entries/s ≥ 0.85 × feed-off on the stock.spread.pg load (issue 30: events cost the write path at most 15 %)' },
+  target: {
+    ratio: 0.85,
+    comparison: '>=',
+    description:
+      'feed-on entries/s ≥ 0.85 × feed-off on the stock.spread.pg load (issue 30: events cost the write path at most 15 %)',
+  },
   defaultRuns: 3,
 
   prepare: () =>
@@ -117,7 +133,12 @@ export const feedCostPg: Scenario = {
       const nextStreams = (posts: number): Stream[] =>
         Array.from({ length: PG_CLIENTS }, (_, i) => {
           const storeNumber = storeNumberOf(i);
-          return { storeNumber, bodies: Array.from({ length: posts }, () => posted.add(storeNumber, stockEntries(pickers[i]!, clocks[i]!, ENTRIES, PG_PRODUCTS))) };
+          return {
+            storeNumber,
+            bodies: Array.from({ length: posts }, () =>
+              posted.add(storeNumber, stockEntries(pickers[i]!, clocks[i]!, ENTRIES, PG_PRODUCTS)),
+            ),
+          };
         });
       /** The clients' loops on one service: entries/s from the first send to the last answer, and each request's latency. */
       const postStreams = async (streams: Stream[], service: Service) => {
@@ -125,7 +146,8 @@ export const feedCostPg: Scenario = {
         const start = performance.now();
         await Promise.all(
           streams.map(async (stream) => {
-            for (const body of stream.bodies) latencies.push(await timedStockPost(service.baseUrl, body, ENTRIES, stream.storeNumber));
+            for (const body of stream.bodies)
+              latencies.push(await timedStockPost(service.baseUrl, body, ENTRIES, stream.storeNumber));
           }),
         );
         return { rate: (latencies.length * ENTRIES * 1000) / (performance.now() - start), latencies };
@@ -191,7 +213,12 @@ export const feedCostSqlite: Scenario = {
   valueLabel: 'feed on',
   baselineLabel: 'feed off (BENCH_WITHOUT_STOCK_EVENTS)',
   baselineKind: 'service',
-  target: { ratio: 1.15, comparison: '<=', description: 'feed-on ms per 1,000-entry post ≤ 1.15 × feed-off (issue 30: events cost the write path at most 15 %)' },
+  target: {
+    ratio: 1.15,
+    comparison: '<=',
+    description:
+      'feed-on ms per 1,000-entry post ≤ 1.15 × feed-off (issue 30: events cost the write path at most 15 %)',
+  },
   defaultRuns: 5,
 
   prepare: () =>

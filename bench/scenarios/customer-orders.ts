@@ -15,14 +15,29 @@ import { customerOrderLinesTable, customerOrdersTable } from '../baselines/plain
 import { getOk, postOk, timedPost, timedSend } from '../lib/client.js';
 import { picker, type Picker } from '../lib/data.js';
 import { orderImportScenario } from '../lib/order-import.js';
-import { freshDatabase, requirePostgres, storeOpsVerify, type BenchDatabase, type BenchDialect } from '../lib/ledger-db.js';
+import {
+  freshDatabase,
+  requirePostgres,
+  storeOpsVerify,
+  type BenchDatabase,
+  type BenchDialect,
+} from '../lib/ledger-db.js';
 import { Resources } from '../lib/resources.js';
 import type { Sample, Scenario } from '../lib/scenario.js';
 import { API, startServiceAt, type Service } from '../lib/service.js';
 import { median, percentile } from '../lib/stats.js';
 import {
-  STOCK_LOCATIONS, STOCK_STORE, StockClock, productNumber, readServiceBalances, seedStockMasterData, stockBody, stockProductInput, timedStockPost,
-  type ServiceBalance, type StockEntry,
+  STOCK_LOCATIONS,
+  STOCK_STORE,
+  StockClock,
+  productNumber,
+  readServiceBalances,
+  seedStockMasterData,
+  stockBody,
+  stockProductInput,
+  timedStockPost,
+  type ServiceBalance,
+  type StockEntry,
 } from '../lib/stock.js';
 
 const ORDERS_PATH = `${API}/stores/${STOCK_STORE}/orders/customerorders`;
@@ -36,11 +51,28 @@ const [SHELF, SECOND_SHELF] = [STOCK_LOCATIONS[0].location_code, STOCK_LOCATIONS
 
 /** Every header field the generated orders may carry (besides their lines), for the raw baseline's plain table. */
 export const CUSTOMER_ORDER_FIELDS = [
-  'order_number', 'order_type_code', 'description', 'customer_name', 'comment', 'reference', 'pickup_date', 'sales_order_id', 'stores_allowed',
+  'order_number',
+  'order_type_code',
+  'description',
+  'customer_name',
+  'comment',
+  'reference',
+  'pickup_date',
+  'sales_order_id',
+  'stores_allowed',
 ] as const;
 /** Every field the generated lines may carry. */
 export const CUSTOMER_ORDER_LINE_FIELDS = [
-  'line_number', 'product_number', 'quantity', 'price', 'stock_pool', 'barcode', 'description', 'delivery_date', 'preferred_location_code', 'reference',
+  'line_number',
+  'product_number',
+  'quantity',
+  'price',
+  'stock_pool',
+  'barcode',
+  'description',
+  'delivery_date',
+  'preferred_location_code',
+  'reference',
 ] as const;
 
 // Type aliases, not interfaces: the plain-table helpers (columnsOfRecords) take them as records.
@@ -141,7 +173,15 @@ interface OrderRead {
   customer_name?: string;
   total_lines: number;
   total_delivery_quantity?: number;
-  lines?: Array<{ line_number: number; product_number?: string; quantity: number; picked_quantity: number; stock_pool: number; preferred_location_code?: string; stock_location?: string }>;
+  lines?: Array<{
+    line_number: number;
+    product_number?: string;
+    quantity: number;
+    picked_quantity: number;
+    stock_pool: number;
+    preferred_location_code?: string;
+    stock_location?: string;
+  }>;
 }
 
 interface OrdersPage {
@@ -150,8 +190,11 @@ interface OrdersPage {
 }
 
 async function readOrder(service: Service, orderNumber: string): Promise<OrderRead> {
-  const page = (await getOk(service.baseUrl, `${ORDERS_PATH}?order_number=${orderNumber}`, `reading customer order ${orderNumber}`)).json<OrdersPage>();
-  if (page.list.length !== 1) throw new Error(`GET ${ORDERS_PATH}?order_number=${orderNumber} found ${page.list.length} orders`);
+  const page = (
+    await getOk(service.baseUrl, `${ORDERS_PATH}?order_number=${orderNumber}`, `reading customer order ${orderNumber}`)
+  ).json<OrdersPage>();
+  if (page.list.length !== 1)
+    throw new Error(`GET ${ORDERS_PATH}?order_number=${orderNumber} found ${page.list.length} orders`);
   return page.list[0]!;
 }
 
@@ -166,25 +209,44 @@ const IMPORT_LINES = 5;
  * and the run's first and last orders read back new, with every line as sent and nothing picked.
  */
 async function checkImported(service: Service, orders: readonly CustomerOrder[], totalOrders: number): Promise<void> {
-  const page = (await getOk(service.baseUrl, `${ORDERS_PATH}?page_size=1`, 'counting customer orders')).json<OrdersPage>();
-  if (page.total_count !== totalOrders) throw new Error(`the store holds ${page.total_count} customer orders, ${totalOrders} were imported`);
+  const page = (
+    await getOk(service.baseUrl, `${ORDERS_PATH}?page_size=1`, 'counting customer orders')
+  ).json<OrdersPage>();
+  if (page.total_count !== totalOrders)
+    throw new Error(`the store holds ${page.total_count} customer orders, ${totalOrders} were imported`);
   for (const sent of [orders[0]!, orders[orders.length - 1]!]) {
     const read = await readOrder(service, sent.order_number);
     const problems: string[] = [];
-    if (read.status_id !== 1 || read.order_type_code !== sent.order_type_code || read.customer_name !== sent.customer_name || read.total_lines !== sent.lines.length) {
-      problems.push(`header ${read.status_id}/${read.order_type_code}/${read.customer_name}/${read.total_lines} lines, expected 1/${sent.order_type_code}/${sent.customer_name}/${sent.lines.length}`);
+    if (
+      read.status_id !== 1 ||
+      read.order_type_code !== sent.order_type_code ||
+      read.customer_name !== sent.customer_name ||
+      read.total_lines !== sent.lines.length
+    ) {
+      problems.push(
+        `header ${read.status_id}/${read.order_type_code}/${read.customer_name}/${read.total_lines} lines, expected 1/${sent.order_type_code}/${sent.customer_name}/${sent.lines.length}`,
+      );
     }
     const lines = new Map((read.lines ?? []).map((line) => [line.line_number, line]));
     for (const line of sent.lines) {
       const got = lines.get(line.line_number);
       if (
-        !got || got.product_number !== line.product_number || milli(got.quantity) !== milli(line.quantity) || got.picked_quantity !== 0 ||
-        got.stock_pool !== (line.stock_pool ?? 1) || got.preferred_location_code !== line.preferred_location_code
+        !got ||
+        got.product_number !== line.product_number ||
+        milli(got.quantity) !== milli(line.quantity) ||
+        got.picked_quantity !== 0 ||
+        got.stock_pool !== (line.stock_pool ?? 1) ||
+        got.preferred_location_code !== line.preferred_location_code
       ) {
-        problems.push(`line ${line.line_number} reads ${JSON.stringify(got && { ...got, store_locations: undefined })}`);
+        problems.push(
+          `line ${line.line_number} reads ${JSON.stringify(got && { ...got, store_locations: undefined })}`,
+        );
       }
     }
-    if (problems.length > 0) throw new Error(`customer order ${sent.order_number} does not read back as sent: ${problems.slice(0, 3).join('; ')}`);
+    if (problems.length > 0)
+      throw new Error(
+        `customer order ${sent.order_number} does not read back as sent: ${problems.slice(0, 3).join('; ')}`,
+      );
   }
 }
 
@@ -226,9 +288,22 @@ interface Pick {
 }
 
 const pickBody = (pick: Pick) =>
-  JSON.stringify({ order_number: pick.order, picked_username: APP_USER, lines: [{ line_number: pick.line, picked_quantity: pick.quantity, stock_location: SHELF }] });
+  JSON.stringify({
+    order_number: pick.order,
+    picked_username: APP_USER,
+    lines: [{ line_number: pick.line, picked_quantity: pick.quantity, stock_location: SHELF }],
+  });
 const movementBody = (pick: Pick) =>
-  JSON.stringify({ body: [{ product_number: pick.product, quantity: pick.quantity, from_location: { location_code: SHELF }, to_location: { location_code: SECOND_SHELF } }] });
+  JSON.stringify({
+    body: [
+      {
+        product_number: pick.product,
+        quantity: pick.quantity,
+        from_location: { location_code: SHELF },
+        to_location: { location_code: SECOND_SHELF },
+      },
+    ],
+  });
 
 /**
  * `bodies.length` requests, `CONNECTIONS` in flight at any time (async loops of fetch in the
@@ -236,7 +311,10 @@ const movementBody = (pick: Pick) =>
  * must be 200 with the expected message. The wall time from the first send to the last
  * answer, and each request's latency.
  */
-async function inFlight(send: (index: number) => Promise<number>, count: number): Promise<{ ms: number; latencies: number[] }> {
+async function inFlight(
+  send: (index: number) => Promise<number>,
+  count: number,
+): Promise<{ ms: number; latencies: number[] }> {
   const latencies: number[] = [];
   let next = 0;
   let failure: unknown;
@@ -260,7 +338,8 @@ async function inFlight(send: (index: number) => Promise<number>, count: number)
 /** What the store's stock should hold, in thousandths, by product, location code ('' unlocated), pool and order key. */
 class StockModel {
   readonly levels = new Map<string, number>();
-  private static key = (product: string, location: string, pool: number, orderKey: string) => `${product}|${location}|${pool}|${orderKey}`;
+  private static key = (product: string, location: string, pool: number, orderKey: string) =>
+    `${product}|${location}|${pool}|${orderKey}`;
   add(product: string, location: string, pool: number, orderKey: string, deltaMilli: number): void {
     const key = StockModel.key(product, location, pool, orderKey);
     this.levels.set(key, (this.levels.get(key) ?? 0) + deltaMilli);
@@ -276,10 +355,17 @@ class StockModel {
   /** Every non-zero balance of the store (read from the service's own tables) against the model: the differences. */
   differences(rows: readonly ServiceBalance[]): string[] {
     const read = new Map<string, number>();
-    for (const row of rows) read.set(StockModel.key(row.product_number, row.location_code ?? '', Number(row.pool), row.order_key), Number(row.quantity));
+    for (const row of rows)
+      read.set(
+        StockModel.key(row.product_number, row.location_code ?? '', Number(row.pool), row.order_key),
+        Number(row.quantity),
+      );
     const problems: string[] = [];
-    for (const [key, quantity] of this.levels) if (quantity !== 0 && read.get(key) !== quantity) problems.push(`${key}: model ${quantity}, balance ${read.get(key) ?? 0}`);
-    for (const [key, quantity] of read) if (!this.levels.has(key) || this.levels.get(key) === 0) problems.push(`${key}: balance ${quantity}, model 0`);
+    for (const [key, quantity] of this.levels)
+      if (quantity !== 0 && read.get(key) !== quantity)
+        problems.push(`${key}: model ${quantity}, balance ${read.get(key) ?? 0}`);
+    for (const [key, quantity] of read)
+      if (!this.levels.has(key) || this.levels.get(key) === 0) problems.push(`${key}: balance ${quantity}, model 0`);
     return problems;
   }
   boundMilli(): number {
@@ -304,7 +390,11 @@ function ordersPick(dialect: BenchDialect): Scenario {
     baselineKind: 'service',
     // A batch takes well under a second here, so one run's ratio swings: more runs (each ~3 s) for a steadier median.
     defaultRuns: 7,
-    target: { ratio: 1.5, comparison: '<=', description: `${PICKS} picks ≤ 1.5 × ${PICKS} movements of the same stock, ${CONNECTIONS} in flight (${db}, issue 13)` },
+    target: {
+      ratio: 1.5,
+      comparison: '<=',
+      description: `${PICKS} picks ≤ 1.5 × ${PICKS} movements of the same stock, ${CONNECTIONS} in flight (${db}, issue 13)`,
+    },
 
     prepare: () =>
       new Resources().preparing(async (resources) => {
@@ -315,13 +405,16 @@ function ordersPick(dialect: BenchDialect): Scenario {
         const model = new StockModel();
         const seedPicker = picker(31);
         const clock = new StockClock();
-        const stock = Array.from({ length: STOCKED }, (_, index): StockEntry => ({
-          product_number: productNumber(index),
-          quantity: STOCK_EACH,
-          customer_order_line_number: 0,
-          modification_datetime: clock.next(seedPicker),
-          location_code: SHELF,
-        }));
+        const stock = Array.from(
+          { length: STOCKED },
+          (_, index): StockEntry => ({
+            product_number: productNumber(index),
+            quantity: STOCK_EACH,
+            customer_order_line_number: 0,
+            modification_datetime: clock.next(seedPicker),
+            location_code: SHELF,
+          }),
+        );
         await timedStockPost(service.baseUrl, stockBody(stock), stock.length);
         for (const entry of stock) model.add(entry.product_number, SHELF, 1, '', milli(STOCK_EACH));
 
@@ -335,15 +428,39 @@ function ordersPick(dialect: BenchDialect): Scenario {
           await postOk(service.baseUrl, ORDERS_PATH, { orders }, `creating ${PICKS} customer orders`);
           const picks = orders.map((order) => {
             const line = order.lines[p.int(0, order.lines.length - 1)]!;
-            return { order: order.order_number, line: line.line_number, product: line.product_number, quantity: line.quantity };
+            return {
+              order: order.order_number,
+              line: line.line_number,
+              product: line.product_number,
+              quantity: line.quantity,
+            };
           });
           return { picks, since };
         };
 
         const pickBatch = (picks: readonly Pick[]) =>
-          inFlight((i) => timedSend(service.baseUrl, 'PUT', PICK_PATH, pickBody(picks[i]!), `updated '${picks[i]!.order}': status 3`), picks.length);
+          inFlight(
+            (i) =>
+              timedSend(
+                service.baseUrl,
+                'PUT',
+                PICK_PATH,
+                pickBody(picks[i]!),
+                `updated '${picks[i]!.order}': status 3`,
+              ),
+            picks.length,
+          );
         const moveBatch = (picks: readonly Pick[]) =>
-          inFlight((i) => timedPost(service.baseUrl, `${MOVEMENT_PATH}?AppUserName=${APP_USER}`, movementBody(picks[i]!), 'moved 1'), picks.length);
+          inFlight(
+            (i) =>
+              timedPost(
+                service.baseUrl,
+                `${MOVEMENT_PATH}?AppUserName=${APP_USER}`,
+                movementBody(picks[i]!),
+                'moved 1',
+              ),
+            picks.length,
+          );
 
         /**
          * The run's orders read back (the order list, over HTTP) picking, with the picked line's
@@ -353,22 +470,42 @@ function ordersPick(dialect: BenchDialect): Scenario {
          */
         const check = async (picks: readonly Pick[], since: number) => {
           const page = (
-            await getOk(service.baseUrl, `${ORDERS_PATH}?last_modified_date=${encodeURIComponent(new Date(since).toISOString())}&page_size=1000`, 'reading the run\'s orders')
+            await getOk(
+              service.baseUrl,
+              `${ORDERS_PATH}?last_modified_date=${encodeURIComponent(new Date(since).toISOString())}&page_size=1000`,
+              "reading the run's orders",
+            )
           ).json<OrdersPage>();
-          if (page.total_count !== picks.length || page.list.length !== picks.length) throw new Error(`the order list holds ${page.total_count} orders changed in this run, ${picks.length} were picked`);
+          if (page.total_count !== picks.length || page.list.length !== picks.length)
+            throw new Error(
+              `the order list holds ${page.total_count} orders changed in this run, ${picks.length} were picked`,
+            );
           const read = new Map(page.list.map((order) => [order.order_number, order]));
           for (const pick of picks) {
             const order = read.get(pick.order);
-            const wrong = (order?.lines ?? []).filter((line) => milli(line.picked_quantity) !== (line.line_number === pick.line ? milli(pick.quantity) : 0));
-            if (!order || order.status_id !== 3 || order.lines?.length !== PICK_ORDER_LINES || wrong.length > 0 || milli(order.total_delivery_quantity ?? 0) !== milli(pick.quantity)) {
-              throw new Error(`order ${pick.order} reads status ${order?.status_id}, picked ${JSON.stringify(wrong.map((l) => [l.line_number, l.picked_quantity]))}, expected status 3 with line ${pick.line} picked ${pick.quantity}`);
+            const wrong = (order?.lines ?? []).filter(
+              (line) => milli(line.picked_quantity) !== (line.line_number === pick.line ? milli(pick.quantity) : 0),
+            );
+            if (
+              !order ||
+              order.status_id !== 3 ||
+              order.lines?.length !== PICK_ORDER_LINES ||
+              wrong.length > 0 ||
+              milli(order.total_delivery_quantity ?? 0) !== milli(pick.quantity)
+            ) {
+              throw new Error(
+                `order ${pick.order} reads status ${order?.status_id}, picked ${JSON.stringify(wrong.map((l) => [l.line_number, l.picked_quantity]))}, expected status 3 with line ${pick.line} picked ${pick.quantity}`,
+              );
             }
           }
           const rows = await readServiceBalances(database);
           // No bench connection stays open on the service's database while the next batches run.
           await database.disconnect();
           const problems = model.differences(rows);
-          if (problems.length > 0) throw new Error(`${problems.length} balances differ from what was stocked, picked and moved (bound in the model: ${model.boundMilli() / 1000}): ${problems.slice(0, 5).join('; ')}`);
+          if (problems.length > 0)
+            throw new Error(
+              `${problems.length} balances differ from what was stocked, picked and moved (bound in the model: ${model.boundMilli() / 1000}): ${problems.slice(0, 5).join('; ')}`,
+            );
           return storeOpsVerify(database.url);
         };
 

@@ -23,13 +23,29 @@ const APP_USER = 'anna';
 
 /** Every header field the generated orders may carry (besides their lines), for the raw baseline's plain table. */
 export const DELIVERY_ORDER_FIELDS = [
-  'order_number', 'order_type', 'datetime_created', 'datetime_expected', 'no_of_containers', 'supplier_name', 'supplier_code',
-  'reference', 'store_origin', 'description', 'tracing_url',
+  'order_number',
+  'order_type',
+  'datetime_created',
+  'datetime_expected',
+  'no_of_containers',
+  'supplier_name',
+  'supplier_code',
+  'reference',
+  'store_origin',
+  'description',
+  'tracing_url',
 ] as const;
 /** Every field the generated lines may carry. */
 export const DELIVERY_LINE_FIELDS = [
-  'line_number', 'product_number', 'quantity', 'target_stock_pool', 'barcode', 'container_barcode', 'purchase_price',
-  'ordered_quantity', 'description',
+  'line_number',
+  'product_number',
+  'quantity',
+  'target_stock_pool',
+  'barcode',
+  'container_barcode',
+  'purchase_price',
+  'ordered_quantity',
+  'description',
 ] as const;
 
 // Type aliases, not interfaces: the plain-table helpers (columnsOfRecords) take them as records.
@@ -65,7 +81,8 @@ const milli = (quantity: number) => Math.round(quantity * 1000);
 
 export const deliveryOrderNumber = (sequence: number) => `DO${String(sequence).padStart(8, '0')}`;
 /** A container (roll cage, pallet) of an order: an SSCC-like 18-digit code. */
-const containerBarcode = (sequence: number, container: number) => `00387${String(sequence).padStart(11, '0')}${String(container).padStart(2, '0')}`;
+const containerBarcode = (sequence: number, container: number) =>
+  `00387${String(sequence).padStart(11, '0')}${String(container).padStart(2, '0')}`;
 
 /**
  * Delivery orders as an ERP announces them (interface §4.3): mostly supplier purchase orders
@@ -135,15 +152,28 @@ interface DeliveryRead {
   order_type: string;
   status: string;
   no_of_containers: number;
-  order_lines: Array<{ line_number: number; product_number: string; quantity: number; received_quantity: number; target_stock_pool: number; container_barcode?: string }>;
+  order_lines: Array<{
+    line_number: number;
+    product_number: string;
+    quantity: number;
+    received_quantity: number;
+    target_stock_pool: number;
+    container_barcode?: string;
+  }>;
 }
 
 async function readDelivery(service: Service, orderNumber: string): Promise<DeliveryRead> {
-  const page = (await getOk(service.baseUrl, `${API}/orders/deliveries?order_number=${orderNumber}`, `reading delivery ${orderNumber}`)).json<{ list: DeliveryRead[] }>();
-  if (page.list.length !== 1) throw new Error(`GET /orders/deliveries?order_number=${orderNumber} found ${page.list.length} deliveries`);
+  const page = (
+    await getOk(
+      service.baseUrl,
+      `${API}/orders/deliveries?order_number=${orderNumber}`,
+      `reading delivery ${orderNumber}`,
+    )
+  ).json<{ list: DeliveryRead[] }>();
+  if (page.list.length !== 1)
+    throw new Error(`GET /orders/deliveries?order_number=${orderNumber} found ${page.list.length} deliveries`);
   return page.list[0]!;
 }
-
 
 // ---------------------------------------------------------------- deliveries.import.1000x20
 
@@ -157,27 +187,41 @@ const IMPORT_LINES = 20;
  * containers counted.
  */
 async function checkImported(service: Service, orders: readonly DeliveryOrder[], totalOrders: number): Promise<void> {
-  const page = (await getOk(service.baseUrl, `${API}/orders/deliveries?store_number=${STOCK_STORE}&page_size=1`, 'counting deliveries')).json<{ total_count: number }>();
-  if (page.total_count !== totalOrders) throw new Error(`the store holds ${page.total_count} deliveries, ${totalOrders} were imported`);
+  const page = (
+    await getOk(
+      service.baseUrl,
+      `${API}/orders/deliveries?store_number=${STOCK_STORE}&page_size=1`,
+      'counting deliveries',
+    )
+  ).json<{ total_count: number }>();
+  if (page.total_count !== totalOrders)
+    throw new Error(`the store holds ${page.total_count} deliveries, ${totalOrders} were imported`);
   for (const sent of [orders[0]!, orders[orders.length - 1]!]) {
     const read = await readDelivery(service, sent.order_number);
     const containers = new Set(sent.order_lines.map((line) => line.container_barcode)).size;
     const problems: string[] = [];
     if (read.status !== 'open' || read.order_type !== String(sent.order_type) || read.no_of_containers !== containers) {
-      problems.push(`header ${read.status}/${read.order_type}/${read.no_of_containers} containers, expected open/${sent.order_type}/${containers}`);
+      problems.push(
+        `header ${read.status}/${read.order_type}/${read.no_of_containers} containers, expected open/${sent.order_type}/${containers}`,
+      );
     }
     const lines = new Map(read.order_lines.map((line) => [line.line_number, line]));
     if (lines.size !== sent.order_lines.length) problems.push(`${lines.size} lines, ${sent.order_lines.length} sent`);
     for (const line of sent.order_lines) {
       const got = lines.get(line.line_number);
       if (
-        !got || got.product_number !== line.product_number || milli(got.quantity) !== milli(line.quantity) || got.received_quantity !== 0 ||
-        got.target_stock_pool !== line.target_stock_pool || got.container_barcode !== line.container_barcode
+        !got ||
+        got.product_number !== line.product_number ||
+        milli(got.quantity) !== milli(line.quantity) ||
+        got.received_quantity !== 0 ||
+        got.target_stock_pool !== line.target_stock_pool ||
+        got.container_barcode !== line.container_barcode
       ) {
         problems.push(`line ${line.line_number} reads ${JSON.stringify(got)}`);
       }
     }
-    if (problems.length > 0) throw new Error(`delivery ${sent.order_number} does not read back as sent: ${problems.slice(0, 3).join('; ')}`);
+    if (problems.length > 0)
+      throw new Error(`delivery ${sent.order_number} does not read back as sent: ${problems.slice(0, 3).join('; ')}`);
   }
 }
 
@@ -226,10 +270,17 @@ function arrivals(p: Picker, order: DeliveryOrder): Arrival[] {
     const weighed = !Number.isInteger(line.quantity);
     const kind = p.int(0, 19);
     let received = line.quantity;
-    if (kind === 0) received = weighed ? Math.round(line.quantity * 900) / 1000 : Math.max(1, line.quantity - p.int(1, 11)); // short
+    if (kind === 0)
+      received = weighed ? Math.round(line.quantity * 900) / 1000 : Math.max(1, line.quantity - p.int(1, 11)); // short
     else if (kind === 1) received = weighed ? Math.round(line.quantity * 1050) / 1000 : line.quantity + p.int(1, 12); // over
     const poolChosen = p.chance(0.1);
-    return { line_number: line.line_number, product_number: line.product_number, received_quantity: received, pool: poolChosen ? 3 : line.target_stock_pool, poolChosen };
+    return {
+      line_number: line.line_number,
+      product_number: line.product_number,
+      received_quantity: received,
+      pool: poolChosen ? 3 : line.target_stock_pool,
+      poolChosen,
+    };
   });
 }
 
@@ -239,9 +290,18 @@ const DIRECT_PATH = `${STOCK_LOGS_PATH}?is_from_receipt=true&appUserName=${APP_U
 
 function timedReceive(service: Service, orderNumber: string, lines: readonly Arrival[]): Promise<number> {
   const body = JSON.stringify({
-    lines: lines.map((a) => ({ line_number: a.line_number, received_quantity: a.received_quantity, ...(a.poolChosen ? { target_stock_pool: a.pool } : {}) })),
+    lines: lines.map((a) => ({
+      line_number: a.line_number,
+      received_quantity: a.received_quantity,
+      ...(a.poolChosen ? { target_stock_pool: a.pool } : {}),
+    })),
   });
-  return timedPost(service.baseUrl, receivePath(orderNumber), body, `received ${lines.length} lines on delivery '${orderNumber}'; status receiving`);
+  return timedPost(
+    service.baseUrl,
+    receivePath(orderNumber),
+    body,
+    `received ${lines.length} lines on delivery '${orderNumber}'; status receiving`,
+  );
 }
 
 /** The same stock as plain entries, unlocated, in the line's (or chosen) pool, stamped now — as receiving books them, so none is late. */
@@ -256,7 +316,12 @@ function timedDirect(service: Service, lines: readonly Arrival[]): Promise<numbe
       modification_datetime: at,
     })),
   });
-  return timedPost(service.baseUrl, DIRECT_PATH, body, `created ${lines.length}: applied ${lines.length}, pending review 0`);
+  return timedPost(
+    service.baseUrl,
+    DIRECT_PATH,
+    body,
+    `created ${lines.length}: applied ${lines.length}, pending review 0`,
+  );
 }
 
 /** Issue 12: receiving a 200-line delivery costs at most twice posting its 200 entries directly. */
@@ -272,7 +337,11 @@ export const deliveriesReceive: Scenario = {
   baselineLabel: `${RECEIVE_LINES} receipt entries`,
   baselineKind: 'service',
   defaultRuns: 5,
-  target: { ratio: 2, comparison: '<=', description: `receiving ${RECEIVE_LINES} delivery lines ≤ 2 × posting the same ${RECEIVE_LINES} stock entries directly` },
+  target: {
+    ratio: 2,
+    comparison: '<=',
+    description: `receiving ${RECEIVE_LINES} delivery lines ≤ 2 × posting the same ${RECEIVE_LINES} stock entries directly`,
+  },
 
   prepare: () =>
     new Resources().preparing(async (resources) => {
@@ -307,32 +376,50 @@ export const deliveriesReceive: Scenario = {
         for (const { order, lines } of received) {
           const read = await readDelivery(service, order.order_number);
           const byLine = new Map(read.order_lines.map((line) => [line.line_number, line]));
-          const wrong = lines.filter((a) => milli(byLine.get(a.line_number)?.received_quantity ?? Number.NaN) !== milli(a.received_quantity));
+          const wrong = lines.filter(
+            (a) => milli(byLine.get(a.line_number)?.received_quantity ?? Number.NaN) !== milli(a.received_quantity),
+          );
           if (read.status !== 'receiving' || wrong.length > 0) {
-            throw new Error(`delivery ${order.order_number} reads ${read.status}, ${wrong.length} lines with another received quantity than booked (e.g. line ${wrong[0]?.line_number})`);
+            throw new Error(
+              `delivery ${order.order_number} reads ${read.status}, ${wrong.length} lines with another received quantity than booked (e.g. line ${wrong[0]?.line_number})`,
+            );
           }
           const receipts = (
-            await getOk(service.baseUrl, `${API}/stores/${STOCK_STORE}/orders/receipts?receipt_type=1&order_number=${order.order_number}`, 'reading the receipt')
+            await getOk(
+              service.baseUrl,
+              `${API}/stores/${STOCK_STORE}/orders/receipts?receipt_type=1&order_number=${order.order_number}`,
+              'reading the receipt',
+            )
           ).json<{ list: Array<{ receipt_lines?: Array<{ received_quantity: number }> }> }>().list;
           const receiptLines = receipts.flatMap((r) => r.receipt_lines ?? []);
           const receiptMilli = receiptLines.reduce((sum, line) => sum + milli(line.received_quantity), 0);
           const sentMilli = lines.reduce((sum, a) => sum + milli(a.received_quantity), 0);
           if (receipts.length !== 1 || receiptLines.length !== lines.length || receiptMilli !== sentMilli) {
-            throw new Error(`delivery ${order.order_number}: ${receipts.length} receipts with ${receiptLines.length} lines (${receiptMilli / 1000}), expected 1 with ${lines.length} (${sentMilli / 1000})`);
+            throw new Error(
+              `delivery ${order.order_number}: ${receipts.length} receipts with ${receiptLines.length} lines (${receiptMilli / 1000}), expected 1 with ${lines.length} (${sentMilli / 1000})`,
+            );
           }
         }
         const products = [...new Set(received.flatMap(({ lines }) => lines.map((a) => a.product_number)))];
         for (let from = 0; from < products.length; from += 20) {
           await Promise.all(
             products.slice(from, from + 20).map(async (product) => {
-              const answer = (await getOk(service.baseUrl, `${API}/stores/${STOCK_STORE}/products/${product}/stock`, `stock of ${product}`)).json<{
+              const answer = (
+                await getOk(
+                  service.baseUrl,
+                  `${API}/stores/${STOCK_STORE}/products/${product}/stock`,
+                  `stock of ${product}`,
+                )
+              ).json<{
                 products: Array<Record<string, number | undefined>>;
               }>();
               const stock = answer.products[0] ?? {};
               for (let pool = 1; pool <= 10; pool++) {
                 const expected = booked.get(product)?.get(pool) ?? 0;
                 if (milli(stock[`stock_pool_${pool}`] ?? 0) !== expected) {
-                  throw new Error(`${product} reads ${stock[`stock_pool_${pool}`] ?? 0} in pool ${pool}, both sides booked ${expected / 1000}`);
+                  throw new Error(
+                    `${product} reads ${stock[`stock_pool_${pool}`] ?? 0} in pool ${pool}, both sides booked ${expected / 1000}`,
+                  );
                 }
               }
             }),

@@ -25,7 +25,22 @@ const barcode = (i: number) => `870${String(i).padStart(9, '0')}`;
 const trayBarcode = (i: number) => `876${String(i).padStart(9, '0')}`;
 
 async function seed(baseUrl: string): Promise<void> {
-  await postOk(baseUrl, `${API}/stores`, { stores: [{ store_number: STORE, store_name: 'Counted', is_active: true, is_active_data_exchange: true, is_warehouse: false }] }, 'seed store');
+  await postOk(
+    baseUrl,
+    `${API}/stores`,
+    {
+      stores: [
+        {
+          store_number: STORE,
+          store_name: 'Counted',
+          is_active: true,
+          is_active_data_exchange: true,
+          is_warehouse: false,
+        },
+      ],
+    },
+    'seed store',
+  );
   for (let from = 0; from < PRODUCTS; from += 9_000) {
     const products = Array.from({ length: Math.min(9_000, PRODUCTS - from) }, (_, k) => {
       const i = from + k;
@@ -62,9 +77,15 @@ function directCountsBodies(moment: string): string[] {
     totals.set(product, (totals.get(product) ?? 0) + ((i % 7) + 1) * (i % 10 === 3 ? 6 : 1));
   }
   const at = moment;
-  const entries = [...totals].map(([product, quantity]) => ({ product_number: `EC-${product}`, quantity, customer_order_line_number: 0, modification_datetime: at }));
+  const entries = [...totals].map(([product, quantity]) => ({
+    product_number: `EC-${product}`,
+    quantity,
+    customer_order_line_number: 0,
+    modification_datetime: at,
+  }));
   const bodies: string[] = [];
-  for (let from = 0; from < entries.length; from += MAX_ENTRIES) bodies.push(JSON.stringify({ storeproductlog: entries.slice(from, from + MAX_ENTRIES) }));
+  for (let from = 0; from < entries.length; from += MAX_ENTRIES)
+    bodies.push(JSON.stringify({ storeproductlog: entries.slice(from, from + MAX_ENTRIES) }));
   return bodies;
 }
 
@@ -87,13 +108,17 @@ export const externalCounting: Scenario = {
   description:
     'POST /externalcountinglines with 10,000 lines (10% unit barcodes, 1% unknown) in one request, vs the same per-product counts ' +
     'posted already resolved to POST …/storeproductlogs?is_counted_quantity=true (one count per product, requests of ≤ 10,000); ' +
-    'over HTTP, same service and database, every count later than the ones before; lines/s and the service process\'s peak RSS during the request reported',
+    "over HTTP, same service and database, every count later than the ones before; lines/s and the service process's peak RSS during the request reported",
   unit: 'ms',
   valueLabel: 'external counting',
   baselineLabel: 'resolved counts via storeproductlogs',
   baselineKind: 'service',
   defaultRuns: 5,
-  target: { ratio: 2, comparison: '<=', description: 'resolving 10,000 scans costs at most 2 × posting the resolved counts' },
+  target: {
+    ratio: 2,
+    comparison: '<=',
+    description: 'resolving 10,000 scans costs at most 2 × posting the resolved counts',
+  },
 
   prepare: () =>
     new Resources().preparing(async (resources) => {
@@ -102,14 +127,23 @@ export const externalCounting: Scenario = {
       await seed(service.baseUrl);
       const external = async (run: number, moment: string) => {
         const body = countingBody(run, moment);
-        const { result, peakRssMb } = await withPeakRss(service, () => timed(() => call(service.baseUrl, 'POST', `${API}/externalcountinglines`, body)));
+        const { result, peakRssMb } = await withPeakRss(service, () =>
+          timed(() => call(service.baseUrl, 'POST', `${API}/externalcountinglines`, body)),
+        );
         expectStatus(result.result, 200, 'POST /externalcountinglines');
         return { ms: result.ms, peakRssMb };
       };
       const resolved = async (moment: string) => {
         let ms = 0;
         for (const body of directCountsBodies(moment)) {
-          const posted = await timed(() => call(service.baseUrl, 'POST', `${API}/stores/${STORE}/products/stock/storeproductlogs?is_counted_quantity=true`, body));
+          const posted = await timed(() =>
+            call(
+              service.baseUrl,
+              'POST',
+              `${API}/stores/${STORE}/products/stock/storeproductlogs?is_counted_quantity=true`,
+              body,
+            ),
+          );
           expectStatus(posted.result, 200, 'POST storeproductlogs (counts)');
           ms += posted.ms;
         }
@@ -125,7 +159,11 @@ export const externalCounting: Scenario = {
           return {
             value: counted.ms,
             baseline,
-            extra: { 'lines/s': Math.round(LINES / (counted.ms / 1000)), 'service RSS peak during request MB': Math.round(counted.peakRssMb), 'service peak RSS MB': service.peakRssMb() },
+            extra: {
+              'lines/s': Math.round(LINES / (counted.ms / 1000)),
+              'service RSS peak during request MB': Math.round(counted.peakRssMb),
+              'service peak RSS MB': service.peakRssMb(),
+            },
           };
         },
         close: () => resources.release(),

@@ -61,7 +61,11 @@ export const ledgerHotPg: Scenario = {
   valueLabel: 'second half',
   baselineLabel: 'first half',
   baselineKind: 'service',
-  target: { ratio: 0.9, comparison: '>=', description: 'second half of a 30 s run ≥ 0.9 × its first half (issue 11: a hot balance must not degrade)' },
+  target: {
+    ratio: 0.9,
+    comparison: '>=',
+    description: 'second half of a 30 s run ≥ 0.9 × its first half (issue 11: a hot balance must not degrade)',
+  },
   companions: [
     {
       name: 'ledger.hot.pg.entries',
@@ -70,16 +74,26 @@ export const ledgerHotPg: Scenario = {
       valueLabel: 'service',
       baselineLabel: 'issue target',
       baselineKind: 'absolute',
-      target: { ratio: 1, comparison: '>=', description: '≥ 10,000 entries/s with 8 writers on one balance (issue 11; the baseline column is the target, not a measurement)' },
+      target: {
+        ratio: 1,
+        comparison: '>=',
+        description:
+          '≥ 10,000 entries/s with 8 writers on one balance (issue 11; the baseline column is the target, not a measurement)',
+      },
     },
     {
       name: 'ledger.hot.pg.p99',
-      description: 'The same runs: 99th percentile of request latency (send to full answer), against the issue\'s target of 1 s',
+      description:
+        "The same runs: 99th percentile of request latency (send to full answer), against the issue's target of 1 s",
       unit: 'ms',
       valueLabel: 'service p99',
       baselineLabel: 'issue target',
       baselineKind: 'absolute',
-      target: { ratio: 1, comparison: '<=', description: 'p99 request latency < 1 s (issue 11; the baseline column is the target, not a measurement)' },
+      target: {
+        ratio: 1,
+        comparison: '<=',
+        description: 'p99 request latency < 1 s (issue 11; the baseline column is the target, not a measurement)',
+      },
     },
   ],
   defaultRuns: 3,
@@ -100,7 +114,12 @@ export const ledgerHotPg: Scenario = {
         const writer = async () => {
           while (performance.now() - start < durationMs) {
             const text = body(Date.now());
-            const ms = await timedPost(service.baseUrl, STOCK_LOGS_PATH, text, `created ${ENTRIES}: applied ${ENTRIES}, pending review 0`);
+            const ms = await timedPost(
+              service.baseUrl,
+              STOCK_LOGS_PATH,
+              text,
+              `created ${ENTRIES}: applied ${ENTRIES}, pending review 0`,
+            );
             postedMilli += SUM_PER_REQUEST_MILLI;
             answered.push({ end: performance.now() - start, ms });
           }
@@ -111,13 +130,17 @@ export const ledgerHotPg: Scenario = {
 
       /** The level equals the model (the sum of everything posted), verify is clean; how many of the run's ledger rows were late on arrival. */
       const check = async () => {
-        const answer = (await getOk(service.baseUrl, `${API}/stores/${STOCK_STORE}/products/${PRODUCT}/stock`, 'stock read')).json<{
+        const answer = (
+          await getOk(service.baseUrl, `${API}/stores/${STOCK_STORE}/products/${PRODUCT}/stock`, 'stock read')
+        ).json<{
           products: Array<{ most_likely_stock: number; stock_pool_1?: number }>;
         }>();
         const read = answer.products[0]?.stock_pool_1 ?? answer.products[0]?.most_likely_stock;
-        if (read === undefined || Math.round(read * 1000) !== postedMilli) throw new Error(`the service reads ${read}, the model (sum of all posted) gives ${postedMilli / 1000}`);
+        if (read === undefined || Math.round(read * 1000) !== postedMilli)
+          throw new Error(`the service reads ${read}, the model (sum of all posted) gives ${postedMilli / 1000}`);
         const [row] = await db.query<{ quantity: string }>(`select sum(quantity) as quantity from stock_balances`);
-        if (Number(row?.quantity) !== postedMilli) throw new Error(`balances hold ${row?.quantity}, the model ${postedMilli}`);
+        if (Number(row?.quantity) !== postedMilli)
+          throw new Error(`balances hold ${row?.quantity}, the model ${postedMilli}`);
         const verifyMs = await storeOpsVerify(db.url);
         // The ledger view's id (migration 0022) is the entry's log id: unique on this one
         // balance, in the order the entries were written, so "late" is "before the latest
@@ -159,8 +182,16 @@ export const ledgerHotPg: Scenario = {
             baseline: firstRate,
             extra,
             companions: {
-              'ledger.hot.pg.entries': { value: rate, baseline: 10_000, extra: { 'first half entries/s': firstRate, 'second half entries/s': secondRate } },
-              'ledger.hot.pg.p99': { value: percentile(latencies, 99), baseline: 1_000, extra: { 'p50 ms': median(latencies), 'p95 ms': percentile(latencies, 95) } },
+              'ledger.hot.pg.entries': {
+                value: rate,
+                baseline: 10_000,
+                extra: { 'first half entries/s': firstRate, 'second half entries/s': secondRate },
+              },
+              'ledger.hot.pg.p99': {
+                value: percentile(latencies, 99),
+                baseline: 1_000,
+                extra: { 'p50 ms': median(latencies), 'p95 ms': percentile(latencies, 95) },
+              },
             },
           };
         },

@@ -15,8 +15,24 @@
  * `npx store-ops verify` exits 0.
  */
 import { getOk, timedPost } from '../lib/client.js';
-import { freshDatabase, requirePostgres, storeOpsVerify, type BenchDatabase, type BenchDialect } from '../lib/ledger-db.js';
-import { BalanceModel, kindProblem, lateTimeline, TEMPLATE_COPIES, TEMPLATE_ROWS, COPY_SHIFT_MS, type LateTimeline, type ModelEntry, type PostKind } from '../lib/ledger-model.js';
+import {
+  freshDatabase,
+  requirePostgres,
+  storeOpsVerify,
+  type BenchDatabase,
+  type BenchDialect,
+} from '../lib/ledger-db.js';
+import {
+  BalanceModel,
+  kindProblem,
+  lateTimeline,
+  TEMPLATE_COPIES,
+  TEMPLATE_ROWS,
+  COPY_SHIFT_MS,
+  type LateTimeline,
+  type ModelEntry,
+  type PostKind,
+} from '../lib/ledger-model.js';
 import { Resources } from '../lib/resources.js';
 import type { ResultSpec, Sample, Scenario } from '../lib/scenario.js';
 import { API, startServiceAt, type Service } from '../lib/service.js';
@@ -41,7 +57,12 @@ const countsQuery = (entries: readonly ModelEntry[]) => (entries[0]?.count ? '?i
 
 function post(service: Service, product: string, entries: readonly ModelEntry[]): Promise<number> {
   const n = entries.length;
-  return timedPost(service.baseUrl, `${STOCK_LOGS_PATH}${countsQuery(entries)}`, entryBody(product, entries), `created ${n}: applied ${n}, pending review 0`);
+  return timedPost(
+    service.baseUrl,
+    `${STOCK_LOGS_PATH}${countsQuery(entries)}`,
+    entryBody(product, entries),
+    `created ${n}: applied ${n}, pending review 0`,
+  );
 }
 
 interface Balance {
@@ -51,40 +72,65 @@ interface Balance {
   model: BalanceModel;
 }
 
-const balanceWhere = (b: Balance) => `store_id = ${b.storeId} and product_id = ${b.productId} and location_id = 0 and pool = 1 and order_key = ''`;
+const balanceWhere = (b: Balance) =>
+  `store_id = ${b.storeId} and product_id = ${b.productId} and location_id = 0 and pool = 1 and order_key = ''`;
 /** The balance's ledger rows (the stock_ledger view, migration 0022): they name it by its id (migration 0021). */
 const ledgerWhere = (b: Balance) => `balance_id = (select id from stock_balances where ${balanceWhere(b)})`;
 const num = (value: unknown) => (value === null || value === undefined ? undefined : Number(value));
 
 /** Throws unless the balance row and the ledger agree with the model about what `entries` are. */
-async function assertKind(db: BenchDatabase, balance: Balance, kind: PostKind, entries: readonly ModelEntry[], countAt: number): Promise<void> {
-  const [row] = await db.query<{ last_at: unknown; last_count_at: unknown }>(`select last_at, last_count_at from stock_balances where ${balanceWhere(balance)}`);
+async function assertKind(
+  db: BenchDatabase,
+  balance: Balance,
+  kind: PostKind,
+  entries: readonly ModelEntry[],
+  countAt: number,
+): Promise<void> {
+  const [row] = await db.query<{ last_at: unknown; last_count_at: unknown }>(
+    `select last_at, last_count_at from stock_balances where ${balanceWhere(balance)}`,
+  );
   if (!row) throw new Error(`${balance.product}: no balance row`);
   if (num(row.last_at) !== balance.model.lastAt() || num(row.last_count_at) !== balance.model.lastCountAt()) {
-    throw new Error(`${balance.product}: balance last_at ${row.last_at}/last_count_at ${row.last_count_at}, model ${balance.model.lastAt()}/${balance.model.lastCountAt()}`);
+    throw new Error(
+      `${balance.product}: balance last_at ${row.last_at}/last_count_at ${row.last_count_at}, model ${balance.model.lastAt()}/${balance.model.lastCountAt()}`,
+    );
   }
   const problem = kindProblem(balance.model, kind, entries, countAt);
   if (problem !== undefined) throw new Error(`${balance.product}: the ${kind} post is not what it claims: ${problem}`);
   if (kind === 'late-before-count') {
     const first = Math.min(...entries.map((e) => e.at));
-    const [next] = await db.query<{ at: unknown }>(`select min(at) as at from stock_ledger where ${ledgerWhere(balance)} and is_count = 1 and at >= ${first}`);
-    if (num(next?.at) !== countAt) throw new Error(`${balance.product}: the first recorded count after ${first} is at ${next?.at}, not ${countAt}`);
+    const [next] = await db.query<{ at: unknown }>(
+      `select min(at) as at from stock_ledger where ${ledgerWhere(balance)} and is_count = 1 and at >= ${first}`,
+    );
+    if (num(next?.at) !== countAt)
+      throw new Error(`${balance.product}: the first recorded count after ${first} is at ${next?.at}, not ${countAt}`);
   }
 }
 
 /** Throws unless the level (over HTTP and in the balance row) and the count's expected level equal the model's. */
 async function assertLevels(service: Service, db: BenchDatabase, balance: Balance, countAt: number): Promise<void> {
   const modelMilli = balance.model.levelMilli();
-  const answer = (await getOk(service.baseUrl, `${API}/stores/${STOCK_STORE}/products/${balance.product}/stock`, 'stock read')).json<{
+  const answer = (
+    await getOk(service.baseUrl, `${API}/stores/${STOCK_STORE}/products/${balance.product}/stock`, 'stock read')
+  ).json<{
     products: Array<{ most_likely_stock: number; stock_pool_1?: number }>;
   }>();
   const read = answer.products[0]?.stock_pool_1 ?? answer.products[0]?.most_likely_stock;
-  if (read === undefined || Math.round(read * 1000) !== modelMilli) throw new Error(`${balance.product}: the service reads ${read}, the model's replay gives ${modelMilli / 1000}`);
-  const [row] = await db.query<{ quantity: unknown }>(`select quantity from stock_balances where ${balanceWhere(balance)}`);
-  if (num(row?.quantity) !== modelMilli) throw new Error(`${balance.product}: balance quantity ${row?.quantity}, model ${modelMilli}`);
-  const [count] = await db.query<{ expected: unknown; counted: unknown }>(`select expected, counted from stock_ledger where ${ledgerWhere(balance)} and is_count = 1 and at = ${countAt}`);
+  if (read === undefined || Math.round(read * 1000) !== modelMilli)
+    throw new Error(`${balance.product}: the service reads ${read}, the model's replay gives ${modelMilli / 1000}`);
+  const [row] = await db.query<{ quantity: unknown }>(
+    `select quantity from stock_balances where ${balanceWhere(balance)}`,
+  );
+  if (num(row?.quantity) !== modelMilli)
+    throw new Error(`${balance.product}: balance quantity ${row?.quantity}, model ${modelMilli}`);
+  const [count] = await db.query<{ expected: unknown; counted: unknown }>(
+    `select expected, counted from stock_ledger where ${ledgerWhere(balance)} and is_count = 1 and at = ${countAt}`,
+  );
   const expected = balance.model.levelMilli(countAt);
-  if (num(count?.expected) !== expected) throw new Error(`${balance.product}: the count at ${countAt} expects ${count?.expected}, re-based it should expect ${expected}`);
+  if (num(count?.expected) !== expected)
+    throw new Error(
+      `${balance.product}: the count at ${countAt} expects ${count?.expected}, re-based it should expect ${expected}`,
+    );
 }
 
 /**
@@ -100,8 +146,15 @@ async function copyTemplate(db: BenchDatabase, balance: Balance): Promise<void> 
   const [stats] = await db.query<{ n: unknown; lo: unknown; hi: unknown; posted: unknown }>(
     'select count(*) as n, min(id) as lo, max(id) as hi, count(balance_id) as posted from stock_logs',
   );
-  if (num(stats?.n) !== TEMPLATE_ROWS || num(stats?.lo) !== 1 || num(stats?.hi) !== TEMPLATE_ROWS || num(stats?.posted) !== TEMPLATE_ROWS) {
-    throw new Error(`stock_logs should hold exactly the template's ids 1–${TEMPLATE_ROWS}, each with its posting: ${JSON.stringify(stats)}`);
+  if (
+    num(stats?.n) !== TEMPLATE_ROWS ||
+    num(stats?.lo) !== 1 ||
+    num(stats?.hi) !== TEMPLATE_ROWS ||
+    num(stats?.posted) !== TEMPLATE_ROWS
+  ) {
+    throw new Error(
+      `stock_logs should hold exactly the template's ids 1–${TEMPLATE_ROWS}, each with its posting: ${JSON.stringify(stats)}`,
+    );
   }
   const columns = async (table: string) =>
     (
@@ -119,20 +172,40 @@ async function copyTemplate(db: BenchDatabase, balance: Balance): Promise<void> 
   };
   const statements = [
     await copy('stock_logs', 'id', 't.id', { id: String(TEMPLATE_ROWS), modification_at: String(COPY_SHIFT_MS) }),
-    await copy('stock_log_parts', 'log_id', 't.log_id, t.balance_id', { log_id: String(TEMPLATE_ROWS), seq: String(TEMPLATE_ROWS), at: String(COPY_SHIFT_MS) }),
+    await copy('stock_log_parts', 'log_id', 't.log_id, t.balance_id', {
+      log_id: String(TEMPLATE_ROWS),
+      seq: String(TEMPLATE_ROWS),
+      at: String(COPY_SHIFT_MS),
+    }),
     `update stock_balances set
        quantity = (select sum(delta) from stock_ledger where ${ledgerWhere(balance)}),
        last_at = (select max(at) from stock_ledger where ${ledgerWhere(balance)})
      where ${balanceWhere(balance)}`,
   ];
-  if (db.dialect === 'postgres') statements.push(`select setval(pg_get_serial_sequence('stock_logs', 'id'), (select max(id) from stock_logs))`);
+  if (db.dialect === 'postgres')
+    statements.push(`select setval(pg_get_serial_sequence('stock_logs', 'id'), (select max(id) from stock_logs))`);
   await db.transaction(statements);
   if (db.dialect === 'postgres') await db.query('analyze stock_logs, stock_log_parts, stock_balances');
 }
 
-const KINDS: Array<{ kind: PostKind; name: string; label: string; entries: (t: LateTimeline, round: number) => ModelEntry[] }> = [
-  { kind: 'late-deltas', name: 'deltas1000', label: '1,000 late deltas (before the latest entry, after the last count)', entries: (t, g) => t.lateDeltas(g) },
-  { kind: 'late-before-count', name: 'beforecount100', label: '100 late deltas in the minute before a recorded count (re-basing it)', entries: (t, g) => t.lateBeforeCount(g) },
+const KINDS: Array<{
+  kind: PostKind;
+  name: string;
+  label: string;
+  entries: (t: LateTimeline, round: number) => ModelEntry[];
+}> = [
+  {
+    kind: 'late-deltas',
+    name: 'deltas1000',
+    label: '1,000 late deltas (before the latest entry, after the last count)',
+    entries: (t, g) => t.lateDeltas(g),
+  },
+  {
+    kind: 'late-before-count',
+    name: 'beforecount100',
+    label: '100 late deltas in the minute before a recorded count (re-basing it)',
+    entries: (t, g) => t.lateBeforeCount(g),
+  },
   { kind: 'in-order', name: 'inorder1000', label: '1,000 in-order deltas', entries: (t, g) => t.inOrder(g) },
 ];
 
@@ -148,7 +221,11 @@ function spec(dialect: BenchDialect, kind: (typeof KINDS)[number]): ResultSpec {
     valueLabel: '1M-row balance',
     baselineLabel: '1k-row balance',
     baselineKind: 'service',
-    target: { ratio: 1.2, comparison: '<=', description: `${kind.label} on a 1,000,000-row balance ≤ 1.2 × on a 1,000-row balance (${db}, issue 11)` },
+    target: {
+      ratio: 1.2,
+      comparison: '<=',
+      description: `${kind.label} on a 1,000,000-row balance ≤ 1.2 × on a 1,000-row balance (${db}, issue 11)`,
+    },
   };
 }
 
@@ -163,7 +240,12 @@ function ledgerLate(dialect: BenchDialect): Scenario {
         if (dialect === 'postgres') await requirePostgres();
         const db = await freshDatabase(resources, dialect, 'ledger_late');
         const timeline = lateTimeline(Date.now());
-        const balances: Balance[] = [productNumber(SMALL), productNumber(BIG)].map((product) => ({ product, productId: 0, storeId: 0, model: new BalanceModel() }));
+        const balances: Balance[] = [productNumber(SMALL), productNumber(BIG)].map((product) => ({
+          product,
+          productId: 0,
+          storeId: 0,
+          model: new BalanceModel(),
+        }));
         const big = balances[BIG]!;
         const started = Date.now();
         const progress = (what: string) => console.error(`  ${what} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
@@ -178,7 +260,9 @@ function ledgerLate(dialect: BenchDialect): Scenario {
         }
         const [store] = await db.query<{ id: unknown }>(`select id from stores where store_number = '${STOCK_STORE}'`);
         for (const balance of balances) {
-          const [product] = await db.query<{ id: unknown }>(`select id from products where product_number = '${balance.product}'`);
+          const [product] = await db.query<{ id: unknown }>(
+            `select id from products where product_number = '${balance.product}'`,
+          );
           balance.storeId = Number(store!.id);
           balance.productId = Number(product!.id);
         }
@@ -198,9 +282,12 @@ function ledgerLate(dialect: BenchDialect): Scenario {
           }
         }
         for (const balance of balances) {
-          const [rows] = await db.query<{ n: unknown }>(`select count(*) as n from stock_ledger where ${ledgerWhere(balance)}`);
+          const [rows] = await db.query<{ n: unknown }>(
+            `select count(*) as n from stock_ledger where ${ledgerWhere(balance)}`,
+          );
           const expected = balance === big ? 1_000_000 : 1_000;
-          if (num(rows?.n) !== expected || balance.model.rows !== expected) throw new Error(`${balance.product}: ${rows?.n} ledger rows, expected ${expected}`);
+          if (num(rows?.n) !== expected || balance.model.rows !== expected)
+            throw new Error(`${balance.product}: ${rows?.n} ledger rows, expected ${expected}`);
           await assertLevels(service, db, balance, timeline.countAt);
         }
 
@@ -210,7 +297,11 @@ function ledgerLate(dialect: BenchDialect): Scenario {
          * Round r posts the timeline's rounds 2r and 2r + 1 of each kind on each balance.
          */
         const round = async (r: number, bigFirst: boolean) => {
-          const ms: Record<PostKind, number[]> = { 'late-deltas': [0, 0], 'late-before-count': [0, 0], 'in-order': [0, 0] };
+          const ms: Record<PostKind, number[]> = {
+            'late-deltas': [0, 0],
+            'late-before-count': [0, 0],
+            'in-order': [0, 0],
+          };
           for (const kind of KINDS) {
             const posted = [0, 0];
             for (const index of bigFirst ? [BIG, SMALL, SMALL, BIG] : [SMALL, BIG, BIG, SMALL]) {
@@ -231,10 +322,16 @@ function ledgerLate(dialect: BenchDialect): Scenario {
           async measure(run): Promise<Sample> {
             const ms = await round(run + 1, run % 2 === 0);
             const verifyMs = await storeOpsVerify(db.url);
-            const sample = (kind: PostKind): Sample => ({ value: ms[kind][BIG]!, baseline: ms[kind][SMALL]!, extra: { 'verify ms': verifyMs } });
+            const sample = (kind: PostKind): Sample => ({
+              value: ms[kind][BIG]!,
+              baseline: ms[kind][SMALL]!,
+              extra: { 'verify ms': verifyMs },
+            });
             return {
               ...sample('late-deltas'),
-              companions: Object.fromEntries(KINDS.slice(1).map((kind) => [spec(dialect, kind).name, sample(kind.kind)])),
+              companions: Object.fromEntries(
+                KINDS.slice(1).map((kind) => [spec(dialect, kind).name, sample(kind.kind)]),
+              ),
             };
           },
           close: () => resources.release(),

@@ -4,7 +4,16 @@ import { tempDir } from '../lib/processes.js';
 import { Resources } from '../lib/resources.js';
 import type { Scenario } from '../lib/scenario.js';
 import { API } from '../lib/service.js';
-import { STOCK_LOCATIONS, STOCK_STORE, StockClock, productNumber, startStockService, stockBody, timedStockPost, type StockEntry } from '../lib/stock.js';
+import {
+  STOCK_LOCATIONS,
+  STOCK_STORE,
+  StockClock,
+  productNumber,
+  startStockService,
+  stockBody,
+  timedStockPost,
+  type StockEntry,
+} from '../lib/stock.js';
 
 const NAME = 'movement.post500';
 const MOVES = 500;
@@ -28,13 +37,22 @@ function nextMoves(p: Picker): Move[] {
   while (chosen.size < MOVES) chosen.add(p.int(0, STOCKED - 1));
   return [...chosen].map((index) => {
     const forward = p.chance(0.5);
-    return { product_number: productNumber(index), from: forward ? SHELF : SECOND_SHELF, to: forward ? SECOND_SHELF : SHELF };
+    return {
+      product_number: productNumber(index),
+      from: forward ? SHELF : SECOND_SHELF,
+      to: forward ? SECOND_SHELF : SHELF,
+    };
   });
 }
 
 function timedMovement(baseUrl: string, moves: readonly Move[]): Promise<number> {
   const body = JSON.stringify({
-    body: moves.map((m) => ({ product_number: m.product_number, quantity: 1, from_location: { location_code: m.from }, to_location: { location_code: m.to } })),
+    body: moves.map((m) => ({
+      product_number: m.product_number,
+      quantity: 1,
+      from_location: { location_code: m.from },
+      to_location: { location_code: m.to },
+    })),
   });
   return timedPost(baseUrl, `${MOVEMENT_PATH}?AppUserName=anna`, body, `moved ${moves.length}`);
 }
@@ -46,8 +64,22 @@ function timedMovement(baseUrl: string, moves: readonly Move[]): Promise<number>
 function timedEntries(baseUrl: string, moves: readonly Move[]): Promise<number> {
   const at = new Date().toISOString();
   const entries = moves.flatMap((m): StockEntry[] => [
-    { product_number: m.product_number, quantity: -1, customer_order_line_number: 0, modification_datetime: at, location_code: m.from, app_user_name: 'anna' },
-    { product_number: m.product_number, quantity: 1, customer_order_line_number: 0, modification_datetime: at, location_code: m.to, app_user_name: 'anna' },
+    {
+      product_number: m.product_number,
+      quantity: -1,
+      customer_order_line_number: 0,
+      modification_datetime: at,
+      location_code: m.from,
+      app_user_name: 'anna',
+    },
+    {
+      product_number: m.product_number,
+      quantity: 1,
+      customer_order_line_number: 0,
+      modification_datetime: at,
+      location_code: m.to,
+      app_user_name: 'anna',
+    },
   ]);
   return timedStockPost(baseUrl, stockBody(entries), entries.length);
 }
@@ -64,7 +96,11 @@ export const movementPost: Scenario = {
   baselineLabel: `${MOVES * 2} log entries`,
   baselineKind: 'service',
   defaultRuns: 5,
-  target: { ratio: 2, comparison: '<=', description: `${MOVES} moves ≤ 2 × posting the same ${MOVES * 2} ledger entries directly` },
+  target: {
+    ratio: 2,
+    comparison: '<=',
+    description: `${MOVES} moves ≤ 2 × posting the same ${MOVES * 2} ledger entries directly`,
+  },
 
   prepare: () =>
     new Resources().preparing(async (resources) => {
@@ -97,7 +133,11 @@ export const movementPost: Scenario = {
             value += await timedMovement(service.baseUrl, nextMoves(p));
             if ((run + i) % 2 === 0) baseline += await timedEntries(service.baseUrl, nextMoves(p));
           }
-          return { value: value / POSTS_PER_RUN, baseline: baseline / POSTS_PER_RUN, extra: { 'service peak RSS MB': service.peakRssMb() } };
+          return {
+            value: value / POSTS_PER_RUN,
+            baseline: baseline / POSTS_PER_RUN,
+            extra: { 'service peak RSS MB': service.peakRssMb() },
+          };
         },
         close: () => resources.release(),
       };

@@ -8,7 +8,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { columnsOfRecords, productBarcodesTable, productListLinesTable, productListsTable, productsTable } from '../baselines/plain-tables.js';
+import {
+  columnsOfRecords,
+  productBarcodesTable,
+  productListLinesTable,
+  productListsTable,
+  productsTable,
+} from '../baselines/plain-tables.js';
 import { writeProductListCopy, type AnsweredLine } from '../baselines/product-list-copy.js';
 import { startProductListFloor } from '../lib/baseline-servers.js';
 import { call, expectStatus, getOk, postOk } from '../lib/client.js';
@@ -21,7 +27,15 @@ import type { Scenario } from '../lib/scenario.js';
 import { API, serviceSynchronous, type Service } from '../lib/service.js';
 import { median, timed } from '../lib/stats.js';
 import {
-  STOCK_LOCATIONS, STOCK_STORE, StockClock, productNumber, startStockService, stockBody, stockProductInput, timedStockPost, type StockEntry,
+  STOCK_LOCATIONS,
+  STOCK_STORE,
+  StockClock,
+  productNumber,
+  startStockService,
+  stockBody,
+  stockProductInput,
+  timedStockPost,
+  type StockEntry,
 } from '../lib/stock.js';
 import { measureRound, warmUp, type ThroughputPair } from '../lib/throughput.js';
 
@@ -58,7 +72,12 @@ export type NewListLine = { product_number: string; quantity: number; barcode?: 
  * in a shuffled order, 1–24 pieces or, a tenth, a weighed quantity, one in twenty 0 (stored
  * as 1); a third carry the scanned barcode (ignored: the master's is shown).
  */
-export function productListBody(p: Picker, sequence: number, lines: number, products: number): { body: string; lines: NewListLine[] } {
+export function productListBody(
+  p: Picker,
+  sequence: number,
+  lines: number,
+  products: number,
+): { body: string; lines: NewListLine[] } {
   const order = Array.from({ length: products }, (_, index) => index);
   for (let i = order.length - 1; i > 0; i--) {
     const j = p.int(0, i);
@@ -66,7 +85,11 @@ export function productListBody(p: Picker, sequence: number, lines: number, prod
   }
   const sent = order.slice(0, lines).map((index): NewListLine => {
     const quantity = p.chance(0.05) ? 0 : p.chance(0.1) ? p.int(250, 2_500) / 1000 : p.int(1, 24);
-    return { product_number: productNumber(index), quantity, ...(p.chance(0.3) ? { barcode: stockProductInput(index).barcode as string } : {}) };
+    return {
+      product_number: productNumber(index),
+      quantity,
+      ...(p.chance(0.3) ? { barcode: stockProductInput(index).barcode as string } : {}),
+    };
   });
   const body = {
     product_list_name: `Re-order aisle ${sequence}`,
@@ -101,7 +124,12 @@ async function startListService(resources: Resources, dir: string): Promise<Serv
   const clock = new StockClock();
   const entries: StockEntry[] = [];
   for (let index = 0; index < PRODUCTS; index++) {
-    const entry = (): StockEntry => ({ product_number: productNumber(index), quantity: p.int(1, 48), customer_order_line_number: 0, modification_datetime: clock.next(p) });
+    const entry = (): StockEntry => ({
+      product_number: productNumber(index),
+      quantity: p.int(1, 48),
+      customer_order_line_number: 0,
+      modification_datetime: clock.next(p),
+    });
     const first = entry();
     if (!p.chance(0.2)) first.location_code = p.pick(STOCK_LOCATIONS).location_code;
     entries.push(first);
@@ -121,7 +149,9 @@ interface ListsPage {
 
 /** POST …/productlists with a prepared body, timed from sending to the full answer; the new list's id. */
 async function timedCreate(service: Service, body: string): Promise<{ ms: number; id: number }> {
-  const { ms, result } = await timed(() => call(service.baseUrl, 'POST', `${LISTS_PATH}?app_username=${APP_USER}`, body));
+  const { ms, result } = await timed(() =>
+    call(service.baseUrl, 'POST', `${LISTS_PATH}?app_username=${APP_USER}`, body),
+  );
   expectStatus(result, 200, `POST ${LISTS_PATH}`);
   const id = result.json<{ product_list_id: number }>().product_list_id;
   if (!Number.isInteger(id)) throw new Error(`POST ${LISTS_PATH} answered ${result.text().slice(0, 200)}`);
@@ -129,10 +159,19 @@ async function timedCreate(service: Service, body: string): Promise<{ ms: number
 }
 
 /** The list as the service reads it (one list, by id). */
-async function readList(service: Service, id: number, showLines: boolean): Promise<{ answer: ListsPage; bytes: number }> {
-  const answer = await getOk(service.baseUrl, `${LISTS_PATH}?product_list_id=${id}${showLines ? '&show_lines=true' : ''}`, `reading product list ${id}`);
+async function readList(
+  service: Service,
+  id: number,
+  showLines: boolean,
+): Promise<{ answer: ListsPage; bytes: number }> {
+  const answer = await getOk(
+    service.baseUrl,
+    `${LISTS_PATH}?product_list_id=${id}${showLines ? '&show_lines=true' : ''}`,
+    `reading product list ${id}`,
+  );
   const page = answer.json<ListsPage>();
-  if (page.list.length !== 1 || page.list[0]!.id !== id) throw new Error(`GET ${LISTS_PATH}?product_list_id=${id} found ${page.list.length} lists`);
+  if (page.list.length !== 1 || page.list[0]!.id !== id)
+    throw new Error(`GET ${LISTS_PATH}?product_list_id=${id} found ${page.list.length} lists`);
   return { answer: page, bytes: answer.bytes.length };
 }
 
@@ -152,14 +191,18 @@ function checkReadLines(read: readonly AnsweredLine[], sent: readonly NewListLin
     const expected = sent[index]!;
     const product = stockProductInput(Number(expected.product_number.slice(1)) - 1);
     if (
-      line.product_number !== expected.product_number || line.quantity !== (expected.quantity === 0 ? 1 : expected.quantity) ||
-      line.barcode !== product.barcode || line.category_code !== product.category_code || typeof line.parent_category_code !== 'string' ||
+      line.product_number !== expected.product_number ||
+      line.quantity !== (expected.quantity === 0 ? 1 : expected.quantity) ||
+      line.barcode !== product.barcode ||
+      line.category_code !== product.category_code ||
+      typeof line.parent_category_code !== 'string' ||
       typeof line.store_walking_order !== 'number'
     ) {
       throw new Error(`line ${index + 1} reads ${JSON.stringify(line)}, sent ${JSON.stringify(expected)}`);
     }
   });
-  if (!read.some((line) => (line.store_walking_order as number) > 0)) throw new Error('no line reads a store walking order: the stock at locations is missing');
+  if (!read.some((line) => (line.store_walking_order as number) > 0))
+    throw new Error('no line reads a store walking order: the stock at locations is missing');
 }
 
 // ---------------------------------------------------------------- productlists.create5000
@@ -180,7 +223,11 @@ export const productListsCreate: Scenario = {
   baselineLabel: 'raw better-sqlite3, plain tables',
   baselineKind: 'raw-driver',
   defaultRuns: 5,
-  target: { ratio: 3, comparison: '<=', description: `service time to create a ${LINES}-line list ≤ 3 × raw look-ups and inserts of the same header and ${LINES} line rows` },
+  target: {
+    ratio: 3,
+    comparison: '<=',
+    description: `service time to create a ${LINES}-line list ≤ 3 × raw look-ups and inserts of the same header and ${LINES} line rows`,
+  },
 
   prepare: () =>
     new Resources().preparing(async (resources) => {
@@ -195,7 +242,12 @@ export const productListsCreate: Scenario = {
         op: 'open',
         file: path.join(temp.dir, 'raw.sqlite'),
         synchronous: serviceSynchronous(),
-        tables: [productsTable(columnsOfRecords(products, ['product_number'])), productBarcodesTable, productListsTable, productListLinesTable],
+        tables: [
+          productsTable(columnsOfRecords(products, ['product_number'])),
+          productBarcodesTable,
+          productListsTable,
+          productListLinesTable,
+        ],
       });
       await raw.send({ op: 'import', entity: 'products', bodyFile: productsFile });
 
@@ -204,8 +256,16 @@ export const productListsCreate: Scenario = {
       // Both sides get the same bodies in the same order, so their databases grow alike.
       const nextBody = () => productListBody(p, ++sequence, LINES, PRODUCTS).body;
       const rawCreate = async (body: string) => {
-        const answer = await raw.send({ op: 'product-list-create', storeNumber: STOCK_STORE, appUsername: APP_USER, body });
-        if (answer.rows !== 1 + LINES || answer.skipped !== 0) throw new Error(`the raw writer stored ${answer.rows} rows and skipped ${answer.skipped}, expected ${1 + LINES} and 0`);
+        const answer = await raw.send({
+          op: 'product-list-create',
+          storeNumber: STOCK_STORE,
+          appUsername: APP_USER,
+          body,
+        });
+        if (answer.rows !== 1 + LINES || answer.skipped !== 0)
+          throw new Error(
+            `the raw writer stored ${answer.rows} rows and skipped ${answer.skipped}, expected ${1 + LINES} and 0`,
+          );
         return answer.ms!;
       };
       const serviceCreate = async (body: string) => {
@@ -276,7 +336,11 @@ export const productListsGetLines: Scenario = {
   baselineLabel: 'bare fastify + one SQL query on a plain table',
   baselineKind: 'sql-floor',
   defaultRuns: 3,
-  target: { ratio: 0.5, comparison: '>=', description: `service throughput reading a ${LINES}-line list with its lines ≥ 0.5 × a bare route reading the same rows from a plain table with one query` },
+  target: {
+    ratio: 0.5,
+    comparison: '>=',
+    description: `service throughput reading a ${LINES}-line list with its lines ≥ 0.5 × a bare route reading the same rows from a plain table with one query`,
+  },
 
   prepare: () =>
     new Resources().preparing(async (resources) => {
@@ -290,20 +354,30 @@ export const productListsGetLines: Scenario = {
 
       // The floor's plain table: the lines as answered, written once; then the floor must read exactly them.
       const copyFile = path.join(temp.dir, 'product-list-floor.sqlite');
-      if (writeProductListCopy(copyFile, id, lines) !== LINES) throw new Error(`the floor's plain table does not hold ${LINES} lines`);
+      if (writeProductListCopy(copyFile, id, lines) !== LINES)
+        throw new Error(`the floor's plain table does not hold ${LINES} lines`);
       const query = `?show_lines=true&product_list_id=${id}`;
       const floor = resources.add(await startProductListFloor(LISTS_PATH, copyFile, query), (f) => f.stop());
       const floorAnswer = await getOk(floor.origin, `${LISTS_PATH}${query}`, 'the floor route');
       const floorLines = floorAnswer.json<ListsPage>().list[0]?.lines ?? [];
       if (
-        floorLines.length !== lines.length || floorLines[0]?.product_number !== lines[0]?.product_number ||
-        floorLines.at(-1)?.product_number !== lines.at(-1)?.product_number || JSON.stringify(floorLines) !== JSON.stringify(lines)
+        floorLines.length !== lines.length ||
+        floorLines[0]?.product_number !== lines[0]?.product_number ||
+        floorLines.at(-1)?.product_number !== lines.at(-1)?.product_number ||
+        JSON.stringify(floorLines) !== JSON.stringify(lines)
       ) {
-        throw new Error(`the SQL floor route does not read the same rows as the service (${floorLines.length} lines, first ${floorLines[0]?.product_number})`);
+        throw new Error(
+          `the SQL floor route does not read the same rows as the service (${floorLines.length} lines, first ${floorLines[0]?.product_number})`,
+        );
       }
 
       const pair: ThroughputPair = {
-        service: { origin: service.baseUrl, paths: [`${LISTS_PATH}${query}`], rssMb: service.rssMb, peakRssMb: service.peakRssMb },
+        service: {
+          origin: service.baseUrl,
+          paths: [`${LISTS_PATH}${query}`],
+          rssMb: service.rssMb,
+          peakRssMb: service.peakRssMb,
+        },
         baseline: { origin: floor.origin, paths: [`${LISTS_PATH}${query}`] },
       };
       await warmUp(pair);

@@ -6,7 +6,16 @@ import { Resources } from '../lib/resources.js';
 import type { Scenario } from '../lib/scenario.js';
 import { API } from '../lib/service.js';
 import { median, timed } from '../lib/stats.js';
-import { STOCK_LOCATIONS, STOCK_STORE, StockClock, productNumber, startStockService, stockBody, timedStockPost, type StockEntry } from '../lib/stock.js';
+import {
+  STOCK_LOCATIONS,
+  STOCK_STORE,
+  StockClock,
+  productNumber,
+  startStockService,
+  stockBody,
+  timedStockPost,
+  type StockEntry,
+} from '../lib/stock.js';
 import { measureRound, warmUp, type ThroughputPair } from '../lib/throughput.js';
 
 const SCROLL = 'stock.list.scroll';
@@ -44,7 +53,12 @@ async function stockEveryProduct(baseUrl: string): Promise<void> {
   const clock = new StockClock();
   for (let from = 0; from < PRODUCTS; from += SEED_BATCH) {
     const entries = Array.from({ length: Math.min(SEED_BATCH, PRODUCTS - from) }, (_, i): StockEntry => {
-      const entry: StockEntry = { product_number: productNumber(from + i), quantity: p.int(1, 48), customer_order_line_number: 0, modification_datetime: clock.next(p) };
+      const entry: StockEntry = {
+        product_number: productNumber(from + i),
+        quantity: p.int(1, 48),
+        customer_order_line_number: 0,
+        modification_datetime: clock.next(p),
+      };
       if (!p.chance(0.2)) entry.location_code = p.pick(STOCK_LOCATIONS).location_code;
       return entry;
     });
@@ -57,7 +71,9 @@ async function walkPages(baseUrl: string): Promise<Array<{ url: string; firstId:
   const firstUrl = `${LIST_PATH}${LIST_QUERY}`;
   const first = (await readPage(baseUrl, firstUrl, 'page 1')).page;
   if (first.total_count !== PRODUCTS || first.list.length !== PAGE_SIZE) {
-    throw new Error(`page 1 says ${first.total_count} store products and holds ${first.list.length}, expected ${PRODUCTS} and ${PAGE_SIZE}`);
+    throw new Error(
+      `page 1 says ${first.total_count} store products and holds ${first.list.length}, expected ${PRODUCTS} and ${PAGE_SIZE}`,
+    );
   }
   const pages = [{ url: firstUrl, firstId: first.list[0]!.id }];
   let cursor = first.scroll_id;
@@ -65,14 +81,20 @@ async function walkPages(baseUrl: string): Promise<Array<{ url: string; firstId:
     if (cursor === null) throw new Error(`page ${number - 1} gives no scroll_id`);
     const url = `${firstUrl}&scroll_id=${encodeURIComponent(cursor)}`;
     const page = (await readPage(baseUrl, url, `walking to page ${number}`)).page;
-    if (page.list.length !== PAGE_SIZE) throw new Error(`page ${number} holds ${page.list.length} store products, expected ${PAGE_SIZE}`);
+    if (page.list.length !== PAGE_SIZE)
+      throw new Error(`page ${number} holds ${page.list.length} store products, expected ${PAGE_SIZE}`);
     pages.push({ url, firstId: page.list[0]!.id });
     cursor = page.scroll_id;
   }
   const deep = pages[DEEP_PAGE - 1]!;
   const deepPage = (await readPage(baseUrl, deep.url, `page ${DEEP_PAGE}`)).page;
-  if (deepPage.page_start !== DEEP_PAGE || deepPage.list[0]?.product_number !== productNumber((DEEP_PAGE - 1) * PAGE_SIZE)) {
-    throw new Error(`the cursor reads page ${deepPage.page_start} starting at ${deepPage.list[0]?.product_number}, expected page ${DEEP_PAGE} starting at ${productNumber((DEEP_PAGE - 1) * PAGE_SIZE)}`);
+  if (
+    deepPage.page_start !== DEEP_PAGE ||
+    deepPage.list[0]?.product_number !== productNumber((DEEP_PAGE - 1) * PAGE_SIZE)
+  ) {
+    throw new Error(
+      `the cursor reads page ${deepPage.page_start} starting at ${deepPage.list[0]?.product_number}, expected page ${DEEP_PAGE} starting at ${productNumber((DEEP_PAGE - 1) * PAGE_SIZE)}`,
+    );
   }
   return pages;
 }
@@ -105,7 +127,12 @@ export const stockListScroll: Scenario = {
       valueLabel: 'service',
       baselineLabel: 'bare fastify + one SQL query',
       baselineKind: 'sql-floor',
-      target: { ratio: 0.5, comparison: '>=', description: 'service throughput paging through stock ≥ 0.5 × a bare route reading the same rows with one SQL query (new target)' },
+      target: {
+        ratio: 0.5,
+        comparison: '>=',
+        description:
+          'service throughput paging through stock ≥ 0.5 × a bare route reading the same rows with one SQL query (new target)',
+      },
     },
   ],
 
@@ -118,14 +145,27 @@ export const stockListScroll: Scenario = {
       const [first, deep] = [pages[0]!, pages[DEEP_PAGE - 1]!];
 
       const rotated = pages.filter((_, index) => index % ROTATION_STEP === 0);
-      const floorQuery = (firstId: number) => `?store_number=${STOCK_STORE}&after_id=${firstId - 1}&page_size=${PAGE_SIZE}`;
-      const floor = resources.add(await startStockPageFloor(LIST_PATH, service.file, floorQuery(first.firstId)), (f) => f.stop());
-      const floorPage = (await getOk(floor.origin, `${LIST_PATH}${floorQuery(deep.firstId)}`, 'the floor route')).json<{ list: Array<{ product_number: string }> }>();
-      if (floorPage.list.length !== PAGE_SIZE || floorPage.list[0]?.product_number !== productNumber((DEEP_PAGE - 1) * PAGE_SIZE)) {
+      const floorQuery = (firstId: number) =>
+        `?store_number=${STOCK_STORE}&after_id=${firstId - 1}&page_size=${PAGE_SIZE}`;
+      const floor = resources.add(await startStockPageFloor(LIST_PATH, service.file, floorQuery(first.firstId)), (f) =>
+        f.stop(),
+      );
+      const floorPage = (await getOk(floor.origin, `${LIST_PATH}${floorQuery(deep.firstId)}`, 'the floor route')).json<{
+        list: Array<{ product_number: string }>;
+      }>();
+      if (
+        floorPage.list.length !== PAGE_SIZE ||
+        floorPage.list[0]?.product_number !== productNumber((DEEP_PAGE - 1) * PAGE_SIZE)
+      ) {
         throw new Error('the SQL floor route does not read the same rows as the service');
       }
       const pair: ThroughputPair = {
-        service: { origin: service.baseUrl, paths: rotated.map((page) => page.url), rssMb: service.rssMb, peakRssMb: service.peakRssMb },
+        service: {
+          origin: service.baseUrl,
+          paths: rotated.map((page) => page.url),
+          rssMb: service.rssMb,
+          peakRssMb: service.peakRssMb,
+        },
         baseline: { origin: floor.origin, paths: rotated.map((page) => `${LIST_PATH}${floorQuery(page.firstId)}`) },
       };
       // Untimed warm-up of the two latency requests and of the throughput pair.
@@ -150,7 +190,9 @@ export const stockListScroll: Scenario = {
             value: median(deepMs),
             baseline: median(firstMs),
             extra: { 'service peak RSS MB': service.peakRssMb() },
-            companions: { [PAGES]: { ...throughput, extra: { ...throughput.extra, 'service peak RSS MB': service.peakRssMb() } } },
+            companions: {
+              [PAGES]: { ...throughput, extra: { ...throughput.extra, 'service peak RSS MB': service.peakRssMb() } },
+            },
           };
         },
         close: () => resources.release(),

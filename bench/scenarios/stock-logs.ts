@@ -7,7 +7,14 @@ import { Resources } from '../lib/resources.js';
 import type { Scenario } from '../lib/scenario.js';
 import { serviceSynchronous } from '../lib/service.js';
 import {
-  STOCK_LOGS_PATH, STOCK_STORE, StockClock, startStockService, stockBody, stockEntries, stockMasterForRawWriter, timedStockPost,
+  STOCK_LOGS_PATH,
+  STOCK_STORE,
+  StockClock,
+  startStockService,
+  stockBody,
+  stockEntries,
+  stockMasterForRawWriter,
+  timedStockPost,
 } from '../lib/stock.js';
 
 const NAME = 'stock.logs.post1000';
@@ -35,14 +42,23 @@ export const stockLogsPost: Scenario = {
   baselineLabel: 'raw better-sqlite3, plain tables',
   baselineKind: 'raw-driver',
   defaultRuns: 5,
-  target: { ratio: 2.5, comparison: '<=', description: `service time per ${ENTRIES}-entry request ≤ 2.5 × raw inserts of the same entries plus level upserts` },
+  target: {
+    ratio: 2.5,
+    comparison: '<=',
+    description: `service time per ${ENTRIES}-entry request ≤ 2.5 × raw inserts of the same entries plus level upserts`,
+  },
 
   prepare: () =>
     new Resources().preparing(async (resources) => {
       const temp = resources.add(tempDir('stock-logs'), (t) => t.remove());
       const service = await startStockService(resources, temp.dir, PRODUCTS);
       const raw = resources.add(startRawWriter(), (r) => r.stop());
-      await raw.open({ op: 'open', file: path.join(temp.dir, 'raw.sqlite'), synchronous: serviceSynchronous(), tables: [stockEntriesTable, stockLevelsTable] });
+      await raw.open({
+        op: 'open',
+        file: path.join(temp.dir, 'raw.sqlite'),
+        synchronous: serviceSynchronous(),
+        tables: [stockEntriesTable, stockLevelsTable],
+      });
       await raw.send({ op: 'stock-master', ...stockMasterForRawWriter() });
       const p = picker(5);
       const clock = new StockClock();
@@ -69,7 +85,11 @@ export const stockLogsPost: Scenario = {
           return {
             value,
             baseline,
-            extra: { 'service entries/s': (ENTRIES * 1000) / value, 'raw entries/s': (ENTRIES * 1000) / baseline, 'service peak RSS MB': service.peakRssMb() },
+            extra: {
+              'service entries/s': (ENTRIES * 1000) / value,
+              'raw entries/s': (ENTRIES * 1000) / baseline,
+              'service peak RSS MB': service.peakRssMb(),
+            },
           };
         },
         close: () => resources.release(),
@@ -94,7 +114,11 @@ export const stockLogsPostKeyed: Scenario = {
   baselineLabel: 'service, no key',
   baselineKind: 'service',
   defaultRuns: 5,
-  target: { ratio: 1.15, comparison: '<=', description: 'a keyed 1,000-entry post costs at most 1.15 × the same post without a key' },
+  target: {
+    ratio: 1.15,
+    comparison: '<=',
+    description: 'a keyed 1,000-entry post costs at most 1.15 × the same post without a key',
+  },
 
   prepare: () =>
     new Resources().preparing(async (resources) => {
@@ -104,7 +128,10 @@ export const stockLogsPostKeyed: Scenario = {
       const clock = new StockClock();
       const nextBody = () => stockBody(stockEntries(p, clock, ENTRIES, PRODUCTS));
       let keys = 0;
-      const keyed = (body: string) => timedStockPost(service.baseUrl, body, ENTRIES, STOCK_STORE, { 'idempotency-key': `bench-${process.pid}-${++keys}` });
+      const keyed = (body: string) =>
+        timedStockPost(service.baseUrl, body, ENTRIES, STOCK_STORE, {
+          'idempotency-key': `bench-${process.pid}-${++keys}`,
+        });
       for (let i = 0; i < WARMUP_POSTS; i++) {
         await keyed(nextBody());
         await timedStockPost(service.baseUrl, nextBody(), ENTRIES);

@@ -35,7 +35,16 @@ import { Resources } from '../lib/resources.js';
 import type { Sample, Scenario } from '../lib/scenario.js';
 import { API, startServiceAt, type Service } from '../lib/service.js';
 import { median, percentile } from '../lib/stats.js';
-import { StockClock, readServiceBalances, seedAssortment, seedStockMasterData, stockBody, stockEntries, stockMasterForRawWriter, timedStockPost } from '../lib/stock.js';
+import {
+  StockClock,
+  readServiceBalances,
+  seedAssortment,
+  seedStockMasterData,
+  stockBody,
+  stockEntries,
+  stockMasterForRawWriter,
+  timedStockPost,
+} from '../lib/stock.js';
 
 const CLIENTS = 8;
 const ENTRIES = 1_000;
@@ -65,7 +74,11 @@ export const stockSpreadPg: Scenario = {
   valueLabel: 'service',
   baselineLabel: 'raw pg, plain tables',
   baselineKind: 'raw-driver',
-  target: { ratio: 0.3, comparison: '>=', description: `service entries/s ≥ 0.3 × raw pg with ${CLIENTS} clients × ${ENTRIES}-entry posts over ${CLIENTS} stores (issue 15; ≥ 0.5 is the aim)` },
+  target: {
+    ratio: 0.3,
+    comparison: '>=',
+    description: `service entries/s ≥ 0.3 × raw pg with ${CLIENTS} clients × ${ENTRIES}-entry posts over ${CLIENTS} stores (issue 15; ≥ 0.5 is the aim)`,
+  },
   companions: [
     {
       name: TWO_PROCESSES,
@@ -76,7 +89,11 @@ export const stockSpreadPg: Scenario = {
       valueLabel: 'two processes',
       baselineLabel: 'one process',
       baselineKind: 'service',
-      target: { ratio: 1.3, comparison: '>=', description: `two service processes ≥ 1.3 × one on the same load and database (issue 15)` },
+      target: {
+        ratio: 1.3,
+        comparison: '>=',
+        description: `two service processes ≥ 1.3 × one on the same load and database (issue 15)`,
+      },
     },
   ],
   defaultRuns: 3,
@@ -123,7 +140,8 @@ export const stockSpreadPg: Scenario = {
         const start = performance.now();
         await Promise.all(
           streams.map(async (stream, i) => {
-            for (const body of stream.bodies) latencies.push(await timedStockPost(serviceOf(i).baseUrl, body, ENTRIES, stream.storeNumber));
+            for (const body of stream.bodies)
+              latencies.push(await timedStockPost(serviceOf(i).baseUrl, body, ENTRIES, stream.storeNumber));
           }),
         );
         return { rate: (latencies.length * ENTRIES * 1000) / (performance.now() - start), latencies };
@@ -131,7 +149,8 @@ export const stockSpreadPg: Scenario = {
       const rawBatch = async (streams: Stream[]) => {
         const answer = await raw.send({ op: 'stock-batch', streams });
         const entries = streams.length * streams[0]!.bodies.length * ENTRIES;
-        if (answer.rows !== entries) throw new Error(`the raw pg baseline booked ${answer.rows} entries, ${entries} were sent`);
+        if (answer.rows !== entries)
+          throw new Error(`the raw pg baseline booked ${answer.rows} entries, ${entries} were sent`);
         return { rate: (entries * 1000) / answer.ms!, latencies: answer.latencies! };
       };
 
@@ -142,7 +161,9 @@ export const stockSpreadPg: Scenario = {
           'select (select count(*) from stock_logs) as logs, (select count(*) from stock_logs where balance_id is not null) as posted, (select count(*) from stock_log_parts) as parts',
         );
         if (Number(counts?.logs) !== posted || Number(counts?.posted) !== posted || Number(counts?.parts) !== 0) {
-          throw new Error(`the service holds ${counts?.logs} stock log rows, ${counts?.posted} with their posting, and ${counts?.parts} parts; ${posted} one-pool entries were posted`);
+          throw new Error(
+            `the service holds ${counts?.logs} stock log rows, ${counts?.posted} with their posting, and ${counts?.parts} parts; ${posted} one-pool entries were posted`,
+          );
         }
         // What an entry costs on disk, all indexes included (issue 29: ≤ 300 bytes): both tables of the ledger (stock_logs with
         // the postings, stock_log_parts) over the entries they hold.
@@ -154,11 +175,22 @@ export const stockSpreadPg: Scenario = {
         const rows = await readServiceBalances(db);
         // No bench connection stays open on the service's database while the next run posts.
         await db.disconnect();
-        const read = new Map(rows.map((r) => [levelKey(r.store_number, r.product_number, r.location_code ?? '', Number(r.pool)) + (r.order_key ? `|${r.order_key}` : ''), Number(r.quantity)]));
+        const read = new Map(
+          rows.map((r) => [
+            levelKey(r.store_number, r.product_number, r.location_code ?? '', Number(r.pool)) +
+              (r.order_key ? `|${r.order_key}` : ''),
+            Number(r.quantity),
+          ]),
+        );
         const problems: string[] = [];
-        for (const [key, quantity] of model) if (quantity !== 0 && read.get(key) !== quantity) problems.push(`${key}: model ${quantity}, balance ${read.get(key) ?? 0}`);
+        for (const [key, quantity] of model)
+          if (quantity !== 0 && read.get(key) !== quantity)
+            problems.push(`${key}: model ${quantity}, balance ${read.get(key) ?? 0}`);
         for (const [key, quantity] of read) if (!model.get(key)) problems.push(`${key}: balance ${quantity}, model 0`);
-        if (problems.length > 0) throw new Error(`${problems.length} balances differ from everything posted: ${problems.slice(0, 5).join('; ')}`);
+        if (problems.length > 0)
+          throw new Error(
+            `${problems.length} balances differ from everything posted: ${problems.slice(0, 5).join('; ')}`,
+          );
         return storeOpsVerify(db.url);
       };
 
@@ -169,7 +201,8 @@ export const stockSpreadPg: Scenario = {
         const figures = {} as Record<'one' | 'two' | 'raw', { rate: number; latencies: number[] }>;
         for (const side of order) {
           if (side === 'one') figures.one = await postStreams(oneStreams, () => first);
-          else if (side === 'two') figures.two = await postStreams(twoStreams, (client) => (client < CLIENTS / 2 ? first : second));
+          else if (side === 'two')
+            figures.two = await postStreams(twoStreams, (client) => (client < CLIENTS / 2 ? first : second));
           else figures.raw = await rawBatch(oneStreams);
         }
         return { ...figures, verifyMs: await check() };
@@ -180,7 +213,12 @@ export const stockSpreadPg: Scenario = {
       return {
         async measure(run): Promise<Sample> {
           // Alternate who goes first, so a drift in machine speed favours neither side of either pair.
-          const { one, two, raw: rawSide, verifyMs } = await round(POSTS_PER_CLIENT, run % 2 === 0 ? ['one', 'two', 'raw'] : ['raw', 'two', 'one']);
+          const {
+            one,
+            two,
+            raw: rawSide,
+            verifyMs,
+          } = await round(POSTS_PER_CLIENT, run % 2 === 0 ? ['one', 'two', 'raw'] : ['raw', 'two', 'one']);
           return {
             value: one.rate,
             baseline: rawSide.rate,

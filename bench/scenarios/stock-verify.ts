@@ -15,7 +15,12 @@ const PRODUCTS = 2_000;
 const SLOTS_PER_PRODUCT = 1 + STOCK_LOCATIONS.length;
 const BALANCES = PRODUCTS * SLOTS_PER_PRODUCT;
 
-const GROUPED_SUM_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'baselines', 'grouped-sum.mjs');
+const GROUPED_SUM_SCRIPT = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'baselines',
+  'grouped-sum.mjs',
+);
 /**
  * `store-ops verify` as an installed CLI runs it: node on the package's bin. `npx store-ops`
  * runs the same file after npm itself starts (~0.4 s here, the same for any package); that
@@ -40,7 +45,10 @@ function generateLedger(file: string): void {
     database.pragma('synchronous = OFF');
     database.pragma('cache_size = -262144');
     database.pragma('foreign_keys = ON');
-    const store = database.prepare('select id, store_number from stores where store_number = ?').get(STOCK_STORE) as { id: number; store_number: string };
+    const store = database.prepare('select id, store_number from stores where store_number = ?').get(STOCK_STORE) as {
+      id: number;
+      store_number: string;
+    };
     const base = Date.now() - 60 * 86_400_000;
     database.transaction(() => {
       database.exec(`
@@ -94,9 +102,18 @@ function generateLedger(file: string): void {
  * of its largest process (for npx: the node process running the CLI), sampled every 20 ms;
  * throws unless it exits 0.
  */
-async function timedCommand(command: string, args: string[], env: Record<string, string>): Promise<{ ms: number; stdout: string; peakRssMb: number }> {
+async function timedCommand(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ ms: number; stdout: string; peakRssMb: number }> {
   const start = process.hrtime.bigint();
-  const child = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(command, args, {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   killOnExit(child);
   let peakRssMb = 0;
   const sampler = setInterval(() => {
@@ -129,7 +146,11 @@ export const stockVerify: Scenario = {
   baselineLabel: 'group-by process',
   baselineKind: 'plain-query',
   defaultRuns: 5,
-  target: { ratio: 2, comparison: '<=', description: `verify over ${ENTRIES.toLocaleString('en-US')} ledger entries ≤ 2 × a plain SUM … GROUP BY over the same table` },
+  target: {
+    ratio: 2,
+    comparison: '<=',
+    description: `verify over ${ENTRIES.toLocaleString('en-US')} ledger entries ≤ 2 × a plain SUM … GROUP BY over the same table`,
+  },
 
   prepare: () =>
     new Resources().preparing(async (resources) => {
@@ -144,9 +165,11 @@ export const stockVerify: Scenario = {
       const env = { DATABASE_URL: `sqlite:${service.file}`, LOG_LEVEL: 'warn' };
 
       const verify = async (launcher: 'node' | 'npx' = 'node') => {
-        const [command, args] = launcher === 'node' ? [process.execPath, [...CLI, 'verify']] : ['npx', ['store-ops', 'verify']];
+        const [command, args] =
+          launcher === 'node' ? [process.execPath, [...CLI, 'verify']] : ['npx', ['store-ops', 'verify']];
         const { ms, stdout, peakRssMb } = await timedCommand(command, args, env);
-        if (!stdout.includes('ok: every invariant holds')) throw new Error(`store-ops verify answered: ${stdout.slice(0, 500)}`);
+        if (!stdout.includes('ok: every invariant holds'))
+          throw new Error(`store-ops verify answered: ${stdout.slice(0, 500)}`);
         return { ms, peakRssMb };
       };
       const groupBy = async () => {

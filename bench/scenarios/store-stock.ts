@@ -4,7 +4,16 @@ import { Resources } from '../lib/resources.js';
 import type { Scenario } from '../lib/scenario.js';
 import { API } from '../lib/service.js';
 import {
-  REASON, STOCK_LOCATIONS, STOCK_STORE, StockClock, productNumber, startStockService, stockBody, stockEntries, timedStockPost, type StockEntry,
+  REASON,
+  STOCK_LOCATIONS,
+  STOCK_STORE,
+  StockClock,
+  productNumber,
+  startStockService,
+  stockBody,
+  stockEntries,
+  timedStockPost,
+  type StockEntry,
 } from '../lib/stock.js';
 import { cannedBytesSession } from '../lib/throughput.js';
 
@@ -45,7 +54,11 @@ export const stockSingleGet: Scenario = {
   baselineLabel: 'bare fastify, same bytes',
   baselineKind: 'canned-bytes',
   defaultRuns: 3,
-  target: { ratio: 0.5, comparison: '>=', description: 'service throughput ≥ 0.5 × a bare Fastify route serving the same JSON bytes (issue 15; 0.4 before)' },
+  target: {
+    ratio: 0.5,
+    comparison: '>=',
+    description: 'service throughput ≥ 0.5 × a bare Fastify route serving the same JSON bytes (issue 15; 0.4 before)',
+  },
 
   prepare: () =>
     new Resources().preparing(async (resources) => {
@@ -62,8 +75,12 @@ export const stockSingleGet: Scenario = {
         routePath: SINGLE_PATH,
         query: SINGLE_QUERY,
         check: (answer) => {
-          const locations = answer.json<{ products: Array<{ store_locations?: unknown[] }> }>().products[0]?.store_locations ?? [];
-          if (locations.length < STOCK_LOCATIONS.length + 1) throw new Error(`the product reads back ${locations.length} location lines, expected ${STOCK_LOCATIONS.length + 1} or more`);
+          const locations =
+            answer.json<{ products: Array<{ store_locations?: unknown[] }> }>().products[0]?.store_locations ?? [];
+          if (locations.length < STOCK_LOCATIONS.length + 1)
+            throw new Error(
+              `the product reads back ${locations.length} location lines, expected ${STOCK_LOCATIONS.length + 1} or more`,
+            );
         },
       });
     }),

@@ -26,7 +26,11 @@ export const storesImport: Scenario = {
   baselineLabel: 'raw better-sqlite3, plain table',
   baselineKind: 'raw-driver',
   defaultRuns: 5,
-  target: { ratio: 3, comparison: '<=', description: `service import time ≤ 3 × raw prepared-statement inserts of the same ${IMPORT_STORES} records` },
+  target: {
+    ratio: 3,
+    comparison: '<=',
+    description: `service import time ≤ 3 × raw prepared-statement inserts of the same ${IMPORT_STORES} records`,
+  },
   companions: [
     {
       name: RESEND,

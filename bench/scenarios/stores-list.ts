@@ -26,7 +26,11 @@ export const storesList: Scenario = {
   baselineLabel: 'bare fastify, same bytes',
   baselineKind: 'canned-bytes',
   defaultRuns: 3,
-  target: { ratio: 0.5, comparison: '>=', description: 'service throughput ≥ 0.5 × a bare Fastify route serving the same JSON bytes' },
+  target: {
+    ratio: 0.5,
+    comparison: '>=',
+    description: 'service throughput ≥ 0.5 × a bare Fastify route serving the same JSON bytes',
+  },
 
   prepare: () =>
     new Resources().preparing(async (resources) => {
@@ -39,7 +43,8 @@ export const storesList: Scenario = {
         routePath: PATH,
         query: QUERY,
         check: (page) => {
-          if (page.json<{ list: unknown[] }>().list.length !== PAGE_SIZE) throw new Error(`the seeded page does not hold ${PAGE_SIZE} stores`);
+          if (page.json<{ list: unknown[] }>().list.length !== PAGE_SIZE)
+            throw new Error(`the seeded page does not hold ${PAGE_SIZE} stores`);
         },
       });
     }),

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import Fastify from 'fastify';
 
 const [port, routePath, bodyFile] = process.argv.slice(2);
-if (port === undefined || routePath === undefined || bodyFile === undefined) throw new Error('usage: bare-json.ts <port> <path> <body file>');
+if (port === undefined || routePath === undefined || bodyFile === undefined)
+  throw new Error('usage: bare-json.ts <port> <path> <body file>');
 const body = fs.readFileSync(bodyFile);
 
 const app = Fastify({ logger: false });

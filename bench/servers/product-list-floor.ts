@@ -18,14 +18,17 @@ import SqliteDatabase from 'better-sqlite3';
 import Fastify from 'fastify';
 
 const [port, routePath, file] = process.argv.slice(2);
-if (port === undefined || routePath === undefined || file === undefined) throw new Error('usage: product-list-floor.ts <port> <path> <database file>');
+if (port === undefined || routePath === undefined || file === undefined)
+  throw new Error('usage: product-list-floor.ts <port> <path> <database file>');
 
 const database = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
-const linesQuery = database.prepare(`
+const linesQuery = database
+  .prepare(`
   select quantity, barcode, category_code, colli, is_decimal, parent_category_code, product_name, product_number, stock_pool, store_walking_order
   from product_list_read_lines
   where list_id = ?
-  order by line_no`).raw();
+  order by line_no`)
+  .raw();
 
 type Row = [
   quantity: number,

@@ -13,7 +13,8 @@ import SqliteDatabase from 'better-sqlite3';
 import Fastify from 'fastify';
 
 const [port, routePath, file] = process.argv.slice(2);
-if (port === undefined || routePath === undefined || file === undefined) throw new Error('usage: stock-page-floor.ts <port> <path> <database file>');
+if (port === undefined || routePath === undefined || file === undefined)
+  throw new Error('usage: stock-page-floor.ts <port> <path> <database file>');
 
 const database = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
 // A page of store products in id order (keyset), each with its product's description and

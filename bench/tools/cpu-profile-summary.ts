@@ -72,7 +72,8 @@ function main(): void {
     if (!underInspector(id)) selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   });
   const total = [...selfMicros.values()].reduce((a, b) => a + b, 0);
-  const label = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+  const label = (n: ProfileNode) =>
+    `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
 
   const selfByPlace = new Map<string, number>();
   const selfByFunction = new Map<string, number>();
@@ -94,7 +95,9 @@ function main(): void {
   const print = (title: string, entries: Map<string, number>, limit: number) => {
     console.log(`\n${title}`);
     for (const [name, micros] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, limit)) {
-      console.log(`${(micros / 1000).toFixed(0).padStart(8)} ms ${((100 * micros) / total).toFixed(1).padStart(5)}%  ${name}`);
+      console.log(
+        `${(micros / 1000).toFixed(0).padStart(8)} ms ${((100 * micros) / total).toFixed(1).padStart(5)}%  ${name}`,
+      );
     }
   };
   console.log(`profile: ${(total / 1000).toFixed(0)} ms sampled`);

@@ -13,9 +13,19 @@ import { parseArgs } from 'node:util';
 import { picker } from '../lib/data.js';
 import { REPO_ROOT, tempDir } from '../lib/processes.js';
 import { API, BENCH_ADMIN_TOKEN, startService } from '../lib/service.js';
-import { StockClock, STOCK_STORE, productNumber, seedStockMasterData, stockBody, stockEntries, timedStockPost } from '../lib/stock.js';
+import {
+  StockClock,
+  STOCK_STORE,
+  productNumber,
+  seedStockMasterData,
+  stockBody,
+  stockEntries,
+  timedStockPost,
+} from '../lib/stock.js';
 
-const { values } = parseArgs({ options: { processes: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: { processes: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' } },
+});
 const processes = Number(values.processes);
 const seconds = Number(values.seconds);
 const AUTOCANNON = path.join(REPO_ROOT, 'node_modules', '.bin', 'autocannon');
@@ -28,10 +38,22 @@ for (let index = 1; index <= processes; index++) {
     const history = stockEntries(picker(7), new StockClock(), 1_000, 2_000);
     await timedStockPost(service.baseUrl, stockBody(history), history.length);
     const url = `${service.baseUrl}${API}/stores/${STOCK_STORE}/products/${productNumber(0)}/stock?include_locations=true`;
-    const run = spawnSync(AUTOCANNON, ['-c', '10', '-d', String(seconds), '-j', '-H', `authorization=Bearer ${BENCH_ADMIN_TOKEN}`, url], { encoding: 'utf8' });
-    const result = JSON.parse(run.stdout) as { requests: { average: number }; latency: { p99: number }; non2xx: number; errors: number };
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`process ${index}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-    console.log(`process ${index}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, RSS ${service.rssMb().toFixed(0)} MB (peak ${service.peakRssMb().toFixed(0)} MB)`);
+    const run = spawnSync(
+      AUTOCANNON,
+      ['-c', '10', '-d', String(seconds), '-j', '-H', `authorization=Bearer ${BENCH_ADMIN_TOKEN}`, url],
+      { encoding: 'utf8' },
+    );
+    const result = JSON.parse(run.stdout) as {
+      requests: { average: number };
+      latency: { p99: number };
+      non2xx: number;
+      errors: number;
+    };
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`process ${index}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+    console.log(
+      `process ${index}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, RSS ${service.rssMb().toFixed(0)} MB (peak ${service.peakRssMb().toFixed(0)} MB)`,
+    );
   } finally {
     await service.stop();
     temp.remove();

@@ -45,7 +45,9 @@ export function compareSnapshots(before: string, after: string): string {
   const sum = (m: Map<string, Totals>) => [...m.values()].reduce((s, t) => s + t.bytes, 0);
   const lines = [`heap ${(sum(a) / 1048576).toFixed(1)} MB → ${(sum(b) / 1048576).toFixed(1)} MB; grew most:`];
   for (const row of rows.slice(0, 25)) {
-    lines.push(`  ${(row.bytes / 1024).toFixed(0).padStart(9)} KiB  ${String(row.count).padStart(8)} objects  ${row.name.slice(0, 80)}  (now ${(row.total / 1024).toFixed(0)} KiB)`);
+    lines.push(
+      `  ${(row.bytes / 1024).toFixed(0).padStart(9)} KiB  ${String(row.count).padStart(8)} objects  ${row.name.slice(0, 80)}  (now ${(row.total / 1024).toFixed(0)} KiB)`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

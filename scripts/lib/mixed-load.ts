@@ -10,7 +10,14 @@
  * so afterwards what got a 2xx can be looked for in the database.
  */
 import { picker, type Picker } from '../../bench/lib/data.js';
-import { STOCK_LOCATIONS, productNumber, seedAssortment, seedStockMasterData, stockEntries, StockClock } from '../../bench/lib/stock.js';
+import {
+  STOCK_LOCATIONS,
+  productNumber,
+  seedAssortment,
+  seedStockMasterData,
+  stockEntries,
+  StockClock,
+} from '../../bench/lib/stock.js';
 import { storeNumberOf } from '../../bench/lib/data.js';
 import { deliveryOrders } from '../../bench/scenarios/deliveries.js';
 import { customerOrders } from '../../bench/scenarios/customer-orders.js';
@@ -65,10 +72,23 @@ export async function seedMixed(baseUrl: string, setup: MixedSetup): Promise<voi
       const storeproductlog = [];
       for (let i = from; i < Math.min(setup.products, from + 2_500); i++) {
         for (const location_code of [SHELF, SECOND_SHELF]) {
-          storeproductlog.push({ product_number: productNumber(i), quantity: 10_000, customer_order_line_number: 0, modification_datetime: at, location_code, reference: 'mixed-seed' });
+          storeproductlog.push({
+            product_number: productNumber(i),
+            quantity: 10_000,
+            customer_order_line_number: 0,
+            modification_datetime: at,
+            location_code,
+            reference: 'mixed-seed',
+          });
         }
       }
-      const answer = await send(baseUrl, token, 'POST', `${API}/stores/${store}/products/stock/storeproductlogs`, JSON.stringify({ storeproductlog }));
+      const answer = await send(
+        baseUrl,
+        token,
+        'POST',
+        `${API}/stores/${store}/products/stock/storeproductlogs`,
+        JSON.stringify({ storeproductlog }),
+      );
       if (answer.status !== 200) throw new Error(`seeding stock of ${store}: ${answer.status} ${answer.text}`);
     }
   }
@@ -80,7 +100,10 @@ export const mixedStores = (count: number) => Array.from({ length: count }, (_, 
 async function send(baseUrl: string, token: string, method: string, path: string, body?: string, signal?: AbortSignal) {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body,
     signal,
   });
@@ -125,19 +148,46 @@ export function startMixedLoad(options: MixedLoadOptions): MixedLoad {
     const clock = new StockClock(Date.now() - 86_400_000);
     let n = 0;
     let sequence = 1 + index * 10_000_000 + ((options.seed ?? 40) % 100) * 100_000;
-    const deliveries: Array<{ store: string; number: string; lines: Array<{ line_number: number; quantity: number }> }> = [];
+    const deliveries: Array<{
+      store: string;
+      number: string;
+      lines: Array<{ line_number: number; quantity: number }>;
+    }> = [];
     const orders: Array<{ store: string; number: string; line: number; quantity: number }> = [];
 
-    const call = async (kind: MixedKind, method: string, path: string, body?: unknown, extra: Partial<MixedAnswer> = {}): Promise<MixedAnswer | undefined> => {
+    const call = async (
+      kind: MixedKind,
+      method: string,
+      path: string,
+      body?: unknown,
+      extra: Partial<MixedAnswer> = {},
+    ): Promise<MixedAnswer | undefined> => {
       const baseUrl = options.target();
       if (baseUrl === undefined) {
         await new Promise((resolve) => setTimeout(resolve, 50));
         return undefined;
       }
       const startedAt = Date.now();
-      const answer: MixedAnswer = { kind, method, path, status: 'no answer', retryAfter: null, connection: null, startedAt, endedAt: 0, ...extra };
+      const answer: MixedAnswer = {
+        kind,
+        method,
+        path,
+        status: 'no answer',
+        retryAfter: null,
+        connection: null,
+        startedAt,
+        endedAt: 0,
+        ...extra,
+      };
       try {
-        const got = await send(baseUrl, options.token, method, path, body === undefined ? undefined : JSON.stringify(body), AbortSignal.timeout(60_000));
+        const got = await send(
+          baseUrl,
+          options.token,
+          method,
+          path,
+          body === undefined ? undefined : JSON.stringify(body),
+          AbortSignal.timeout(60_000),
+        );
         answer.status = got.status;
         answer.retryAfter = got.headers.get('retry-after');
         answer.connection = got.headers.get('connection');
@@ -168,41 +218,77 @@ export function startMixedLoad(options: MixedLoadOptions): MixedLoad {
       if (roll < importShare * 1000) {
         const reference = `mixed-import-${index}-${n}`;
         const entries = stockEntries(p, clock, 10_000, options.products).map((e) => ({ ...e, reference }));
-        answer = await call('import', 'POST', `${API}/stores/${store}/products/stock/storeproductlogs`, { storeproductlog: entries }, { reference, lines: entries.length });
+        answer = await call(
+          'import',
+          'POST',
+          `${API}/stores/${store}/products/stock/storeproductlogs`,
+          { storeproductlog: entries },
+          { reference, lines: entries.length },
+        );
       } else if (roll < 300) {
-        const path = p.chance(0.5) ? `${API}/stores/${store}/products/${product}/stock` : `${API}/storeproducts/stock?store_number=${store}&product_number=${product}`;
+        const path = p.chance(0.5)
+          ? `${API}/stores/${store}/products/${product}/stock`
+          : `${API}/storeproducts/stock?store_number=${store}&product_number=${product}`;
         answer = await call('lookup', 'GET', path);
       } else if (roll < 550) {
         const reference = `mixed-${options.seed ?? 40}-${index}-${n}`;
         const entries = stockEntries(p, clock, p.int(1, 20), options.products).map((e) => ({ ...e, reference }));
-        answer = await call('post', 'POST', `${API}/stores/${store}/products/stock/storeproductlogs`, { storeproductlog: entries }, { reference, lines: entries.length });
+        answer = await call(
+          'post',
+          'POST',
+          `${API}/stores/${store}/products/stock/storeproductlogs`,
+          { storeproductlog: entries },
+          { reference, lines: entries.length },
+        );
       } else if (roll < 650) {
         const forward = p.chance(0.5);
         answer = await call('move', 'POST', `${API}/stores/${store}/storeproductlocation/movement?AppUserName=anna`, {
-          body: [{ product_number: product, quantity: 1, from_location: { location_code: forward ? SHELF : SECOND_SHELF }, to_location: { location_code: forward ? SECOND_SHELF : SHELF } }],
+          body: [
+            {
+              product_number: product,
+              quantity: 1,
+              from_location: { location_code: forward ? SHELF : SECOND_SHELF },
+              to_location: { location_code: forward ? SECOND_SHELF : SHELF },
+            },
+          ],
         });
       } else if (roll < 700) {
         const pending = deliveries.shift();
         if (pending !== undefined && p.chance(0.7)) {
-          answer = await call('receive', 'POST', `${API}/stores/${pending.store}/orders/deliveries/${pending.number}/receive?appUserName=anna`, {
-            lines: pending.lines.map((line) => ({ line_number: line.line_number, received_quantity: line.quantity })),
-          });
+          answer = await call(
+            'receive',
+            'POST',
+            `${API}/stores/${pending.store}/orders/deliveries/${pending.number}/receive?appUserName=anna`,
+            {
+              lines: pending.lines.map((line) => ({ line_number: line.line_number, received_quantity: line.quantity })),
+            },
+          );
         } else {
           const [order] = deliveryOrders(p, sequence++, 1, 5, options.products, { purchaseOnly: true });
           answer = await call('delivery', 'POST', `${API}/stores/${store}/orders/deliveries`, { orders: [order] });
-          if (answer?.status === 200) deliveries.push({ store, number: order!.order_number, lines: order!.order_lines.map((l) => ({ line_number: l.line_number, quantity: l.quantity })) });
+          if (answer?.status === 200)
+            deliveries.push({
+              store,
+              number: order!.order_number,
+              lines: order!.order_lines.map((l) => ({ line_number: l.line_number, quantity: l.quantity })),
+            });
         }
       } else if (roll < 750) {
         const pending = orders.shift();
         if (pending !== undefined && p.chance(0.7)) {
           answer = await call('pick', 'PUT', `${API}/stores/${pending.store}/orders/customerorder`, {
-            order_number: pending.number, picked_username: 'anna', lines: [{ line_number: pending.line, picked_quantity: pending.quantity, stock_location: SHELF }],
+            order_number: pending.number,
+            picked_username: 'anna',
+            lines: [{ line_number: pending.line, picked_quantity: pending.quantity, stock_location: SHELF }],
           });
         } else {
           const [order] = customerOrders(p, sequence++, 1, 3, options.products, { poolOne: true });
           const line = order!.lines[0]!;
-          answer = await call('order', 'POST', `${API}/stores/${store}/orders/customerorders`, { orders: [{ ...order, lines: order!.lines.map((l) => ({ ...l, preferred_location_code: SHELF })) }] });
-          if (answer?.status === 200) orders.push({ store, number: order!.order_number, line: line.line_number, quantity: line.quantity });
+          answer = await call('order', 'POST', `${API}/stores/${store}/orders/customerorders`, {
+            orders: [{ ...order, lines: order!.lines.map((l) => ({ ...l, preferred_location_code: SHELF })) }],
+          });
+          if (answer?.status === 200)
+            orders.push({ store, number: order!.order_number, line: line.line_number, quantity: line.quantity });
         }
       } else {
         // The ERP's pulls: a full page (page_start varies), or a delta since a moment just past.

@@ -38,5 +38,7 @@ export async function consolePlugin(app: FastifyInstance): Promise<void> {
     allowedPath: (pathName) => pathName === '/' || SERVED.test(pathName),
     schemaHide: true,
   });
-  app.get(CONSOLE_PATH, { schema: { hide: true }, config: { access: 'public' } }, (_request, reply) => reply.sendFile('index.html'));
+  app.get(CONSOLE_PATH, { schema: { hide: true }, config: { access: 'public' } }, (_request, reply) =>
+    reply.sendFile('index.html'),
+  );
 }

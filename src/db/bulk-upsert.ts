@@ -94,7 +94,13 @@ export async function upsertByKey<R extends UpsertRecord, S extends object = obj
   const db = trx as unknown as Transaction<any>;
   const keys = spec.records.map((r) => String(r[spec.keyColumn]));
   const existing = new Map<string, StoredRow<S>>();
-  const selected = ['id', sql.ref<string>(spec.keyColumn).as('key'), 'content_hash', 'deleted_on', ...(spec.storedColumns ?? [])];
+  const selected = [
+    'id',
+    sql.ref<string>(spec.keyColumn).as('key'),
+    'content_hash',
+    'deleted_on',
+    ...(spec.storedColumns ?? []),
+  ];
   for (const keyChunk of chunk(keys, Math.floor(dialect.maxParameters / 2))) {
     const rows = (await db
       .selectFrom(spec.table)
@@ -106,7 +112,15 @@ export async function upsertByKey<R extends UpsertRecord, S extends object = obj
     for (const row of rows) existing.set(String(row.key), row);
   }
 
-  const result: UpsertResult<R, S> = { created: 0, updated: 0, unchanged: 0, deleted: 0, idsByKey: new Map(), writtenKeys: new Set(), written: [] };
+  const result: UpsertResult<R, S> = {
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    deleted: 0,
+    idsByKey: new Map(),
+    writtenKeys: new Set(),
+    written: [],
+  };
   spec.records.forEach((record, index) => {
     const key = keys[index]!;
     const stored = existing.get(key);
@@ -129,7 +143,15 @@ export async function upsertByKey<R extends UpsertRecord, S extends object = obj
     const derived = spec.derived;
     const derivedColumns = derived?.columns ?? [];
     const recordColumns = columnsOf(result.written).filter((c) => !derivedColumns.includes(c));
-    const columns = [...recordColumns, ...derivedColumns, 'created_on', 'updated_on', 'created_by', 'modified_by', 'deleted_on'];
+    const columns = [
+      ...recordColumns,
+      ...derivedColumns,
+      'created_on',
+      'updated_on',
+      'created_by',
+      'modified_by',
+      'deleted_on',
+    ];
     const conflictColumns = spec.scope ? [spec.scope.column, spec.keyColumn] : [spec.keyColumn];
     const updatable = columns.filter((c) => !conflictColumns.includes(c) && c !== 'created_on' && c !== 'created_by');
     const valuesOfRecord = valuesOf(recordColumns);
@@ -137,7 +159,8 @@ export async function upsertByKey<R extends UpsertRecord, S extends object = obj
       const row = valuesOfRecord(record);
       if (derived) {
         const values = derived.values(record, stored);
-        if (values.length !== derivedColumns.length) throw new Error(`${spec.table}: ${values.length} derived values for ${derivedColumns.length} columns`);
+        if (values.length !== derivedColumns.length)
+          throw new Error(`${spec.table}: ${values.length} derived values for ${derivedColumns.length} columns`);
         for (const value of values) row.push(value ?? null);
       }
       row.push(spec.now, spec.now, spec.actor, spec.actor, null);

@@ -18,15 +18,20 @@ const MARKER_PREFIX = '\u0001argument ';
 function assertArgumentsBound(sqlText: string, parameters: readonly unknown[], markers: readonly string[]): void {
   const spliced = markers.findIndex((marker) => sqlText.includes(marker));
   if (spliced !== -1 || sqlText.includes(MARKER_PREFIX)) {
-    throw new Error(`compiledOnce: argument ${spliced === -1 ? '?' : spliced} is spliced into the SQL text; bind it as a value instead`);
+    throw new Error(
+      `compiledOnce: argument ${spliced === -1 ? '?' : spliced} is spliced into the SQL text; bind it as a value instead`,
+    );
   }
   for (const parameter of parameters) {
     if (typeof parameter === 'string' && parameter.includes(MARKER_PREFIX) && !markers.includes(parameter)) {
-      throw new Error(`compiledOnce: a parameter is derived from an argument (${JSON.stringify(parameter)}); bind the argument itself and derive in SQL`);
+      throw new Error(
+        `compiledOnce: a parameter is derived from an argument (${JSON.stringify(parameter)}); bind the argument itself and derive in SQL`,
+      );
     }
   }
   markers.forEach((marker, index) => {
-    if (!parameters.includes(marker)) throw new Error(`compiledOnce: argument ${index} is never bound as a parameter; every argument must be`);
+    if (!parameters.includes(marker))
+      throw new Error(`compiledOnce: argument ${index} is never bound as a parameter; every argument must be`);
   });
 }
 
@@ -77,7 +82,9 @@ export function registerStatementPreparer(db: Kysely<Database>, prepare: (sqlTex
  * arguments are typed as single bindable values, so an array (an IN list whose length
  * the one compiled text would fix) does not type-check.
  */
-export function compiledOnce<Args extends BindableValue[], Row>(build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>) {
+export function compiledOnce<Args extends BindableValue[], Row>(
+  build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>,
+) {
   const byDialect = new Map<unknown, Compiled>();
   return async (db: Executor, ...args: Args): Promise<Row[]> => {
     const adapter = db.getExecutor().adapter.constructor;

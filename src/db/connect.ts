@@ -14,6 +14,7 @@ export function createDb(
     throw new Error('DATABASE_READ_URL needs a PostgreSQL DATABASE_URL (standbys of its primary)');
   }
   if (url.startsWith('sqlite:')) return openSqlite(url, options.sqliteSynchronous ?? 'FULL');
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url, { readUrl: options.readUrl, maxLagSeconds: options.readMaxLagSeconds });
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://'))
+    return openPostgres(url, { readUrl: options.readUrl, maxLagSeconds: options.readMaxLagSeconds });
   throw new Error(`Unsupported DATABASE_URL (expected sqlite:<path>, sqlite::memory: or postgres://…): ${url}`);
 }

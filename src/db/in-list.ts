@@ -1,4 +1,12 @@
-import { sql, type Expression, type ExpressionBuilder, type OperandValueExpression, type OperandValueExpressionOrList, type ReferenceExpression, type SqlBool } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type OperandValueExpression,
+  type OperandValueExpressionOrList,
+  type ReferenceExpression,
+  type SqlBool,
+} from 'kysely';
 
 /**
  * Keys per `in (…)` list: well below the bound-parameter limit of either database (SQLite

@@ -40,8 +40,11 @@ export async function insertManyReturningIds(
 ): Promise<number[]> {
   const ids: number[] = [];
   for (const statement of await dialect.insertStatements(trx, table, columns, rows, 'returning id')) {
-    const result = await trx.executeQuery<{ id: number | string }>(CompiledQuery.raw(statement.text, statement.parameters));
-    if (result.rows.length !== statement.rowCount) throw new Error(`insert into ${table} returned ${result.rows.length} ids for ${statement.rowCount} rows`);
+    const result = await trx.executeQuery<{ id: number | string }>(
+      CompiledQuery.raw(statement.text, statement.parameters),
+    );
+    if (result.rows.length !== statement.rowCount)
+      throw new Error(`insert into ${table} returned ${result.rows.length} ids for ${statement.rowCount} rows`);
     ids.push(...result.rows.map((row) => Number(row.id)).sort((a, b) => a - b));
   }
   return ids;

@@ -43,7 +43,11 @@ export function pageOf<DB, TB extends keyof DB, O>(
 export type StoreScope = readonly string[] | undefined;
 
 /** The rows of `query` in the stores of `scope` (`column` holds the store number); every row when undefined. */
-export function inStores<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, column: ReferenceExpression<DB, TB>, scope: StoreScope): SelectQueryBuilder<DB, TB, O> {
+export function inStores<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  column: ReferenceExpression<DB, TB>,
+  scope: StoreScope,
+): SelectQueryBuilder<DB, TB, O> {
   if (scope === undefined) return query;
   return query.where((eb) => columnIn(eb, column, scope as never));
 }
@@ -54,7 +58,12 @@ export function inStores<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<D
  * and by nothing else: the figure is of the resource type as the caller may see it, not of
  * the page's other filters. Null when there is none.
  */
-export async function newestUpdatedOn<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, column: ReferenceExpression<DB, TB>): Promise<number | null> {
-  const row = (await query.select((eb) => eb.fn.max(column as never).as('last')).executeTakeFirst()) as { last: unknown } | undefined;
+export async function newestUpdatedOn<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  column: ReferenceExpression<DB, TB>,
+): Promise<number | null> {
+  const row = (await query.select((eb) => eb.fn.max(column as never).as('last')).executeTakeFirst()) as
+    | { last: unknown }
+    | undefined;
   return row?.last === null || row?.last === undefined ? null : Number(row.last);
 }

@@ -34,11 +34,18 @@ const turns = new WeakMap<Transaction<Database>, Set<WriterResource>>();
  * start of a transaction, before anything of the resource is read (inTransaction
  * `serialise`); upsertByKey calls it for its own table, so no bulk upsert runs unserialised.
  */
-export async function serialiseWriters(trx: Transaction<Database>, dialect: Dialect, resources: readonly WriterResource[]): Promise<void> {
+export async function serialiseWriters(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  resources: readonly WriterResource[],
+): Promise<void> {
   const held = turns.get(trx);
   const missing = held === undefined ? resources : resources.filter((resource) => !held.has(resource));
   if (missing.length === 0) return;
-  await dialect.lockInTurn(trx, missing.map((resource) => `writers:${resource}`));
+  await dialect.lockInTurn(
+    trx,
+    missing.map((resource) => `writers:${resource}`),
+  );
   const taken = held ?? new Set<WriterResource>();
   for (const resource of missing) taken.add(resource);
   turns.set(trx, taken);
@@ -52,7 +59,11 @@ export async function serialiseWriters(trx: Transaction<Database>, dialect: Dial
  * writer's commit this attempt did not read. `work` must only await the database
  * (ENGINEERING.md), so re-running it is safe.
  */
-export async function inTransaction<T>(handle: DbHandle, work: (trx: Transaction<Database>) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+export async function inTransaction<T>(
+  handle: DbHandle,
+  work: (trx: Transaction<Database>) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> {
   const requestTransaction = handle.requestScope?.transaction;
   if (requestTransaction) return inSavepoint(requestTransaction, handle.dialect, work, options);
   for (let attempt = 1; ; attempt++) {
@@ -99,7 +110,10 @@ async function inSavepoint<T>(
       return result;
     } catch (error) {
       // A connection that died cannot roll back: the request's transaction is gone with it.
-      await trx.rollbackToSavepoint(name).execute().catch(() => undefined);
+      await trx
+        .rollbackToSavepoint(name)
+        .execute()
+        .catch(() => undefined);
       if (!(await retryAfter(dialect, error, attempt))) throw error;
     }
   }

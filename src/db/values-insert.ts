@@ -9,13 +9,20 @@ export const VALUES_ROWS_PER_STATEMENT = 100;
 
 const texts = new Map<string, string>();
 
-function statementText(dialect: Dialect, table: string, columns: readonly string[], rowCount: number, suffix: string): string {
+function statementText(
+  dialect: Dialect,
+  table: string,
+  columns: readonly string[],
+  rowCount: number,
+  suffix: string,
+): string {
   const cacheKey = `${dialect.name}|${table}|${columns.join(',')}|${rowCount}|${suffix}`;
   let text = texts.get(cacheKey);
   if (text === undefined) {
     let position = 0;
     const tuples: string[] = [];
-    for (let r = 0; r < rowCount; r++) tuples.push(`(${columns.map(() => dialect.placeholder(position++)).join(', ')})`);
+    for (let r = 0; r < rowCount; r++)
+      tuples.push(`(${columns.map(() => dialect.placeholder(position++)).join(', ')})`);
     text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${tuples.join(', ')}${suffix ? ` ${suffix}` : ''}`;
     texts.set(cacheKey, text);
     // Full chunks run over and over: worth keeping prepared (the last, shorter one varies).
@@ -37,7 +44,11 @@ export function valuesInsertStatements(
     const part = rows.slice(start, start + VALUES_ROWS_PER_STATEMENT);
     const parameters: unknown[] = [];
     for (const row of part) for (const value of row) parameters.push(value);
-    statements.push({ text: statementText(dialect, table, columns, part.length, suffix), parameters, rowCount: part.length });
+    statements.push({
+      text: statementText(dialect, table, columns, part.length, suffix),
+      parameters,
+      rowCount: part.length,
+    });
   }
   return statements;
 }

@@ -6,7 +6,9 @@ export const MIGRATION_CHECKS: VerifyCheck[] = [
   {
     name: 'migrations',
     async run(handle) {
-      return (await isMigrated(handle)) ? [] : [{ check: 'migrations', detail: 'the database is not migrated to this version' }];
+      return (await isMigrated(handle))
+        ? []
+        : [{ check: 'migrations', detail: 'the database is not migrated to this version' }];
     },
   },
 ];

@@ -7,7 +7,9 @@ import type { Database } from './schema.js';
 /** Resources whose tables bump a version on every change (triggers of migrations 0007 and 0009). */
 export type VersionedResource = 'stores' | 'categories' | 'reason_codes' | 'products' | 'locations';
 
-const selectVersion = compiledOnce((db, resource: string) => db.selectFrom('resource_versions').select('version').where('resource', '=', resource));
+const selectVersion = compiledOnce((db, resource: string) =>
+  db.selectFrom('resource_versions').select('version').where('resource', '=', resource),
+);
 
 /** Read on every list-cache hit: compiled once (db/compiled.ts). */
 async function readVersion(db: Kysely<Database> | Transaction<Database>, resource: VersionedResource): Promise<number> {
@@ -27,18 +29,33 @@ export async function readVersions(db: Kysely<Database>, resources: readonly Ver
  * change to the resource happened since, the answer is "unchanged" for every item.
  * Returns the item count of that import, or undefined when the shortcut does not apply.
  */
-async function unchangedSinceLastImport(trx: Transaction<Database>, resource: VersionedResource, importHash: string): Promise<number | undefined> {
+async function unchangedSinceLastImport(
+  trx: Transaction<Database>,
+  resource: VersionedResource,
+  importHash: string,
+): Promise<number | undefined> {
   const row = await trx
     .selectFrom('resource_versions')
     .select(['version', 'import_hash', 'import_version', 'import_count'])
     .where('resource', '=', resource)
     .executeTakeFirst();
-  if (!row || row.import_hash !== importHash || row.import_version === null || Number(row.import_version) !== Number(row.version)) return undefined;
+  if (
+    !row ||
+    row.import_hash !== importHash ||
+    row.import_version === null ||
+    Number(row.import_version) !== Number(row.version)
+  )
+    return undefined;
   return Number(row.import_count);
 }
 
 /** Records the import just applied, at the version it left the resource at (same transaction). */
-async function recordImport(trx: Transaction<Database>, resource: VersionedResource, importHash: string, itemCount: number): Promise<void> {
+async function recordImport(
+  trx: Transaction<Database>,
+  resource: VersionedResource,
+  importHash: string,
+  itemCount: number,
+): Promise<void> {
   const version = await readVersion(trx, resource);
   await trx
     .updateTable('resource_versions')
@@ -69,12 +86,15 @@ export async function importUnlessIdentical(
   // checks read what the one before committed (two category imports could otherwise each
   // pass their cycle check and together close a cycle), and no other writer can commit
   // between its comparison and the version it records.
-  await dialect.lockForUpdate(trx.selectFrom('resource_versions').select('version').where('resource', '=', resource)).execute();
+  await dialect
+    .lockForUpdate(trx.selectFrom('resource_versions').select('version').where('resource', '=', resource))
+    .execute();
   if (fingerprint !== undefined) {
     const count = await unchangedSinceLastImport(trx, resource, fingerprint);
     if (count !== undefined) return { created: 0, updated: 0, unchanged: count, deleted: 0 };
   }
   const counts = await apply();
-  if (fingerprint !== undefined) await recordImport(trx, resource, fingerprint, counts.created + counts.updated + counts.unchanged);
+  if (fingerprint !== undefined)
+    await recordImport(trx, resource, fingerprint, counts.created + counts.updated + counts.unchanged);
   return counts;
 }

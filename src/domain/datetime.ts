@@ -58,7 +58,15 @@ export function isFutureEvent(at: number, now: number = Date.now()): boolean {
   return at > now + EVENT_TIME_TOLERANCE_MS;
 }
 
-function utcMillis(year: number, month: number, day: number, hour: number, minute: number, second: number, millis: number): number {
+function utcMillis(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  millis: number,
+): number {
   // Every date of a stock post goes through here (twice: validation, then booking), so the
   // common case is one Date.UTC call. Date.UTC reads years 0–99 as 1900–1999;
   // setUTCFullYear takes the year as written.

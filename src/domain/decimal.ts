@@ -104,11 +104,16 @@ export class QuantityRangeError extends RangeError {
 }
 
 export function quantityRangeMessage(valueMilli: number, what: string): string {
-  const shown = Number.isSafeInteger(valueMilli) ? String(fromQuantity(valueMilli)) : valueMilli < 0 ? 'below -999999999999' : 'above 999999999999';
+  const shown = Number.isSafeInteger(valueMilli)
+    ? String(fromQuantity(valueMilli))
+    : valueMilli < 0
+      ? 'below -999999999999'
+      : 'above 999999999999';
   return `would make ${what} ${shown}: a quantity the service keeps stays within ±${MAX_QUANTITY_MILLI / 1000} (exact numbers, never rounded)`;
 }
 
-export const inQuantityRange = (valueMilli: number): boolean => valueMilli >= -MAX_QUANTITY_MILLI && valueMilli <= MAX_QUANTITY_MILLI;
+export const inQuantityRange = (valueMilli: number): boolean =>
+  valueMilli >= -MAX_QUANTITY_MILLI && valueMilli <= MAX_QUANTITY_MILLI;
 
 /** `valueMilli` when it lies in the range (NaN does not), else QuantityRangeError at `site`. */
 export function checkedQuantity(valueMilli: number, site: SumSite): number {

@@ -59,7 +59,9 @@ export function historyRange(clock: BalanceClock, arrivals: readonly Arrival[]):
     const late = lastAt !== null && (arrival.at < lastAt || (fixed && arrival.at === lastAt));
     const countAfter = lastCountAt !== null && (arrival.at < lastCountAt || (fixed && arrival.at === lastCountAt));
     if (late && (arrival.isCount || countAfter)) {
-      range = range ? { fromAt: Math.min(range.fromAt, arrival.at), toAt: Math.max(range.toAt, arrival.at) } : { fromAt: arrival.at, toAt: arrival.at };
+      range = range
+        ? { fromAt: Math.min(range.fromAt, arrival.at), toAt: Math.max(range.toAt, arrival.at) }
+        : { fromAt: arrival.at, toAt: arrival.at };
     }
     lastAt = lastAt === null ? arrival.at : Math.max(lastAt, arrival.at);
     if (arrival.isCount) lastCountAt = lastCountAt === null ? arrival.at : Math.max(lastCountAt, arrival.at);
@@ -100,11 +102,17 @@ export interface BatchPlan {
  * the window follows from the closing count's expected level (or from the current level),
  * so nothing before `fromAt` is read.
  */
-export function historyWindow(rows: readonly TimelineEntry[], closedByCount: boolean, currentLevelMilli: number): HistoryWindow {
+export function historyWindow(
+  rows: readonly TimelineEntry[],
+  closedByCount: boolean,
+  currentLevelMilli: number,
+): HistoryWindow {
   const windowSum = rows.reduce((sum, row) => exactAdd(sum, row.deltaMilli, HISTORY), 0);
   const closing = closedByCount ? rows[rows.length - 1] : undefined;
   const minus = (a: number, b: number) => exactAdd(a, -b, HISTORY);
-  const levelBeforeMilli = closing?.count ? minus(closing.count.expectedMilli, minus(windowSum, closing.deltaMilli)) : minus(currentLevelMilli, windowSum);
+  const levelBeforeMilli = closing?.count
+    ? minus(closing.count.expectedMilli, minus(windowSum, closing.deltaMilli))
+    : minus(currentLevelMilli, windowSum);
   return { levelBeforeMilli, entries: rows, tailMilli: minus(minus(currentLevelMilli, levelBeforeMilli), windowSum) };
 }
 
@@ -128,7 +136,13 @@ export function planBatch(window: HistoryWindow, arrivals: readonly Arrival[]): 
     slots.push({ at: closing.at, group: 0, rank: closing.id + 0.5, tail: true });
   }
   const firstArrivalSlot = slots.length;
-  arrivals.forEach((arrival, index) => slots.push(arrival.id === undefined ? { at: arrival.at, group: 1, rank: index } : { at: arrival.at, group: 0, rank: arrival.id }));
+  arrivals.forEach((arrival, index) =>
+    slots.push(
+      arrival.id === undefined
+        ? { at: arrival.at, group: 1, rank: index }
+        : { at: arrival.at, group: 0, rank: arrival.id },
+    ),
+  );
   const order = slots.map((_, index) => index).sort((a, b) => compareSlots(slots[a]!, slots[b]!));
   const positionOf = new Array<number>(slots.length);
   order.forEach((slot, position) => (positionOf[slot] = position + 1));
@@ -139,7 +153,10 @@ export function planBatch(window: HistoryWindow, arrivals: readonly Arrival[]): 
   const deltas = new Fenwick(n, fenwickSite);
   const counts = new Fenwick(n, fenwickSite);
   const deltaAt = new Float64Array(n + 1);
-  const countAt = new Map<number, { countedMilli: number; expectedMilli: number; recordedId?: number; arrival?: number }>();
+  const countAt = new Map<
+    number,
+    { countedMilli: number; expectedMilli: number; recordedId?: number; arrival?: number }
+  >();
   const put = (position: number, delta: number) => {
     deltas.add(position, delta - deltaAt[position]!);
     deltaAt[position] = delta;
@@ -169,17 +186,31 @@ export function planBatch(window: HistoryWindow, arrivals: readonly Arrival[]): 
     const position = positionOf[firstArrivalSlot + index]!;
     const level = exactAdd(window.levelBeforeMilli, deltas.prefix(position - 1), site(HISTORY.what));
     const plan: PlannedArrival = arrival.isCount
-      ? { deltaMilli: arrival.quantityMilli - checkedQuantity(level, site('the level the count expected')), expectedMilli: level, balanceChangeMilli: 0, absorbed: false }
+      ? {
+          deltaMilli: arrival.quantityMilli - checkedQuantity(level, site('the level the count expected')),
+          expectedMilli: level,
+          balanceChangeMilli: 0,
+          absorbed: false,
+        }
       : { deltaMilli: arrival.quantityMilli, balanceChangeMilli: 0, absorbed: false };
     plan.balanceChangeMilli = plan.deltaMilli;
     const next = plan.deltaMilli === 0 ? undefined : counts.firstAfter(position);
     if (next !== undefined) {
       // The earliest later count still holds: it absorbs this entry's effect (ledger.ts).
       const count = countAt.get(next)!;
-      count.expectedMilli = moveQuantity(count.expectedMilli, plan.deltaMilli, site('the level a later count expected'));
+      count.expectedMilli = moveQuantity(
+        count.expectedMilli,
+        plan.deltaMilli,
+        site('the level a later count expected'),
+      );
       const rebasedDelta = count.countedMilli - count.expectedMilli;
       put(next, rebasedDelta);
-      if (count.recordedId !== undefined) rebasedRecorded.set(count.recordedId, { id: count.recordedId, deltaMilli: rebasedDelta, expectedMilli: count.expectedMilli });
+      if (count.recordedId !== undefined)
+        rebasedRecorded.set(count.recordedId, {
+          id: count.recordedId,
+          deltaMilli: rebasedDelta,
+          expectedMilli: count.expectedMilli,
+        });
       else Object.assign(planned[count.arrival!]!, { deltaMilli: rebasedDelta, expectedMilli: count.expectedMilli });
       plan.balanceChangeMilli = 0;
       plan.absorbed = true;
@@ -188,14 +219,21 @@ export function planBatch(window: HistoryWindow, arrivals: readonly Arrival[]): 
     put(position, plan.deltaMilli);
     if (arrival.isCount) {
       counts.add(position, 1);
-      countAt.set(position, { countedMilli: arrival.quantityMilli, expectedMilli: plan.expectedMilli!, arrival: index });
+      countAt.set(position, {
+        countedMilli: arrival.quantityMilli,
+        expectedMilli: plan.expectedMilli!,
+        arrival: index,
+      });
     }
     planned.push(plan);
   });
   return { arrivals: planned, rebased: [...rebasedRecorded.values()] };
 }
 
-function compareSlots(a: { at: number; group: number; rank: number }, b: { at: number; group: number; rank: number }): number {
+function compareSlots(
+  a: { at: number; group: number; rank: number },
+  b: { at: number; group: number; rank: number },
+): number {
   return a.at - b.at || a.group - b.group || a.rank - b.rank;
 }
 

@@ -35,7 +35,10 @@ export function levelAt(entries: readonly TimelineEntry[], moment: { at: number;
 }
 
 /** The earliest count that happened after `moment`, if any. */
-export function firstCountAfter(entries: readonly TimelineEntry[], moment: { at: number; id: number }): TimelineEntry | undefined {
+export function firstCountAfter(
+  entries: readonly TimelineEntry[],
+  moment: { at: number; id: number },
+): TimelineEntry | undefined {
   let first: TimelineEntry | undefined;
   for (const entry of entries) {
     if (entry.count && happenedBefore(moment, entry) && (!first || happenedBefore(entry, first))) first = entry;
@@ -75,7 +78,11 @@ export function planEntry(view: TimelineView, entry: { quantityMilli: number; is
     : { deltaMilli: entry.quantityMilli };
   if (view.nextCount && planned.deltaMilli !== 0) {
     const expectedMilli = view.nextCount.expectedMilli + planned.deltaMilli;
-    planned.rebase = { entryId: view.nextCount.id, expectedMilli, deltaMilli: view.nextCount.countedMilli - expectedMilli };
+    planned.rebase = {
+      entryId: view.nextCount.id,
+      expectedMilli,
+      deltaMilli: view.nextCount.countedMilli - expectedMilli,
+    };
   }
   return planned;
 }
@@ -85,16 +92,25 @@ export function viewOf(entries: readonly TimelineEntry[], moment: { at: number; 
   const next = firstCountAfter(entries, moment);
   return {
     levelAtMilli: levelAt(entries, moment),
-    nextCount: next?.count ? { id: next.id, countedMilli: next.count.countedMilli, expectedMilli: next.count.expectedMilli } : undefined,
+    nextCount: next?.count
+      ? { id: next.id, countedMilli: next.count.countedMilli, expectedMilli: next.count.expectedMilli }
+      : undefined,
   };
 }
 
 /** Records a new entry in an in-memory timeline, re-basing as planned. Returns the new timeline. */
-export function record(entries: readonly TimelineEntry[], entry: { id: number; at: number; quantityMilli: number; isCount: boolean }): TimelineEntry[] {
+export function record(
+  entries: readonly TimelineEntry[],
+  entry: { id: number; at: number; quantityMilli: number; isCount: boolean },
+): TimelineEntry[] {
   const planned = planEntry(viewOf(entries, entry), entry);
   const next = entries.map((e) =>
     planned.rebase && e.id === planned.rebase.entryId
-      ? { ...e, deltaMilli: planned.rebase.deltaMilli, count: { countedMilli: e.count!.countedMilli, expectedMilli: planned.rebase.expectedMilli } }
+      ? {
+          ...e,
+          deltaMilli: planned.rebase.deltaMilli,
+          count: { countedMilli: e.count!.countedMilli, expectedMilli: planned.rebase.expectedMilli },
+        }
       : e,
   );
   next.push({
@@ -107,7 +123,9 @@ export function record(entries: readonly TimelineEntry[], entry: { id: number; a
 }
 
 /** Replays entries in the order they happened: the meaning a timeline must have. */
-export function replayLevel(entries: ReadonlyArray<{ id: number; at: number; quantityMilli: number; isCount: boolean }>): number {
+export function replayLevel(
+  entries: ReadonlyArray<{ id: number; at: number; quantityMilli: number; isCount: boolean }>,
+): number {
   const ordered = [...entries].sort((a, b) => (happenedBefore(a, b) ? -1 : happenedBefore(b, a) ? 1 : 0));
   let level = 0;
   for (const entry of ordered) level = entry.isCount ? entry.quantityMilli : level + entry.quantityMilli;

@@ -48,10 +48,17 @@ export function isPriceValidAt(price: Pick<PriceCandidate, 'validFrom' | 'validT
 const sameCountry = (a: string, b: string) => a.toUpperCase() === b.toUpperCase();
 
 /** A price applies where every condition it carries holds (a Belgian store price never applies in NL). */
-export function appliesIn(price: Pick<PriceCandidate, 'storeNumber' | 'priceGroup' | 'countryCode'>, context: PriceContext): boolean {
+export function appliesIn(
+  price: Pick<PriceCandidate, 'storeNumber' | 'priceGroup' | 'countryCode'>,
+  context: PriceContext,
+): boolean {
   if (price.storeNumber !== null && price.storeNumber !== context.storeNumber) return false;
   if (price.priceGroup !== null && !(context.priceGroups ?? []).includes(price.priceGroup)) return false;
-  if (price.countryCode !== null && (context.countryCode === undefined || !sameCountry(price.countryCode, context.countryCode))) return false;
+  if (
+    price.countryCode !== null &&
+    (context.countryCode === undefined || !sameCountry(price.countryCode, context.countryCode))
+  )
+    return false;
   return true;
 }
 
@@ -68,7 +75,11 @@ function compareCandidates(a: PriceCandidate, b: PriceCandidate): number {
  * context, the most specific scope, then the latest valid_from. Undefined when none is
  * valid — the caller then falls back to the product master price.
  */
-export function effectivePrice<T extends PriceCandidate>(prices: readonly T[], context: PriceContext, now: number): T | undefined {
+export function effectivePrice<T extends PriceCandidate>(
+  prices: readonly T[],
+  context: PriceContext,
+  now: number,
+): T | undefined {
   let best: T | undefined;
   for (const price of prices) {
     if (!isPriceValidAt(price, now) || !appliesIn(price, context)) continue;
@@ -79,7 +90,9 @@ export function effectivePrice<T extends PriceCandidate>(prices: readonly T[], c
 
 /** A discount is valid from valid_from (inclusive) to valid_to (exclusive); a missing end is open. */
 export function isDiscountValidAt(discount: DiscountCandidate, now: number): boolean {
-  return (discount.validFrom === null || discount.validFrom <= now) && (discount.validTo === null || now < discount.validTo);
+  return (
+    (discount.validFrom === null || discount.validFrom <= now) && (discount.validTo === null || now < discount.validTo)
+  );
 }
 
 /** special_price (PRODUCT §6): the lowest discounted unit price valid now; undefined when none is. */
@@ -96,7 +109,11 @@ export function specialPrice(discounts: readonly DiscountCandidate[], now: numbe
  * old_price (PRODUCT §6, "the price before the last price change"): a new master price
  * moves the previous one into old_price; an unchanged price keeps the old_price it had.
  */
-export function nextOldPrice(previousPrice: number | null, previousOldPrice: number | null, newPrice: number | null): number | null {
+export function nextOldPrice(
+  previousPrice: number | null,
+  previousOldPrice: number | null,
+  newPrice: number | null,
+): number | null {
   return previousPrice === newPrice ? previousOldPrice : previousPrice;
 }
 

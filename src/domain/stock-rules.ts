@@ -56,7 +56,10 @@ export function splitIntoPools(input: PoolSplitInput): PoolSplit {
   }
   const total = given.reduce((sum, p) => sum + p.quantityMilli, 0);
   if (total !== input.quantityMilli) {
-    return { ok: false, reason: `stock_pool_N add up to ${total / 1000}, not to quantity ${input.quantityMilli / 1000}` };
+    return {
+      ok: false,
+      reason: `stock_pool_N add up to ${total / 1000}, not to quantity ${input.quantityMilli / 1000}`,
+    };
   }
   // Zero parts stay: for a count, "pool 2 holds 0" is a fact worth booking.
   return { ok: true, parts: given };

@@ -21,7 +21,10 @@ export const storeNumberOf = (index: number) => `S${String(index + 1).padStart(5
 export const productNumberOf = (index: number) => `P${String(index + 1).padStart(7, '0')}`;
 export const barcodeOf = (index: number) => `87${String(index).padStart(11, '0')}`;
 
-export const CHAIN_REASONS = { loss: { reason_code: 101, reason_code_description: 'Damaged' }, count: { reason_code: 601, reason_code_description: 'Cycle count' } } as const;
+export const CHAIN_REASONS = {
+  loss: { reason_code: 101, reason_code_description: 'Damaged' },
+  count: { reason_code: 601, reason_code_description: 'Cycle count' },
+} as const;
 
 export const CHAIN_USERS = ['anna', 'bram', 'chris', 'daan', 'eva', 'fleur', 'gijs', 'hanna'];
 
@@ -105,7 +108,8 @@ export interface PlannedEntry {
 export const openingMoment = (firstDay: number) => firstDay - 60 * 60 * 1000;
 
 /** Start of the first day of history, so that the last day ends at the start of `today`'s day. */
-export const firstDayOf = (options: ChainOptions, now: number) => Math.floor(now / DAY_MS) * DAY_MS - options.days * DAY_MS;
+export const firstDayOf = (options: ChainOptions, now: number) =>
+  Math.floor(now / DAY_MS) * DAY_MS - options.days * DAY_MS;
 
 /** The opening level of a store product (thousandths). */
 export const openingLevelOf = (store: number, product: number) => (10 + ((store * 7 + product * 13) % 40)) * 1000;
@@ -115,11 +119,20 @@ export const openingLevelOf = (store: number, product: number) => (10 + ((store 
  * random, each with a kind (60 % sales, 20 % receipts, 18 % losses, 2 % counts).
  */
 export function entriesOfDay(options: ChainOptions, random: () => number, dayStart: number): PlannedEntry[] {
-  const offsets = Array.from({ length: options.entriesPerDay }, () => Math.floor(random() * DAY_MS)).sort((a, b) => a - b);
+  const offsets = Array.from({ length: options.entriesPerDay }, () => Math.floor(random() * DAY_MS)).sort(
+    (a, b) => a - b,
+  );
   return offsets.map((offset) => {
     const roll = random();
     const kind: PlannedEntry['kind'] = roll < 0.6 ? 'sale' : roll < 0.8 ? 'receipt' : roll < 0.98 ? 'loss' : 'count';
-    const quantity = kind === 'sale' ? -1 - Math.floor(random() * 3) : kind === 'receipt' ? 6 + Math.floor(random() * 19) : kind === 'loss' ? -1 : Math.floor(random() * 40);
+    const quantity =
+      kind === 'sale'
+        ? -1 - Math.floor(random() * 3)
+        : kind === 'receipt'
+          ? 6 + Math.floor(random() * 19)
+          : kind === 'loss'
+            ? -1
+            : Math.floor(random() * 40);
     return {
       store: Math.floor(random() * options.stores),
       product: Math.floor(random() * options.products),

@@ -64,14 +64,61 @@ type LogRow = Required<Omit<StockLogTable, 'id'>> & { id: number };
 type ProductFacts = BookingProductRow;
 
 const LOG_COLUMNS: ReadonlyArray<keyof LogRow> = [
-  'id', 'store_id', 'store_number', 'product_id', 'product_number', 'location_id', 'reason_code', 'modification_at', 'is_count',
-  'is_from_receipt', 'quantity', 'pool_quantities', 'counted_quantity', 'review_status', 'is_applied', 'reference_id',
-  'customer_order_line_number', 'customer_order_shipment_line_number', 'scanned_at', 'order_after_at', 'price', 'purchase_price',
-  'purchase_unit_quantity', 'location_code', 'reason_code_description', 'customer_order_number', 'customer_order_shipment_number',
-  'app_user_name', 'reference', 'source', 'remarks', 'exception_image', 'orderno', 'barcode', 'created_on', 'updated_on',
-  'created_by', 'modified_by', 'balance_id', 'delta', 'expected',
+  'id',
+  'store_id',
+  'store_number',
+  'product_id',
+  'product_number',
+  'location_id',
+  'reason_code',
+  'modification_at',
+  'is_count',
+  'is_from_receipt',
+  'quantity',
+  'pool_quantities',
+  'counted_quantity',
+  'review_status',
+  'is_applied',
+  'reference_id',
+  'customer_order_line_number',
+  'customer_order_shipment_line_number',
+  'scanned_at',
+  'order_after_at',
+  'price',
+  'purchase_price',
+  'purchase_unit_quantity',
+  'location_code',
+  'reason_code_description',
+  'customer_order_number',
+  'customer_order_shipment_number',
+  'app_user_name',
+  'reference',
+  'source',
+  'remarks',
+  'exception_image',
+  'orderno',
+  'barcode',
+  'created_on',
+  'updated_on',
+  'created_by',
+  'modified_by',
+  'balance_id',
+  'delta',
+  'expected',
 ];
-const BALANCE_COLUMNS: ReadonlyArray<keyof StockBalanceTable> = ['id', 'store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at', 'updated_on'];
+const BALANCE_COLUMNS: ReadonlyArray<keyof StockBalanceTable> = [
+  'id',
+  'store_id',
+  'store_number',
+  'product_id',
+  'location_id',
+  'pool',
+  'order_key',
+  'quantity',
+  'last_at',
+  'last_count_at',
+  'updated_on',
+];
 
 /** Posting lag: an entry reaches the service a minute after it happened (its updated_on). */
 const POSTED_AFTER_MS = 60_000;
@@ -101,20 +148,30 @@ class ChainState {
 
 const orNull = (value: number) => (Number.isNaN(value) ? null : value);
 
-export async function generateChain(ctx: AppContext, options: ChainOptions, progress: GenerateProgress, now = Date.now()): Promise<GenerateSummary> {
+export async function generateChain(
+  ctx: AppContext,
+  options: ChainOptions,
+  progress: GenerateProgress,
+  now = Date.now(),
+): Promise<GenerateSummary> {
   const started = Date.now();
   const existing = await ctx.db.selectFrom('stores').select('id').limit(1).executeTakeFirst();
-  if (existing) throw new Error('store-ops generate writes a new chain into an empty database: this one already has stores');
+  if (existing)
+    throw new Error('store-ops generate writes a new chain into an empty database: this one already has stores');
   const by = servicePrincipal(ACTOR);
 
   progress(`master data: ${options.stores} stores, ${options.products} products`);
   await importReasonCodes(ctx, { reason_codes: chainReasonCodeInputs() } as unknown as ReasonCodesBody, false, ACTOR);
   for (let from = 0; from < options.stores; from += MASTER_BATCH) {
-    const stores = Array.from({ length: Math.min(MASTER_BATCH, options.stores - from) }, (_, i) => chainStoreInput(from + i));
+    const stores = Array.from({ length: Math.min(MASTER_BATCH, options.stores - from) }, (_, i) =>
+      chainStoreInput(from + i),
+    );
     await importStores(ctx, { stores } as unknown as StoresBody, false, ACTOR);
   }
   for (let from = 0; from < options.products; from += 10 * MASTER_BATCH) {
-    const products = Array.from({ length: Math.min(10 * MASTER_BATCH, options.products - from) }, (_, i) => chainProductInput(from + i));
+    const products = Array.from({ length: Math.min(10 * MASTER_BATCH, options.products - from) }, (_, i) =>
+      chainProductInput(from + i),
+    );
     await importProducts(ctx, { products } as unknown as ProductsBody, false, by);
   }
   const stores = await ctx.db.selectFrom('stores').select(['id', 'store_number']).orderBy('store_number').execute();
@@ -205,7 +262,11 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
         const delta = isCount ? entry.quantityMilli - expected : entry.quantityMilli;
         const posted = Math.min(now, entry.at + POSTED_AFTER_MS);
         if (load) {
-          const log = logRowOf(entry, id, { balanceId: balanceIdOf(index), delta, expected: isCount ? expected : null });
+          const log = logRowOf(entry, id, {
+            balanceId: balanceIdOf(index),
+            delta,
+            expected: isCount ? expected : null,
+          });
           logs.push(LOG_COLUMNS.map((column) => log[column]));
         }
         state.level[index] = expected + delta;
@@ -244,7 +305,8 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
     const random = seededRandom(options.seed);
     for (let day = 0; day < options.days; day++) {
       await book(entriesOfDay(options, random, firstDay + day * DAY_MS));
-      if (load && ((day + 1) % 30 === 0 || day === options.days - 1)) progress(`  day ${day + 1} of ${options.days}: ${nextId - 1} entries`);
+      if (load && ((day + 1) % 30 === 0 || day === options.days - 1))
+        progress(`  day ${day + 1} of ${options.days}: ${nextId - 1} entries`);
     }
     return nextId - 1;
   };
@@ -262,7 +324,19 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
     for (let product = 0; product < options.products; product++) {
       const index = store * options.products + product;
       const productRow = products[product]!;
-      balances.push([balanceIdOf(index), storeRow.id, storeRow.store_number, productRow.id, 0, 1, '', state.level[index], orNull(state.lastAt[index]!), orNull(state.lastCountAt[index]!), orNull(state.stockModifiedAt[index]!)]);
+      balances.push([
+        balanceIdOf(index),
+        storeRow.id,
+        storeRow.store_number,
+        productRow.id,
+        0,
+        1,
+        '',
+        state.level[index],
+        orNull(state.lastAt[index]!),
+        orNull(state.lastCountAt[index]!),
+        orNull(state.stockModifiedAt[index]!),
+      ]);
       const lossAt = orNull(state.lastLossAt[index]!);
       const row = {
         ...newStoreProductRow(storeRow, productRow, opening + POSTED_AFTER_MS, ACTOR),
@@ -288,6 +362,21 @@ export async function generateChain(ctx: AppContext, options: ChainOptions, prog
   const entries = await replay(new ChainState(storeProducts), true);
   while ((await mergeLogHours(ctx.handle)) > 0);
   progress('analyze');
-  await ctx.handle.analyze(['stores', 'products', 'product_barcodes', 'store_products', 'stock_logs', 'stock_log_parts', 'stock_balances', 'stock_log_hours']);
-  return { stores: options.stores, products: options.products, storeProducts, entries, seconds: (Date.now() - started) / 1000 };
+  await ctx.handle.analyze([
+    'stores',
+    'products',
+    'product_barcodes',
+    'store_products',
+    'stock_logs',
+    'stock_log_parts',
+    'stock_balances',
+    'stock_log_hours',
+  ]);
+  return {
+    stores: options.stores,
+    products: options.products,
+    storeProducts,
+    entries,
+    seconds: (Date.now() - started) / 1000,
+  };
 }

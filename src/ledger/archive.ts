@@ -33,17 +33,30 @@ export interface ArchiveReport {
   tables: string[];
 }
 
-export async function archiveLedgerBefore(handle: DbHandle, boundary: number, by: string, now = Date.now()): Promise<ArchiveReport> {
+export async function archiveLedgerBefore(
+  handle: DbHandle,
+  boundary: number,
+  by: string,
+  now = Date.now(),
+): Promise<ArchiveReport> {
   const archive = handle.dialect.ledgerArchive;
-  if (!archive) throw new ArchiveRefused('this database keeps the whole ledger in one table (SQLite): archiving old months needs PostgreSQL');
-  if (boundary !== monthStart(boundary)) throw new ArchiveRefused('the boundary must be the first moment of a month (UTC)');
+  if (!archive)
+    throw new ArchiveRefused(
+      'this database keeps the whole ledger in one table (SQLite): archiving old months needs PostgreSQL',
+    );
+  if (boundary !== monthStart(boundary))
+    throw new ArchiveRefused('the boundary must be the first moment of a month (UTC)');
   const latest = addMonths(monthStart(now), -1);
-  if (boundary > latest) throw new ArchiveRefused(`the current and the previous month stay in the ledger: archive before ${monthLabel(latest)} at the latest`);
+  if (boundary > latest)
+    throw new ArchiveRefused(
+      `the current and the previous month stay in the ledger: archive before ${monthLabel(latest)} at the latest`,
+    );
 
   const report = await handle.db.transaction().execute(async (trx) => {
     await archive.lock(trx);
     const previous = await previousBoundary(trx);
-    if (previous !== null && boundary <= previous) throw new ArchiveRefused(`the ledger is archived before ${monthLabel(previous)} already`);
+    if (previous !== null && boundary <= previous)
+      throw new ArchiveRefused(`the ledger is archived before ${monthLabel(previous)} already`);
     await refuseLiving(trx, boundary);
 
     // The new snapshot, from the ledger view (which reads the current snapshot as postings), in
@@ -52,7 +65,9 @@ export async function archiveLedgerBefore(handle: DbHandle, boundary: number, by
     await sql`create temporary table next_snapshot on commit drop as
       select balance_id, max(at) as at, 0 as is_count, sum(delta) as delta from stock_ledger where at < ${boundary} group by balance_id
       union all
-      select balance_id, max(at), 1, 0 from stock_ledger where at < ${boundary} and is_count = 1 group by balance_id`.execute(trx);
+      select balance_id, max(at), 1, 0 from stock_ledger where at < ${boundary} and is_count = 1 group by balance_id`.execute(
+      trx,
+    );
     await sql`insert into stock_ledger_snapshot_history select * from stock_ledger_snapshots`.execute(trx);
     await sql`delete from stock_ledger_snapshots`.execute(trx);
     const snapshot = await sql`
@@ -84,18 +99,32 @@ export async function archiveLedgerBefore(handle: DbHandle, boundary: number, by
     const balances = Number(snapshot.numAffectedRows ?? 0);
     await trx
       .insertInto('ledger_archives')
-      .values({ boundary_at: boundary, archived_on: now, archived_by: by, entries, parts, balances, tables: JSON.stringify(tables) })
+      .values({
+        boundary_at: boundary,
+        archived_on: now,
+        archived_by: by,
+        entries,
+        parts,
+        balances,
+        tables: JSON.stringify(tables),
+      })
       .execute();
     return { boundary, entries, parts, balances, tables };
   });
   // Every archive's tables, this one's and any an interrupted run left with their keys.
   const kept = await handle.db.selectFrom('ledger_archives').select('tables').execute();
-  await archive.release(handle.db, kept.flatMap((row) => JSON.parse(row.tables) as string[]));
+  await archive.release(
+    handle.db,
+    kept.flatMap((row) => JSON.parse(row.tables) as string[]),
+  );
   return report;
 }
 
 async function previousBoundary(trx: Transaction<Database>): Promise<number | null> {
-  const row = await trx.selectFrom('ledger_archives').select((eb) => eb.fn.max('boundary_at').as('at')).executeTakeFirst();
+  const row = await trx
+    .selectFrom('ledger_archives')
+    .select((eb) => eb.fn.max('boundary_at').as('at'))
+    .executeTakeFirst();
   return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }
 
@@ -109,20 +138,38 @@ async function refuseLiving(trx: Transaction<Database>, boundary: number): Promi
     .where('modification_at', '<', boundary)
     .limit(1)
     .executeTakeFirst();
-  if (pending) throw new ArchiveRefused(`entry ${pending.id}, before ${monthLabel(boundary)}, awaits review: review it first`);
+  if (pending)
+    throw new ArchiveRefused(`entry ${pending.id}, before ${monthLabel(boundary)}, awaits review: review it first`);
   const bound = await trx
     .selectFrom('stock_balances as b')
     .select(['b.order_key', 'b.store_id'])
     .where('b.order_key', '<>', '')
     .where('b.quantity', '<>', 0)
-    .where(({ exists, selectFrom }) => exists(selectFrom('stock_ledger as g').select('g.balance_id').whereRef('g.balance_id', '=', 'b.id').where('g.at', '<', boundary)))
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('stock_ledger as g')
+          .select('g.balance_id')
+          .whereRef('g.balance_id', '=', 'b.id')
+          .where('g.at', '<', boundary),
+      ),
+    )
     .limit(1)
     .executeTakeFirst();
-  if (bound) throw new ArchiveRefused(`stock bound to customer order ${bound.order_key} was booked before ${monthLabel(boundary)}: pick, ship or release it first`);
+  if (bound)
+    throw new ArchiveRefused(
+      `stock bound to customer order ${bound.order_key} was booked before ${monthLabel(boundary)}: pick, ship or release it first`,
+    );
 }
 
-async function countBefore(trx: Transaction<Database>, table: 'stock_logs' | 'stock_log_parts', column: string, boundary: number): Promise<number> {
-  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)} where ${sql.ref(column)} < ${boundary}`.execute(trx);
+async function countBefore(
+  trx: Transaction<Database>,
+  table: 'stock_logs' | 'stock_log_parts',
+  column: string,
+  boundary: number,
+): Promise<number> {
+  const { rows } = await sql<{
+    n: number | string;
+  }>`select count(*) as n from ${sql.table(table)} where ${sql.ref(column)} < ${boundary}`.execute(trx);
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -133,13 +180,18 @@ async function countBefore(trx: Transaction<Database>, table: 'stock_logs' | 'st
  * tables were dropped after their export is not checked (nothing is left to check).
  */
 export async function archiveViolations(handle: DbHandle): Promise<Violation[]> {
-  const archives = await handle.db.selectFrom('ledger_archives').select(['boundary_at', 'tables']).orderBy('boundary_at').execute();
+  const archives = await handle.db
+    .selectFrom('ledger_archives')
+    .select(['boundary_at', 'tables'])
+    .orderBy('boundary_at')
+    .execute();
   const violations: Violation[] = [];
   let previous: number | null = null;
   for (const archive of archives) {
     const boundary = Number(archive.boundary_at);
     const tables = JSON.parse(archive.tables) as string[];
-    if (await allPresent(handle, tables)) violations.push(...(await archiveDisagreements(handle, boundary, previous, tables)));
+    if (await allPresent(handle, tables))
+      violations.push(...(await archiveDisagreements(handle, boundary, previous, tables)));
     previous = boundary;
   }
   return violations;
@@ -147,21 +199,39 @@ export async function archiveViolations(handle: DbHandle): Promise<Violation[]> 
 
 async function allPresent(handle: DbHandle, tables: readonly string[]): Promise<boolean> {
   for (const table of tables) {
-    const { rows } = await sql<{ found: string | null }>`select to_regclass(${table})::text as found`.execute(handle.db);
+    const { rows } = await sql<{ found: string | null }>`select to_regclass(${table})::text as found`.execute(
+      handle.db,
+    );
     if (!rows[0]?.found) return false;
   }
   return true;
 }
 
-async function archiveDisagreements(handle: DbHandle, boundary: number, previous: number | null, tables: readonly string[]): Promise<Violation[]> {
+async function archiveDisagreements(
+  handle: DbHandle,
+  boundary: number,
+  previous: number | null,
+  tables: readonly string[],
+): Promise<Violation[]> {
   const branches = tables.map((table) =>
     table.startsWith('archived_stock_log_parts_')
       ? sql`select balance_id, delta, at, is_count from ${sql.table(table)}`
       : sql`select balance_id, delta, modification_at as at, is_count from ${sql.table(table)} where balance_id is not null`,
   );
-  if (previous !== null) branches.push(sql`select balance_id, delta, at, is_count from stock_ledger_snapshot_history where boundary_at = ${previous}`);
+  if (previous !== null)
+    branches.push(
+      sql`select balance_id, delta, at, is_count from stock_ledger_snapshot_history where boundary_at = ${previous}`,
+    );
   if (branches.length === 0) return [];
-  const { rows } = await sql<{ balance_id: number; total: number | null; last_at: number | null; last_count_at: number | null; quantity: number | null; snapshot_last_at: number | null; snapshot_last_count_at: number | null }>`
+  const { rows } = await sql<{
+    balance_id: number;
+    total: number | null;
+    last_at: number | null;
+    last_count_at: number | null;
+    quantity: number | null;
+    snapshot_last_at: number | null;
+    snapshot_last_count_at: number | null;
+  }>`
     with archived as (${sql.join(branches, sql` union all `)}),
     sums as (
       select balance_id, sum(delta) as total, max(at) as last_at, max(case when is_count = 1 then at end) as last_count_at
@@ -181,7 +251,10 @@ async function archiveDisagreements(handle: DbHandle, boundary: number, previous
   return rows.map((row) => ({
     check: 'stock ledger',
     detail: `archive before ${monthLabel(boundary)}: balance ${row.balance_id} snapshot ${figure(row.quantity)}, the archived rows and the snapshot before add up to ${figure(row.total)}${
-      Number(row.last_at ?? -1) !== Number(row.snapshot_last_at ?? -1) || Number(row.last_count_at ?? -1) !== Number(row.snapshot_last_count_at ?? -1) ? ' (latest moments differ)' : ''
+      Number(row.last_at ?? -1) !== Number(row.snapshot_last_at ?? -1) ||
+      Number(row.last_count_at ?? -1) !== Number(row.snapshot_last_count_at ?? -1)
+        ? ' (latest moments differ)'
+        : ''
     }`,
   }));
 }

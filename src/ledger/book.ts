@@ -67,7 +67,6 @@ export interface EntryDraft {
   orderAfterAt?: number;
 }
 
-
 /** The pool parts as stored: ten slots, null where the entry does not touch the pool. */
 export function poolQuantitiesJson(parts: readonly PoolPart[]): string {
   const pools = new Array<number | null>(POOL_COUNT).fill(null);
@@ -183,7 +182,14 @@ export async function bookEntriesWithMoments(
   const actor = by.name;
   const products = new Map(drafts.map((d) => [d.product.id, d.product]));
   // In id order: two first-time posts of the same new products create them in the same order.
-  await ensureStoreProducts(trx, ledger, store, [...products.values()].sort((a, b) => a.id - b.id), now, actor);
+  await ensureStoreProducts(
+    trx,
+    ledger,
+    store,
+    [...products.values()].sort((a, b) => a.id - b.id),
+    now,
+    actor,
+  );
 
   const booked = await stampArrivals(trx, dialect, store.id, drafts, now);
   const entries = booked.map((draft) => ({
@@ -203,17 +209,31 @@ export async function bookEntriesWithMoments(
  * before the current one, so a booking whose every client-given moment is later (nearly every
  * one) asks nothing.
  */
-async function refuseArchivedMoments(trx: Transaction<Database>, drafts: readonly EntryDraft[], now: number): Promise<void> {
+async function refuseArchivedMoments(
+  trx: Transaction<Database>,
+  drafts: readonly EntryDraft[],
+  now: number,
+): Promise<void> {
   const surelyOpen = addMonths(monthStart(Math.max(now, Date.now())), -1);
   const early = drafts.filter((draft) => !draft.onArrival && draft.at < surelyOpen);
   if (early.length === 0) return;
-  const row = await trx.selectFrom('ledger_archives').select((eb) => eb.fn.max('boundary_at').as('at')).executeTakeFirst();
+  const row = await trx
+    .selectFrom('ledger_archives')
+    .select((eb) => eb.fn.max('boundary_at').as('at'))
+    .executeTakeFirst();
   if (row?.at === null || row?.at === undefined) return;
   const boundary = Number(row.at);
   const errors: FieldError[] = early
     .filter((draft) => draft.at < boundary)
-    .map((draft) => ({ path: draft.atPath ?? lineOf(draft.path), message: `lies before ${monthLabel(boundary)}: the ledger's months before it are archived (store-ops ledger archive)` }));
-  if (errors.length > 0) throw unprocessable('Some entries are dated in archived months of the ledger: they can no longer be booked', errors);
+    .map((draft) => ({
+      path: draft.atPath ?? lineOf(draft.path),
+      message: `lies before ${monthLabel(boundary)}: the ledger's months before it are archived (store-ops ledger archive)`,
+    }));
+  if (errors.length > 0)
+    throw unprocessable(
+      'Some entries are dated in archived months of the ledger: they can no longer be booked',
+      errors,
+    );
 }
 
 /** `storeproductlog[3].quantity` → `storeproductlog[3]`: the line, where a draft names no date field. */
@@ -236,7 +256,13 @@ const originOf = (storeId: number, draft: EntryDraft): PostingOrigin => ({
  * which takes all of their turns — the same set the engine takes next, so no new lock is
  * taken while others are held).
  */
-async function stampArrivals(trx: Transaction<Database>, dialect: Dialect, storeId: number, drafts: readonly EntryDraft[], now: number): Promise<readonly EntryDraft[]> {
+async function stampArrivals(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  storeId: number,
+  drafts: readonly EntryDraft[],
+  now: number,
+): Promise<readonly EntryDraft[]> {
   const applied = drafts.filter((draft) => !draft.pending);
   if (!applied.some((draft) => draft.onArrival)) return drafts;
   const keys = applied.flatMap((draft) => postingsOf(originOf(storeId, draft), draft.poolParts));

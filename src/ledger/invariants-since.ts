@@ -3,7 +3,16 @@ import type { DbHandle } from '../db/dialect/types.js';
 import type { Database } from '../db/schema.js';
 import { inListChunks } from '../db/in-list.js';
 import type { SinceFindings, Violation } from '../db/verify-types.js';
-import { balanceViolation, disagrees, logHourViolations, MAX_LISTED, missingBalanceViolations, postingViolations, type BalanceAgainstLedger, type FigureColumns } from './invariants.js';
+import {
+  balanceViolation,
+  disagrees,
+  logHourViolations,
+  MAX_LISTED,
+  missingBalanceViolations,
+  postingViolations,
+  type BalanceAgainstLedger,
+  type FigureColumns,
+} from './invariants.js';
 
 /**
  * The ledger check of invariants.ts over the balances touched since a moment
@@ -44,7 +53,11 @@ export async function ledgerViolationsSince(handle: DbHandle, since: number): Pr
       await sql`drop table ${sql.table(TOUCHED)}`.execute(db);
     }
   });
-  const violations = [...balanceFindings.violations, ...(await postingViolations(handle, since)), ...(await logHourViolations(handle, since))];
+  const violations = [
+    ...balanceFindings.violations,
+    ...(await postingViolations(handle, since)),
+    ...(await logHourViolations(handle, since)),
+  ];
   return { violations, balances: balanceFindings.balances };
 }
 
@@ -62,7 +75,10 @@ async function gatherTouched(db: Kysely<Database>, since: number): Promise<void>
       .limit(ENTRIES_PER_WINDOW)
       .execute();
     if (entries.length === 0) return;
-    for (const ids of inListChunks(entries.map((e) => e.id), ENTRIES_PER_WINDOW)) {
+    for (const ids of inListChunks(
+      entries.map((e) => e.id),
+      ENTRIES_PER_WINDOW,
+    )) {
       await sql`
         insert into ${sql.table(TOUCHED)} (balance_id)
         select distinct g.balance_id from stock_ledger g where g.log_id in (${sql.join(ids)})
@@ -85,7 +101,12 @@ const FIGURES = sql`
   (select max(g.at) from stock_ledger g where g.balance_id = t.balance_id and g.is_count = 1) as ledger_last_count_at`;
 
 const X: FigureColumns = {
-  balance: 'x.balance', ledger: 'x.ledger', last_at: 'x.last_at', ledger_last_at: 'x.ledger_last_at', last_count_at: 'x.last_count_at', ledger_last_count_at: 'x.ledger_last_count_at',
+  balance: 'x.balance',
+  ledger: 'x.ledger',
+  last_at: 'x.last_at',
+  ledger_last_at: 'x.ledger_last_at',
+  last_count_at: 'x.last_count_at',
+  ledger_last_count_at: 'x.ledger_last_count_at',
 };
 
 /**
@@ -103,7 +124,9 @@ async function checkTouched(db: Kysely<Database>): Promise<{ violations: Violati
   let balances = 0;
   let after = 0;
   while (violations.length < MAX_LISTED) {
-    const { rows } = await sql<BalanceAgainstLedger & { balance_id: number; present: number | null; disagrees: number }>`
+    const { rows } = await sql<
+      BalanceAgainstLedger & { balance_id: number; present: number | null; disagrees: number }
+    >`
       with x as materialized (
         select t.balance_id, b.id as present, b.store_id, b.product_id, b.location_id, b.pool, b.order_key, ${FIGURES}
         from ${sql.table(TOUCHED)} t left join stock_balances b on b.id = t.balance_id

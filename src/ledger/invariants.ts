@@ -62,11 +62,16 @@ export function balanceViolation(row: BalanceAgainstLedger): Violation {
   const key = `balance store ${row.store_id} product ${row.product_id} location ${row.location_id} pool ${row.pool}${row.order_key ? ` order ${row.order_key}` : ''}`;
   const problems: string[] = [];
   if (row.balance === null || Number(row.balance) !== Number(row.ledger ?? 0)) {
-    problems.push(`balance ${row.balance === null ? 'missing' : Number(row.balance) / 1000}, ledger sum ${Number(row.ledger ?? 0) / 1000}`);
+    problems.push(
+      `balance ${row.balance === null ? 'missing' : Number(row.balance) / 1000}, ledger sum ${Number(row.ledger ?? 0) / 1000}`,
+    );
   }
-  if (row.balance !== null && moment(row.last_at) !== moment(row.ledger_last_at)) problems.push(`last_at ${moment(row.last_at)}, latest ledger entry ${moment(row.ledger_last_at)}`);
+  if (row.balance !== null && moment(row.last_at) !== moment(row.ledger_last_at))
+    problems.push(`last_at ${moment(row.last_at)}, latest ledger entry ${moment(row.ledger_last_at)}`);
   if (row.balance !== null && moment(row.last_count_at) !== moment(row.ledger_last_count_at)) {
-    problems.push(`last_count_at ${moment(row.last_count_at)}, latest ledger count ${moment(row.ledger_last_count_at)}`);
+    problems.push(
+      `last_count_at ${moment(row.last_count_at)}, latest ledger count ${moment(row.ledger_last_count_at)}`,
+    );
   }
   return { check: 'stock ledger', detail: `${key}: ${problems.join('; ')}` };
 }
@@ -93,7 +98,10 @@ export async function missingBalanceViolations(
       .orderBy('id')
       .limit(ENTRIES_NAMED + 1)
       .execute();
-    const named = entries.slice(0, ENTRIES_NAMED).map((e) => e.log_id).join(', ');
+    const named = entries
+      .slice(0, ENTRIES_NAMED)
+      .map((e) => e.log_id)
+      .join(', ');
     violations.push({
       check: 'stock ledger',
       detail: `balance ${row.balance_id} does not exist, but entries ${named}${entries.length > ENTRIES_NAMED ? ' and more' : ''} post to it (ledger sum ${Number(row.ledger ?? 0) / 1000})`,
@@ -110,7 +118,14 @@ export async function missingBalanceViolations(
  * over — rather than by a full join, which SQLite runs as a scan of every group per balance.
  */
 export async function ledgerViolations(handle: DbHandle): Promise<Violation[]> {
-  const figures = disagrees({ balance: 'b.quantity', ledger: 's.total', last_at: 'b.last_at', ledger_last_at: 's.last_at', last_count_at: 'b.last_count_at', ledger_last_count_at: 's.last_count_at' });
+  const figures = disagrees({
+    balance: 'b.quantity',
+    ledger: 's.total',
+    last_at: 'b.last_at',
+    ledger_last_at: 's.last_at',
+    last_count_at: 'b.last_count_at',
+    ledger_last_count_at: 's.last_count_at',
+  });
   const { rows } = await sql<BalanceAgainstLedger & { id: number | null; posted_balance_id: number | null }>`
     with sums as materialized (
       select balance_id, sum(delta) as total, max(at) as last_at, max(case when is_count = 1 then at end) as last_count_at
@@ -128,7 +143,9 @@ export async function ledgerViolations(handle: DbHandle): Promise<Violation[]> {
     where not exists (select 1 from stock_balances b where b.id = s.balance_id)
     limit ${MAX_LISTED}
   `.execute(handle.db);
-  const missing = rows.filter((row) => row.id === null).map((row) => ({ balance_id: Number(row.posted_balance_id), ledger: row.ledger }));
+  const missing = rows
+    .filter((row) => row.id === null)
+    .map((row) => ({ balance_id: Number(row.posted_balance_id), ledger: row.ledger }));
   return [
     ...rows.filter((row) => row.id !== null).map(balanceViolation),
     ...(await missingBalanceViolations(handle.db, missing)),
@@ -148,7 +165,10 @@ async function partsWithoutEntry(handle: DbHandle): Promise<Violation[]> {
     where not exists (select 1 from stock_logs l where l.id = p.log_id)
     limit ${MAX_LISTED}
   `.execute(handle.db);
-  return rows.map((row) => ({ check: 'stock ledger', detail: `entry ${row.log_id} does not exist, but a part of it posts to balance ${row.balance_id}` }));
+  return rows.map((row) => ({
+    check: 'stock ledger',
+    detail: `entry ${row.log_id} does not exist, but a part of it posts to balance ${row.balance_id}`,
+  }));
 }
 
 /**
@@ -175,7 +195,10 @@ export async function postingViolations(handle: DbHandle, since?: number): Promi
   `.execute(handle.db);
   return rows.map((row) => ({
     check: 'stock ledger',
-    detail: Number(row.is_applied) === 1 ? `entry ${row.id} is applied but has no ledger rows (its stock is lost)` : `entry ${row.id} is not applied but has ledger rows`,
+    detail:
+      Number(row.is_applied) === 1
+        ? `entry ${row.id} is applied but has no ledger rows (its stock is lost)`
+        : `entry ${row.id} is not applied but has ledger rows`,
   }));
 }
 
@@ -190,7 +213,13 @@ export async function postingViolations(handle: DbHandle, since?: number): Promi
  */
 export async function logHourViolations(handle: DbHandle, since?: number): Promise<Violation[]> {
   const fromHour = since === undefined || since < HOUR_MS ? undefined : Math.floor(since / HOUR_MS);
-  const { rows } = await sql<{ hour: number; kept: number | null; kept_min: number | null; actual: number | null; actual_min: number | null }>`
+  const { rows } = await sql<{
+    hour: number;
+    kept: number | null;
+    kept_min: number | null;
+    actual: number | null;
+    actual_min: number | null;
+  }>`
     with kept as (
       select hour, sum(entries) as entries, min(min_id) as min_id from stock_log_hours
       ${fromHour === undefined ? sql`` : sql`where hour >= ${fromHour}`}

@@ -25,7 +25,12 @@ export interface BookingProduct {
  */
 export interface LedgerPolicies {
   /** The row of a store product created by its first stock change (PRODUCT §5). */
-  newStoreProduct(store: BookingStore, product: Pick<BookingProduct, 'id' | 'product_number'>, now: number, actor: string): Insertable<StoreProductTable>;
+  newStoreProduct(
+    store: BookingStore,
+    product: Pick<BookingProduct, 'id' | 'product_number'>,
+    now: number,
+    actor: string,
+  ): Insertable<StoreProductTable>;
 }
 
 /** The kernel as one app runs it: its database dialect and the policies lent to it. */
@@ -39,4 +44,8 @@ export interface Ledger {
   readonly writesStockEvents: boolean;
 }
 
-export const createLedger = (dialect: Dialect, policies: LedgerPolicies, writesStockEvents = true): Ledger => ({ dialect, policies, writesStockEvents });
+export const createLedger = (dialect: Dialect, policies: LedgerPolicies, writesStockEvents = true): Ledger => ({
+  dialect,
+  policies,
+  writesStockEvents,
+});

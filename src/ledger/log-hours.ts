@@ -47,7 +47,11 @@ export async function mergeLogHours(handle: DbHandle): Promise<number> {
         sum.min_id = Math.min(sum.min_id, Number(row.min_id));
       } else merged.set(hour, { entries: Number(row.entries), min_id: Number(row.min_id) });
     }
-    if (merged.size > 0) await trx.insertInto('stock_log_hours').values([...merged].map(([hour, sum]) => ({ hour, ...sum }))).execute();
+    if (merged.size > 0)
+      await trx
+        .insertInto('stock_log_hours')
+        .values([...merged].map(([hour, sum]) => ({ hour, ...sum })))
+        .execute();
   });
   return split.length;
 }

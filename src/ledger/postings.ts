@@ -5,7 +5,14 @@ import type { Dialect, RowsSourceColumn } from '../db/dialect/types.js';
 import { insertMany, insertManyReturningIds } from '../db/insert-many.js';
 import type { Database, StockBalanceTable, StockLogTable } from '../db/schema.js';
 import type { TimelineEntry } from '../domain/ledger.js';
-import { historyRange, historyWindow, planBatch, type HistoryRange, type HistoryWindow, type PlannedArrival } from '../domain/ledger-batch.js';
+import {
+  historyRange,
+  historyWindow,
+  planBatch,
+  type HistoryRange,
+  type HistoryWindow,
+  type PlannedArrival,
+} from '../domain/ledger-batch.js';
 import { stampStoreProducts, type StockTouch } from './store-product-stamps.js';
 import { checkStoreProductMagnitudes, type MagnitudeChange } from './store-product-magnitude.js';
 import { assertStoreAccess, visibleStores, type Principal } from '../shared/access.js';
@@ -53,7 +60,10 @@ export interface Posting extends BalanceKey {
 export type NewLogRow = Omit<Insertable<StockLogTable>, 'balance_id' | 'delta' | 'expected'>;
 
 /** One entry the engine books: a new one (its row) or an approved pending one (its row's id). */
-export type EntryBooking = { postings: readonly Posting[] } & ({ row: NewLogRow; logId?: undefined } | { logId: number; row?: undefined });
+export type EntryBooking = { postings: readonly Posting[] } & (
+  | { row: NewLogRow; logId?: undefined }
+  | { logId: number; row?: undefined }
+);
 
 /** A guarded posting would take its balance below zero. */
 export class InsufficientStockError extends Error {
@@ -100,7 +110,13 @@ type BalanceRow = Omit<Selectable<StockBalanceTable>, 'updated_on'>;
 
 const keyOf = (k: BalanceKey) => `${k.storeId}|${k.productId}|${k.locationId}|${k.pool}|${k.orderKey}`;
 const keyOfRow = (row: BalanceRow) =>
-  keyOf({ storeId: Number(row.store_id), productId: Number(row.product_id), locationId: Number(row.location_id), pool: row.pool, orderKey: row.order_key });
+  keyOf({
+    storeId: Number(row.store_id),
+    productId: Number(row.product_id),
+    locationId: Number(row.location_id),
+    pool: row.pool,
+    orderKey: row.order_key,
+  });
 
 /**
  * Takes these balances' turns now (the same turns the engine takes before it reads them), for
@@ -109,7 +125,11 @@ const keyOfRow = (row: BalanceRow) =>
  * writer cannot change them between that read and the booking. Taking a turn twice in one
  * transaction is harmless.
  */
-export async function lockBalanceKeys(trx: Transaction<Database>, dialect: Dialect, keys: readonly BalanceKey[]): Promise<void> {
+export async function lockBalanceKeys(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  keys: readonly BalanceKey[],
+): Promise<void> {
   await dialect.lockInTurn(trx, keys.map(keyOf));
 }
 
@@ -176,13 +196,22 @@ export async function applyEntries(
     const balance = balances.get(key)!;
     const arrivals = indices.map((index) => {
       const { posting, entry } = placed[index]!;
-      return { at: posting.at, quantityMilli: posting.quantityMilli, isCount: posting.isCount, path: posting.path, id: logIds[entry] };
+      return {
+        at: posting.at,
+        quantityMilli: posting.quantityMilli,
+        isCount: posting.isCount,
+        path: posting.path,
+        id: logIds[entry],
+      };
     });
     const range = historyRange(balance, arrivals);
-    const window = range ? await readHistory(trx, balance, range, own) : { history: { levelBeforeMilli: balance.quantity, entries: [], tailMilli: 0 }, rows: new Map() };
+    const window = range
+      ? await readHistory(trx, balance, range, own)
+      : { history: { levelBeforeMilli: balance.quantity, entries: [], tailMilli: 0 }, rows: new Map() };
     const plan = planBatch(window.history, arrivals);
     plan.arrivals.forEach((planned, at) => (plans[indices[at]!] = planned));
-    for (const count of plan.rebased) rebased.push({ ...count, balanceId: balance.id!, row: window.rows.get(count.id)! });
+    for (const count of plan.rebased)
+      rebased.push({ ...count, balanceId: balance.id!, row: window.rows.get(count.id)! });
   }
 
   // The balances move in arrival order, so a guarded posting sees exactly what came before it.
@@ -194,25 +223,36 @@ export async function applyEntries(
     // In the kept range: planBatch checked each arrival's balance in this order (PRODUCT §3 "Exact numbers").
     balance.quantity += planned.balanceChangeMilli;
     // A posting absorbed by a later count changes nothing now, so it cannot overdraw.
-    if (posting.guard && !planned.absorbed && balance.quantity < 0) throw new InsufficientStockError(posting.guard.lineIndex, before);
+    if (posting.guard && !planned.absorbed && balance.quantity < 0)
+      throw new InsufficientStockError(posting.guard.lineIndex, before);
     const grown = Math.abs(balance.quantity) - Math.abs(before);
-    if (grown !== 0) magnitudes.push({ storeId: posting.storeId, productId: posting.productId, changeMilli: grown, path: posting.path });
+    if (grown !== 0)
+      magnitudes.push({
+        storeId: posting.storeId,
+        productId: posting.productId,
+        changeMilli: grown,
+        path: posting.path,
+      });
     balance.lastAt = balance.lastAt === null ? posting.at : Math.max(balance.lastAt, posting.at);
-    if (posting.isCount) balance.lastCountAt = balance.lastCountAt === null ? posting.at : Math.max(balance.lastCountAt, posting.at);
+    if (posting.isCount)
+      balance.lastCountAt = balance.lastCountAt === null ? posting.at : Math.max(balance.lastCountAt, posting.at);
     balance.touched = true;
   }
 
   // New balances now, with the figures this request leaves them at: their postings name them.
   await dialect.engineBalanceWrites(trx, () => createBalances(trx, dialect, balances, now));
-  const figures = placed.map(({ key }, index): Figures => ({
-    balanceId: balances.get(key)!.id!,
-    deltaMilli: plans[index]!.deltaMilli,
-    expectedMilli: plans[index]!.expectedMilli,
-  }));
+  const figures = placed.map(
+    ({ key }, index): Figures => ({
+      balanceId: balances.get(key)!.id!,
+      deltaMilli: plans[index]!.deltaMilli,
+      expectedMilli: plans[index]!.expectedMilli,
+    }),
+  );
   if (early) {
     // What was written before the turns is what the plan books (deltas are never re-based).
     placed.forEach(({ posting, entry }, index) => {
-      if (figures[index]!.deltaMilli !== posting.quantityMilli || figures[index]!.expectedMilli !== undefined) throw new Error(`ledger plan changed the delta of log ${early[entry]}`);
+      if (figures[index]!.deltaMilli !== posting.quantityMilli || figures[index]!.expectedMilli !== undefined)
+        throw new Error(`ledger plan changed the delta of log ${early[entry]}`);
     });
   } else {
     // In arrival order: their ids order entries of the same moment from now on.
@@ -226,16 +266,27 @@ export async function applyEntries(
   // The versions of the store products whose balances change are bumped by the stamp
   // below, once per product, not by the triggers once per balance (migration 0017).
   if (moved.length > 0) await dialect.engineBalanceWrites(trx, () => writeBalances(trx, dialect, moved, now));
-  await stampStoreProducts(trx, dialect, touched.map((balance) => balance.key), touches, now);
+  await stampStoreProducts(
+    trx,
+    dialect,
+    touched.map((balance) => balance.key),
+    touches,
+    now,
+  );
   // After the stamp, which holds the store products to the commit (store-product-magnitude.ts).
   await checkStoreProductMagnitudes(trx, magnitudes);
   const ids = logIds.map((id) => id!);
-  if (ledger.writesStockEvents) await writeStockEvents(trx, dialect, balanceChanges(touched, placed, ids), namesOf(entries));
+  if (ledger.writesStockEvents)
+    await writeStockEvents(trx, dialect, balanceChanges(touched, placed, ids), namesOf(entries));
   return ids;
 }
 
 /** Each moved balance with the level it is left at and the entries that moved it (stock-events.ts). */
-function balanceChanges(touched: readonly BalanceState[], placed: readonly Placed[], logIds: readonly number[]): BalanceChange[] {
+function balanceChanges(
+  touched: readonly BalanceState[],
+  placed: readonly Placed[],
+  logIds: readonly number[],
+): BalanceChange[] {
   const entriesByKey = new Map<string, number[]>();
   for (const { key, entry } of placed) {
     const ids = entriesByKey.get(key);
@@ -243,7 +294,12 @@ function balanceChanges(touched: readonly BalanceState[], placed: readonly Place
     if (!ids) entriesByKey.set(key, [id]);
     else if (ids[ids.length - 1] !== id) ids.push(id);
   }
-  return touched.map((balance) => ({ key: balance.key, storeNumber: balance.storeNumber, quantityMilli: balance.quantity, logIds: entriesByKey.get(keyOf(balance.key)) ?? [] }));
+  return touched.map((balance) => ({
+    key: balance.key,
+    storeNumber: balance.storeNumber,
+    quantityMilli: balance.quantity,
+    logIds: entriesByKey.get(keyOf(balance.key)) ?? [],
+  }));
 }
 
 /** The natural keys the new entries' rows carry (an approved entry has none here: stock-events.ts reads them). */
@@ -252,7 +308,8 @@ function namesOf(entries: readonly EntryBooking[]): ChangeNames {
   for (const { row } of entries) {
     if (row === undefined) continue;
     names.productNumbers.set(row.product_id, row.product_number);
-    if (row.location_id != null && row.location_code != null) names.locationCodes.set(row.location_id, row.location_code);
+    if (row.location_id != null && row.location_code != null)
+      names.locationCodes.set(row.location_id, row.location_code);
   }
   return names;
 }
@@ -263,17 +320,28 @@ function namesOf(entries: readonly EntryBooking[]): ChangeNames {
  * and their ids never change, so they still hold under the turns. Returns the entries' ids,
  * or undefined when the request must write under its turns.
  */
-async function writeEarly(trx: Transaction<Database>, dialect: Dialect, entries: readonly EntryBooking[], placed: readonly Placed[]): Promise<number[] | undefined> {
-  if (entries.some((entry) => entry.row === undefined) || placed.some(({ posting }) => posting.isCount)) return undefined;
+async function writeEarly(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  entries: readonly EntryBooking[],
+  placed: readonly Placed[],
+): Promise<number[] | undefined> {
+  if (entries.some((entry) => entry.row === undefined) || placed.some(({ posting }) => posting.isCount))
+    return undefined;
   const distinct = new Map(placed.map(({ key, posting }) => [key, posting as BalanceKey]));
   const balanceIds = new Map<string, number>();
-  for (const row of await readBalanceRows(trx, dialect, [...distinct.values()])) balanceIds.set(keyOfRow(row), Number(row.id));
+  for (const row of await readBalanceRows(trx, dialect, [...distinct.values()]))
+    balanceIds.set(keyOfRow(row), Number(row.id));
   if (balanceIds.size < distinct.size) return undefined;
   return writeEntries(
     trx,
     dialect,
     entries,
-    placed.map(({ key, posting }) => ({ balanceId: balanceIds.get(key)!, deltaMilli: posting.quantityMilli, expectedMilli: undefined })),
+    placed.map(({ key, posting }) => ({
+      balanceId: balanceIds.get(key)!,
+      deltaMilli: posting.quantityMilli,
+      expectedMilli: undefined,
+    })),
   );
 }
 
@@ -282,14 +350,24 @@ async function writeEarly(trx: Transaction<Database>, dialect: Dialect, entries:
  * posting of the flat list, in order), and the parts of split entries; returns each entry's
  * id (undefined for approved entries, which have a row already).
  */
-async function writeEntries(trx: Transaction<Database>, dialect: Dialect, entries: readonly EntryBooking[], figures: readonly Figures[]): Promise<number[]> {
+async function writeEntries(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  entries: readonly EntryBooking[],
+  figures: readonly Figures[],
+): Promise<number[]> {
   // The row's own columns, then its posting's: values in arrays, no copy of each row object.
   const fresh: Array<{ index: number; row: NewLogRow; first: number; posting: readonly unknown[] }> = [];
   let first = 0;
   entries.forEach((entry, index) => {
     if (entry.row !== undefined) {
       const one = entry.postings.length === 1 ? figures[first]! : undefined;
-      fresh.push({ index, first, row: entry.row, posting: [one?.balanceId ?? null, one?.deltaMilli ?? null, one?.expectedMilli ?? null] });
+      fresh.push({
+        index,
+        first,
+        row: entry.row,
+        posting: [one?.balanceId ?? null, one?.deltaMilli ?? null, one?.expectedMilli ?? null],
+      });
     }
     first += entry.postings.length;
   });
@@ -297,11 +375,19 @@ async function writeEntries(trx: Transaction<Database>, dialect: Dialect, entrie
   if (fresh.length === 0) return ids;
   const own = Object.keys(fresh[0]!.row) as Array<keyof NewLogRow>;
   const columns = [...own, ...POSTING_COLUMNS];
-  const written = await insertManyReturningIds(trx, dialect, 'stock_logs', columns, fresh.map(({ row, posting }) => [...own.map((column) => row[column]), ...posting]));
+  const written = await insertManyReturningIds(
+    trx,
+    dialect,
+    'stock_logs',
+    columns,
+    fresh.map(({ row, posting }) => [...own.map((column) => row[column]), ...posting]),
+  );
   fresh.forEach(({ index }, at) => (ids[index] = written[at]!));
   const parts = fresh.flatMap(({ index, first }) => {
     const entry = entries[index]!;
-    return entry.postings.length > 1 ? entry.postings.map((posting, part) => partRow(ids[index]!, posting, figures[first + part]!)) : [];
+    return entry.postings.length > 1
+      ? entry.postings.map((posting, part) => partRow(ids[index]!, posting, figures[first + part]!))
+      : [];
   });
   if (parts.length > 0) await insertMany(trx, dialect, 'stock_log_parts', PART_COLUMNS, parts);
   return ids;
@@ -324,7 +410,13 @@ const partRow = (logId: number, posting: Posting, figures: Figures) => [
  * split one's as parts): one statement for the one-balance entries, however many a review
  * approves.
  */
-async function fillApproved(trx: Transaction<Database>, dialect: Dialect, entries: readonly EntryBooking[], placed: readonly Placed[], figures: readonly Figures[]): Promise<void> {
+async function fillApproved(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  entries: readonly EntryBooking[],
+  placed: readonly Placed[],
+  figures: readonly Figures[],
+): Promise<void> {
   const parts: unknown[][] = [];
   const inline: Array<[number, number, number, number | null]> = [];
   for (const [index, entry] of entries.entries()) {
@@ -369,7 +461,12 @@ interface Rebased {
 async function rebaseCounts(trx: Transaction<Database>, rebased: readonly Rebased[]): Promise<void> {
   for (const count of rebased) {
     const figures = { delta: count.deltaMilli, expected: count.expectedMilli };
-    const inline = await trx.updateTable('stock_logs').set(figures).where('id', '=', count.row.logId).where('balance_id', '=', count.balanceId).executeTakeFirst();
+    const inline = await trx
+      .updateTable('stock_logs')
+      .set(figures)
+      .where('id', '=', count.row.logId)
+      .where('balance_id', '=', count.balanceId)
+      .executeTakeFirst();
     if (Number(inline.numUpdatedRows) === 1) continue;
     const part = await trx
       .updateTable('stock_log_parts')
@@ -378,12 +475,25 @@ async function rebaseCounts(trx: Transaction<Database>, rebased: readonly Rebase
       .where('at', '=', count.row.at)
       .where('seq', '=', count.id)
       .executeTakeFirst();
-    if (Number(part.numUpdatedRows) !== 1) throw new Error(`re-based count ${count.id} of balance ${count.balanceId} was not found`);
+    if (Number(part.numUpdatedRows) !== 1)
+      throw new Error(`re-based count ${count.id} of balance ${count.balanceId} was not found`);
   }
 }
 
-const BALANCE_COLUMNS = ['store_id', 'store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity', 'last_at', 'last_count_at', 'updated_on'];
-const BALANCE_SELECTED = 'b.id, b.store_id, b.store_number, b.product_id, b.location_id, b.pool, b.order_key, b.quantity, b.last_at, b.last_count_at';
+const BALANCE_COLUMNS = [
+  'store_id',
+  'store_number',
+  'product_id',
+  'location_id',
+  'pool',
+  'order_key',
+  'quantity',
+  'last_at',
+  'last_count_at',
+  'updated_on',
+];
+const BALANCE_SELECTED =
+  'b.id, b.store_id, b.store_number, b.product_id, b.location_id, b.pool, b.order_key, b.quantity, b.last_at, b.last_count_at';
 const KEY_COLUMNS: readonly RowsSourceColumn[] = [
   { name: 'store_id', type: 'bigint' },
   { name: 'product_id', type: 'bigint' },
@@ -410,11 +520,22 @@ async function lockBalances(
 ): Promise<Map<string, BalanceState>> {
   const distinct = new Map<string, BalanceKey>();
   for (const { key, posting: p } of placed) {
-    if (!distinct.has(key)) distinct.set(key, { storeId: p.storeId, productId: p.productId, locationId: p.locationId, pool: p.pool, orderKey: p.orderKey });
+    if (!distinct.has(key))
+      distinct.set(key, {
+        storeId: p.storeId,
+        productId: p.productId,
+        locationId: p.locationId,
+        pool: p.pool,
+        orderKey: p.orderKey,
+      });
   }
   const keys = [...distinct.values()].sort(
     (a, b) =>
-      a.storeId - b.storeId || a.productId - b.productId || a.locationId - b.locationId || a.pool - b.pool || (a.orderKey < b.orderKey ? -1 : a.orderKey > b.orderKey ? 1 : 0),
+      a.storeId - b.storeId ||
+      a.productId - b.productId ||
+      a.locationId - b.locationId ||
+      a.pool - b.pool ||
+      (a.orderKey < b.orderKey ? -1 : a.orderKey > b.orderKey ? 1 : 0),
   );
   await dialect.lockInTurn(trx, keys.map(keyOf));
   const balances = new Map<string, BalanceState>();
@@ -435,7 +556,16 @@ async function lockBalances(
   }
   for (const [key, balanceKey] of distinct) {
     if (!balances.has(key)) {
-      balances.set(key, { id: null, created: false, key: balanceKey, storeNumber: storeNumbers.get(balanceKey.storeId) ?? '', quantity: 0, lastAt: null, lastCountAt: null, touched: false });
+      balances.set(key, {
+        id: null,
+        created: false,
+        key: balanceKey,
+        storeNumber: storeNumbers.get(balanceKey.storeId) ?? '',
+        quantity: 0,
+        lastAt: null,
+        lastCountAt: null,
+        touched: false,
+      });
     }
   }
   return balances;
@@ -446,7 +576,11 @@ async function lockBalances(
  * as rows sent with the statement: one probe of the key's unique index each (reading every
  * balance of the products instead cost more).
  */
-async function readBalanceRows(trx: Transaction<Database>, dialect: Dialect, keys: readonly BalanceKey[]): Promise<BalanceRow[]> {
+async function readBalanceRows(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  keys: readonly BalanceKey[],
+): Promise<BalanceRow[]> {
   if (keys.length === 0) return [];
   const keyRows = keys.map((k) => [k.storeId, k.productId, k.locationId, k.pool, k.orderKey]);
   const { rows } = await sql<BalanceRow>`
@@ -466,7 +600,12 @@ async function readBalanceRows(trx: Transaction<Database>, dialect: Dialect, key
  * in arrival order it never can. Takes the balances' turns first (so nothing is recorded on
  * them between this read and the booking; the engine taking them again is harmless).
  */
-export async function arrivalMoment(trx: Transaction<Database>, dialect: Dialect, keys: readonly BalanceKey[], now: number): Promise<number> {
+export async function arrivalMoment(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  keys: readonly BalanceKey[],
+  now: number,
+): Promise<number> {
   const distinct = new Map(keys.map((key) => [keyOf(key), key]));
   await dialect.lockInTurn(trx, [...distinct.keys()]);
   let moment = now;
@@ -501,7 +640,9 @@ async function readHistory(
     .orderBy('id')
     .limit(1)
     .executeTakeFirst();
-  let stretch = sameBalance.select(['id', 'log_id', 'at', 'delta', 'is_count', 'counted', 'expected']).where('at', '>=', range.fromAt);
+  let stretch = sameBalance
+    .select(['id', 'log_id', 'at', 'delta', 'is_count', 'counted', 'expected'])
+    .where('at', '>=', range.fromAt);
   if (closing) {
     const closingAt = Number(closing.at);
     const closingId = Number(closing.id);
@@ -528,7 +669,12 @@ async function readHistory(
  * their ids, which their postings name. The engine's own write, so the stock version
  * triggers stay out of it (the caller says so to the dialect).
  */
-async function createBalances(trx: Transaction<Database>, dialect: Dialect, balances: ReadonlyMap<string, BalanceState>, now: number): Promise<void> {
+async function createBalances(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  balances: ReadonlyMap<string, BalanceState>,
+  now: number,
+): Promise<void> {
   const missing = [...balances.values()].filter((balance) => balance.id === null);
   if (missing.length === 0) return;
   const created = await insertMany<BalanceRow>(
@@ -536,7 +682,18 @@ async function createBalances(trx: Transaction<Database>, dialect: Dialect, bala
     dialect,
     'stock_balances',
     BALANCE_COLUMNS,
-    missing.map((b) => [b.key.storeId, b.storeNumber, b.key.productId, b.key.locationId, b.key.pool, b.key.orderKey, b.quantity, b.lastAt, b.lastCountAt, now]),
+    missing.map((b) => [
+      b.key.storeId,
+      b.storeNumber,
+      b.key.productId,
+      b.key.locationId,
+      b.key.pool,
+      b.key.orderKey,
+      b.quantity,
+      b.lastAt,
+      b.lastCountAt,
+      now,
+    ]),
     'returning id, store_id, product_id, location_id, pool, order_key',
   );
   const byKey = new Map(missing.map((balance) => [keyOf(balance.key), balance]));
@@ -549,7 +706,12 @@ async function createBalances(trx: Transaction<Database>, dialect: Dialect, bala
   if (left.length > 0) throw new Error(`${left.length} new balances were not created (first: ${keyOf(left[0]!.key)})`);
 }
 
-async function writeBalances(trx: Transaction<Database>, dialect: Dialect, touched: BalanceState[], now: number): Promise<void> {
+async function writeBalances(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  touched: BalanceState[],
+  now: number,
+): Promise<void> {
   // Absolute values, one multi-row upsert on the balance key: nobody else writes these
   // balances until this transaction ends (lockBalances). All of them exist (createBalances
   // made the new ones); the upsert's conflict path is the update.
@@ -558,7 +720,18 @@ async function writeBalances(trx: Transaction<Database>, dialect: Dialect, touch
     dialect,
     'stock_balances',
     BALANCE_COLUMNS,
-    touched.map((b) => [b.key.storeId, b.storeNumber, b.key.productId, b.key.locationId, b.key.pool, b.key.orderKey, b.quantity, b.lastAt, b.lastCountAt, now]),
+    touched.map((b) => [
+      b.key.storeId,
+      b.storeNumber,
+      b.key.productId,
+      b.key.locationId,
+      b.key.pool,
+      b.key.orderKey,
+      b.quantity,
+      b.lastAt,
+      b.lastCountAt,
+      now,
+    ]),
     `on conflict (store_id, product_id, location_id, pool, order_key) do update set quantity = excluded.quantity, last_at = excluded.last_at,
      last_count_at = excluded.last_count_at, updated_on = excluded.updated_on`,
   );

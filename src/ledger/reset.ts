@@ -13,7 +13,13 @@ const SOURCE = 'reset_store_stock';
  * of the product in every store is counted to zero at the moment of the import — through
  * the ledger like any other change, so the history shows what was reset and why.
  */
-export async function resetProductStock(trx: Transaction<Database>, ledger: Ledger, productIds: readonly number[], by: Principal, now: number): Promise<number> {
+export async function resetProductStock(
+  trx: Transaction<Database>,
+  ledger: Ledger,
+  productIds: readonly number[],
+  by: Principal,
+  now: number,
+): Promise<number> {
   if (productIds.length === 0) return 0;
   let reset = 0;
   for (const ids of inListChunks(productIds, 5_000)) {
@@ -23,8 +29,18 @@ export async function resetProductStock(trx: Transaction<Database>, ledger: Ledg
       .innerJoin('products as p', 'p.id', 'b.product_id')
       .leftJoin('locations as l', 'l.id', 'b.location_id')
       .select([
-        'b.store_id', 's.store_number', 'b.product_id', 'b.location_id', 'l.location_code', 'b.pool', 'b.order_key',
-        'p.product_number', 'p.barcode', 'p.price', 'p.purchase_price', 'p.purchase_unit_quantity',
+        'b.store_id',
+        's.store_number',
+        'b.product_id',
+        'b.location_id',
+        'l.location_code',
+        'b.pool',
+        'b.order_key',
+        'p.product_number',
+        'p.barcode',
+        'p.price',
+        'p.purchase_price',
+        'p.purchase_unit_quantity',
       ])
       .where('b.product_id', 'in', ids)
       .where('b.quantity', '<>', 0)
@@ -35,8 +51,18 @@ export async function resetProductStock(trx: Transaction<Database>, ledger: Ledg
     for (const b of balances) {
       const group = byStore.get(b.store_id) ?? { store: { id: b.store_id, store_number: b.store_number }, drafts: [] };
       group.drafts.push({
-        product: { id: b.product_id, product_number: b.product_number, barcode: b.barcode, price: b.price, purchase_price: b.purchase_price, purchase_unit_quantity: b.purchase_unit_quantity },
-        location: b.location_id === 0 || b.location_code === null ? undefined : { id: b.location_id, location_code: b.location_code },
+        product: {
+          id: b.product_id,
+          product_number: b.product_number,
+          barcode: b.barcode,
+          price: b.price,
+          purchase_price: b.purchase_price,
+          purchase_unit_quantity: b.purchase_unit_quantity,
+        },
+        location:
+          b.location_id === 0 || b.location_code === null
+            ? undefined
+            : { id: b.location_id, location_code: b.location_code },
         at: now,
         onArrival: true,
         isCount: true,

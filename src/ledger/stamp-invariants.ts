@@ -45,7 +45,10 @@ type StampRow = { store_number: string; product_number: string; stock_modified_a
 
 /** Store products without a stock moment: all of them, or those created from `since` on (the created_on index). */
 async function withoutStockMoment(handle: DbHandle, since: number | undefined) {
-  let query = handle.db.selectFrom('store_products').select(['store_number', 'product_number']).where('stock_modified_at', 'is', null);
+  let query = handle.db
+    .selectFrom('store_products')
+    .select(['store_number', 'product_number'])
+    .where('stock_modified_at', 'is', null);
   if (since !== undefined) query = query.where('created_on', '>=', since);
   return query.limit(MAX_LISTED).execute();
 }

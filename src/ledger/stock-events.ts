@@ -63,16 +63,30 @@ export async function writeStockEvents(
   await insertMany(trx, dialect, 'events', EVENT_COLUMNS, rows);
 }
 
-async function readMissingNames(trx: Transaction<Database>, changes: readonly BalanceChange[], names: ChangeNames): Promise<void> {
+async function readMissingNames(
+  trx: Transaction<Database>,
+  changes: readonly BalanceChange[],
+  names: ChangeNames,
+): Promise<void> {
   const products = [...new Set(changes.map((c) => c.key.productId).filter((id) => !names.productNumbers.has(id)))];
-  const locations = [...new Set(changes.map((c) => c.key.locationId).filter((id) => id !== 0 && !names.locationCodes.has(id)))];
+  const locations = [
+    ...new Set(changes.map((c) => c.key.locationId).filter((id) => id !== 0 && !names.locationCodes.has(id))),
+  ];
   if (products.length > 0) {
-    for (const row of await trx.selectFrom('products').select(['id', 'product_number']).where('id', 'in', products).execute()) {
+    for (const row of await trx
+      .selectFrom('products')
+      .select(['id', 'product_number'])
+      .where('id', 'in', products)
+      .execute()) {
       names.productNumbers.set(Number(row.id), row.product_number);
     }
   }
   if (locations.length > 0) {
-    for (const row of await trx.selectFrom('locations').select(['id', 'location_code']).where('id', 'in', locations).execute()) {
+    for (const row of await trx
+      .selectFrom('locations')
+      .select(['id', 'location_code'])
+      .where('id', 'in', locations)
+      .execute()) {
       names.locationCodes.set(Number(row.id), row.location_code);
     }
   }

@@ -31,7 +31,10 @@ export interface MagnitudeChange {
 
 const WHAT = "the product's stock in this store, its balances (locations, pools, orders) added up by size";
 
-export async function checkStoreProductMagnitudes(trx: Transaction<Database>, changes: readonly MagnitudeChange[]): Promise<void> {
+export async function checkStoreProductMagnitudes(
+  trx: Transaction<Database>,
+  changes: readonly MagnitudeChange[],
+): Promise<void> {
   const growthByStore = new Map<number, Map<number, number>>();
   for (const change of changes) {
     let growth = growthByStore.get(change.storeId);
@@ -51,14 +54,20 @@ export async function checkStoreProductMagnitudes(trx: Transaction<Database>, ch
       for (const row of rows) {
         // PostgreSQL sums bigints as numeric (text to pg): past 2^53 Number() is approximate, but far beyond the range.
         const magnitude = Number(row.magnitude);
-        if (magnitude > MAX_QUANTITY_MILLI) throw overflowAt(changes, storeId, Number(row.product_id), magnitude - growth.get(Number(row.product_id))!);
+        if (magnitude > MAX_QUANTITY_MILLI)
+          throw overflowAt(changes, storeId, Number(row.product_id), magnitude - growth.get(Number(row.product_id))!);
       }
     }
   }
 }
 
 /** The refusal named at the first posting (in arrival order) that grew the magnitude past the range. */
-function overflowAt(changes: readonly MagnitudeChange[], storeId: number, productId: number, beforeMilli: number): QuantityRangeError {
+function overflowAt(
+  changes: readonly MagnitudeChange[],
+  storeId: number,
+  productId: number,
+  beforeMilli: number,
+): QuantityRangeError {
   let magnitude = beforeMilli;
   let last: MagnitudeChange | undefined;
   for (const change of changes) {

@@ -64,7 +64,8 @@ const KIND_SETS = sql.join(
   }),
 );
 
-const later = (previous: Latest | undefined, at: number, by: string): Latest => (previous && previous.at > at ? previous : { at, by });
+const later = (previous: Latest | undefined, at: number, by: string): Latest =>
+  previous && previous.at > at ? previous : { at, by };
 
 /**
  * One update per store over every store product whose balances changed
@@ -97,7 +98,15 @@ export async function stampStoreProducts(
   for (const [storeId, stamps] of stampsByStore) {
     const rows = [...stamps]
       .sort((a, b) => a[0] - b[0])
-      .map(([productId, s]) => [productId, s.counted?.at, s.counted?.by, s.loss?.at, s.loss?.by, s.receipt?.at, s.receipt?.by]);
+      .map(([productId, s]) => [
+        productId,
+        s.counted?.at,
+        s.counted?.by,
+        s.loss?.at,
+        s.loss?.by,
+        s.receipt?.at,
+        s.receipt?.by,
+      ]);
     await sql`
       update store_products set
         stock_version = store_products.stock_version + 1,

@@ -4,7 +4,11 @@ import { chunk } from '../shared/bulk.js';
 import { inListChunks, KEYS_PER_QUERY } from '../db/in-list.js';
 import type { BookingProduct, BookingStore, Ledger } from './ledger.js';
 
-async function storeProductIds(trx: Transaction<Database>, storeId: number, productIds: readonly number[]): Promise<Map<number, number>> {
+async function storeProductIds(
+  trx: Transaction<Database>,
+  storeId: number,
+  productIds: readonly number[],
+): Promise<Map<number, number>> {
   const ids = new Map<number, number>();
   for (const idChunk of inListChunks(productIds, KEYS_PER_QUERY)) {
     const rows = await trx
@@ -37,14 +41,21 @@ export async function ensureStoreProducts(
   const missing = [...distinct.values()].filter((p) => !ids.has(p.id));
   if (missing.length === 0) return ids;
   const rows = missing.map((p) => ledger.policies.newStoreProduct(store, p, now, actor));
-  for (const batch of chunk(rows, Math.max(1, Math.floor(ledger.dialect.maxParameters / Object.keys(rows[0]!).length)))) {
+  for (const batch of chunk(
+    rows,
+    Math.max(1, Math.floor(ledger.dialect.maxParameters / Object.keys(rows[0]!).length)),
+  )) {
     await trx
       .insertInto('store_products')
       .values(batch)
       .onConflict((oc) => oc.columns(['store_id', 'product_id']).doNothing())
       .execute();
   }
-  const created = await storeProductIds(trx, store.id, missing.map((p) => p.id));
+  const created = await storeProductIds(
+    trx,
+    store.id,
+    missing.map((p) => p.id),
+  );
   for (const [productId, id] of created) ids.set(productId, id);
   return ids;
 }

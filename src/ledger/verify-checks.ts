@@ -13,5 +13,9 @@ export const STOCK_LEDGER_CHECKS: VerifyCheck[] = [
   { name: 'stock ledger', run: ledgerViolations, since: ledgerViolationsSince },
   // The archived months still kept, against the snapshots on either side (full check only).
   { name: 'ledger archives', run: archiveViolations },
-  { name: 'store product stamps', run: (handle) => stampViolations(handle), since: async (handle, since) => ({ violations: await stampViolations(handle, since) }) },
+  {
+    name: 'store product stamps',
+    run: (handle) => stampViolations(handle),
+    since: async (handle, since) => ({ violations: await stampViolations(handle, since) }),
+  },
 ];

@@ -4,7 +4,14 @@ import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
-import { assertNamedStores, assertRouteAccess, namedStoresReader, visibleStores, type AccessRule, type Principal } from '../shared/access.js';
+import {
+  assertNamedStores,
+  assertRouteAccess,
+  namedStoresReader,
+  visibleStores,
+  type AccessRule,
+  type Principal,
+} from '../shared/access.js';
 import { AppError, unauthorized } from '../shared/errors.js';
 import { findTokenByHash } from '../modules/tokens/repository.js';
 import { hashToken, principalFromRow } from '../modules/tokens/service.js';
@@ -58,7 +65,10 @@ function quoted(text: string): string {
  * RFC 6750 §3 challenges: none of the error attributes when no credential came; `invalid_token`
  * for a bad, expired or revoked one; `insufficient_scope` with a 403 of the role checks.
  */
-export function bearerChallenge(error: 'invalid_token' | 'insufficient_scope' | undefined, description?: string): string {
+export function bearerChallenge(
+  error: 'invalid_token' | 'insufficient_scope' | undefined,
+  description?: string,
+): string {
   if (error === undefined) return 'Bearer realm="store-ops"';
   return `Bearer realm="store-ops", error="${error}"${description ? `, error_description="${quoted(description)}"` : ''}`;
 }
@@ -97,7 +107,12 @@ export async function registerAuth(app: FastifyInstance, db: Kysely<Database>, c
     }
   }
 
-  function admit(request: FastifyRequest, reply: FastifyReply, rule: AccessRule, row: TokenRow | null | undefined): void {
+  function admit(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    rule: AccessRule,
+    row: TokenRow | null | undefined,
+  ): void {
     if (!row) throw refuse(reply, 'Unknown token');
     const authentication = principalFromRow(row, Date.now());
     if ('failure' in authentication) throw refuse(reply, authentication.failure);
@@ -114,7 +129,13 @@ export async function registerAuth(app: FastifyInstance, db: Kysely<Database>, c
    * neither (one that does not decode, or names another issuer) is looked up as a token:
    * an operator's STORE_OPS_ADMIN_TOKEN may have any shape, dots included.
    */
-  function authenticateJwt(request: FastifyRequest, reply: FastifyReply, rule: AccessRule, token: string, done: (error?: Error) => void): void {
+  function authenticateJwt(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    rule: AccessRule,
+    token: string,
+    done: (error?: Error) => void,
+  ): void {
     // The hot path: one of our tokens verified before, revoked clients read within the second.
     const known = oauth.verifyCached(token);
     if (known !== undefined) {
@@ -180,7 +201,13 @@ export async function registerAuth(app: FastifyInstance, db: Kysely<Database>, c
   }
 
   /** A `sot_` token (or the operator's admin token): cached for at most a second (PRODUCT §2). */
-  function authenticateToken(request: FastifyRequest, reply: FastifyReply, rule: AccessRule, credential: string, done: (error?: Error) => void): void {
+  function authenticateToken(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    rule: AccessRule,
+    credential: string,
+    done: (error?: Error) => void,
+  ): void {
     try {
       const cached = cache.get(credential);
       if (cached && Date.now() - cached.at < CACHE_MILLIS) {
@@ -204,14 +231,20 @@ export async function registerAuth(app: FastifyInstance, db: Kysely<Database>, c
   }
 
   // Callback style: a token seen within the last second is admitted without a promise.
-  function authenticate(request: FastifyRequest, reply: FastifyReply, rule: AccessRule, done: (error?: Error) => void): void {
+  function authenticate(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    rule: AccessRule,
+    done: (error?: Error) => void,
+  ): void {
     try {
       const credential = credentialOf(request);
       if (credential === undefined) {
         reply.header('www-authenticate', bearerChallenge(undefined));
         throw unauthorized('Missing credential: send Authorization: Bearer <token>');
       }
-      if (!credential.startsWith('sot_') && JWT_SHAPE.test(credential)) return authenticateJwt(request, reply, rule, credential, done);
+      if (!credential.startsWith('sot_') && JWT_SHAPE.test(credential))
+        return authenticateJwt(request, reply, rule, credential, done);
       authenticateToken(request, reply, rule, credential, done);
     } catch (error) {
       done(error as Error);
@@ -225,7 +258,8 @@ export async function registerAuth(app: FastifyInstance, db: Kysely<Database>, c
     (route) => route.url.startsWith(API_PREFIX) && route.config?.access !== 'public',
     (route) => {
       const rule: AccessRule = route.config?.access ?? 'master';
-      return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => authenticate(request, reply, rule, done);
+      return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) =>
+        authenticate(request, reply, rule, done);
     },
   );
 
@@ -236,7 +270,10 @@ export async function registerAuth(app: FastifyInstance, db: Kysely<Database>, c
   hookEachRoute(
     app,
     'preHandler',
-    (route) => route.url.startsWith(API_PREFIX) && route.config?.access !== 'public' && namedStoresReader(route.schema?.body) !== undefined,
+    (route) =>
+      route.url.startsWith(API_PREFIX) &&
+      route.config?.access !== 'public' &&
+      namedStoresReader(route.schema?.body) !== undefined,
     (route) => {
       const namedStores = namedStoresReader(route.schema!.body)!;
       return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {

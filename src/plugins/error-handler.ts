@@ -28,9 +28,19 @@ function isClosedDatabase(error: Error): boolean {
  * a full disk needs an operator.
  */
 export const DATABASE_FAULTS = {
-  unavailable: { status: 503, code: 'UNAVAILABLE', retryAfterSeconds: 2, message: 'The database is unavailable; try again shortly' },
+  unavailable: {
+    status: 503,
+    code: 'UNAVAILABLE',
+    retryAfterSeconds: 2,
+    message: 'The database is unavailable; try again shortly',
+  },
   busy: { status: 503, code: 'UNAVAILABLE', retryAfterSeconds: 1, message: 'The database is busy; retry the request' },
-  full: { status: 507, code: 'INSUFFICIENT_STORAGE', retryAfterSeconds: 60, message: 'The database has no space left for this write; nothing was written, try again later' },
+  full: {
+    status: 507,
+    code: 'INSUFFICIENT_STORAGE',
+    retryAfterSeconds: 60,
+    message: 'The database has no space left for this write; nothing was written, try again later',
+  },
 } as const satisfies Record<string, { status: number; code: ErrorCode; retryAfterSeconds: number; message: string }>;
 
 export type DatabaseFault = keyof typeof DATABASE_FAULTS;
@@ -60,21 +70,37 @@ export function registerErrorHandler(app: FastifyInstance, dialect: Dialect): vo
     if (error instanceof QuantityRangeError) {
       return reply
         .code(422)
-        .send(errorEnvelope('UNPROCESSABLE', 'A quantity would leave the range the service keeps exactly', [{ path: error.site.path ?? 'body', message: error.message }]));
+        .send(
+          errorEnvelope('UNPROCESSABLE', 'A quantity would leave the range the service keeps exactly', [
+            { path: error.site.path ?? 'body', message: error.message },
+          ]),
+        );
     }
     if (error.validation) {
       const errors = toFieldErrors(error.validation as never, error.validationContext);
-      return reply.code(400).send(errorEnvelope('VALIDATION_FAILED', INVALID_PART[error.validationContext ?? ''] ?? 'The request is invalid', errors));
+      return reply
+        .code(400)
+        .send(
+          errorEnvelope(
+            'VALIDATION_FAILED',
+            INVALID_PART[error.validationContext ?? ''] ?? 'The request is invalid',
+            errors,
+          ),
+        );
     }
     const status = error.statusCode ?? 0;
     if (status >= 400 && status < 500) {
-      const message = status === 400 && /JSON/i.test(error.message) ? `Malformed JSON body: ${error.message}` : error.message;
+      const message =
+        status === 400 && /JSON/i.test(error.message) ? `Malformed JSON body: ${error.message}` : error.message;
       return reply.code(hasOwnCode(status) ? status : 400).send(errorEnvelope(codeForStatus(status), message));
     }
     // Cut by the shutdown's grace (plugins/shutdown.ts): rolled back, the client retries elsewhere.
     if (error instanceof ShutdownCut) {
       databaseFaultOf.set(request, 'unavailable');
-      return reply.code(SHUTDOWN_CUT_ANSWER.status).header('retry-after', String(SHUTDOWN_CUT_ANSWER.retryAfterSeconds)).send(errorEnvelope(SHUTDOWN_CUT_ANSWER.code, SHUTDOWN_CUT_ANSWER.message));
+      return reply
+        .code(SHUTDOWN_CUT_ANSWER.status)
+        .header('retry-after', String(SHUTDOWN_CUT_ANSWER.retryAfterSeconds))
+        .send(errorEnvelope(SHUTDOWN_CUT_ANSWER.code, SHUTDOWN_CUT_ANSWER.message));
     }
     const kind = isClosedDatabase(error) ? 'unavailable' : dialect.classifyError(error);
     const fault = faultOf(kind);
@@ -84,17 +110,25 @@ export function registerErrorHandler(app: FastifyInstance, dialect: Dialect): vo
       if (fault === 'busy') request.log.warn({ err: error }, 'database busy');
       else request.log.error({ err: error }, fault === 'full' ? 'database storage full' : 'database unavailable');
       databaseFaultOf.set(request, fault);
-      return reply.code(answer.status).header('retry-after', String(answer.retryAfterSeconds)).send(errorEnvelope(answer.code, answer.message));
+      return reply
+        .code(answer.status)
+        .header('retry-after', String(answer.retryAfterSeconds))
+        .send(errorEnvelope(answer.code, answer.message));
     }
     if (kind === 'unique') {
-      return reply.code(409).send(errorEnvelope('CONFLICT', 'A record with the same key was written at the same time; retry the request'));
+      return reply
+        .code(409)
+        .send(errorEnvelope('CONFLICT', 'A record with the same key was written at the same time; retry the request'));
     }
     if (kind === 'archived') {
       return reply.code(422).send(
         // The backstop (the CHECK (false) partition below the boundary): the engine refuses such an
         // entry first, naming its line and field (ledger/book.ts refuseArchivedMoments). Which line
         // the database refused is not known here, so no field is named rather than a wrong one.
-        errorEnvelope('UNPROCESSABLE', 'An entry is dated in a month of the ledger that has been archived (store-ops ledger archive): it can no longer be booked'),
+        errorEnvelope(
+          'UNPROCESSABLE',
+          'An entry is dated in a month of the ledger that has been archived (store-ops ledger archive): it can no longer be booked',
+        ),
       );
     }
     request.log.error({ err: error }, 'unhandled error');

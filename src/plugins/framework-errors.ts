@@ -23,24 +23,33 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
   reply.header('x-request-id', request.id);
   switch (error.code) {
     case 'FST_ERR_BAD_URL':
-      reply.code(400).send(
-        errorEnvelope('VALIDATION_FAILED', 'The URL path is not valid percent-encoded UTF-8', [
-          { path: 'params', message: 'must be valid percent-encoded UTF-8' },
-        ]),
-      );
+      reply
+        .code(400)
+        .send(
+          errorEnvelope('VALIDATION_FAILED', 'The URL path is not valid percent-encoded UTF-8', [
+            { path: 'params', message: 'must be valid percent-encoded UTF-8' },
+          ]),
+        );
       return;
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      reply.code(400).send(
-        errorEnvelope('VALIDATION_FAILED', `A path parameter is longer than ${MAX_PARAM_LENGTH} characters`, [
-          { path: 'params', message: `must NOT have more than ${MAX_PARAM_LENGTH} characters` },
-        ]),
-      );
+      reply
+        .code(400)
+        .send(
+          errorEnvelope('VALIDATION_FAILED', `A path parameter is longer than ${MAX_PARAM_LENGTH} characters`, [
+            { path: 'params', message: `must NOT have more than ${MAX_PARAM_LENGTH} characters` },
+          ]),
+        );
       return;
     default: {
       // Any router refusal added by a later Fastify: a client mistake keeps its status.
-      const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+      const status =
+        error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
       if (status === 500) request.log.error({ err: error }, 'framework error');
-      reply.code(status).send(errorEnvelope(codeForStatus(status), status === 500 ? 'Internal server error' : 'The request is invalid'));
+      reply
+        .code(status)
+        .send(
+          errorEnvelope(codeForStatus(status), status === 500 ? 'Internal server error' : 'The request is invalid'),
+        );
     }
   }
 }

@@ -39,15 +39,34 @@ interface RouteHookStep {
 export const ROUTE_HOOKS: readonly RouteHookStep[] = [
   { name: 'query names', phases: 'preValidation', register: (app) => registerCaseInsensitiveQuery(app) },
   { name: 'NUL guard', phases: 'preValidation', register: (app) => registerNulGuard(app) },
-  { name: 'read-after token', phases: 'preValidation', register: (app, { handle }) => registerReadAfterCheck(app, handle) },
+  {
+    name: 'read-after token',
+    phases: 'preValidation',
+    register: (app, { handle }) => registerReadAfterCheck(app, handle),
+  },
   { name: 'metrics', phases: 'onResponse', register: (app, { handle }) => registerMetrics(app, handle) },
-  { name: 'auth', phases: 'onRequest, preHandler', register: (app, { config, handle }) => registerAuth(app, handle.db, config) },
-  { name: 'rate limit', phases: 'onRequest', register: (app, { config }) => registerRateLimit(app, config.rateLimitPerMinute) },
-  { name: 'idempotency', phases: 'preHandler, onSend', register: (app, { handle }) => registerIdempotency(app, handle.db) },
+  {
+    name: 'auth',
+    phases: 'onRequest, preHandler',
+    register: (app, { config, handle }) => registerAuth(app, handle.db, config),
+  },
+  {
+    name: 'rate limit',
+    phases: 'onRequest',
+    register: (app, { config }) => registerRateLimit(app, config.rateLimitPerMinute),
+  },
+  {
+    name: 'idempotency',
+    phases: 'preHandler, onSend',
+    register: (app, { handle }) => registerIdempotency(app, handle.db),
+  },
   { name: 'list cache', phases: 'preHandler, onSend', register: (app, { handle }) => registerListCache(app, handle) },
 ];
 
 /** Registers every per-route hook in ROUTE_HOOKS order; before any route that needs them. */
-export async function registerRouteHooks(app: FastifyInstance, deps: { config: Config; handle: DbHandle }): Promise<void> {
+export async function registerRouteHooks(
+  app: FastifyInstance,
+  deps: { config: Config; handle: DbHandle },
+): Promise<void> {
   for (const step of ROUTE_HOOKS) await step.register(app, deps);
 }

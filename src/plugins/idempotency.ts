@@ -43,14 +43,21 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>):
 
   hookEachRoute(app, 'preHandler', writes, (route: RouteOptions) => {
     const meaning = requestMeaning(route);
-    return (request: FastifyRequest, reply: FastifyReply) => reserveOrReplay(request, reply, meaning.hash.bind(meaning));
+    return (request: FastifyRequest, reply: FastifyReply) =>
+      reserveOrReplay(request, reply, meaning.hash.bind(meaning));
   });
 
-  async function reserveOrReplay(request: FastifyRequest, reply: FastifyReply, meaningOf: (request: FastifyRequest) => string) {
+  async function reserveOrReplay(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    meaningOf: (request: FastifyRequest) => string,
+  ) {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string' || !request.principal) return;
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
-      throw validationFailed('Idempotency-Key must be 1 to 255 characters', [{ path: 'headers.idempotency-key', message: 'must be 1 to 255 characters' }]);
+      throw validationFailed('Idempotency-Key must be 1 to 255 characters', [
+        { path: 'headers.idempotency-key', message: 'must be 1 to 255 characters' },
+      ]);
     }
     // `token <id>` for a sot_ token (as before issue 41), `client <client_id>` across a client's access tokens.
     const scope = request.principal.key;
@@ -68,13 +75,19 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>):
         throw conflict('This Idempotency-Key was already used with a different request (route, parameters or body)');
       }
       if (stored.status_code === LEGACY_APPLIED_WITHOUT_RESPONSE) {
-        throw conflict('The request with this Idempotency-Key was applied, but its response was lost; read the data back instead of retrying');
+        throw conflict(
+          'The request with this Idempotency-Key was applied, but its response was lost; read the data back instead of retrying',
+        );
       }
       reply.header('idempotent-replayed', 'true');
       reply.code(stored.status_code!).type(stored.content_type ?? 'application/json');
       return reply.send(stored.response_body);
     } catch (error) {
-      if (!trx.isCommitted && !trx.isRolledBack) await trx.rollback().execute().catch(() => undefined);
+      if (!trx.isCommitted && !trx.isRolledBack)
+        await trx
+          .rollback()
+          .execute()
+          .catch(() => undefined);
       throw error;
     }
   }
@@ -83,24 +96,47 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>):
     const trx = takeTransaction(request);
     if (!trx) return payload;
     if (!isReplayable(reply.statusCode)) {
-      await trx.rollback().execute().catch(() => undefined);
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
       return payload;
     }
     const { scope, key } = request.idempotency!;
     const stored = trx.updateTable('idempotency_keys').where('scope', '=', scope).where('idempotency_key', '=', key);
-    const body = typeof payload === 'string' ? payload : payload === null || payload === undefined ? '' : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+    const body =
+      typeof payload === 'string'
+        ? payload
+        : payload === null || payload === undefined
+          ? ''
+          : Buffer.isBuffer(payload)
+            ? payload.toString('utf8')
+            : undefined;
     try {
       if (body !== undefined) {
-        await stored.set({ status_code: reply.statusCode, response_body: body, content_type: String(reply.getHeader('content-type') ?? 'application/json') }).execute();
+        await stored
+          .set({
+            status_code: reply.statusCode,
+            response_body: body,
+            content_type: String(reply.getHeader('content-type') ?? 'application/json'),
+          })
+          .execute();
       } else {
         // A streamed answer cannot be kept: the effects commit, the key does not (no write route streams today).
-        await trx.deleteFrom('idempotency_keys').where('scope', '=', scope).where('idempotency_key', '=', key).execute();
+        await trx
+          .deleteFrom('idempotency_keys')
+          .where('scope', '=', scope)
+          .where('idempotency_key', '=', key)
+          .execute();
       }
       await trx.commit().execute();
     } catch (error) {
       // Not committed (or not known to be): the answer becomes the error's (503 when the
       // database is gone). A retry replays the request if it did commit, else applies it.
-      await trx.rollback().execute().catch(() => undefined);
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
       throw error;
     }
     return payload;
@@ -109,7 +145,10 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>):
   // A request that ends without an answer passing onSend (the client went away mid-way):
   // its transaction must not stay open.
   hookRoutes(app, 'onResponse', writes, async (request: FastifyRequest) => {
-    await takeTransaction(request)?.rollback().execute().catch(() => undefined);
+    await takeTransaction(request)
+      ?.rollback()
+      .execute()
+      .catch(() => undefined);
   });
 }
 
@@ -118,21 +157,45 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>):
  * waits while another transaction holds an uncommitted reservation of the same key, and then
  * conflicts (it committed) or succeeds (it rolled back or died).
  */
-async function reserve(trx: ControlledTransaction<Database>, scope: string, key: string, requestHash: string, now: number) {
+async function reserve(
+  trx: ControlledTransaction<Database>,
+  scope: string,
+  key: string,
+  requestHash: string,
+  now: number,
+) {
   for (;;) {
     const reserved = await trx
       .insertInto('idempotency_keys')
-      .values({ scope, idempotency_key: key, request_hash: requestHash, status_code: null, response_body: null, content_type: null, created_at: now })
+      .values({
+        scope,
+        idempotency_key: key,
+        request_hash: requestHash,
+        status_code: null,
+        response_body: null,
+        content_type: null,
+        created_at: now,
+      })
       .onConflict((oc) => oc.columns(['scope', 'idempotency_key']).doNothing())
       .returning('created_at')
       .executeTakeFirst();
     if (reserved) return undefined;
-    const stored = await trx.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).where('idempotency_key', '=', key).executeTakeFirst();
+    const stored = await trx
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('scope', '=', scope)
+      .where('idempotency_key', '=', key)
+      .executeTakeFirst();
     if (!stored) continue; // purged in between: reserve again
     // Past the window the key is new again; a reservation without an answer was left by a
     // version before the request transaction, whose request never committed (no answer, no mark).
     if (now - stored.created_at > WINDOW_MILLIS || stored.status_code === null) {
-      await trx.deleteFrom('idempotency_keys').where('scope', '=', scope).where('idempotency_key', '=', key).where('created_at', '=', stored.created_at).execute();
+      await trx
+        .deleteFrom('idempotency_keys')
+        .where('scope', '=', scope)
+        .where('idempotency_key', '=', key)
+        .where('created_at', '=', stored.created_at)
+        .execute();
       continue;
     }
     return stored;
@@ -155,5 +218,8 @@ function requestContext(ctx: AppContext, trx: ControlledTransaction<Database>): 
 
 /** Drops keys older than the 24 h window; called on a timer by the server. */
 export async function purgeExpiredIdempotencyKeys(db: Kysely<Database>, now = Date.now()): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('created_at', '<', now - WINDOW_MILLIS).execute();
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<', now - WINDOW_MILLIS)
+    .execute();
 }

@@ -32,7 +32,11 @@ function entryOf(label: Pick<Entry, 'version' | 'changeToken' | 'validUntil'>, p
   const at = payload.indexOf(SERVER_TIME_MARK);
   if (at === -1) return { ...label, head: Buffer.from(payload), tail: undefined };
   const valueAt = at + SERVER_TIME_MARK.length;
-  return { ...label, head: Buffer.from(payload.slice(0, valueAt)), tail: Buffer.from(payload.slice(valueAt + ISO_LENGTH)) };
+  return {
+    ...label,
+    head: Buffer.from(payload.slice(0, valueAt)),
+    tail: Buffer.from(payload.slice(valueAt + ISO_LENGTH)),
+  };
 }
 
 /**
@@ -45,7 +49,10 @@ function render(entry: Entry): Buffer {
   if (entry.tail === undefined) return entry.head;
   const now = Date.now();
   if (entry.rendered?.at !== now) {
-    entry.rendered = { at: now, body: Buffer.concat([entry.head, Buffer.from(new Date(now).toISOString()), entry.tail]) };
+    entry.rendered = {
+      at: now,
+      body: Buffer.concat([entry.head, Buffer.from(new Date(now).toISOString()), entry.tail]),
+    };
   }
   return entry.rendered.body;
 }
@@ -73,7 +80,8 @@ export function registerListCache(app: FastifyInstance, handle: DbHandle): void 
   });
   caches.set(handle, entries);
 
-  const cached = (route: RouteOptions) => route.config?.listCache !== undefined && [route.method].flat().includes('GET');
+  const cached = (route: RouteOptions) =>
+    route.config?.listCache !== undefined && [route.method].flat().includes('GET');
 
   hookEachRoute(app, 'preHandler', cached, (route) => {
     const listed = route.config!.listCache!;
@@ -98,7 +106,14 @@ export function registerListCache(app: FastifyInstance, handle: DbHandle): void 
   hookRoutes(app, 'onSend', cached, async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const pending = request.listCache;
     if (!pending || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
-    const entry = entryOf({ version: pending.version, changeToken: pending.changeToken, validUntil: request.listCacheValidUntil ?? Number.POSITIVE_INFINITY }, payload);
+    const entry = entryOf(
+      {
+        version: pending.version,
+        changeToken: pending.changeToken,
+        validUntil: request.listCacheValidUntil ?? Number.POSITIVE_INFINITY,
+      },
+      payload,
+    );
     entries.set(pending.key, entry);
     return payload;
   });

@@ -39,31 +39,47 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
     registers: [registry],
   });
   for (const fault of Object.keys(DATABASE_FAULTS)) faults.labels({ fault }).inc(0);
-  hookEachRoute(app, 'onResponse', (route) => route.url !== '/metrics', (route) => {
-    const series = new Map<string, LatencySeries>();
-    return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      if (reply.statusCode >= 503) {
-        const fault = databaseFaultOf.get(request);
-        if (fault !== undefined) faults.labels({ fault }).inc();
-      }
-      const key = `${request.method} ${reply.statusCode}`;
-      let line = series.get(key);
-      if (line === undefined) {
-        line = latency.labels({ method: request.method, route: route.url, status_code: reply.statusCode });
-        series.set(key, line);
-      }
-      // Fastify's own clock: from the request's arrival at the route to the response's end.
-      line.observe(reply.elapsedTime / 1000);
-      done();
-    };
-  });
+  hookEachRoute(
+    app,
+    'onResponse',
+    (route) => route.url !== '/metrics',
+    (route) => {
+      const series = new Map<string, LatencySeries>();
+      return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+        if (reply.statusCode >= 503) {
+          const fault = databaseFaultOf.get(request);
+          if (fault !== undefined) faults.labels({ fault }).inc();
+        }
+        const key = `${request.method} ${reply.statusCode}`;
+        let line = series.get(key);
+        if (line === undefined) {
+          line = latency.labels({ method: request.method, route: route.url, status_code: reply.statusCode });
+          series.set(key, line);
+        }
+        // Fastify's own clock: from the request's arrival at the route to the response's end.
+        line.observe(reply.elapsedTime / 1000);
+        done();
+      };
+    },
+  );
 
   for (const [name, help, pick] of [
     ['db_pool_connections_total', 'Database connections open', (s: ReturnType<DbHandle['poolStats']>) => s.total],
     ['db_pool_connections_idle', 'Database connections idle', (s: ReturnType<DbHandle['poolStats']>) => s.idle],
-    ['db_pool_requests_waiting', 'Queries waiting for a database connection', (s: ReturnType<DbHandle['poolStats']>) => s.waiting],
+    [
+      'db_pool_requests_waiting',
+      'Queries waiting for a database connection',
+      (s: ReturnType<DbHandle['poolStats']>) => s.waiting,
+    ],
   ] as const) {
-    new promClient.Gauge({ name, help, registers: [registry], collect() { this.set(pick(handle.poolStats())); } });
+    new promClient.Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(pick(handle.poolStats()));
+      },
+    });
   }
   let lostCounted = 0;
   new promClient.Counter({
@@ -81,12 +97,17 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
     help: 'Whether the database answered a ping within a second at this scrape (1) or not (0), like /readyz',
     registers: [registry],
     async collect() {
-      this.set(await pingWithin(handle, 1000).then(() => 1, () => 0));
+      this.set(
+        await pingWithin(handle, 1000).then(
+          () => 1,
+          () => 0,
+        ),
+      );
     },
   });
   new promClient.Gauge({
     name: 'events_last_sequence',
-    help: 'The change feed\'s last sequence given (PRODUCT §9): a follower\'s lag is this minus its cursor',
+    help: "The change feed's last sequence given (PRODUCT §9): a follower's lag is this minus its cursor",
     registers: [registry],
     async collect() {
       this.set(await handle.dialect.events.lastSequence(handle.db).catch(() => Number.NaN));
@@ -96,10 +117,26 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
   const standbys = handle.reads?.standbys;
   if (standbys !== undefined && standbys.length > 0) {
     for (const [name, help, pick] of [
-      ['db_standby_up', 'Whether the standby answered its last poll as a standby (1) or not (0)', (s: (typeof standbys)[number]) => (s.up ? 1 : 0)],
-      ['db_standby_serving', 'Whether the standby serves reads (1: up and within DATABASE_READ_MAX_LAG_SECONDS) or is left out (0)', (s: (typeof standbys)[number]) => (s.usable ? 1 : 0)],
-      ['db_standby_replay_lag_seconds', 'Seconds the standby\'s replay is behind the primary (NaN: unknown)', (s: (typeof standbys)[number]) => s.lagSeconds ?? Number.NaN],
-      ['db_standby_replay_lag_bytes', 'Bytes of WAL the primary has and the standby has not replayed (NaN: unknown)', (s: (typeof standbys)[number]) => s.lagBytes ?? Number.NaN],
+      [
+        'db_standby_up',
+        'Whether the standby answered its last poll as a standby (1) or not (0)',
+        (s: (typeof standbys)[number]) => (s.up ? 1 : 0),
+      ],
+      [
+        'db_standby_serving',
+        'Whether the standby serves reads (1: up and within DATABASE_READ_MAX_LAG_SECONDS) or is left out (0)',
+        (s: (typeof standbys)[number]) => (s.usable ? 1 : 0),
+      ],
+      [
+        'db_standby_replay_lag_seconds',
+        "Seconds the standby's replay is behind the primary (NaN: unknown)",
+        (s: (typeof standbys)[number]) => s.lagSeconds ?? Number.NaN,
+      ],
+      [
+        'db_standby_replay_lag_bytes',
+        'Bytes of WAL the primary has and the standby has not replayed (NaN: unknown)',
+        (s: (typeof standbys)[number]) => s.lagBytes ?? Number.NaN,
+      ],
     ] as const) {
       new promClient.Gauge({
         name,
@@ -112,8 +149,15 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
       });
     }
   }
-  app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics', security: [], produces: ['text/plain'] }, config: { access: 'public' } }, async (_request, reply) => {
-    reply.type(registry.contentType);
-    return registry.metrics();
-  });
+  app.get(
+    '/metrics',
+    {
+      schema: { tags: ['operations'], summary: 'Prometheus metrics', security: [], produces: ['text/plain'] },
+      config: { access: 'public' },
+    },
+    async (_request, reply) => {
+      reply.type(registry.contentType);
+      return registry.metrics();
+    },
+  );
 }

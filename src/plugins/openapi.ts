@@ -28,5 +28,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: `${API_PREFIX}/openapi.json` } as never });
-  app.get(`${API_PREFIX}/openapi.json`, { schema: { tags: ['operations'], summary: 'This OpenAPI 3.1 document', security: [] }, config: { access: 'public' } }, async () => app.swagger());
+  app.get(
+    `${API_PREFIX}/openapi.json`,
+    {
+      schema: { tags: ['operations'], summary: 'This OpenAPI 3.1 document', security: [] },
+      config: { access: 'public' },
+    },
+    async () => app.swagger(),
+  );
 }

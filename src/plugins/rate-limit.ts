@@ -17,6 +17,9 @@ export async function registerRateLimit(app: FastifyInstance, perMinute: number)
     keyGenerator: (request) => (request.principal ? request.principal.key : `ip:${request.ip}`),
     allowList: (request) => !request.url.startsWith(API_PREFIX) || request.routeOptions.config.access === 'public',
     errorResponseBuilder: (_request, context) =>
-      new AppError('RATE_LIMITED', `Rate limit of ${context.max} requests per minute exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`),
+      new AppError(
+        'RATE_LIMITED',
+        `Rate limit of ${context.max} requests per minute exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`,
+      ),
   });
 }

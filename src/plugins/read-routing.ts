@@ -13,7 +13,8 @@ export const SERVED_BY_HEADER = 'x-served-by';
 const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 const methodsOf = (route: RouteOptions) => [route.method].flat();
 /** The reads a token may be sent to (and is checked on). */
-const gets = (route: RouteOptions) => methodsOf(route).includes('GET') && route.url !== '/metrics' && !route.url.startsWith('/console');
+const gets = (route: RouteOptions) =>
+  methodsOf(route).includes('GET') && route.url !== '/metrics' && !route.url.startsWith('/console');
 
 /** The token a read sent, undefined when none; a malformed one is a 400 naming the header. */
 export function readAfterOf(request: FastifyRequest): bigint | undefined {
@@ -36,15 +37,20 @@ export function readAfterOf(request: FastifyRequest): bigint | undefined {
  */
 export function registerReadAfterCheck(app: FastifyInstance, handle: DbHandle): void {
   if (handle.dialect.name !== 'postgres') return;
-  hookRoutes(app, 'preValidation', gets, (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-    if (request.headers[READ_AFTER_HEADER] === undefined) return done();
-    try {
-      readAfterOf(request);
-    } catch (error) {
-      return done(error as Error);
-    }
-    done();
-  });
+  hookRoutes(
+    app,
+    'preValidation',
+    gets,
+    (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+      if (request.headers[READ_AFTER_HEADER] === undefined) return done();
+      try {
+        readAfterOf(request);
+      } catch (error) {
+        return done(error as Error);
+      }
+      done();
+    },
+  );
 }
 
 /**
@@ -64,14 +70,19 @@ export function registerReadRouting(app: FastifyInstance, handle: DbHandle): voi
   // Only where standbys serve reads: without them a token buys nothing, and its query would
   // cost every write (docs/operations.md "Read scaling": every process gets the same settings).
   if (writePosition !== undefined && handle.reads !== undefined) {
-    hookRoutes(app, 'onSend', (route) => methodsOf(route).some((m) => WRITE_METHODS.has(m)), async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if (reply.statusCode >= 200 && reply.statusCode < 300) {
-        // The write committed; a primary lost just now leaves the answer without a token, never fails it.
-        const lsn = await writePosition().catch(() => undefined);
-        if (lsn !== undefined) reply.header(READ_AFTER_HEADER, lsn);
-      }
-      return payload;
-    });
+    hookRoutes(
+      app,
+      'onSend',
+      (route) => methodsOf(route).some((m) => WRITE_METHODS.has(m)),
+      async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+        if (reply.statusCode >= 200 && reply.statusCode < 300) {
+          // The write committed; a primary lost just now leaves the answer without a token, never fails it.
+          const lsn = await writePosition().catch(() => undefined);
+          if (lsn !== undefined) reply.header(READ_AFTER_HEADER, lsn);
+        }
+        return payload;
+      },
+    );
   }
 
   const reads = handle.reads;
@@ -84,7 +95,8 @@ export function registerReadRouting(app: FastifyInstance, handle: DbHandle): voi
     }
     return ctx;
   };
-  const gets = (route: RouteOptions) => methodsOf(route).includes('GET') && route.url !== '/metrics' && !route.url.startsWith('/console');
+  const gets = (route: RouteOptions) =>
+    methodsOf(route).includes('GET') && route.url !== '/metrics' && !route.url.startsWith('/console');
   // Without standbys a token only needs checking: registerReadAfterCheck, before any cache (issue 40).
   if (reads === undefined) return;
   hookEachRoute(app, 'preHandler', gets, (route) => async (request: FastifyRequest, reply: FastifyReply) => {

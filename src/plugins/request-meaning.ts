@@ -100,10 +100,13 @@ type Write = (value: unknown, out: Sink) => void;
 function declaredWriter(schema: unknown, none: [] | undefined, excluded: ReadonlySet<string> = new Set()): Write {
   const properties = (schema as Schema | undefined)?.properties;
   if (properties === undefined) return none === undefined ? generic : () => undefined;
-  return compile({ properties: Object.fromEntries(Object.entries(properties).filter(([name]) => !excluded.has(name))) });
+  return compile({
+    properties: Object.fromEntries(Object.entries(properties).filter(([name]) => !excluded.has(name))),
+  });
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Canonical JSON of a value its schema declares. */
 function compile(node: Schema | undefined): Write {
@@ -149,11 +152,13 @@ function openValues(node: Schema): Schema | undefined {
 function unionWriter(node: Schema, branches: readonly Schema[]): Write {
   const objectBranches = branches.filter((b) => b.properties !== undefined);
   const arrayBranch = branches.find((b) => b.items !== undefined || b.type === 'array');
-  const object = objectBranches.length === 0 ? generic : objectWriter(mergedProperties([node, ...objectBranches])!, undefined);
+  const object =
+    objectBranches.length === 0 ? generic : objectWriter(mergedProperties([node, ...objectBranches])!, undefined);
   const array = arrayBranch === undefined ? generic : compile(arrayBranch);
   // A date-time or null (or a date-time among other scalars): its strings by their instant.
   const other = branches.some((b) => b.format === 'date-time') ? instant : generic;
-  return (value, out) => (Array.isArray(value) ? array(value, out) : isPlainObject(value) ? object(value, out) : other(value, out));
+  return (value, out) =>
+    Array.isArray(value) ? array(value, out) : isPlainObject(value) ? object(value, out) : other(value, out);
 }
 
 function objectWriter(properties: Record<string, Schema>, open: Schema | undefined): Write {
@@ -213,7 +218,8 @@ function arrayWriter(items: Write): Write {
  * a string is quoted as it is unless it holds a quote or backslash (then JSON-escaped).
  */
 function scalar(value: unknown, out: Sink): void {
-  if (typeof value === 'string') out.write(value.indexOf('"') === -1 && value.indexOf('\\') === -1 ? `"${value}"` : JSON.stringify(value));
+  if (typeof value === 'string')
+    out.write(value.indexOf('"') === -1 && value.indexOf('\\') === -1 ? `"${value}"` : JSON.stringify(value));
   else if (typeof value === 'number' || typeof value === 'boolean') out.write(String(value));
   else generic(value, out);
 }

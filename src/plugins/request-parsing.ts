@@ -20,23 +20,31 @@ export function registerJsonBody(app: FastifyInstance): void {
   const defaultParser = app.getDefaultJsonParser('remove', 'remove');
   // JSON only: any other body type is a 415 (PRODUCT §3), including Fastify's text/plain default.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
-    const bytes = body as Buffer;
-    // JSON is UTF-8 (RFC 8259): other bytes would be decoded to U+FFFD, storing text the
-    // client never sent, so they are refused instead (docs/decisions.md).
-    if (!isUtf8(bytes)) return done(validationFailed(NOT_UTF8_SENTENCE, [{ path: 'body', message: 'must be UTF-8 encoded' }]), undefined);
-    if (request.routeOptions.config.bulkImport) {
-      request.rawBodyHash = createHash('sha256').update(bytes).digest('hex');
-    }
-    const text = bytes.toString('utf8');
-    // The hot path: only a body whose text holds a `\u0000` or surrogate escape is walked.
-    if (!text.includes('\\u') || !SUSPECT_ESCAPE.test(text)) return defaultParser(request, text, done);
-    defaultParser(request, text, (error, parsed) => {
-      const errors = error ? [] : malformedStringErrors(parsed, undefined);
-      if (error || errors.length === 0) return done(error, parsed);
-      done(validationFailed(MALFORMED_STRING_SENTENCE, errors), undefined);
-    });
-  });
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES },
+    (request, body, done) => {
+      const bytes = body as Buffer;
+      // JSON is UTF-8 (RFC 8259): other bytes would be decoded to U+FFFD, storing text the
+      // client never sent, so they are refused instead (docs/decisions.md).
+      if (!isUtf8(bytes))
+        return done(
+          validationFailed(NOT_UTF8_SENTENCE, [{ path: 'body', message: 'must be UTF-8 encoded' }]),
+          undefined,
+        );
+      if (request.routeOptions.config.bulkImport) {
+        request.rawBodyHash = createHash('sha256').update(bytes).digest('hex');
+      }
+      const text = bytes.toString('utf8');
+      // The hot path: only a body whose text holds a `\u0000` or surrogate escape is walked.
+      if (!text.includes('\\u') || !SUSPECT_ESCAPE.test(text)) return defaultParser(request, text, done);
+      defaultParser(request, text, (error, parsed) => {
+        const errors = error ? [] : malformedStringErrors(parsed, undefined);
+        if (error || errors.length === 0) return done(error, parsed);
+        done(validationFailed(MALFORMED_STRING_SENTENCE, errors), undefined);
+      });
+    },
+  );
 }
 
 /**
@@ -71,7 +79,10 @@ function malformedStringErrors(root: unknown, prefix: string | undefined): Field
     keys.reverse();
     const path = keys
       .slice(0, MAX_PATH_DEPTH)
-      .reduce<string>((at, key) => (typeof key === 'number' ? `${at}[${key}]` : at === '' ? key : `${at}.${key}`), prefix ?? '');
+      .reduce<string>(
+        (at, key) => (typeof key === 'number' ? `${at}[${key}]` : at === '' ? key : `${at}.${key}`),
+        prefix ?? '',
+      );
     // A string a million arrays deep is named by its first levels, not by a megabyte of path.
     return (path || 'body') + (keys.length > MAX_PATH_DEPTH ? '…' : '');
   };
@@ -90,7 +101,11 @@ function malformedStringErrors(root: unknown, prefix: string | undefined): Field
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, item] = entries[i]!;
         const problem = stringProblem(key);
-        if (problem) errors.push({ path: pathOf(node), message: `must not contain a key that ${problem.replace(/^must /, 'does not ')}` });
+        if (problem)
+          errors.push({
+            path: pathOf(node),
+            message: `must not contain a key that ${problem.replace(/^must /, 'does not ')}`,
+          });
         else stack.push({ value: item, parent: node, key });
       }
     }
@@ -105,12 +120,28 @@ function malformedStringErrors(root: unknown, prefix: string | undefined): Field
  * refuses such a path before this runs: `frameworkErrorHandler`.)
  */
 export function registerNulGuard(app: FastifyInstance): void {
-  hookRoutes(app, 'preValidation', () => true, (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-    // Only percent-encoding can carry these: the HTTP parser refuses raw NULs and decodes no bytes itself.
-    if (!request.url.includes('%')) return done();
-    const errors = [...undecodableQueryErrors(request.url), ...malformedStringErrors(request.query, 'query'), ...malformedStringErrors(request.params, 'params')];
-    done(errors.length > 0 ? validationFailed(errors.some((e) => e.message.includes('percent')) ? BAD_QUERY_SENTENCE : MALFORMED_STRING_SENTENCE, errors) : undefined);
-  });
+  hookRoutes(
+    app,
+    'preValidation',
+    () => true,
+    (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+      // Only percent-encoding can carry these: the HTTP parser refuses raw NULs and decodes no bytes itself.
+      if (!request.url.includes('%')) return done();
+      const errors = [
+        ...undecodableQueryErrors(request.url),
+        ...malformedStringErrors(request.query, 'query'),
+        ...malformedStringErrors(request.params, 'params'),
+      ];
+      done(
+        errors.length > 0
+          ? validationFailed(
+              errors.some((e) => e.message.includes('percent')) ? BAD_QUERY_SENTENCE : MALFORMED_STRING_SENTENCE,
+              errors,
+            )
+          : undefined,
+      );
+    },
+  );
 }
 
 const BAD_QUERY_SENTENCE = 'The query string is not valid percent-encoded UTF-8';
@@ -126,8 +157,10 @@ function undecodableQueryErrors(url: string): FieldError[] {
     const name = equals < 0 ? pair : pair.slice(0, equals);
     const decodedName = decodeQueryComponent(name);
     const valueDecodes = equals < 0 || decodeQueryComponent(pair.slice(equals + 1)) !== undefined;
-    if (decodedName === undefined) errors.push({ path: 'query', message: 'a parameter name must be valid percent-encoded UTF-8' });
-    else if (!valueDecodes) errors.push({ path: `query.${decodedName.slice(0, 64)}`, message: 'must be valid percent-encoded UTF-8' });
+    if (decodedName === undefined)
+      errors.push({ path: 'query', message: 'a parameter name must be valid percent-encoded UTF-8' });
+    else if (!valueDecodes)
+      errors.push({ path: `query.${decodedName.slice(0, 64)}`, message: 'must be valid percent-encoded UTF-8' });
     if (errors.length >= MAX_LISTED_ERRORS) break;
   }
   return errors;

@@ -21,7 +21,8 @@ import { errorEnvelope } from '../shared/errors.js';
  */
 export const CUT_AFTER_MS = 3_000;
 export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
-const SHUTTING_DOWN = 'The service is shutting down; nothing of this request was applied; retry it (another process, or this one after its restart)';
+const SHUTTING_DOWN =
+  'The service is shutting down; nothing of this request was applied; retry it (another process, or this one after its restart)';
 
 /**
  * How long a closing process keeps its connections before the server closes them
@@ -105,4 +106,9 @@ export function registerShutdown(app: FastifyInstance, handle: DbHandle, cutAfte
 }
 
 /** The answer of a request cut by the shutdown (plugins/error-handler.ts). */
-export const SHUTDOWN_CUT_ANSWER = { status: 503, code: 'UNAVAILABLE', retryAfterSeconds: SHUTDOWN_RETRY_AFTER_SECONDS, message: SHUTTING_DOWN } as const;
+export const SHUTDOWN_CUT_ANSWER = {
+  status: 503,
+  code: 'UNAVAILABLE',
+  retryAfterSeconds: SHUTDOWN_RETRY_AFTER_SECONDS,
+  message: SHUTTING_DOWN,
+} as const;

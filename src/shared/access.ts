@@ -96,7 +96,10 @@ export function assertNamedStores(principal: Principal, named: readonly NamedSto
   const stores = [...new Set(refused.map((ref) => `'${ref.storeNumber}'`))].join(', ');
   throw forbidden(
     `Token '${principal.name}' has no access to store ${stores} named in the request`,
-    refused.map((ref) => ({ path: ref.path, message: `names store '${ref.storeNumber}', which this token may not touch` })),
+    refused.map((ref) => ({
+      path: ref.path,
+      message: `names store '${ref.storeNumber}', which this token may not touch`,
+    })),
   );
 }
 
@@ -115,8 +118,12 @@ export function assertRouteAccess(principal: Principal, rule: AccessRule, method
   // `any` admits every role to reads only: a write marked so still meets the role checks below.
   if (rule === 'any' && read) return;
   if (rule === 'admin') throw forbidden('Token management needs an admin token');
-  if (rule === 'integration' && principal.role !== 'integration') throw forbidden(`Token '${principal.name}' has the ${principal.role} role: this needs an admin or integration token`);
-  if (!read && principal.role === 'read') throw forbidden(`Token '${principal.name}' has the read role: it may only read`);
+  if (rule === 'integration' && principal.role !== 'integration')
+    throw forbidden(
+      `Token '${principal.name}' has the ${principal.role} role: this needs an admin or integration token`,
+    );
+  if (!read && principal.role === 'read')
+    throw forbidden(`Token '${principal.name}' has the read role: it may only read`);
   if (!read && rule === 'master' && principal.role === 'store') {
     throw forbidden('Master data is written by integration or admin tokens; store tokens only read it');
   }
@@ -134,7 +141,13 @@ export const STORE_REF = 'x-store-ref';
 /** A store number in a request body: a TextId the store token's authority is checked against. */
 export const StoreRef = (options: StringOptions = {}) => TextId(64, { ...options, [STORE_REF]: true });
 
-type SchemaNode = Record<string, unknown> & { properties?: Record<string, SchemaNode>; items?: SchemaNode; anyOf?: SchemaNode[]; oneOf?: SchemaNode[]; allOf?: SchemaNode[] };
+type SchemaNode = Record<string, unknown> & {
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  anyOf?: SchemaNode[];
+  oneOf?: SchemaNode[];
+  allOf?: SchemaNode[];
+};
 
 /** One marked field: the property names and array steps (`null`) leading to it. */
 type RefPath = ReadonlyArray<string | null>;
@@ -144,7 +157,8 @@ function markedPaths(node: SchemaNode | undefined, at: RefPath, found: RefPath[]
   if (node[STORE_REF] === true) found.push(at);
   for (const [name, child] of Object.entries(node.properties ?? {})) markedPaths(child, [...at, name], found);
   if (node.items !== undefined) markedPaths(node.items, [...at, null], found);
-  for (const branch of [...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])]) markedPaths(branch, at, found);
+  for (const branch of [...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])])
+    markedPaths(branch, at, found);
 }
 
 function collect(value: unknown, steps: RefPath, index: number, path: string, out: NamedStore[]): void {

@@ -16,14 +16,23 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
  * A natural key twice in one request is ambiguous (which one wins?), so it is refused
  * with the paths of the repeats — a rule checkable from the request alone (PRODUCT §3: 400).
  */
-export function duplicateKeyErrors<T>(items: readonly T[], keyOf: (item: T) => string, arrayPath: string, keyName: string): FieldError[] {
+export function duplicateKeyErrors<T>(
+  items: readonly T[],
+  keyOf: (item: T) => string,
+  arrayPath: string,
+  keyName: string,
+): FieldError[] {
   const firstIndex = new Map<string, number>();
   const errors: FieldError[] = [];
   items.forEach((item, index) => {
     const key = keyOf(item);
     const first = firstIndex.get(key);
     if (first === undefined) firstIndex.set(key, index);
-    else errors.push({ path: `${arrayPath}[${index}].${keyName}`, message: `repeats ${keyName} '${key}' of ${arrayPath}[${first}]` });
+    else
+      errors.push({
+        path: `${arrayPath}[${index}].${keyName}`,
+        message: `repeats ${keyName} '${key}' of ${arrayPath}[${first}]`,
+      });
   });
   return errors;
 }

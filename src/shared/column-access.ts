@@ -39,7 +39,8 @@ export function valuesOf(columns: readonly string[]): ValuesOf {
 
 function generateValuesOf(columns: readonly string[]): ValuesOf {
   if (columns.includes(UNSAFE_NAME)) {
-    return (record) => columns.map((column) => (Object.hasOwn(record, column) ? ((record as Row)[column] ?? null) : null));
+    return (record) =>
+      columns.map((column) => (Object.hasOwn(record, column) ? ((record as Row)[column] ?? null) : null));
   }
   const reads = columns.map((column) => `record[${JSON.stringify(column)}] ?? null`).join(', ');
   return new Function('record', `return [${reads}];`) as ValuesOf;
@@ -50,7 +51,14 @@ export function objectOf(columns: readonly string[]): ObjectOf {
   if (columns.includes(UNSAFE_NAME)) {
     return (values) => {
       const row: Row = {};
-      columns.forEach((name, index) => Object.defineProperty(row, name, { value: values[index], enumerable: true, writable: true, configurable: true }));
+      columns.forEach((name, index) =>
+        Object.defineProperty(row, name, {
+          value: values[index],
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        }),
+      );
       return row;
     };
   }

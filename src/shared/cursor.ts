@@ -34,9 +34,10 @@ export class CursorCodec {
 
   decode(cursor: string, expectedScope: string): CursorPosition {
     const [body, signature, extra] = cursor.split('.');
-    const invalid = () => validationFailed('scroll_id is not a cursor this service issued for this list', [
-      { path: 'query.scroll_id', message: 'is invalid or was issued for other filters' },
-    ]);
+    const invalid = () =>
+      validationFailed('scroll_id is not a cursor this service issued for this list', [
+        { path: 'query.scroll_id', message: 'is invalid or was issued for other filters' },
+      ]);
     if (!body || !signature || extra !== undefined) throw invalid();
     const expected = Buffer.from(this.sign(body));
     const given = Buffer.from(signature);
@@ -49,11 +50,21 @@ export class CursorCodec {
     }
     if (!Array.isArray(parsed) || (parsed.length !== 4 && parsed.length !== 5)) throw invalid();
     const [afterId, page, scope, pageSize, asOf] = parsed as [unknown, unknown, unknown, unknown, unknown];
-    if (!Number.isSafeInteger(afterId) || !Number.isSafeInteger(page) || !Number.isSafeInteger(pageSize) || scope !== expectedScope) {
+    if (
+      !Number.isSafeInteger(afterId) ||
+      !Number.isSafeInteger(page) ||
+      !Number.isSafeInteger(pageSize) ||
+      scope !== expectedScope
+    ) {
       throw invalid();
     }
     if (asOf !== undefined && !Number.isSafeInteger(asOf)) throw invalid();
-    const position: CursorPosition = { afterId: afterId as number, page: page as number, pageSize: pageSize as number, scope };
+    const position: CursorPosition = {
+      afterId: afterId as number,
+      page: page as number,
+      pageSize: pageSize as number,
+      scope,
+    };
     if (asOf !== undefined) position.asOf = asOf as number;
     return position;
   }

@@ -24,10 +24,13 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-const CODE_BY_STATUS = new Map<number, ErrorCode>(Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]));
+const CODE_BY_STATUS = new Map<number, ErrorCode>(
+  Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]),
+);
 
 /** The envelope code of a 4xx/5xx status; a 4xx without its own code is a validation failure. */
-export const codeForStatus = (status: number): ErrorCode => CODE_BY_STATUS.get(status) ?? (status >= 500 ? 'INTERNAL' : 'VALIDATION_FAILED');
+export const codeForStatus = (status: number): ErrorCode =>
+  CODE_BY_STATUS.get(status) ?? (status >= 500 ? 'INTERNAL' : 'VALIDATION_FAILED');
 export const hasOwnCode = (status: number): boolean => CODE_BY_STATUS.has(status);
 
 /** A failure the client should see as it is: status, code, sentence and field paths. */

@@ -42,7 +42,10 @@ export class HeldReferences {
     }
     if (!ref.live) {
       const held = this.deleted.get(item) ?? [];
-      held.push({ path, message: `${what} is deleted: a new or changed record cannot name it (an unchanged one keeps it)` });
+      held.push({
+        path,
+        message: `${what} is deleted: a new or changed record cannot name it (an unchanged one keeps it)`,
+      });
       this.deleted.set(item, held);
     }
     return ref.id;

@@ -57,7 +57,8 @@ export function diffLineSet<S extends StoredLine, R extends SentLine>(args: {
   for (const line of args.stored) {
     if (sentNumbers.has(Number(line.line_number))) continue;
     const use = args.inUse(line);
-    if (use !== undefined) result.conflicts.push({ path: args.linesPath, message: `line ${line.line_number} ${use}: it cannot be removed` });
+    if (use !== undefined)
+      result.conflicts.push({ path: args.linesPath, message: `line ${line.line_number} ${use}: it cannot be removed` });
     result.removals.push(line);
   }
   return result;

@@ -66,16 +66,33 @@ const clampPageSize = (size: number) => Math.min(MAX_PAGE_SIZE, Math.max(1, size
  * query's filters it makes the fingerprint a cursor is bound to, so a scroll_id issued
  * under one filter or path is a 400 under another (docs/decisions.md, Paging).
  */
-export function resolvePage<S extends TObject>(query: Static<S>, querySchema: S, list: string, cursors: CursorCodec): PageWindow {
+export function resolvePage<S extends TObject>(
+  query: Static<S>,
+  querySchema: S,
+  list: string,
+  cursors: CursorCodec,
+): PageWindow {
   const filters = filtersOfQuery(querySchema, query);
   const paging = query as PageQuery;
-  const scope = createHash('sha1').update(JSON.stringify([list, filters])).digest('base64url').slice(0, 16);
+  const scope = createHash('sha1')
+    .update(JSON.stringify([list, filters]))
+    .digest('base64url')
+    .slice(0, 16);
   // A list whose schema declares no scroll_id (GET /products) ignores one, like any unknown name.
   const scrollId = 'scroll_id' in querySchema.properties ? paging.scroll_id : undefined;
   if (scrollId) {
     const position = cursors.decode(scrollId, scope);
     const pageSize = clampPageSize(paging.page_size ?? position.pageSize);
-    return { pageSize, pageStart: position.page, afterId: position.afterId, offset: 0, fetchLimit: pageSize + 1, scope, filters, asOf: position.asOf };
+    return {
+      pageSize,
+      pageStart: position.page,
+      afterId: position.afterId,
+      offset: 0,
+      fetchLimit: pageSize + 1,
+      scope,
+      filters,
+      asOf: position.asOf,
+    };
   }
   const pageSize = clampPageSize(paging.page_size ?? DEFAULT_PAGE_SIZE);
   const pageStart = Math.max(1, paging.page_start ?? 1);
@@ -128,7 +145,13 @@ export function pagedResponse<Row, Item>(args: {
     project_last_modified_date: formatOptionalDateTime(args.lastModified) ?? null,
     scroll_id:
       hasMore && last !== undefined
-        ? args.cursors.encode({ afterId: args.idOf(last), page: window.pageStart + 1, pageSize: window.pageSize, scope: window.scope, asOf: args.asOf })
+        ? args.cursors.encode({
+            afterId: args.idOf(last),
+            page: window.pageStart + 1,
+            pageSize: window.pageSize,
+            scope: window.scope,
+            asOf: args.asOf,
+          })
         : null,
     server_time: formatDateTime(args.asOf ?? Date.now()),
     sort_column: 'id',

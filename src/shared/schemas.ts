@@ -43,7 +43,12 @@ export const Int = (options: { minimum?: number; maximum?: number; description?:
 
 /** A quantity, exact to 3 decimals (PRODUCT §3). */
 export const Quantity = (options: { minimum?: number; description?: string } = {}) =>
-  Type.Number({ minimum: -MAX_DECIMAL_MAGNITUDE, maximum: MAX_DECIMAL_MAGNITUDE, maxDecimals: QUANTITY_DECIMALS, ...options });
+  Type.Number({
+    minimum: -MAX_DECIMAL_MAGNITUDE,
+    maximum: MAX_DECIMAL_MAGNITUDE,
+    maxDecimals: QUANTITY_DECIMALS,
+    ...options,
+  });
 
 /** An amount of money, exact to 4 decimals (PRODUCT §3). */
 export const Money = (options: { minimum?: number; description?: string } = {}) =>
@@ -55,7 +60,8 @@ export const Num = (options: { minimum?: number; maximum?: number; description?:
 
 /** What the OpenAPI document says of every date-time (`format: date-time` alone implies RFC 3339's required offset). */
 const DATE_TIME_TEXT = 'ISO 8601; without Z or an offset it is read as UTC; emitted as YYYY-MM-DDTHH:mm:ss.sssZ';
-const withDateTimeText = (description: string | undefined) => (description ? `${description}. ${DATE_TIME_TEXT}` : DATE_TIME_TEXT);
+const withDateTimeText = (description: string | undefined) =>
+  description ? `${description}. ${DATE_TIME_TEXT}` : DATE_TIME_TEXT;
 
 /**
  * A date-time (PRODUCT §3): ISO 8601 with `Z`, an offset, or neither (then read as UTC:
@@ -128,7 +134,9 @@ export const ErrorEnvelope = Type.Object(
  * without `flush` and one with `flush=false` validate alike: one request by meaning (Idempotency-Key).
  */
 export const FlushQuery = Type.Object({
-  flush: Type.Optional(Type.Boolean({ default: false, description: 'true: records absent from the request are soft-deleted' })),
+  flush: Type.Optional(
+    Type.Boolean({ default: false, description: 'true: records absent from the request are soft-deleted' }),
+  ),
 });
 
 export const PageQueryProperties = {

@@ -1,7 +1,13 @@
 import { Ajv, type ErrorObject, type KeywordDefinition, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import { decimalPlaces } from '../domain/decimal.js';
-import { EVENT_TIME_TOLERANCE_MS, formatDateTime, isDateTime, isFutureEvent, parseDateTime } from '../domain/datetime.js';
+import {
+  EVENT_TIME_TOLERANCE_MS,
+  formatDateTime,
+  isDateTime,
+  isFutureEvent,
+  parseDateTime,
+} from '../domain/datetime.js';
 import { EVENT_TIME, INTEGER_AS_TEXT } from './schemas.js';
 
 /** `maxDecimals: n` — a number with more decimals than the field's scale is refused (PRODUCT §3). */
@@ -105,7 +111,9 @@ export function withIntegersAsText<T>(schema: T): T {
     const copy: SchemaNode = { ...node };
     if (node.properties) {
       copy.properties = Object.fromEntries(Object.entries(node.properties).map(([name, child]) => [name, walk(child)]));
-      const names = Object.entries(node.properties).filter(([, child]) => isMarked(child)).map(([name]) => name);
+      const names = Object.entries(node.properties)
+        .filter(([, child]) => isMarked(child))
+        .map(([name]) => name);
       if (names.length > 0) copy.integersAsText = names;
     }
     if (node.items && typeof node.items === 'object' && !Array.isArray(node.items)) {
@@ -197,7 +205,8 @@ export function toFieldErrors(errors: ErrorObject[], context: string | undefined
       const missing = (error.params as { missingProperty: string }).missingProperty;
       path = path === '' ? missing : `${path}.${missing}`;
     }
-    const message = error.keyword === 'required' ? 'is required' : (patternMessage(error) ?? error.message ?? 'is invalid');
+    const message =
+      error.keyword === 'required' ? 'is required' : (patternMessage(error) ?? error.message ?? 'is invalid');
     const key = `${path}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -92,7 +92,9 @@ describe('import graph of src/', () => {
   const reachingOut = (folder: string, allowed: readonly string[]) =>
     Object.entries(files)
       .filter(([file]) => folderOf(file) === folder)
-      .flatMap(([file, imports]) => imports.filter((i) => !allowed.includes(folderOf(i))).map((i) => `${file} -> ${i}`));
+      .flatMap(([file, imports]) =>
+        imports.filter((i) => !allowed.includes(folderOf(i))).map((i) => `${file} -> ${i}`),
+      );
 
   it('keeps the kernel below every module: ledger/ imports no module, plugin or app file', () => {
     expect(reachingOut('ledger', ['ledger', 'db', 'domain', 'shared'])).toEqual([]);
@@ -117,8 +119,24 @@ describe('cyclesOf', () => {
       }
       return edges;
     };
-    expect(cyclesOf(graph([['a', 'b'], ['b', 'c']]))).toEqual([]);
-    expect(cyclesOf(graph([['a', 'b'], ['b', 'c'], ['c', 'a'], ['c', 'd']]))).toEqual([['a', 'b', 'c']]);
+    expect(
+      cyclesOf(
+        graph([
+          ['a', 'b'],
+          ['b', 'c'],
+        ]),
+      ),
+    ).toEqual([]);
+    expect(
+      cyclesOf(
+        graph([
+          ['a', 'b'],
+          ['b', 'c'],
+          ['c', 'a'],
+          ['c', 'd'],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c']]);
     expect(folderOf('modules/stock-logs/service.ts')).toBe('modules/stock-logs');
     expect(folderOf('ledger/book.ts')).toBe('ledger');
     expect(folderOf('app.ts')).toBe('app.ts');

@@ -10,7 +10,10 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 describe('bare Fastify baseline server', () => {
   it('serves exactly the bytes it was given, at the path, for any query', async () => {
     // Multi-byte characters, escapes and no trailing newline: any re-encoding would show.
-    const body = Buffer.from(JSON.stringify({ list: [{ name: 'Köln Straße 😀', note: 'tab\there', n: 1.5 }], total: 1 }), 'utf8');
+    const body = Buffer.from(
+      JSON.stringify({ list: [{ name: 'Köln Straße 😀', note: 'tab\there', n: 1.5 }], total: 1 }),
+      'utf8',
+    );
     const server = await startBareJsonServer(dir, '/api/v2/public/stores', body);
     try {
       for (const query of ['', '?page_size=100', '?a=1&b=2']) {

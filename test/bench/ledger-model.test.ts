@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { BalanceModel, kindProblem, lateTimeline, TAIL_ROWS, TEMPLATE_COPIES, TEMPLATE_ROWS, COPY_SHIFT_MS, type ModelEntry } from '../../bench/lib/ledger-model.js';
+import {
+  BalanceModel,
+  kindProblem,
+  lateTimeline,
+  TAIL_ROWS,
+  TEMPLATE_COPIES,
+  TEMPLATE_ROWS,
+  COPY_SHIFT_MS,
+  type ModelEntry,
+} from '../../bench/lib/ledger-model.js';
 
 const delta = (at: number, units: number): ModelEntry => ({ at, milli: units * 1000, count: false });
 const count = (at: number, units: number): ModelEntry => ({ at, milli: units * 1000, count: true });

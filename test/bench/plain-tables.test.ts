@@ -1,13 +1,33 @@
 import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
-  columnsOfRecords, plainTableDdl, productBarcodesTable, productListLinesTable, productListReadLinesTable, productListsTable, productsTable, stockEntriesTable,
-  stockLevelsTable, storesTable, PRODUCT_LIST_LINE_FIELDS, type PlainTable,
+  columnsOfRecords,
+  plainTableDdl,
+  productBarcodesTable,
+  productListLinesTable,
+  productListReadLinesTable,
+  productListsTable,
+  productsTable,
+  stockEntriesTable,
+  stockLevelsTable,
+  storesTable,
+  PRODUCT_LIST_LINE_FIELDS,
+  type PlainTable,
 } from '../../bench/baselines/plain-tables.js';
 import { storeInputs } from '../../bench/lib/data.js';
 import { picker } from '../../bench/lib/data.js';
-import { CUSTOMER_ORDER_FIELDS, CUSTOMER_ORDER_LINE_FIELDS, customerOrderPlainTables, customerOrders } from '../../bench/scenarios/customer-orders.js';
-import { DELIVERY_LINE_FIELDS, DELIVERY_ORDER_FIELDS, deliveryOrders, deliveryPlainTables } from '../../bench/scenarios/deliveries.js';
+import {
+  CUSTOMER_ORDER_FIELDS,
+  CUSTOMER_ORDER_LINE_FIELDS,
+  customerOrderPlainTables,
+  customerOrders,
+} from '../../bench/scenarios/customer-orders.js';
+import {
+  DELIVERY_LINE_FIELDS,
+  DELIVERY_ORDER_FIELDS,
+  deliveryOrders,
+  deliveryPlainTables,
+} from '../../bench/scenarios/deliveries.js';
 import { productInput } from '../../bench/scenarios/products.js';
 
 /** Every plain table a raw write baseline fills, built as the scenarios build them. */
@@ -31,22 +51,40 @@ describe('plain tables of the raw write baselines', () => {
     it(`${table.name}: an integer primary key and the natural unique key, nothing else`, () => {
       const database = new SqliteDatabase(':memory:');
       database.exec(plainTableDdl(table));
-      const columns = database.pragma(`table_info(${table.name})`) as Array<{ name: string; pk: number; notnull: number; dflt_value: unknown }>;
+      const columns = database.pragma(`table_info(${table.name})`) as Array<{
+        name: string;
+        pk: number;
+        notnull: number;
+        dflt_value: unknown;
+      }>;
       expect(columns.filter((c) => c.pk > 0).map((c) => c.name)).toEqual(['id']);
       expect(columns.filter((c) => c.dflt_value !== null)).toEqual([]);
-      expect(columns.filter((c) => c.notnull === 1).map((c) => c.name).sort()).toEqual([...table.naturalKey].sort());
+      expect(
+        columns
+          .filter((c) => c.notnull === 1)
+          .map((c) => c.name)
+          .sort(),
+      ).toEqual([...table.naturalKey].sort());
 
-      const indexes = database.pragma(`index_list(${table.name})`) as Array<{ name: string; unique: number; origin: string }>;
+      const indexes = database.pragma(`index_list(${table.name})`) as Array<{
+        name: string;
+        unique: number;
+        origin: string;
+      }>;
       if (table.naturalKey.length === 0) {
         expect(indexes).toEqual([]);
       } else {
         expect(indexes.map((i) => [i.unique, i.origin])).toEqual([[1, 'u']]);
-        const keyColumns = (database.pragma(`index_info(${indexes[0]!.name})`) as Array<{ name: string }>).map((c) => c.name);
+        const keyColumns = (database.pragma(`index_info(${indexes[0]!.name})`) as Array<{ name: string }>).map(
+          (c) => c.name,
+        );
         expect(keyColumns).toEqual([...table.naturalKey]);
       }
       expect(database.pragma(`foreign_key_list(${table.name})`)).toEqual([]);
       expect(database.prepare("select name from sqlite_master where type in ('trigger', 'view')").all()).toEqual([]);
-      expect(database.prepare(`select sql from sqlite_master where name = ?`).pluck().get(table.name)).not.toMatch(/check|references|default|collate/i);
+      expect(database.prepare(`select sql from sqlite_master where name = ?`).pluck().get(table.name)).not.toMatch(
+        /check|references|default|collate/i,
+      );
       database.close();
     });
   }
@@ -54,8 +92,12 @@ describe('plain tables of the raw write baselines', () => {
   it('hold every field the records carry, the natural key once', () => {
     const storeColumns = columnsOfRecords(stores, ['store_number']);
     expect(storeColumns).not.toContain('store_number');
-    expect(storeColumns).toEqual(expect.arrayContaining(['store_name', 'free_fields', 'opening_hours', 'store_printers']));
-    expect(columnsOfRecords(products, ['product_number'])).toEqual(expect.arrayContaining(['product_name', 'barcodes_array', 'units']));
+    expect(storeColumns).toEqual(
+      expect.arrayContaining(['store_name', 'free_fields', 'opening_hours', 'store_printers']),
+    );
+    expect(columnsOfRecords(products, ['product_number'])).toEqual(
+      expect.arrayContaining(['product_name', 'barcodes_array', 'units']),
+    );
   });
 
   it('deliveries: a column for every field the generated orders and lines carry, the store from the path, lines keyed by order id and line number', () => {
@@ -64,8 +106,12 @@ describe('plain tables of the raw write baselines', () => {
     const lines = orders.flatMap((order) => order.order_lines);
     expect(orderTable!.naturalKey).toEqual(['order_number']);
     expect(orderTable!.columns[0]).toBe('store_number');
-    expect(new Set(orderTable!.columns.slice(1))).toEqual(new Set(columnsOfRecords(orders, ['order_number', 'order_lines'])));
-    expect(new Set(orderTable!.columns.slice(1))).toEqual(new Set(DELIVERY_ORDER_FIELDS.filter((f) => f !== 'order_number')));
+    expect(new Set(orderTable!.columns.slice(1))).toEqual(
+      new Set(columnsOfRecords(orders, ['order_number', 'order_lines'])),
+    );
+    expect(new Set(orderTable!.columns.slice(1))).toEqual(
+      new Set(DELIVERY_ORDER_FIELDS.filter((f) => f !== 'order_number')),
+    );
     expect(lineTable!.naturalKey).toEqual(['order_id', 'line_number']);
     expect(new Set(lineTable!.columns)).toEqual(new Set(columnsOfRecords(lines, ['line_number'])));
     expect(new Set(lineTable!.columns)).toEqual(new Set(DELIVERY_LINE_FIELDS.filter((f) => f !== 'line_number')));
@@ -79,7 +125,9 @@ describe('plain tables of the raw write baselines', () => {
     expect(orderTable!.naturalKey).toEqual(['order_number']);
     expect(orderTable!.columns[0]).toBe('store_number');
     expect(new Set(orderTable!.columns.slice(1))).toEqual(new Set(columnsOfRecords(orders, ['order_number', 'lines'])));
-    expect(new Set(orderTable!.columns.slice(1))).toEqual(new Set(CUSTOMER_ORDER_FIELDS.filter((f) => f !== 'order_number')));
+    expect(new Set(orderTable!.columns.slice(1))).toEqual(
+      new Set(CUSTOMER_ORDER_FIELDS.filter((f) => f !== 'order_number')),
+    );
     expect(lineTable!.name).toBe('customer_order_lines');
     expect(lineTable!.naturalKey).toEqual(['order_id', 'line_number']);
     expect(new Set(lineTable!.columns)).toEqual(new Set(columnsOfRecords(lines, ['line_number'])));

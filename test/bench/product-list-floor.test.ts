@@ -13,11 +13,35 @@ const ROUTE = '/api/v2/public/stores/S00001/productlists';
 /** Lines as the service answers them: the fields in its order, absent ones left out. */
 const LINES: AnsweredLine[] = [
   {
-    quantity: 2, barcode: '8700000000007', category_code: 'FRESH', colli: 6, is_decimal: false, parent_category_code: 'FOOD',
-    product_name: 'Käse Gouda 😀', product_number: 'P0000008', stock_pool: '2', store_walking_order: 10,
+    quantity: 2,
+    barcode: '8700000000007',
+    category_code: 'FRESH',
+    colli: 6,
+    is_decimal: false,
+    parent_category_code: 'FOOD',
+    product_name: 'Käse Gouda 😀',
+    product_number: 'P0000008',
+    stock_pool: '2',
+    store_walking_order: 10,
   },
-  { quantity: 0.25, colli: 1, is_decimal: true, product_name: 'Loose "apples"\tkg', product_number: 'P0000003', store_walking_order: 0 },
-  { quantity: 1, barcode: '8700000000001', category_code: 'DRY', colli: 1, is_decimal: false, product_name: 'Product 2', product_number: 'P0000002', store_walking_order: 5 },
+  {
+    quantity: 0.25,
+    colli: 1,
+    is_decimal: true,
+    product_name: 'Loose "apples"\tkg',
+    product_number: 'P0000003',
+    store_walking_order: 0,
+  },
+  {
+    quantity: 1,
+    barcode: '8700000000001',
+    category_code: 'DRY',
+    colli: 1,
+    is_decimal: false,
+    product_name: 'Product 2',
+    product_number: 'P0000002',
+    store_walking_order: 5,
+  },
 ];
 
 describe('product list read floor (bare Fastify + one SQL query on a plain table)', () => {

@@ -4,7 +4,14 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  columnsOfRecords, productBarcodesTable, productListLinesTable, productListsTable, productsTable, stockEntriesTable, stockLevelsTable, storesTable,
+  columnsOfRecords,
+  productBarcodesTable,
+  productListLinesTable,
+  productListsTable,
+  productsTable,
+  stockEntriesTable,
+  stockLevelsTable,
+  storesTable,
 } from '../../bench/baselines/plain-tables.js';
 import { picker, storeInputs } from '../../bench/lib/data.js';
 import { startRawWriter, type RawWriter } from '../../bench/lib/raw-writer-client.js';
@@ -38,11 +45,19 @@ describe('raw write baseline process', () => {
     const file = path.join(dir, 'stores.sqlite');
     const bodyFile = path.join(dir, 'stores.json');
     fs.writeFileSync(bodyFile, JSON.stringify({ stores }));
-    const opened = await writer.send({ op: 'open', file, synchronous: 'FULL', tables: [storesTable(columnsOfRecords(stores, ['store_number']))] });
+    const opened = await writer.send({
+      op: 'open',
+      file,
+      synchronous: 'FULL',
+      tables: [storesTable(columnsOfRecords(stores, ['store_number']))],
+    });
     expect(opened.synchronous).toBe('FULL');
     const answer = await writer.send({ op: 'import', entity: 'stores', bodyFile });
     expect(answer.rows).toBe(20);
-    const rows = read<{ store_number: string; store_name: string; is_active: number; opening_hours: string }>(file, 'select * from stores order by id');
+    const rows = read<{ store_number: string; store_name: string; is_active: number; opening_hours: string }>(
+      file,
+      'select * from stores order by id',
+    );
     expect(rows.map((r) => r.store_number)).toEqual(stores.map((s) => s.store_number));
     expect(rows[0]!.store_name).toBe(stores[0]!.store_name);
     expect(rows[0]!.is_active).toBe(stores[0]!.is_active ? 1 : 0);
@@ -55,10 +70,36 @@ describe('raw write baseline process', () => {
     await writer.send({ op: 'stock-master', ...stockMasterForRawWriter() });
     const at = (second: number) => `2026-11-01T10:00:${String(second).padStart(2, '0')}Z`;
     const entries = [
-      { product_number: 'P1', quantity: 10, customer_order_line_number: 0, modification_datetime: at(1), location_code: 'A-01-01' },
-      { product_number: 'P1', quantity: 3, customer_order_line_number: 0, modification_datetime: at(2), location_code: 'A-01-01', reason_code: REASON.loss },
-      { product_number: 'P1', quantity: -2, customer_order_line_number: 0, modification_datetime: at(3), location_code: 'BACK-01', reason_code: REASON.gain },
-      { product_number: 'P1', quantity: 1.5, customer_order_line_number: 0, modification_datetime: at(4), pool_location: 3 },
+      {
+        product_number: 'P1',
+        quantity: 10,
+        customer_order_line_number: 0,
+        modification_datetime: at(1),
+        location_code: 'A-01-01',
+      },
+      {
+        product_number: 'P1',
+        quantity: 3,
+        customer_order_line_number: 0,
+        modification_datetime: at(2),
+        location_code: 'A-01-01',
+        reason_code: REASON.loss,
+      },
+      {
+        product_number: 'P1',
+        quantity: -2,
+        customer_order_line_number: 0,
+        modification_datetime: at(3),
+        location_code: 'BACK-01',
+        reason_code: REASON.gain,
+      },
+      {
+        product_number: 'P1',
+        quantity: 1.5,
+        customer_order_line_number: 0,
+        modification_datetime: at(4),
+        pool_location: 3,
+      },
     ];
     const answer = await writer.send({ op: 'stock-post', body: JSON.stringify({ storeproductlog: entries }) });
     expect(answer.rows).toBe(4);
@@ -75,17 +116,43 @@ describe('raw write baseline process', () => {
     const file = path.join(dir, 'deliveries.sqlite');
     await writer.open({ op: 'open', file, synchronous: 'FULL', tables: deliveryPlainTables() });
     const orders = deliveryOrders(picker(7), 1, 3, 4, 50);
-    const answer = await writer.send({ op: 'deliveries-import', storeNumber: 'S00001', body: JSON.stringify({ orders }) });
+    const answer = await writer.send({
+      op: 'deliveries-import',
+      storeNumber: 'S00001',
+      body: JSON.stringify({ orders }),
+    });
     expect(answer.rows).toBe(3 + 12);
     expect(answer.ms).toBeGreaterThan(0);
-    const stored = read<{ id: number; order_number: string; store_number: string; order_type: number; supplier_name: string }>(file, 'select * from delivery_orders order by id');
-    expect(stored.map((o) => [o.order_number, o.store_number, o.order_type, o.supplier_name])).toEqual(orders.map((o) => [o.order_number, 'S00001', o.order_type, o.supplier_name]));
-    const lines = read<{ order_id: number; line_number: number; product_number: string; quantity: number; container_barcode: string }>(file, 'select * from delivery_lines order by id');
+    const stored = read<{
+      id: number;
+      order_number: string;
+      store_number: string;
+      order_type: number;
+      supplier_name: string;
+    }>(file, 'select * from delivery_orders order by id');
+    expect(stored.map((o) => [o.order_number, o.store_number, o.order_type, o.supplier_name])).toEqual(
+      orders.map((o) => [o.order_number, 'S00001', o.order_type, o.supplier_name]),
+    );
+    const lines = read<{
+      order_id: number;
+      line_number: number;
+      product_number: string;
+      quantity: number;
+      container_barcode: string;
+    }>(file, 'select * from delivery_lines order by id');
     expect(lines.map((l) => [l.order_id, l.line_number, l.product_number, l.quantity, l.container_barcode])).toEqual(
-      orders.flatMap((o, k) => o.order_lines.map((l) => [stored[k]!.id, l.line_number, l.product_number, l.quantity, l.container_barcode])),
+      orders.flatMap((o, k) =>
+        o.order_lines.map((l) => [stored[k]!.id, l.line_number, l.product_number, l.quantity, l.container_barcode]),
+      ),
     );
     // The natural key holds: the same order number again rolls the whole request back.
-    await expect(writer.send({ op: 'deliveries-import', storeNumber: 'S00001', body: JSON.stringify({ orders: orders.slice(2) }) })).rejects.toThrow(/UNIQUE/);
+    await expect(
+      writer.send({
+        op: 'deliveries-import',
+        storeNumber: 'S00001',
+        body: JSON.stringify({ orders: orders.slice(2) }),
+      }),
+    ).rejects.toThrow(/UNIQUE/);
     expect(read(file, 'select count(*) as n from delivery_lines')).toEqual([{ n: 12 }]);
   });
 
@@ -93,20 +160,44 @@ describe('raw write baseline process', () => {
     const file = path.join(dir, 'customer-orders.sqlite');
     await writer.open({ op: 'open', file, synchronous: 'FULL', tables: customerOrderPlainTables() });
     const orders = customerOrders(picker(7), 1, 3, 5, 50);
-    const answer = await writer.send({ op: 'customer-orders-import', storeNumber: 'S00001', body: JSON.stringify({ orders }) });
+    const answer = await writer.send({
+      op: 'customer-orders-import',
+      storeNumber: 'S00001',
+      body: JSON.stringify({ orders }),
+    });
     expect(answer.rows).toBe(3 + 15);
     expect(answer.ms).toBeGreaterThan(0);
-    const stored = read<{ id: number; order_number: string; store_number: string; customer_name: string; pickup_date: string }>(file, 'select * from customer_orders order by id');
-    expect(stored.map((o) => [o.order_number, o.store_number, o.customer_name, o.pickup_date])).toEqual(orders.map((o) => [o.order_number, 'S00001', o.customer_name, o.pickup_date]));
-    const lines = read<{ order_id: number; line_number: number; product_number: string; quantity: number; price: number; stock_pool: number | null }>(
-      file,
-      'select * from customer_order_lines order by id',
+    const stored = read<{
+      id: number;
+      order_number: string;
+      store_number: string;
+      customer_name: string;
+      pickup_date: string;
+    }>(file, 'select * from customer_orders order by id');
+    expect(stored.map((o) => [o.order_number, o.store_number, o.customer_name, o.pickup_date])).toEqual(
+      orders.map((o) => [o.order_number, 'S00001', o.customer_name, o.pickup_date]),
     );
+    const lines = read<{
+      order_id: number;
+      line_number: number;
+      product_number: string;
+      quantity: number;
+      price: number;
+      stock_pool: number | null;
+    }>(file, 'select * from customer_order_lines order by id');
     expect(lines.map((l) => [l.order_id, l.line_number, l.product_number, l.quantity, l.price, l.stock_pool])).toEqual(
-      orders.flatMap((o, k) => o.lines.map((l) => [stored[k]!.id, l.line_number, l.product_number, l.quantity, l.price, l.stock_pool ?? null])),
+      orders.flatMap((o, k) =>
+        o.lines.map((l) => [stored[k]!.id, l.line_number, l.product_number, l.quantity, l.price, l.stock_pool ?? null]),
+      ),
     );
     // The natural key holds: the same order number again rolls the whole request back.
-    await expect(writer.send({ op: 'customer-orders-import', storeNumber: 'S00001', body: JSON.stringify({ orders: orders.slice(2) }) })).rejects.toThrow(/UNIQUE/);
+    await expect(
+      writer.send({
+        op: 'customer-orders-import',
+        storeNumber: 'S00001',
+        body: JSON.stringify({ orders: orders.slice(2) }),
+      }),
+    ).rejects.toThrow(/UNIQUE/);
     expect(read(file, 'select count(*) as n from customer_order_lines')).toEqual([{ n: 15 }]);
   });
 
@@ -119,10 +210,20 @@ describe('raw write baseline process', () => {
       op: 'open',
       file,
       synchronous: 'FULL',
-      tables: [productsTable(columnsOfRecords(products, ['product_number'])), productBarcodesTable, productListsTable, productListLinesTable],
+      tables: [
+        productsTable(columnsOfRecords(products, ['product_number'])),
+        productBarcodesTable,
+        productListsTable,
+        productListLinesTable,
+      ],
     });
     await writer.send({ op: 'import', entity: 'products', bodyFile: productsFile });
-    const ids = new Map(read<{ id: number; product_number: string }>(file, 'select id, product_number from products').map((row) => [row.product_number, row.id]));
+    const ids = new Map(
+      read<{ id: number; product_number: string }>(file, 'select id, product_number from products').map((row) => [
+        row.product_number,
+        row.id,
+      ]),
+    );
     const body = {
       product_list_name: 'Re-order aisle 3',
       product_list_type: 1,
@@ -134,14 +235,30 @@ describe('raw write baseline process', () => {
         { product_number: productNumber(7), quantity: 0.25 },
       ],
     };
-    const answer = await writer.send({ op: 'product-list-create', storeNumber: 'S00001', appUsername: 'anna', body: JSON.stringify(body) });
+    const answer = await writer.send({
+      op: 'product-list-create',
+      storeNumber: 'S00001',
+      appUsername: 'anna',
+      body: JSON.stringify(body),
+    });
     expect(answer).toMatchObject({ rows: 1 + 3, skipped: 1 });
     expect(answer.ms).toBeGreaterThan(0);
     const lists = read<Record<string, unknown>>(file, 'select * from product_lists');
     expect(lists).toEqual([
-      expect.objectContaining({ store_number: 'S00001', name: 'Re-order aisle 3', type: 1, module_id: null, app_username: 'anna', allow_duplicates: 1, free_fields: '[{"key":"aisle","value":"3"}]' }),
+      expect.objectContaining({
+        store_number: 'S00001',
+        name: 'Re-order aisle 3',
+        type: 1,
+        module_id: null,
+        app_username: 'anna',
+        allow_duplicates: 1,
+        free_fields: '[{"key":"aisle","value":"3"}]',
+      }),
     ]);
-    const lines = read(file, 'select list_id, line_no, product_id, quantity, stock_pool from product_list_lines order by id');
+    const lines = read(
+      file,
+      'select list_id, line_no, product_id, quantity, stock_pool from product_list_lines order by id',
+    );
     expect(lines).toEqual([
       { list_id: lists[0]!.id, line_no: 1, product_id: ids.get(productNumber(7)), quantity: 2000, stock_pool: null },
       { list_id: lists[0]!.id, line_no: 2, product_id: ids.get(productNumber(2)), quantity: 1000, stock_pool: null },
@@ -154,6 +271,8 @@ describe('raw write baseline process', () => {
     expect(JSON.parse(body).lines).toEqual(lines);
     expect(lines).toHaveLength(500);
     expect(new Set(lines.map((line) => line.product_number)).size).toBe(500);
-    expect(lines.every((line) => Number(line.product_number.slice(1)) <= 600 && line.quantity >= 0 && line.quantity <= 24)).toBe(true);
+    expect(
+      lines.every((line) => Number(line.product_number.slice(1)) <= 600 && line.quantity >= 0 && line.quantity <= 24),
+    ).toBe(true);
   });
 });

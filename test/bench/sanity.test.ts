@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { assertSane, bareThroughputProblem, baselineSlowerProblem, loadProblem, SanityError } from '../../bench/lib/sanity.js';
+import {
+  assertSane,
+  bareThroughputProblem,
+  baselineSlowerProblem,
+  loadProblem,
+  SanityError,
+} from '../../bench/lib/sanity.js';
 import { summarise } from '../../bench/lib/report.js';
 import type { ResultSpec } from '../../bench/lib/scenario.js';
 
@@ -11,7 +17,9 @@ describe('bench sanity rules', () => {
     expect(loadProblem('baseline', { ...cleanLoad, errors: 3 })).toMatch(/baseline: .*3 errors/);
     expect(loadProblem('service', { ...cleanLoad, timeouts: 1 })).toMatch(/1 timeouts/);
     expect(loadProblem('service', { ...cleanLoad, non2xx: 7, ok2xx: cleanLoad.requests - 7 })).toMatch(/7 non-2xx/);
-    expect(loadProblem('service', { ...cleanLoad, ok2xx: cleanLoad.requests - 2 })).toMatch(/2 of 50000 answers not 2xx/);
+    expect(loadProblem('service', { ...cleanLoad, ok2xx: cleanLoad.requests - 2 })).toMatch(
+      /2 of 50000 answers not 2xx/,
+    );
     expect(loadProblem('service', { ...cleanLoad, requests: 0, ok2xx: 0 })).toMatch(/no request completed/);
   });
 
@@ -46,10 +54,18 @@ describe('bench sanity rules', () => {
       baselineKind: 'raw-driver',
       target: { ratio: 3, comparison: '<=', description: '' },
     };
-    const slowRaw = [{ value: 100, baseline: 150 }, { value: 110, baseline: 160 }, { value: 90, baseline: 140 }];
+    const slowRaw = [
+      { value: 100, baseline: 150 },
+      { value: 110, baseline: 160 },
+      { value: 90, baseline: 140 },
+    ];
     expect(summarise(spec, slowRaw).failed).toMatch(/slower than the service/);
     expect(summarise({ ...spec, baselineKind: 'service' }, slowRaw).failed).toBeUndefined();
-    const sane = summarise(spec, [{ value: 100, baseline: 40 }, { value: 120, baseline: 40 }, { value: 80, baseline: 40 }]);
+    const sane = summarise(spec, [
+      { value: 100, baseline: 40 },
+      { value: 120, baseline: 40 },
+      { value: 80, baseline: 40 },
+    ]);
     expect(sane.failed).toBeUndefined();
     expect([sane.ratio, sane.ratioMin, sane.ratioMax]).toEqual([2.5, 2, 3]);
   });

@@ -60,19 +60,22 @@ export const DEVIATIONS: Deviation[] = [
     endpoints: ['POST /categories'],
     at: 'body.categories[].category_code',
     problem: 'stricter',
-    allowedBy: 'docs/decisions.md Categories "key": the upsert key (PRODUCT §3 Upserts by category_code); without it a category could never be matched again',
+    allowedBy:
+      'docs/decisions.md Categories "key": the upsert key (PRODUCT §3 Upserts by category_code); without it a category could never be matched again',
   },
   {
     endpoints: ['POST /products/freefields'],
     at: 'body.free_fields[].free_fields[].key',
     problem: 'stricter',
-    allowedBy: 'docs/decisions.md Products "free fields merge": free fields merge by key (interface §4.9 "existing keys not in the request are unchanged")',
+    allowedBy:
+      'docs/decisions.md Products "free fields merge": free fields merge by key (interface §4.9 "existing keys not in the request are unchanged")',
   },
   ...['key', 'value'].map((name) => ({
     endpoints: ['POST /stores/{store_number}/productlists'],
     at: `body.free_fields[].${name}`,
     problem: 'stricter' as const,
-    allowedBy: 'docs/decisions.md Product lists "free fields": a free field is a key with its value; one without either says nothing a list could keep',
+    allowedBy:
+      'docs/decisions.md Product lists "free fields": a free field is a key with its value; one without either says nothing a list could keep',
   })),
   {
     endpoints: ['POST /stores/{store_number}/productlists/{id}'],
@@ -124,7 +127,8 @@ export const ADDED: AddedEndpoint[] = [
   {
     endpoint: 'GET /stores/{store_number}/externalcountinglines/unresolved',
     allowedBy: 'PRODUCT §5 Unresolved counting lines',
-    response: 'PagedResponse of {barcode: string, counted_quantity: number, counting_datetime: string, received_on: string}',
+    response:
+      'PagedResponse of {barcode: string, counted_quantity: number, counting_datetime: string, received_on: string}',
   },
   {
     endpoint: 'POST /stores/{store_number}/orders/deliveries/{order_number}/receive',
@@ -134,7 +138,8 @@ export const ADDED: AddedEndpoint[] = [
   },
   {
     endpoint: 'GET /tokens/current',
-    allowedBy: 'docs/decisions.md Console "what a token may do": the store console (issue 16) shows only what the token may use',
+    allowedBy:
+      'docs/decisions.md Console "what a token may do": the store console (issue 16) shows only what the token may use',
     response: '{name*: string, role*: string, stores*: array of string, expires_at*: string}',
   },
   { endpoint: 'GET /events', allowedBy: 'PRODUCT §9 Feed' },
@@ -143,9 +148,15 @@ export const ADDED: AddedEndpoint[] = [
   { endpoint: 'GET /webhooks/{id}', allowedBy: 'PRODUCT §9 Webhooks (one subscription, as the list shows it)' },
   { endpoint: 'DELETE /webhooks/{id}', allowedBy: 'PRODUCT §9 Webhooks' },
   { endpoint: 'POST /webhooks/{id}/resume', allowedBy: 'PRODUCT §9 Webhooks: "resume through the API"' },
-  { endpoint: 'POST /clients', allowedBy: 'PRODUCT §4 OAuth2 client credentials: clients registered by an admin (issue 41, docs/security.md)' },
+  {
+    endpoint: 'POST /clients',
+    allowedBy: 'PRODUCT §4 OAuth2 client credentials: clients registered by an admin (issue 41, docs/security.md)',
+  },
   { endpoint: 'GET /clients', allowedBy: 'PRODUCT §4 OAuth2 client credentials: "managed like tokens" (client list)' },
-  { endpoint: 'POST /clients/{name}/rotate-secret', allowedBy: 'PRODUCT §4 OAuth2 client credentials: client rotate-secret' },
+  {
+    endpoint: 'POST /clients/{name}/rotate-secret',
+    allowedBy: 'PRODUCT §4 OAuth2 client credentials: client rotate-secret',
+  },
   { endpoint: 'DELETE /clients/{name}', allowedBy: 'PRODUCT §4 OAuth2 client credentials: client revoke' },
 ];
 

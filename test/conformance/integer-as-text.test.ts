@@ -26,11 +26,25 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       t = await buildTestApp(dialect);
       expect((await t.post(`${API}/stores`, { stores: [storeInput('S1')] })).statusCode).toBe(200);
-      expect((await t.post(`${API}/reasoncodes`, { reason_codes: [reasonCodeInput(3001, { reason_code_type: 3 })] })).statusCode).toBe(200);
+      expect(
+        (await t.post(`${API}/reasoncodes`, { reason_codes: [reasonCodeInput(3001, { reason_code_type: 3 })] }))
+          .statusCode,
+      ).toBe(200);
       expect((await t.post(`${API}/products`, { products: [productInput('P1')] })).statusCode).toBe(200);
-      expect((await t.post(`${API}/stores/S1/locations`, { locations: [{ location_code: 'A' }, { location_code: 'B' }] })).statusCode).toBe(200);
+      expect(
+        (await t.post(`${API}/stores/S1/locations`, { locations: [{ location_code: 'A' }, { location_code: 'B' }] }))
+          .statusCode,
+      ).toBe(200);
       const stocked = await t.post(LOGS('S1'), {
-        storeproductlog: [{ product_number: 'P1', customer_order_line_number: 0, modification_datetime: '2026-01-01T00:00:00Z', quantity: 10, location_code: 'A' }],
+        storeproductlog: [
+          {
+            product_number: 'P1',
+            customer_order_line_number: 0,
+            modification_datetime: '2026-01-01T00:00:00Z',
+            quantity: 10,
+            location_code: 'A',
+          },
+        ],
       });
       expect(stocked.statusCode).toBe(200);
     });
@@ -46,16 +60,34 @@ for (const dialect of DIALECTS) {
 
     const movedLogs = async () => {
       const page = (await t.get(`${API}/products/stock/storeproductlogs?article_number=P1&page_size=1000`)).json();
-      return (page.list as Array<{ reason_code?: number; reference_id?: number }>).filter((entry) => entry.reference_id !== undefined);
+      return (page.list as Array<{ reason_code?: number; reference_id?: number }>).filter(
+        (entry) => entry.reference_id !== undefined,
+      );
     };
 
     it('moves stock with reason_code "3001" as §4.11 writes it, and with 3001 as a JSON number', async () => {
       const asText = await t.post(MOVE('S1'), {
-        body: [{ product_number: 'P1', quantity: 1, reason_code: '3001', from_location: { location_code: 'A' }, to_location: { location_code: 'B' } }],
+        body: [
+          {
+            product_number: 'P1',
+            quantity: 1,
+            reason_code: '3001',
+            from_location: { location_code: 'A' },
+            to_location: { location_code: 'B' },
+          },
+        ],
       });
       expect(asText.statusCode, asText.body).toBe(200);
       const asNumber = await t.post(MOVE('S1'), {
-        body: [{ product_number: 'P1', quantity: 1, reason_code: 3001, from_location: { location_code: 'A' }, to_location: { location_code: 'B' } }],
+        body: [
+          {
+            product_number: 'P1',
+            quantity: 1,
+            reason_code: 3001,
+            from_location: { location_code: 'A' },
+            to_location: { location_code: 'B' },
+          },
+        ],
       });
       expect(asNumber.statusCode, asNumber.body).toBe(200);
       const legs = await movedLogs();
@@ -64,16 +96,26 @@ for (const dialect of DIALECTS) {
     });
 
     it('refuses a movement reason_code that is not digits (400), and digits naming no code (422, also beyond the largest code)', async () => {
-      const letters = await t.post(MOVE('S1'), { body: [{ product_number: 'P1', quantity: 1, reason_code: 'abc', to_location: { location_code: 'B' } }] });
+      const letters = await t.post(MOVE('S1'), {
+        body: [{ product_number: 'P1', quantity: 1, reason_code: 'abc', to_location: { location_code: 'B' } }],
+      });
       expect(letters.statusCode).toBe(400);
       expect(letters.json().errors.map((e: { path: string }) => e.path)).toContain('body[0].reason_code');
-      const unknown = await t.post(MOVE('S1'), { body: [{ product_number: 'P1', quantity: 1, reason_code: 9999999999, to_location: { location_code: 'B' } }] });
+      const unknown = await t.post(MOVE('S1'), {
+        body: [{ product_number: 'P1', quantity: 1, reason_code: 9999999999, to_location: { location_code: 'B' } }],
+      });
       expect(unknown.statusCode).toBe(422);
       expect(unknown.json().errors[0].path).toBe('body[0].reason_code');
     });
 
     it('stores a store_number sent as a number as its text, and a re-send as text is the same store', async () => {
-      expect((await t.post(`${API}/stores`, { stores: [{ ...storeInput('7001'), store_number: 7001, store_gln: 8712345678906 }] })).statusCode).toBe(200);
+      expect(
+        (
+          await t.post(`${API}/stores`, {
+            stores: [{ ...storeInput('7001'), store_number: 7001, store_gln: 8712345678906 }],
+          })
+        ).statusCode,
+      ).toBe(200);
       const page = (await t.get(`${API}/stores?search_text=7001`)).json();
       expect(page.list).toHaveLength(1);
       expect(page.list[0].store_number).toBe('7001');
@@ -83,7 +125,13 @@ for (const dialect of DIALECTS) {
     });
 
     it('echoes product numbers, barcodes and store lists sent as numbers as text', async () => {
-      const product = { ...productInput('900123'), product_number: 900123, barcode: 8712345678913, stores_allowed: [12, '13'], barcodes_array: [{ barcode: 4006381333931 }] };
+      const product = {
+        ...productInput('900123'),
+        product_number: 900123,
+        barcode: 8712345678913,
+        stores_allowed: [12, '13'],
+        barcodes_array: [{ barcode: 4006381333931 }],
+      };
       const posted = await t.post(`${API}/products`, { products: [product] });
       expect(posted.statusCode, posted.body).toBe(200);
       const record = (await t.get(`${API}/products?product_number=900123`)).json().records[0];
@@ -107,7 +155,10 @@ for (const dialect of DIALECTS) {
     });
 
     it('takes an integer written with a fraction or exponent (7002.0, 7e3) as the integer: JSON.parse cannot tell it from 7002', async () => {
-      for (const [written, text] of [['7002.0', '7002'], ['7e3', '7000']] as const) {
+      for (const [written, text] of [
+        ['7002.0', '7002'],
+        ['7e3', '7000'],
+      ] as const) {
         const response = await t.request({
           method: 'POST',
           url: `${API}/stores`,
@@ -115,15 +166,26 @@ for (const dialect of DIALECTS) {
           payload: `{"stores":[${JSON.stringify(storeInput('x')).replace('"store_number":"x"', `"store_number":${written}`)}]}`,
         });
         expect(response.statusCode, `${written}: ${response.body}`).toBe(200);
-        expect((await t.get(`${API}/stores?search_text=${text}`)).json().list.map((s: { store_number: string }) => s.store_number)).toContain(text);
+        expect(
+          (await t.get(`${API}/stores?search_text=${text}`))
+            .json()
+            .list.map((s: { store_number: string }) => s.store_number),
+        ).toContain(text);
       }
     });
 
     it('never takes a string for a number field', async () => {
-      const product = await t.post(`${API}/products`, { products: [{ ...productInput('P2'), carrier_item_quantity: '5' }] });
+      const product = await t.post(`${API}/products`, {
+        products: [{ ...productInput('P2'), carrier_item_quantity: '5' }],
+      });
       expect(product.statusCode).toBe(400);
-      expect(product.json().errors).toContainEqual({ path: 'products[0].carrier_item_quantity', message: 'must be number' });
-      const move = await t.post(MOVE('S1'), { body: [{ product_number: 'P1', quantity: '1', to_location: { location_code: 'B' } }] });
+      expect(product.json().errors).toContainEqual({
+        path: 'products[0].carrier_item_quantity',
+        message: 'must be number',
+      });
+      const move = await t.post(MOVE('S1'), {
+        body: [{ product_number: 'P1', quantity: '1', to_location: { location_code: 'B' } }],
+      });
       expect(move.statusCode).toBe(400);
       expect(move.json().errors).toContainEqual({ path: 'body[0].quantity', message: 'must be number' });
     });
@@ -141,7 +203,12 @@ describe('the integers-as-text keyword is derived from the field marker alone', 
 
   it('converts marked fields at any depth (objects, array items, nullable unions) and nothing else', () => {
     const validate = createValidatorCompiler()({ schema: Body, httpPart: 'body' });
-    const data: Record<string, unknown> = { lines: [{ code: 12, quantity: 3 }], codes: [7, 'A'], cleared: 0, note: 'n' };
+    const data: Record<string, unknown> = {
+      lines: [{ code: 12, quantity: 3 }],
+      codes: [7, 'A'],
+      cleared: 0,
+      note: 'n',
+    };
     expect(validate(data)).toBe(true);
     expect(data).toEqual({ lines: [{ code: '12', quantity: 3 }], codes: ['7', 'A'], cleared: '0', note: 'n' });
     expect(validate({ lines: [], codes: [], note: 5 })).toBe(false);

@@ -68,7 +68,8 @@ export function servedOperations(document: OpenApiDocument): Map<string, Operati
   const operations = new Map<string, Operation>();
   for (const [path, methods] of Object.entries(document.paths)) {
     if (!path.startsWith(`${API_PREFIX}/`)) continue;
-    for (const [method, operation] of Object.entries(methods)) operations.set(endpointKey(method, path.slice(API_PREFIX.length)), operation);
+    for (const [method, operation] of Object.entries(methods))
+      operations.set(endpointKey(method, path.slice(API_PREFIX.length)), operation);
   }
   return operations;
 }
@@ -110,15 +111,24 @@ function matchesKind(spec: SpecType, served: JsonSchema): boolean {
 export type Direction = 'request' | 'response';
 
 /** Mismatches between one spec type and one served schema, below `at`. */
-export function compareType(spec: SpecType, served: JsonSchema, at: string, direction: Direction): Omit<Mismatch, 'endpoint'>[] {
+export function compareType(
+  spec: SpecType,
+  served: JsonSchema,
+  at: string,
+  direction: Direction,
+): Omit<Mismatch, 'endpoint'>[] {
   const branch = alternatives(served).find((s) => s.type !== 'null' && matchesKind(spec, s));
   if (!branch) return [{ at, problem: 'type', detail: `spec: ${describeSpec(spec)}; served: ${describe(served)}` }];
   if (spec.kind === 'array' && spec.items) {
-    if (!branch.items) return [{ at, problem: 'type', detail: `spec: ${describeSpec(spec)}; served: array without item schema` }];
+    if (!branch.items)
+      return [{ at, problem: 'type', detail: `spec: ${describeSpec(spec)}; served: array without item schema` }];
     return compareType(spec.items, branch.items, `${at}[]`, direction);
   }
   if (spec.kind === 'map' && spec.values) {
-    const values = typeof branch.additionalProperties === 'object' ? branch.additionalProperties : Object.values(branch.patternProperties ?? {})[0];
+    const values =
+      typeof branch.additionalProperties === 'object'
+        ? branch.additionalProperties
+        : Object.values(branch.patternProperties ?? {})[0];
     if (!values) return [{ at, problem: 'type', detail: 'spec: map with typed values; served: values untyped' }];
     return compareType(spec.values, values, `${at}{}`, direction);
   }
@@ -126,7 +136,12 @@ export function compareType(spec: SpecType, served: JsonSchema, at: string, dire
   return [];
 }
 
-function compareFields(fields: SpecField[], served: JsonSchema, at: string, direction: Direction): Omit<Mismatch, 'endpoint'>[] {
+function compareFields(
+  fields: SpecField[],
+  served: JsonSchema,
+  at: string,
+  direction: Direction,
+): Omit<Mismatch, 'endpoint'>[] {
   const mismatches: Omit<Mismatch, 'endpoint'>[] = [];
   const properties = served.properties ?? {};
   const required = new Set(served.required ?? []);
@@ -135,18 +150,28 @@ function compareFields(fields: SpecField[], served: JsonSchema, at: string, dire
     const path = at === '' ? field.name : `${at}.${field.name}`;
     const property = properties[field.name];
     if (!property) {
-      mismatches.push({ at: path, problem: 'missing', detail: `spec: ${field.required ? 'required ' : ''}${describeSpec(field.type)}` });
+      mismatches.push({
+        at: path,
+        problem: 'missing',
+        detail: `spec: ${field.required ? 'required ' : ''}${describeSpec(field.type)}`,
+      });
       continue;
     }
     if (field.required && !required.has(field.name)) {
-      mismatches.push({ at: path, problem: 'not required', detail: direction === 'request' ? 'spec requires it' : 'spec says always present' });
+      mismatches.push({
+        at: path,
+        problem: 'not required',
+        detail: direction === 'request' ? 'spec requires it' : 'spec says always present',
+      });
     }
     mismatches.push(...compareType(field.type, property, path, direction));
   }
   if (direction === 'request') {
     for (const name of required) {
       if (fields.find((f) => f.name === name)?.required) continue;
-      const detail = specNames.has(name) ? 'served requires a field the spec leaves optional' : 'served requires a field the spec does not have';
+      const detail = specNames.has(name)
+        ? 'served requires a field the spec leaves optional'
+        : 'served requires a field the spec does not have';
       mismatches.push({ at: at === '' ? name : `${at}.${name}`, problem: 'stricter', detail });
     }
   }
@@ -172,7 +197,8 @@ export function compareEndpoint(spec: SpecEndpoint, operation: Operation): Misma
         found.push({ at, problem: 'missing', detail: `spec: ${describeSpec(field.type)} ${prefix} parameter` });
         continue;
       }
-      if (field.required && !parameter.required) found.push({ at, problem: 'not required', detail: 'spec requires it' });
+      if (field.required && !parameter.required)
+        found.push({ at, problem: 'not required', detail: 'spec requires it' });
       if (!field.required && parameter.required && location !== 'path')
         found.push({ at, problem: 'stricter', detail: 'served requires a parameter the spec leaves optional' });
       found.push(...compareType(field.type, parameter.schema, at, 'request'));
@@ -181,8 +207,15 @@ export function compareEndpoint(spec: SpecEndpoint, operation: Operation): Misma
   // A required parameter the interface does not name would refuse its clients.
   for (const parameter of parameters) {
     const named = { query: spec.query, header: spec.headers, path: spec.pathParams, cookie: [] }[parameter.in];
-    const known = named.some((f) => (parameter.in === 'header' ? f.name.toLowerCase() === parameter.name.toLowerCase() : f.name === parameter.name));
-    if (parameter.required && !known) found.push({ at: `${parameter.in}.${parameter.name}`, problem: 'stricter', detail: 'served requires a parameter the spec does not have' });
+    const known = named.some((f) =>
+      parameter.in === 'header' ? f.name.toLowerCase() === parameter.name.toLowerCase() : f.name === parameter.name,
+    );
+    if (parameter.required && !known)
+      found.push({
+        at: `${parameter.in}.${parameter.name}`,
+        problem: 'stricter',
+        detail: 'served requires a parameter the spec does not have',
+      });
   }
   compareParameters('path', 'path', spec.pathParams);
   compareParameters('query', 'query', spec.query);
@@ -195,14 +228,24 @@ export function compareEndpoint(spec: SpecEndpoint, operation: Operation): Misma
   if (spec.response) {
     const status = Object.keys(operation.responses ?? {}).find((code) => /^2\d\d$/.test(code));
     const response = status ? jsonBody(operation.responses![status]!.content) : undefined;
-    if (!response) found.push({ at: 'response', problem: 'missing', detail: 'spec has a JSON response; served declares no 2xx schema' });
+    if (!response)
+      found.push({
+        at: 'response',
+        problem: 'missing',
+        detail: 'spec has a JSON response; served declares no 2xx schema',
+      });
     else found.push(...compareType(spec.response, response, 'response', 'response'));
   }
   return found.map((mismatch) => ({ endpoint, ...mismatch }));
 }
 
 /** Every field named `name` in a spec type, with the served schema at the same place. */
-export function findFields(spec: SpecType, served: JsonSchema, name: string, at: string): { at: string; served?: JsonSchema }[] {
+export function findFields(
+  spec: SpecType,
+  served: JsonSchema,
+  name: string,
+  at: string,
+): { at: string; served?: JsonSchema }[] {
   const branch = alternatives(served).find((s) => s.type !== 'null' && matchesKind(spec, s));
   if (!branch) return [];
   if (spec.kind === 'array' && spec.items && branch.items) return findFields(spec.items, branch.items, name, `${at}[]`);

@@ -34,7 +34,9 @@ const pendingKeys = new Set(PENDING.map((p) => p.endpoint));
 const format = (mismatches: Mismatch[]) => mismatches.map((m) => `${m.endpoint} ${m.at}: ${m.problem} (${m.detail})`);
 
 const isAllowed = (mismatch: Mismatch) =>
-  DEVIATIONS.some((d) => d.endpoints.includes(mismatch.endpoint) && d.at === mismatch.at && d.problem === mismatch.problem);
+  DEVIATIONS.some(
+    (d) => d.endpoints.includes(mismatch.endpoint) && d.at === mismatch.at && d.problem === mismatch.problem,
+  );
 
 describe('the served contract matches the interface document', () => {
   let testApp: TestApp;
@@ -52,12 +54,29 @@ describe('the served contract matches the interface document', () => {
     const sections = new Set(spec.endpoints.map((e) => e.section));
     for (let n = 1; n <= 13; n++) expect(sections, `§4.${n}`).toContain(`4.${n}`);
     // Cross-check against a plain scan of the text: every `**METHOD /path**` and table row is read.
-    const written = [...readFileSync(SPEC_FILE, 'utf8').matchAll(/\*\*(GET|POST|PUT|DELETE|PATCH) (\/\S+?)\*\*|^\| (GET|POST|PUT|DELETE|PATCH) (\/\S+)/gm)]
-      .map((m) => endpointKey(m[1] ?? m[3]!, m[2] ?? m[4]!));
+    const written = [
+      ...readFileSync(SPEC_FILE, 'utf8').matchAll(
+        /\*\*(GET|POST|PUT|DELETE|PATCH) (\/\S+?)\*\*|^\| (GET|POST|PUT|DELETE|PATCH) (\/\S+)/gm,
+      ),
+    ].map((m) => endpointKey(m[1] ?? m[3]!, m[2] ?? m[4]!));
     expect([...specKeys].sort()).toEqual([...new Set(written)].sort());
     expect(spec.endpoints.length).toBe(written.length);
-    for (const name of ['pagedresponse', 'ack', 'product list', 'location', 'location product', 'delivery order', 'receipt order',
-      'store product with stock', 'reason code', 'store', 'store product log entry', 'customer order', 'productitem', 'product envelope']) {
+    for (const name of [
+      'pagedresponse',
+      'ack',
+      'product list',
+      'location',
+      'location product',
+      'delivery order',
+      'receipt order',
+      'store product with stock',
+      'reason code',
+      'store',
+      'store product log entry',
+      'customer order',
+      'productitem',
+      'product envelope',
+    ]) {
       expect(spec.resources.has(name), name).toBe(true);
     }
   });
@@ -68,19 +87,22 @@ describe('the served contract matches the interface document', () => {
   });
 
   // Every section of the interface is served now: the suite stays for the next one pending.
-  describe.skipIf(PENDING.length === 0 && !ADDED.some((a) => a.pending))('pending endpoints (interface sections not built yet)', () => {
-    for (const pending of PENDING) {
-      it(`${pending.endpoint} (§${pending.section}) is pending: once served, remove it from PENDING`, () => {
-        expect(specKeys.has(pending.endpoint), 'a pending endpoint must be one of the interface').toBe(true);
-        expect(operations.has(pending.endpoint)).toBe(false);
-      });
-    }
-    for (const added of ADDED.filter((a) => a.pending)) {
-      it(`${added.endpoint} (${added.allowedBy}) is pending: once served, drop its pending mark`, () => {
-        expect(operations.has(added.endpoint)).toBe(false);
-      });
-    }
-  });
+  describe.skipIf(PENDING.length === 0 && !ADDED.some((a) => a.pending))(
+    'pending endpoints (interface sections not built yet)',
+    () => {
+      for (const pending of PENDING) {
+        it(`${pending.endpoint} (§${pending.section}) is pending: once served, remove it from PENDING`, () => {
+          expect(specKeys.has(pending.endpoint), 'a pending endpoint must be one of the interface').toBe(true);
+          expect(operations.has(pending.endpoint)).toBe(false);
+        });
+      }
+      for (const added of ADDED.filter((a) => a.pending)) {
+        it(`${added.endpoint} (${added.allowedBy}) is pending: once served, drop its pending mark`, () => {
+          expect(operations.has(added.endpoint)).toBe(false);
+        });
+      }
+    },
+  );
 
   it('serves no endpoint beyond the interface except those PRODUCT adds', () => {
     const allowed = new Set(ADDED.map((a) => a.endpoint));
@@ -97,7 +119,9 @@ describe('the served contract matches the interface document', () => {
     expect(format(mismatches.filter((m) => !isAllowed(m)))).toEqual([]);
     const unused = DEVIATIONS.flatMap((d) =>
       d.endpoints
-        .filter((endpoint) => !mismatches.some((m) => m.endpoint === endpoint && m.at === d.at && m.problem === d.problem))
+        .filter(
+          (endpoint) => !mismatches.some((m) => m.endpoint === endpoint && m.at === d.at && m.problem === d.problem),
+        )
         .map((endpoint) => `${endpoint} ${d.at}: ${d.problem}`),
     );
     expect(unused, 'deviations that no longer occur: remove them').toEqual([]);
@@ -110,11 +134,14 @@ describe('the served contract matches the interface document', () => {
       const places = spec.endpoints
         .filter((e) => e.body && operations.has(endpointKey(e.method, e.path)))
         .flatMap((e) => {
-          const body = operations.get(endpointKey(e.method, e.path))!.requestBody?.content?.['application/json']?.schema;
+          const body = operations.get(endpointKey(e.method, e.path))!.requestBody?.content?.['application/json']
+            ?.schema;
           return body ? findFields(e.body!, body, field, `${e.method} ${e.path} body`) : [];
         });
       expect(places.length, `${field} appears in a served request body`).toBeGreaterThan(0);
-      for (const place of places) if (place.served?.maxLength !== maxLength) problems.push(`${place.at}: maxLength ${place.served?.maxLength}, §8 says ${maxLength}`);
+      for (const place of places)
+        if (place.served?.maxLength !== maxLength)
+          problems.push(`${place.at}: maxLength ${place.served?.maxLength}, §8 says ${maxLength}`);
     }
     expect(problems).toEqual([]);
   });

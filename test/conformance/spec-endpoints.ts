@@ -77,13 +77,19 @@ export function readEndpoints(section: Section, earlier: SpecEndpoint[]): SpecEn
 /** `{store_number}` is a string (§4); other path parameters are typed by a `Path:` bullet. */
 function addPathParams(endpoint: SpecEndpoint) {
   for (const [, name] of endpoint.path.matchAll(/\{(\w+)\}/g)) {
-    if (!endpoint.pathParams.some((p) => p.name === name)) endpoint.pathParams.push({ name: name!, required: true, type: { kind: 'string' } });
+    if (!endpoint.pathParams.some((p) => p.name === name))
+      endpoint.pathParams.push({ name: name!, required: true, type: { kind: 'string' } });
   }
   for (const param of endpoint.pathParams) param.required = true;
 }
 
 /** One bullet under an endpoint; returns the fields of the body's item (for `Line:`, `Location object`). */
-function readEndpointBullet(bullet: Bullet, current: SpecEndpoint[], before: SpecEndpoint[], bodyItem: SpecField[] | undefined) {
+function readEndpointBullet(
+  bullet: Bullet,
+  current: SpecEndpoint[],
+  before: SpecEndpoint[],
+  bodyItem: SpecField[] | undefined,
+) {
   const text = stripFinalPeriod(bullet.text);
   const each = (apply: (endpoint: SpecEndpoint) => void) => current.forEach(apply);
   if (bullet.children.length > 0 && !/^Body\b/.test(text)) {
@@ -94,7 +100,9 @@ function readEndpointBullet(bullet: Bullet, current: SpecEndpoint[], before: Spe
   if ((match = /^Query(?: \((.*?)\))?: (.*)$/s.exec(text))) {
     const defaults = { required: false, ...parseListQualifier(match[1]) };
     const same = /^same as the previous endpoint, plus (.*)$/s.exec(match[2]!);
-    const inherited = same ? before.filter((e) => !current.includes(e)).at(-1)?.query ?? fail('no previous endpoint', text) : [];
+    const inherited = same
+      ? (before.filter((e) => !current.includes(e)).at(-1)?.query ?? fail('no previous endpoint', text))
+      : [];
     const fields = [...inherited, ...parseFieldSentence(same ? same[1]! : match[2]!, defaults)];
     each((e) => e.query.push(...fields));
     return bodyItem;
@@ -123,7 +131,10 @@ function readEndpointBullet(bullet: Bullet, current: SpecEndpoint[], before: Spe
   if ((match = /^Line: (.*)$/s.exec(text))) {
     const lines = (bodyItem ?? []).filter((f) => f.type.kind === 'array' && !f.type.items);
     if (lines.length !== 1) fail('Line: needs exactly one item-less array in the body item', text);
-    lines[0]!.type = { kind: 'array', items: { kind: 'object', fields: parseFieldSentence(match[1]!, { required: false }) } };
+    lines[0]!.type = {
+      kind: 'array',
+      items: { kind: 'object', fields: parseFieldSentence(match[1]!, { required: false }) },
+    };
     return bodyItem;
   }
   if ((match = /^\w+ object(?: \((.*?)\))?: (.*)$/s.exec(text))) {
@@ -179,7 +190,9 @@ function readBody(bullet: Bullet): { body: SpecType; item?: SpecField[] } {
   if (bullet.children.length > 0 && !/:$/.test(tail!)) fail('nested bullets under an inline body', text);
   const body: SpecType = {
     kind: 'object',
-    fields: [{ name: name!, required: Boolean(star), type: { kind: 'array', items: { kind: 'object', fields: item } } }],
+    fields: [
+      { name: name!, required: Boolean(star), type: { kind: 'array', items: { kind: 'object', fields: item } } },
+    ],
   };
   return { body, item };
 }
@@ -189,7 +202,8 @@ function readReturns(text: string): SpecType | undefined {
   if (text === 'Ack') return { kind: 'ref', name: 'ack' };
   if (text === 'a bare JSON boolean') return { kind: 'boolean' };
   if (text === 'the product envelope of 2.12') return { kind: 'ref', name: 'product envelope' };
-  if ((match = /^PagedResponse of (.+?)(?: \(\d+\.\d+\))?$/.exec(text))) return { kind: 'ref', name: `pagedresponse of ${match[1]!.toLowerCase()}` };
+  if ((match = /^PagedResponse of (.+?)(?: \(\d+\.\d+\))?$/.exec(text)))
+    return { kind: 'ref', name: `pagedresponse of ${match[1]!.toLowerCase()}` };
   if ((match = /^a JSON array of (.+?)(?: \(\d+\.\d+\))?$/.exec(text))) return parseType(`array of ${match[1]!}`);
   if ((match = /^`?(\{.*\})`?(?:, all optional)?$/s.exec(text))) return parseType(match[1]!);
   return fail('cannot parse response', text);

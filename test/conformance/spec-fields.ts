@@ -52,14 +52,21 @@ export function parseTypePrefix(text: string): { type: SpecType; rest: string } 
     const of = collection[2];
     if (of === undefined) return { type: { kind }, rest: source.slice(collection[1]!.length) };
     const element = parseTypePrefix(of) ?? parseReference(of);
-    return { type: kind === 'map' ? { kind, values: element.type } : { kind, items: element.type }, rest: element.rest };
+    return {
+      type: kind === 'map' ? { kind, values: element.type } : { kind, items: element.type },
+      rest: element.rest,
+    };
   }
   const scalar =
-    (NUMBER.exec(source) ?? ENUM_RANGE.exec(source)) ? ('number' as const)
-    : STRING.exec(source) ? ('string' as const)
-    : BOOLEAN.exec(source) ? ('boolean' as const)
-    : /^unknown\b/.exec(source) ? ('unknown' as const)
-    : undefined;
+    (NUMBER.exec(source) ?? ENUM_RANGE.exec(source))
+      ? ('number' as const)
+      : STRING.exec(source)
+        ? ('string' as const)
+        : BOOLEAN.exec(source)
+          ? ('boolean' as const)
+          : /^unknown\b/.exec(source)
+            ? ('unknown' as const)
+            : undefined;
   if (scalar) return { type: { kind: scalar }, rest: source.replace(/^(one of -?\d+ to -?\d+|[\w-]+)/, '') };
   if (OBJECT.exec(source)) return { type: { kind: 'object' }, rest: source.replace(OBJECT, '') };
   if (/^X\b/.exec(source)) return { type: { kind: 'ref', name: 'x' }, rest: source.slice(1) };
@@ -135,7 +142,8 @@ function expand(item: Pick<Item, 'first' | 'last'>): string[] {
   if (!item.last) return [item.first];
   const from = /^(.*?)(\d+)$/.exec(item.first);
   const to = /^(.*?)(\d+)$/.exec(item.last);
-  if (!from || !to || from[1] !== to[1]) return fail('range of names without a common stem', `${item.first} to ${item.last}`);
+  if (!from || !to || from[1] !== to[1])
+    return fail('range of names without a common stem', `${item.first} to ${item.last}`);
   const names: string[] = [];
   for (let n = Number(from[2]); n <= Number(to[2]); n++) names.push(`${from[1]}${n}`);
   return names;
@@ -153,7 +161,8 @@ export interface FieldDefaults {
 }
 
 const REQUIREDNESS = /^(required|optional)\b:?\s*/i;
-const GROUP_TYPE = /^(arrays? of (?:strings?|numbers?)|strings?|numbers?|booleans?|arrays?|objects?)(?::\s*|\s+(?=`?[A-Za-z]))/i;
+const GROUP_TYPE =
+  /^(arrays? of (?:strings?|numbers?)|strings?|numbers?|booleans?|arrays?|objects?)(?::\s*|\s+(?=`?[A-Za-z]))/i;
 /** `Optional object: counting_lines_remaining_stockpool, with stock_pool_1 to stock_pool_10, each a required number` (§2.8). */
 const OBJECT_WITH = /^optional object: (\w+), with (.+), each a required (\w+)$/i;
 
@@ -200,7 +209,12 @@ export function parseFieldSentence(text: string, defaults: FieldDefaults): SpecF
   return fields;
 }
 
-function parseClause(clause: string, required: boolean, groupType: SpecType | undefined, defaults: FieldDefaults): SpecField[] {
+function parseClause(
+  clause: string,
+  required: boolean,
+  groupType: SpecType | undefined,
+  defaults: FieldDefaults,
+): SpecField[] {
   const items = splitTopLevel(clause, [', ', ' and ']).map(parseItem);
   const fields: SpecField[] = [];
   let pending: Item[] = [];

@@ -27,7 +27,6 @@ export interface SpecDocument {
   maxLengths: { field: string; maxLength: number }[];
 }
 
-
 /**
  * Arrays a §2 resource lists without an item type, whose items the same section describes
  * under another title (`order_lines (array)` … "Delivery order line (read)").
@@ -54,7 +53,8 @@ export function parseSpec(markdown: string): SpecDocument {
   const maxLengths: SpecDocument['maxLengths'] = [];
   for (const section of readSections(markdown)) {
     try {
-      if (section.number === '1.1' || section.number === '1.2' || /^2\.\d+$/.test(section.number)) readResources(section, resources);
+      if (section.number === '1.1' || section.number === '1.2' || /^2\.\d+$/.test(section.number))
+        readResources(section, resources);
       else if (/^4\.\d+$/.test(section.number)) endpoints.push(...readEndpoints(section, endpoints));
       else if (section.number === '8') maxLengths.push(...readLimits(section));
     } catch (error) {
@@ -65,7 +65,8 @@ export function parseSpec(markdown: string): SpecDocument {
     if (!resources.has(owner)) continue; // a document without that resource (unit tests)
     for (const [field, itemName] of Object.entries(links)) {
       const target = resources.get(owner)?.find((f) => f.name === field);
-      if (!target || target.type.kind !== 'array' || target.type.items) fail('item link names no item-less array', `${owner}.${field}`);
+      if (!target || target.type.kind !== 'array' || target.type.items)
+        fail('item link names no item-less array', `${owner}.${field}`);
       target!.type = { kind: 'array', items: { kind: 'ref', name: itemName } };
     }
   }
@@ -77,7 +78,10 @@ export function parseSpec(markdown: string): SpecDocument {
  * product_list_name belongs to a pending endpoint and the ten pools are the _1…_10 fields
  * themselves, both read and set aside. Any other row fails.
  */
-const OTHER_LIMITS = [/^product_list_name \| only letters, digits, spaces, dots, hyphens, underscores$/, /^ten stock pools per store \| pools 1 to 10$/];
+const OTHER_LIMITS = [
+  /^product_list_name \| only letters, digits, spaces, dots, hyphens, underscores$/,
+  /^ten stock pools per store \| pools 1 to 10$/,
+];
 
 function readLimits(section: Section): SpecDocument['maxLengths'] {
   const limits: SpecDocument['maxLengths'] = [];
@@ -92,7 +96,8 @@ function readLimits(section: Section): SpecDocument['maxLengths'] {
       const length = /^at most (\d+) characters$/.exec(value ?? '');
       const field = /^(\w+)(?: \([^)]*\))?$/.exec(limit ?? '');
       if (length && field) limits.push({ field: field[1]!, maxLength: Number(length[1]) });
-      else if (!OTHER_LIMITS.some((rule) => rule.test(`${limit} | ${value}`))) fail('cannot parse limit', `${limit} | ${value}`);
+      else if (!OTHER_LIMITS.some((rule) => rule.test(`${limit} | ${value}`)))
+        fail('cannot parse limit', `${limit} | ${value}`);
     }
   }
   return limits;
@@ -101,7 +106,11 @@ function readLimits(section: Section): SpecDocument['maxLengths'] {
 // ---------------------------------------------------------------- §1.1, §1.2, §2
 
 function resourceName(title: string): string {
-  const plain = title.replace(/^Shared envelope: /, '').replace(/\s*\([^)]*\)/g, '').trim().toLowerCase();
+  const plain = title
+    .replace(/^Shared envelope: /, '')
+    .replace(/\s*\([^)]*\)/g, '')
+    .trim()
+    .toLowerCase();
   return RESOURCE_ALIASES[plain] ?? plain;
 }
 
@@ -138,20 +147,25 @@ function readResources(section: Section, resources: Map<string, SpecField[]>) {
     const target = leadIn ?? { name: headingResource, defaults: { required: false } };
     leadIn = undefined;
     if (block.kind === 'table') addFields(resources, target.name, readFieldTable(block));
-    else addFields(resources, target.name, block.items.flatMap((bullet) => bulletFields(bullet, target.defaults)));
+    else
+      addFields(
+        resources,
+        target.name,
+        block.items.flatMap((bullet) => bulletFields(bullet, target.defaults)),
+      );
   }
 }
 
 function readFieldTable(table: Extract<Block, { kind: 'table' }>): SpecField[] {
   const [header, ...rows] = table.rows;
-  if (header?.[0] !== 'Field' || header[1] !== 'Type') fail('table without Field | Type columns', header?.join(' | ') ?? '');
+  if (header?.[0] !== 'Field' || header[1] !== 'Type')
+    fail('table without Field | Type columns', header?.join(' | ') ?? '');
   return rows.map(([field, type]) => {
     const match = /^([A-Za-z_]\w*)(\*)?$/.exec(field ?? '');
     if (!match) return fail('cannot parse table field', field ?? '');
     return { name: match[1]!, required: Boolean(match[2]), type: parseType(type ?? '') };
   });
 }
-
 
 // ---------------------------------------------------------------- resolution
 
@@ -165,12 +179,17 @@ export function parseShape(text: string, document: SpecDocument): SpecType {
   const item = parseType(paged ? paged[1]! : text);
   if (!paged) return resolveType(item, document.resources, []);
   const envelope = document.resources.get('pagedresponse') ?? fail('no PagedResponse in the interface', text);
-  return resolveType({ kind: 'object', fields: envelope.map((f) => ({ ...f, type: substituteX(f.type, item) })) }, document.resources, []);
+  return resolveType(
+    { kind: 'object', fields: envelope.map((f) => ({ ...f, type: substituteX(f.type, item) })) },
+    document.resources,
+    [],
+  );
 }
 
 function resolveEndpoint(endpoint: SpecEndpoint, resources: Map<string, SpecField[]>): SpecEndpoint {
   const resolve = (type: SpecType | undefined) => (type ? resolveType(type, resources, []) : undefined);
-  const resolveFields = (fields: SpecField[]) => fields.map((f) => ({ ...f, type: resolveType(f.type, resources, []) }));
+  const resolveFields = (fields: SpecField[]) =>
+    fields.map((f) => ({ ...f, type: resolveType(f.type, resources, []) }));
   return {
     ...endpoint,
     query: resolveFields(endpoint.query),

@@ -53,7 +53,10 @@ export function readSections(markdown: string): Section[] {
     }
     bulletStack = [];
     if (line.startsWith('|')) {
-      const cells = line.slice(1, line.endsWith('|') ? -1 : undefined).split('|').map((cell) => cell.trim());
+      const cells = line
+        .slice(1, line.endsWith('|') ? -1 : undefined)
+        .split('|')
+        .map((cell) => cell.trim());
       if (cells.every((cell) => /^:?-+:?$/.test(cell))) continue;
       const block = lastBlock();
       if (block?.kind === 'table') block.rows.push(cells);

@@ -47,7 +47,8 @@ export class ConsoleBrowser {
   /** A fresh tab (its own session storage) at the given size; `problems` collects its script errors. */
   async open(url: string, viewport = DESKTOP): Promise<ConsolePage> {
     const size = `${viewport.width}x${viewport.height}`;
-    if (!this.contexts.has(size)) this.contexts.set(size, this.browser!.newContext({ viewport, locale: 'en-US', timezoneId: 'Europe/Amsterdam' }));
+    if (!this.contexts.has(size))
+      this.contexts.set(size, this.browser!.newContext({ viewport, locale: 'en-US', timezoneId: 'Europe/Amsterdam' }));
     const context = await this.contexts.get(size)!;
     const page = (await context.newPage()) as ConsolePage;
     this.tabs.push(page);
@@ -55,7 +56,8 @@ export class ConsoleBrowser {
     page.on('pageerror', (error) => page.problems.push(error.message));
     page.on('console', (message) => {
       // A refused call the page shows in words is a "failed resource" to the browser, not a script error.
-      if (message.type() === 'error' && !message.text().includes('Failed to load resource')) page.problems.push(message.text());
+      if (message.type() === 'error' && !message.text().includes('Failed to load resource'))
+        page.problems.push(message.text());
     });
     await page.goto(url);
     return page;
@@ -79,4 +81,5 @@ export async function signIn(page: Page, token: string): Promise<void> {
 }
 
 /** How far the page scrolls sideways (0 or less: it fits). */
-export const sidewaysOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+export const sidewaysOverflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

@@ -5,7 +5,15 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { purgeExpiredEvents } from '../../src/modules/events/upkeep.js';
 import { ADMIN_TOKEN, API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { productInput } from '../helpers/factories.js';
-import { ConsoleBrowser, type ConsolePage, DESKTOP, describeInBrowser, HANDHELD, sidewaysOverflow, signIn } from './browser.js';
+import {
+  ConsoleBrowser,
+  type ConsolePage,
+  DESKTOP,
+  describeInBrowser,
+  HANDHELD,
+  sidewaysOverflow,
+  signIn,
+} from './browser.js';
 import { FLOOR, seedFloor } from './seed.js';
 
 /**
@@ -48,14 +56,28 @@ describeInBrowser('the Changes view in a browser', (dialect) => {
     return page;
   }
 
-  const following = (page: ConsolePage) => expect.poll(() => page.locator('.feed-state').innerText(), { timeout: SEEN_WITHIN_MS }).toMatch(/^Following live: up to sequence \d+/);
+  const following = (page: ConsolePage) =>
+    expect
+      .poll(() => page.locator('.feed-state').innerText(), { timeout: SEEN_WITHIN_MS })
+      .toMatch(/^Following live: up to sequence \d+/);
   const rowTexts = (page: ConsolePage) => page.locator('tbody tr').allInnerTexts();
-  const sequences = async (page: ConsolePage) => (await page.locator('tbody tr').evaluateAll((rows) => rows.map((row) => Number((row as HTMLElement).dataset.sequence))));
+  const sequences = async (page: ConsolePage) =>
+    await page
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.map((row) => Number((row as HTMLElement).dataset.sequence)));
 
   /** One stock entry through the API; its id. */
   async function book(store: string, entry: Record<string, unknown>): Promise<number> {
     const response = await t.post(`${API}/stores/${store}/products/stock/storeproductlogs`, {
-      storeproductlog: [{ customer_order_line_number: 0, modification_datetime: new Date().toISOString(), product_number: FLOOR.product, reason_code: 20, ...entry }],
+      storeproductlog: [
+        {
+          customer_order_line_number: 0,
+          modification_datetime: new Date().toISOString(),
+          product_number: FLOOR.product,
+          reason_code: 20,
+          ...entry,
+        },
+      ],
     });
     expect(response.statusCode, response.body).toBe(200);
     return (response.json() as { data: number[] }).data[0]!;
@@ -81,7 +103,11 @@ describeInBrowser('the Changes view in a browser', (dialect) => {
     expect(cells[0]).toMatch(/^\d+$/);
     expect(Number(cells[0])).toBeGreaterThan(opened[0]!);
     expect(cells[1]).toMatch(/^\d{1,2}:\d{2}:\d{2}\s?[AP]M$/);
-    expect(cells.slice(2)).toEqual(['stock.changed', FLOOR.store, `${FLOOR.product} @ A-01 pool 1 → 21 (entry ${entry})`]);
+    expect(cells.slice(2)).toEqual([
+      'stock.changed',
+      FLOOR.store,
+      `${FLOOR.product} @ A-01 pool 1 → 21 (entry ${entry})`,
+    ]);
     expect(await top.getAttribute('class')).toContain('fresh');
     expect(page.problems).toEqual([]);
   });
@@ -95,8 +121,13 @@ describeInBrowser('the Changes view in a browser', (dialect) => {
     expect(await page.locator('tbody tr code').allInnerTexts()).not.toContain('stock.changed');
 
     await book(FLOOR.store, { quantity: 1, location_code: 'A-01' });
-    expect((await t.post(`${API}/products`, { products: [productInput('555001', { product_name: 'Oat milk' })] })).statusCode).toBe(200);
-    await expect.poll(() => page.locator('tbody tr').first().innerText(), { timeout: SEEN_WITHIN_MS }).toContain('Product 555001 created or changed');
+    expect(
+      (await t.post(`${API}/products`, { products: [productInput('555001', { product_name: 'Oat milk' })] }))
+        .statusCode,
+    ).toBe(200);
+    await expect
+      .poll(() => page.locator('tbody tr').first().innerText(), { timeout: SEEN_WITHIN_MS })
+      .toContain('Product 555001 created or changed');
     expect(await page.locator('tbody tr').first().locator('td').nth(3).innerText()).toBe('chain-wide');
     expect(await page.locator('tbody tr code').allInnerTexts()).not.toContain('stock.changed');
 
@@ -105,18 +136,27 @@ describeInBrowser('the Changes view in a browser', (dialect) => {
     await following(page);
     const other = await book(FLOOR.otherStore, { quantity: 3, pool_location: 1 });
     const mine = await book(FLOOR.store, { quantity: 1, location_code: 'BR-1' });
-    await expect.poll(() => page.locator('tbody tr').first().innerText(), { timeout: SEEN_WITHIN_MS }).toContain(`(entry ${mine})`);
+    await expect
+      .poll(() => page.locator('tbody tr').first().innerText(), { timeout: SEEN_WITHIN_MS })
+      .toContain(`(entry ${mine})`);
     expect((await rowTexts(page)).join('\n')).not.toContain(`(entry ${other})`);
     // Every store the token sees: the same recent changes, the other store's among them.
     await page.locator('#changes-stores').selectOption('all');
     await following(page);
-    await expect.poll(() => page.locator('tbody tr', { hasText: `(entry ${other})` }).locator('td').allInnerTexts()).toEqual([
-      expect.stringMatching(/^\d+$/),
-      expect.any(String),
-      'stock.changed',
-      FLOOR.otherStore,
-      `${FLOOR.product} not at a location, pool 1 → 3 (entry ${other})`,
-    ]);
+    await expect
+      .poll(() =>
+        page
+          .locator('tbody tr', { hasText: `(entry ${other})` })
+          .locator('td')
+          .allInnerTexts(),
+      )
+      .toEqual([
+        expect.stringMatching(/^\d+$/),
+        expect.any(String),
+        'stock.changed',
+        FLOOR.otherStore,
+        `${FLOOR.product} not at a location, pool 1 → 3 (entry ${other})`,
+      ]);
     expect(await page.locator('h1').innerText()).toBe('Changes in every store');
     expect(page.problems).toEqual([]);
   });
@@ -135,7 +175,9 @@ describeInBrowser('the Changes view in a browser', (dialect) => {
 
     await page.keyboard.press('Enter');
     expect(await pause.innerText()).toBe('Pause');
-    await expect.poll(() => page.locator('tbody tr').first().innerText(), { timeout: SEEN_WITHIN_MS }).toContain(`(entry ${second})`);
+    await expect
+      .poll(() => page.locator('tbody tr').first().innerText(), { timeout: SEEN_WITHIN_MS })
+      .toContain(`(entry ${second})`);
     expect(await page.locator('tbody tr').nth(1).innerText()).toContain(`(entry ${first})`);
     expect(page.problems).toEqual([]);
   });
@@ -143,15 +185,22 @@ describeInBrowser('the Changes view in a browser', (dialect) => {
   it('shows a store token its stores’ changes and chain-wide ones only', async () => {
     const storeToken = await t.token('store', [FLOOR.otherStore]);
     const page = await openChanges(storeToken, '?stores=all');
-    expect(await page.locator('#changes-stores option').allInnerTexts()).toEqual([`${FLOOR.otherStore} Utrecht Centraal and chain-wide`, 'All stores of your token']);
+    expect(await page.locator('#changes-stores option').allInnerTexts()).toEqual([
+      `${FLOOR.otherStore} Utrecht Centraal and chain-wide`,
+      'All stores of your token',
+    ]);
     const hidden = await book(FLOOR.store, { quantity: 1, location_code: 'A-01' });
     expect((await t.post(`${API}/products`, { products: [productInput('555002')] })).statusCode).toBe(200);
     const shown = await book(FLOOR.otherStore, { quantity: 1, pool_location: 1 });
-    await expect.poll(() => page.locator('tbody tr').first().innerText(), { timeout: SEEN_WITHIN_MS }).toContain(`(entry ${shown})`);
+    await expect
+      .poll(() => page.locator('tbody tr').first().innerText(), { timeout: SEEN_WITHIN_MS })
+      .toContain(`(entry ${shown})`);
     const texts = (await rowTexts(page)).join('\n');
     expect(texts).toContain('Product 555002 created or changed');
     expect(texts).not.toContain(`(entry ${hidden})`);
-    expect(await page.locator('tbody tr td:nth-child(4)').allInnerTexts()).toSatisfy((stores: string[]) => stores.every((store) => store === FLOOR.otherStore || store === 'chain-wide'));
+    expect(await page.locator('tbody tr td:nth-child(4)').allInnerTexts()).toSatisfy((stores: string[]) =>
+      stores.every((store) => store === FLOOR.otherStore || store === 'chain-wide'),
+    );
     expect(page.problems).toEqual([]);
   });
 
@@ -159,19 +208,35 @@ describeInBrowser('the Changes view in a browser', (dialect) => {
     const page = await openChanges();
     const feedCalls = '**/api/v2/public/events?*';
     await page.route(feedCalls, (route) =>
-      route.fulfill({ status: 503, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ success: false, code: 'UNAVAILABLE', message: 'The database is unavailable; try again shortly', errors: [] }) }),
+      route.fulfill({
+        status: 503,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          success: false,
+          code: 'UNAVAILABLE',
+          message: 'The database is unavailable; try again shortly',
+          errors: [],
+        }),
+      }),
     );
     const alert = page.getByRole('alert');
-    await expect.poll(() => alert.innerText()).toBe('The service is unavailable right now. The database is unavailable; try again shortly. Try again shortly.');
+    await expect
+      .poll(() => alert.innerText())
+      .toBe('The service is unavailable right now. The database is unavailable; try again shortly. Try again shortly.');
     const entry = await book(FLOOR.store, { quantity: 1, location_code: 'A-01' });
     await page.unroute(feedCalls);
-    await expect.poll(() => page.locator('tbody tr').first().innerText(), { timeout: SEEN_WITHIN_MS }).toContain(`(entry ${entry})`);
+    await expect
+      .poll(() => page.locator('tbody tr').first().innerText(), { timeout: SEEN_WITHIN_MS })
+      .toContain(`(entry ${entry})`);
     expect(await alert.count()).toBe(0);
     expect(page.problems).toEqual([]);
   });
 
   it('fits a 360 px handheld without sideways scrolling; screenshots at 360 and 1280 px', async () => {
-    for (const [name, viewport] of [['360', HANDHELD], ['1280', DESKTOP]] as const) {
+    for (const [name, viewport] of [
+      ['360', HANDHELD],
+      ['1280', DESKTOP],
+    ] as const) {
       const page = await openChanges(ADMIN_TOKEN, '', viewport);
       expect(await sidewaysOverflow(page), `changes at ${name} px scrolls sideways`).toBeLessThanOrEqual(0);
       await page.screenshot({ path: path.join(ARTIFACTS, `changes-${name}-${dialect.name}.png`), fullPage: false });
@@ -194,10 +259,16 @@ describeInBrowser('the Changes view in a browser', (dialect) => {
 
     await page.locator('#changes-pause').click();
     const notice = page.locator('.notice.info');
-    await expect.poll(() => notice.innerText(), { timeout: SEEN_WITHIN_MS }).toMatch(
-      new RegExp(`^The feed no longer keeps the changes after sequence ${pausedAt}: they are older than its retention\\. Following on from the oldest change kept, sequence ${pausedAt + 2}; the ones in between are not shown\\.$`),
-    );
-    await expect.poll(() => page.locator('tbody tr').first().innerText(), { timeout: SEEN_WITHIN_MS }).toContain(`(entry ${after})`);
+    await expect
+      .poll(() => notice.innerText(), { timeout: SEEN_WITHIN_MS })
+      .toMatch(
+        new RegExp(
+          `^The feed no longer keeps the changes after sequence ${pausedAt}: they are older than its retention\\. Following on from the oldest change kept, sequence ${pausedAt + 2}; the ones in between are not shown\\.$`,
+        ),
+      );
+    await expect
+      .poll(() => page.locator('tbody tr').first().innerText(), { timeout: SEEN_WITHIN_MS })
+      .toContain(`(entry ${after})`);
     expect(page.problems).toEqual([]);
   });
 });

@@ -21,7 +21,11 @@ describeInBrowser('the Clients view in a browser', (dialect) => {
       method: 'POST',
       url: '/oauth2/token',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
+      payload: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: secret,
+      }).toString(),
     });
 
   beforeAll(async () => {
@@ -61,7 +65,9 @@ describeInBrowser('the Clients view in a browser', (dialect) => {
 
     // A new secret: shown once; the old one keeps working for the grace period.
     await page.getByRole('button', { name: 'New secret for erp-tap' }).click();
-    await expect.poll(() => page.locator('.notice.success').first().innerText()).toMatch(/New secret for erp-tap; the previous one works until/);
+    await expect
+      .poll(() => page.locator('.notice.success').first().innerText())
+      .toMatch(/New secret for erp-tap; the previous one works until/);
     const rotated = await page.locator('[data-notice="secret"] [data-field="client_secret"]').innerText();
     expect(rotated).not.toBe(secret);
     expect((await tokenFor(clientId, rotated)).statusCode).toBe(200);
@@ -84,14 +90,22 @@ describeInBrowser('the Clients view in a browser', (dialect) => {
     page.once('dialog', (dialog) => void dialog.dismiss());
     await page.getByRole('button', { name: 'Revoke kept' }).click();
     expect(await page.locator('tr.client-row', { hasText: 'kept' }).innerText()).toContain('Live');
-    const listed = (await t.get(`${API}/clients`)).json() as { clients: Array<{ name: string; revoked: string | null }> };
+    const listed = (await t.get(`${API}/clients`)).json() as {
+      clients: Array<{ name: string; revoked: string | null }>;
+    };
     expect(listed.clients.find((c) => c.name === 'kept')?.revoked ?? null).toBeNull();
   });
 
   it('tells a token of another role that clients need an admin token, and fits a handheld', async () => {
-    const token = await createToken(t.app.ctx.db, { name: 'console-integration', role: 'integration', createdBy: 'test' });
+    const token = await createToken(t.app.ctx.db, {
+      name: 'console-integration',
+      role: 'integration',
+      createdBy: 'test',
+    });
     const page = await openClients(token, HANDHELD);
-    await expect.poll(() => page.locator('[data-notice="role"]').innerText()).toMatch(/managed with an admin token.*integration role/);
+    await expect
+      .poll(() => page.locator('[data-notice="role"]').innerText())
+      .toMatch(/managed with an admin token.*integration role/);
     expect(await page.locator('#client-create').count()).toBe(0);
     expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
   });

@@ -62,7 +62,8 @@ if (!executablePath && requireBrowser()) {
         const problems: string[] = [];
         page.on('pageerror', (error) => problems.push(error.message));
         page.on('console', (message) => {
-          if (message.type() === 'error' && !message.text().includes('Failed to load resource')) problems.push(message.text());
+          if (message.type() === 'error' && !message.text().includes('Failed to load resource'))
+            problems.push(message.text());
         });
         (page as Page & { problems: string[] }).problems = problems;
         await page.goto(`${origin}/console`);
@@ -137,10 +138,14 @@ if (!executablePath && requireBrowser()) {
         const text = await page.locator('.stock-result').innerText();
         expect(text).toContain('special 0.99');
         expect(text).toContain(`Product ${FLOOR.product} · barcode ${FLOOR.barcode}`);
-        const pools = await page.locator('table', { has: page.locator('caption', { hasText: 'Stock per pool' }) }).innerText();
+        const pools = await page
+          .locator('table', { has: page.locator('caption', { hasText: 'Stock per pool' }) })
+          .innerText();
         expect(pools).toMatch(/Pool 1 · Sales floor\s+27\s+25\s+2/);
         expect(pools).toMatch(/Pool 2 · Backroom\s+12\s+12\s+0/);
-        const locations = await page.locator('table', { has: page.locator('caption', { hasText: 'Stock per location' }) }).innerText();
+        const locations = await page
+          .locator('table', { has: page.locator('caption', { hasText: 'Stock per location' }) })
+          .innerText();
         expect(locations).toMatch(/A-01\s+Pool 1 · Sales floor: 19\s+dairy, chilled\s+19/);
         expect(locations).toMatch(/BR-1\s+Pool 2 · Backroom: 12\s+backroom\s+12/);
         expect(locations).toMatch(/Not at a location\s+Pool 1 · Sales floor: 8\s+–\s+8/);
@@ -152,7 +157,9 @@ if (!executablePath && requireBrowser()) {
         // An unknown code is explained in words, the API's own sentence included.
         await page.keyboard.type('999999');
         await page.keyboard.press('Enter');
-        await expect.poll(() => page.getByRole('alert').innerText()).toContain("Not found. No product has the number or barcode '999999'.");
+        await expect
+          .poll(() => page.getByRole('alert').innerText())
+          .toContain("Not found. No product has the number or barcode '999999'.");
         expect(problemsOf(page)).toEqual([]);
       });
 
@@ -184,9 +191,9 @@ if (!executablePath && requireBrowser()) {
         await row.waitFor();
         expect(await row.innerText()).toMatch(/Found in backroom/);
         await page.getByRole('button', { name: `Approve entry ${pendingEntryId}` }).click();
-        await expect.poll(() => page.locator('.notice.success').innerText()).toBe(
-          `Entry ${pendingEntryId} approved. Stock of ${FLOOR.product} in this store: 39 → 44.`,
-        );
+        await expect
+          .poll(() => page.locator('.notice.success').innerText())
+          .toBe(`Entry ${pendingEntryId} approved. Stock of ${FLOOR.product} in this store: 39 → 44.`);
         await expect.poll(() => page.locator('.result-heading').innerText()).toBe('0 entries waiting');
 
         await page.locator('nav a', { hasText: 'Stock' }).click();
@@ -199,7 +206,15 @@ if (!executablePath && requireBrowser()) {
 
       it('gives a read token no working write button; a forced click gets the API refusal in words and changes nothing', async () => {
         const pending = await t.post(`${API}/stores/${FLOOR.store}/products/stock/storeproductlogs`, {
-          storeproductlog: [{ customer_order_line_number: 0, modification_datetime: new Date().toISOString(), product_number: FLOOR.otherProduct, quantity: 1, reason_code: FLOOR.reviewReason }],
+          storeproductlog: [
+            {
+              customer_order_line_number: 0,
+              modification_datetime: new Date().toISOString(),
+              product_number: FLOOR.otherProduct,
+              quantity: 1,
+              reason_code: FLOOR.reviewReason,
+            },
+          ],
         });
         const entryId = (pending.json() as { data: number[] }).data[0]!;
         const readToken = await t.token('read');
@@ -209,14 +224,20 @@ if (!executablePath && requireBrowser()) {
         const approve = page.getByRole('button', { name: `Approve entry ${entryId}` });
         await approve.waitFor();
         expect(await approve.isDisabled()).toBe(true);
-        expect(await page.locator('.view').innerText()).toContain('has the read role: it can see the queue but not approve or reject');
+        expect(await page.locator('.view').innerText()).toContain(
+          'has the read role: it can see the queue but not approve or reject',
+        );
 
         // A tampered page (the button forced on) still meets the API's own check.
         await approve.evaluate((button) => ((button as HTMLButtonElement).disabled = false));
         await approve.click();
         const alert = page.getByRole('alert');
-        await expect.poll(() => alert.innerText()).toMatch(/^Your token may not do this\. Token '.+' has the read role: it may only read\.$/);
-        const entry = await t.get(`${API}/products/stock/storeproductlogs?store_number=${FLOOR.store}&from_id=${entryId}&to_id=${entryId}`);
+        await expect
+          .poll(() => alert.innerText())
+          .toMatch(/^Your token may not do this\. Token '.+' has the read role: it may only read\.$/);
+        const entry = await t.get(
+          `${API}/products/stock/storeproductlogs?store_number=${FLOOR.store}&from_id=${entryId}&to_id=${entryId}`,
+        );
         expect((entry.json() as { list: Array<{ review_status: string }> }).list[0]!.review_status).toBe('1');
         expect(problemsOf(page)).toEqual([]);
       });
@@ -248,7 +269,9 @@ if (!executablePath && requireBrowser()) {
         await page.locator('nav a', { hasText: 'Deliveries' }).click();
         const card = page.locator(`details[data-order="${FLOOR.delivery}"]`);
         await card.waitFor();
-        expect(await card.locator('summary').innerText()).toMatch(/Receiving[\s\S]*Dairy Co · expected .* · 2 lines · received 7 of 34/);
+        expect(await card.locator('summary').innerText()).toMatch(
+          /Receiving[\s\S]*Dairy Co · expected .* · 2 lines · received 7 of 34/,
+        );
         // Keyboard: the summary is a control; Enter opens it.
         await card.locator('summary').focus();
         await page.keyboard.press('Enter');
@@ -271,7 +294,9 @@ if (!executablePath && requireBrowser()) {
         const card = page.locator(`details[data-order="${FLOOR.pickedOrder}"]`);
         expect(await card.locator('summary').innerText()).toContain('J. de Vries · pick-up');
         await card.locator('summary').click();
-        expect(await card.locator('table').innerText()).toMatch(new RegExp(`1\\s+${FLOOR.product}\\s+Whole milk 1 L\\s+2\\s+2\\s+A-01: 24, BR-1: 12`));
+        expect(await card.locator('table').innerText()).toMatch(
+          new RegExp(`1\\s+${FLOOR.product}\\s+Whole milk 1 L\\s+2\\s+2\\s+A-01: 24, BR-1: 12`),
+        );
       });
 
       it('shows loading while it waits, and every kind of failure in words', async () => {
@@ -304,21 +329,51 @@ if (!executablePath && requireBrowser()) {
 
         await page.route(stockCalls, (route) => route.abort('internetdisconnected'));
         await lookUp();
-        await expect.poll(() => alert.innerText()).toBe('The service could not be reached. Check the network connection, then try again.');
+        await expect
+          .poll(() => alert.innerText())
+          .toBe('The service could not be reached. Check the network connection, then try again.');
         await page.unroute(stockCalls);
 
         const answers: Array<{ status: number; headers: Record<string, string>; body: string; words: string }> = [
-          { status: 429, headers: { 'retry-after': '12' }, body: envelope('RATE_LIMITED', 'Rate limit of 6000 requests per minute exceeded; retry in 12 s'),
-            words: 'Too many requests for this token. Rate limit of 6000 requests per minute exceeded; retry in 12 s. Wait 12 seconds, then try again.' },
-          { status: 503, headers: {}, body: envelope('UNAVAILABLE', 'The database is unavailable; try again shortly'),
-            words: 'The service is unavailable right now. The database is unavailable; try again shortly. Try again shortly.' },
-          { status: 500, headers: {}, body: envelope('INTERNAL', 'Internal server error'),
-            words: 'The service failed to answer. Internal server error. Try again; if it keeps failing, tell the operator.' },
-          { status: 400, headers: {}, body: envelope('VALIDATION_FAILED', 'The path parameters are invalid', [{ path: 'params.product_number', message: 'must NOT have more than 64 characters' }]),
-            words: 'The service refused the request. The path parameters are invalid.\n\nparams.product_number: must NOT have more than 64 characters' },
+          {
+            status: 429,
+            headers: { 'retry-after': '12' },
+            body: envelope('RATE_LIMITED', 'Rate limit of 6000 requests per minute exceeded; retry in 12 s'),
+            words:
+              'Too many requests for this token. Rate limit of 6000 requests per minute exceeded; retry in 12 s. Wait 12 seconds, then try again.',
+          },
+          {
+            status: 503,
+            headers: {},
+            body: envelope('UNAVAILABLE', 'The database is unavailable; try again shortly'),
+            words:
+              'The service is unavailable right now. The database is unavailable; try again shortly. Try again shortly.',
+          },
+          {
+            status: 500,
+            headers: {},
+            body: envelope('INTERNAL', 'Internal server error'),
+            words:
+              'The service failed to answer. Internal server error. Try again; if it keeps failing, tell the operator.',
+          },
+          {
+            status: 400,
+            headers: {},
+            body: envelope('VALIDATION_FAILED', 'The path parameters are invalid', [
+              { path: 'params.product_number', message: 'must NOT have more than 64 characters' },
+            ]),
+            words:
+              'The service refused the request. The path parameters are invalid.\n\nparams.product_number: must NOT have more than 64 characters',
+          },
         ];
         for (const answer of answers) {
-          await page.route(stockCalls, (route) => route.fulfill({ status: answer.status, headers: { 'content-type': 'application/json', ...answer.headers }, body: answer.body }));
+          await page.route(stockCalls, (route) =>
+            route.fulfill({
+              status: answer.status,
+              headers: { 'content-type': 'application/json', ...answer.headers },
+              body: answer.body,
+            }),
+          );
           await lookUp();
           await expect.poll(() => alert.innerText()).toBe(answer.words);
           expect(await alert.innerText()).not.toContain(String(answer.status));
@@ -336,25 +391,38 @@ if (!executablePath && requireBrowser()) {
         await new Promise((resolve) => setTimeout(resolve, 1100)); // the service's token cache holds a second (PRODUCT §2)
         await lookUpByKeyboardExpectingNothing(page, FLOOR.barcode);
         await page.locator('#token').waitFor();
-        await expect.poll(() => page.getByRole('alert').innerText()).toBe(
-          'Your token was not accepted. The token has been revoked. Sign in again with a valid token.',
-        );
+        await expect
+          .poll(() => page.getByRole('alert').innerText())
+          .toBe('Your token was not accepted. The token has been revoked. Sign in again with a valid token.');
         expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
       });
 
       it('fits a 360 px handheld without sideways scrolling; screenshots at 360 and 1280 px', async () => {
-        for (const [name, viewport] of [['360', HANDHELD], ['1280', DESKTOP]] as const) {
+        for (const [name, viewport] of [
+          ['360', HANDHELD],
+          ['1280', DESKTOP],
+        ] as const) {
           const page = await openConsole(viewport);
           await signIn(page, ADMIN_TOKEN);
           await lookUpByKeyboard(page, FLOOR.barcode);
           await page.screenshot({ path: path.join(ARTIFACTS, `stock-${name}-${dialect.name}.png`), fullPage: true });
           for (const view of ['stock', 'history', 'review', 'counting', 'deliveries', 'orders']) {
             await page.goto(`${origin}/console#/${view}${view === 'history' ? `?code=${FLOOR.product}` : ''}`);
-            await page.locator('[aria-busy="true"], .notice.loading').first().waitFor({ state: 'detached' }).catch(() => undefined);
+            await page
+              .locator('[aria-busy="true"], .notice.loading')
+              .first()
+              .waitFor({ state: 'detached' })
+              .catch(() => undefined);
             await page.waitForLoadState('networkidle');
-            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+            const overflow = await page.evaluate(
+              () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+            );
             expect(overflow, `${view} at ${name} px scrolls sideways`).toBeLessThanOrEqual(0);
-            if (view !== 'stock') await page.screenshot({ path: path.join(ARTIFACTS, `${view}-${name}-${dialect.name}.png`), fullPage: true });
+            if (view !== 'stock')
+              await page.screenshot({
+                path: path.join(ARTIFACTS, `${view}-${name}-${dialect.name}.png`),
+                fullPage: true,
+              });
           }
           expect(problemsOf(page)).toEqual([]);
         }

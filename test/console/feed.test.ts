@@ -37,7 +37,11 @@ const { failureFromAnswer }: FailuresModule = await load('failures.js');
 /** The API's GET as the console's api.js makes it: the answer, or the failure it throws. */
 function apiGet(t: TestApp, calls: string[] = []): Get {
   return async (route, query) => {
-    const search = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+    const search = new URLSearchParams(
+      Object.entries(query)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, String(v)]),
+    );
     calls.push(`${route}?${search}`);
     const response = await t.get(`${API}${route}?${search}`);
     const answer = response.json();
@@ -58,10 +62,16 @@ function modelFeed({ last, purged = 0, namesOldest = true }: { last: number; pur
     const limit = Number(query.limit ?? 100);
     calls.push(after);
     if (after > last) {
-      throw failureFromAnswer(400, { code: 'VALIDATION_FAILED', message: `No event has sequence ${after} yet`, errors: [{ path: 'query.after', message: `must be at most ${last}` }] });
+      throw failureFromAnswer(400, {
+        code: 'VALIDATION_FAILED',
+        message: `No event has sequence ${after} yet`,
+        errors: [{ path: 'query.after', message: `must be at most ${last}` }],
+      });
     }
     if (after < purged) {
-      const message = namesOldest ? `Events after ${after} are no longer kept: the oldest event kept is sequence ${purged + 1}` : 'Too old';
+      const message = namesOldest
+        ? `Events after ${after} are no longer kept: the oldest event kept is sequence ${purged + 1}`
+        : 'Too old';
       throw failureFromAnswer(410, { code: 'GONE', message, errors: [] });
     }
     const through = Math.min(last, after + 10_000);
@@ -108,20 +118,42 @@ describe('the console reads the change feed', () => {
 
   it('says what each event is', () => {
     const say = (type: string, data: Record<string, unknown>) => feed.summary({ type, data });
-    expect(say('stock.changed', { product_number: 'P123', location_code: 'A-01', pool: 1, customer_order_number: null, quantity: 12.5, log_entry_ids: [4711, 4712] })).toBe(
-      'P123 @ A-01 pool 1 → 12.5 (entries 4711, 4712)',
-    );
-    expect(say('stock.changed', { product_number: 'P1', location_code: null, pool: 2, customer_order_number: 'CO-9', quantity: -3, log_entry_ids: [1, 2, 3, 4, 5, 6, 7] })).toBe(
-      'P1 not at a location, pool 2 for order CO-9 → -3 (entries 1, 2, 3, 4, 5 and 2 more)',
-    );
+    expect(
+      say('stock.changed', {
+        product_number: 'P123',
+        location_code: 'A-01',
+        pool: 1,
+        customer_order_number: null,
+        quantity: 12.5,
+        log_entry_ids: [4711, 4712],
+      }),
+    ).toBe('P123 @ A-01 pool 1 → 12.5 (entries 4711, 4712)');
+    expect(
+      say('stock.changed', {
+        product_number: 'P1',
+        location_code: null,
+        pool: 2,
+        customer_order_number: 'CO-9',
+        quantity: -3,
+        log_entry_ids: [1, 2, 3, 4, 5, 6, 7],
+      }),
+    ).toBe('P1 not at a location, pool 2 for order CO-9 → -3 (entries 1, 2, 3, 4, 5 and 2 more)');
     expect(say('delivery.changed', { order_number: 'PO-1', status: 'receiving' })).toBe('Delivery PO-1: Receiving');
     expect(say('customer_order.changed', { order_number: 'CO-1', status_id: 4 })).toBe('Customer order CO-1: Picked');
     expect(say('receipt.created', { order_number: 'PO-1', is_submitted: false })).toBe('Receipt of PO-1 created');
-    expect(say('receipt.changed', { order_number: 'PO-1', is_submitted: true })).toBe('Receipt of PO-1 changed, submitted');
+    expect(say('receipt.changed', { order_number: 'PO-1', is_submitted: true })).toBe(
+      'Receipt of PO-1 changed, submitted',
+    );
     expect(say('product.upserted', { product_number: '100200' })).toBe('Product 100200 created or changed');
-    expect(say('price.deleted', { price_id: 'PR-1', product_number: '100200' })).toBe('Price PR-1 of product 100200 deleted');
-    expect(say('discount.upserted', { discount_id: 'WEEK-12', product_number: '100200', line_number: 1 })).toBe('Discount WEEK-12 line 1 of product 100200 created or changed');
-    expect(say('product_list.upserted', { product_list_id: 7, name: 'Weekly', is_archived: true })).toBe('Product list 7 “Weekly” (archived) created or changed');
+    expect(say('price.deleted', { price_id: 'PR-1', product_number: '100200' })).toBe(
+      'Price PR-1 of product 100200 deleted',
+    );
+    expect(say('discount.upserted', { discount_id: 'WEEK-12', product_number: '100200', line_number: 1 })).toBe(
+      'Discount WEEK-12 line 1 of product 100200 created or changed',
+    );
+    expect(say('product_list.upserted', { product_list_id: 7, name: 'Weekly', is_archived: true })).toBe(
+      'Product list 7 “Weekly” (archived) created or changed',
+    );
     expect(say('location.deleted', { location_code: 'A-01' })).toBe('Location A-01 deleted');
     expect(say('something.new', { a: 1, b: 'x' })).toBe('a: 1, b: x');
     // Every known type has a sentence of its own, not the field list.
@@ -135,7 +167,10 @@ describe('the console reads the change feed', () => {
         t = await buildTestApp(dialect);
         for (let i = 0; i < 3; i++) {
           expect((await t.post(`${API}/stores`, { stores: [storeInput(`90${i}`)] })).statusCode).toBe(200);
-          expect((await t.post(`${API}/products`, { products: [productInput(`77${i}`), productInput(`78${i}`)] })).statusCode).toBe(200);
+          expect(
+            (await t.post(`${API}/products`, { products: [productInput(`77${i}`), productInput(`78${i}`)] }))
+              .statusCode,
+          ).toBe(200);
         }
       });
       afterAll(async () => {

@@ -77,14 +77,21 @@ describe('the console is served safely', () => {
   it('builds the DOM without HTML strings or eval in any script', () => {
     for (const file of FILES.filter((name) => name.endsWith('.js'))) {
       const source = readFileSync(path.join(PUBLIC_DIR, file), 'utf8');
-      expect(source, file).not.toMatch(/\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write|\beval\s*\(|new Function\b|setAttribute\(\s*['"]style['"]/);
+      expect(source, file).not.toMatch(
+        /\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write|\beval\s*\(|new Function\b|setAttribute\(\s*['"]style['"]/,
+      );
       expect(source, file).not.toMatch(/localStorage|document\.cookie/);
     }
   });
 
   it('serves every file of the console folder with its type and the same headers, and answers 304 to a matching ETag', async () => {
     // Both JavaScript types load ES modules (a browser refuses a module of any other type).
-    const types: Record<string, RegExp> = { html: /^text\/html; charset=utf-8$/, js: /^(text|application)\/javascript; charset=utf-8$/, css: /^text\/css; charset=utf-8$/, svg: /^image\/svg\+xml/ };
+    const types: Record<string, RegExp> = {
+      html: /^text\/html; charset=utf-8$/,
+      js: /^(text|application)\/javascript; charset=utf-8$/,
+      css: /^text\/css; charset=utf-8$/,
+      svg: /^image\/svg\+xml/,
+    };
     for (const file of FILES.filter((name) => name !== 'index.html')) {
       const response = await t.get(`/console/${file}`, null);
       expect(response.statusCode, file).toBe(200);
@@ -92,14 +99,26 @@ describe('the console is served safely', () => {
       expect(response.headers['content-security-policy'], file).toBe(CONTENT_SECURITY_POLICY);
       expect(response.headers['x-content-type-options'], file).toBe('nosniff');
       expect(response.body, file).toBe(readFileSync(path.join(PUBLIC_DIR, file), 'utf8'));
-      const again = await t.request({ method: 'GET', url: `/console/${file}`, token: null, headers: { 'if-none-match': String(response.headers.etag) } });
+      const again = await t.request({
+        method: 'GET',
+        url: `/console/${file}`,
+        token: null,
+        headers: { 'if-none-match': String(response.headers.etag) },
+      });
       expect(again.statusCode, file).toBe(304);
       expect(again.headers['content-security-policy'], file).toBe(CONTENT_SECURITY_POLICY);
     }
   });
 
   it('serves nothing outside the console folder', async () => {
-    for (const url of ['/console/plugin.ts', '/console/../package.json', '/console/%2e%2e/package.json', '/console/js/../../plugin.ts', '/console/public/index.html', '/console/nope.js']) {
+    for (const url of [
+      '/console/plugin.ts',
+      '/console/../package.json',
+      '/console/%2e%2e/package.json',
+      '/console/js/../../plugin.ts',
+      '/console/public/index.html',
+      '/console/nope.js',
+    ]) {
       const response = await t.get(url, null);
       expect(response.statusCode, url).toBe(404);
       expect(response.body, url).not.toContain('consolePlugin');

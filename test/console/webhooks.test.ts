@@ -62,11 +62,23 @@ describeInBrowser('the Webhooks view in a browser', (dialect) => {
       expect(response.statusCode, response.body).toBe(201);
       return response.json() as Listed;
     };
-    healthy = await create({ url: `${receiverUrl}/ok`, types: ['product.upserted', 'stock.changed'], stores: ['1001'] });
+    healthy = await create({
+      url: `${receiverUrl}/ok`,
+      types: ['product.upserted', 'stock.changed'],
+      stores: ['1001'],
+    });
     failing = await create({ url: `${receiverUrl}/flaky` });
-    expect((await t.post(`${API}/products`, { products: [productInput('600100'), productInput('600200')] })).statusCode).toBe(200);
-    await vi.waitFor(async () => expect((await byId(failing.id)).status).toBe('paused'), { timeout: 60_000, interval: 100 });
-    await vi.waitFor(async () => expect((await byId(healthy.id)).delivered_events).toBe(2), { timeout: 60_000, interval: 100 });
+    expect(
+      (await t.post(`${API}/products`, { products: [productInput('600100'), productInput('600200')] })).statusCode,
+    ).toBe(200);
+    await vi.waitFor(async () => expect((await byId(failing.id)).status).toBe('paused'), {
+      timeout: 60_000,
+      interval: 100,
+    });
+    await vi.waitFor(async () => expect((await byId(healthy.id)).delivered_events).toBe(2), {
+      timeout: 60_000,
+      interval: 100,
+    });
     origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
     await browser.launch();
   });
@@ -85,8 +97,10 @@ describeInBrowser('the Webhooks view in a browser', (dialect) => {
     return page;
   }
 
-  const row = (page: Awaited<ReturnType<typeof openWebhooks>>, url: string) => page.locator('tr.webhook-row', { hasText: url });
-  const cells = (page: Awaited<ReturnType<typeof openWebhooks>>, url: string) => row(page, url).locator('td').allInnerTexts();
+  const row = (page: Awaited<ReturnType<typeof openWebhooks>>, url: string) =>
+    page.locator('tr.webhook-row', { hasText: url });
+  const cells = (page: Awaited<ReturnType<typeof openWebhooks>>, url: string) =>
+    row(page, url).locator('td').allInnerTexts();
 
   it('lists the subscriptions with their health, and resumes a paused one with the keyboard', async () => {
     const page = await openWebhooks();
@@ -116,9 +130,13 @@ describeInBrowser('the Webhooks view in a browser', (dialect) => {
     flakyUp = true;
     await page.getByRole('button', { name: `Resume subscription ${failing.id}` }).focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('.notice.success').innerText()).toBe(`Subscription ${failing.id} resumed: its batch goes to ${receiverUrl}/flaky again now.`);
+    await expect
+      .poll(() => page.locator('.notice.success').innerText())
+      .toBe(`Subscription ${failing.id} resumed: its batch goes to ${receiverUrl}/flaky again now.`);
     expect(await page.evaluate(() => document.activeElement?.classList.contains('notice'))).toBe(true);
-    await expect.poll(async () => (await byId(failing.id)).delivered_events, { timeout: 30_000, interval: 100 }).toBe(2);
+    await expect
+      .poll(async () => (await byId(failing.id)).delivered_events, { timeout: 30_000, interval: 100 })
+      .toBe(2);
     await page.locator('#webhooks-refresh').click();
     // The heading says 2 active from the resume's own answer already: the refreshed list is
     // awaited by its cells (read once, they raced the refresh on a fast machine).
@@ -133,9 +151,21 @@ describeInBrowser('the Webhooks view in a browser', (dialect) => {
     // An answer of the API's shape for a state the shortened timings pass through too fast to catch.
     const now = Date.now();
     const failingOne = {
-      id: 41, url: 'https://erp.example.com/hooks/stock', types: ['stock.changed'], stores: null, status: 'active', after_sequence: 120, pending_events: 12_000,
-      last_error: 'HTTP 503: busy', last_error_at: new Date(now - 5_000).toISOString(), failing_since: new Date(now - 60_000).toISOString(),
-      last_delivered_at: null, delivered_events: 0, next_attempt_at: new Date(now + 30_000).toISOString(), created_at: new Date(now - 3_600_000).toISOString(), created_by: 'erp',
+      id: 41,
+      url: 'https://erp.example.com/hooks/stock',
+      types: ['stock.changed'],
+      stores: null,
+      status: 'active',
+      after_sequence: 120,
+      pending_events: 12_000,
+      last_error: 'HTTP 503: busy',
+      last_error_at: new Date(now - 5_000).toISOString(),
+      failing_since: new Date(now - 60_000).toISOString(),
+      last_delivered_at: null,
+      delivered_events: 0,
+      next_attempt_at: new Date(now + 30_000).toISOString(),
+      created_at: new Date(now - 3_600_000).toISOString(),
+      created_by: 'erp',
     };
     const page = await openWebhooks();
     await page.route('**/api/v2/public/webhooks', (route) => route.fulfill({ json: { webhooks: [failingOne] } }));
@@ -145,7 +175,9 @@ describeInBrowser('the Webhooks view in a browser', (dialect) => {
       return route.fulfill({ json: { ...failingOne, failing_since: null } });
     });
     await page.locator('#webhooks-refresh').click();
-    await expect.poll(() => page.locator('.result-heading').innerText()).toBe('1 subscription: 1 active, 0 paused; 1 failing');
+    await expect
+      .poll(() => page.locator('.result-heading').innerText())
+      .toBe('1 subscription: 1 active, 0 paused; 1 failing');
     const clock = '\\d{1,2}:\\d{2}:\\d{2}\\s?[AP]M';
     expect((await cells(page, failingOne.url)).slice(1)).toEqual([
       'stock.changed\nevery store',
@@ -156,19 +188,28 @@ describeInBrowser('the Webhooks view in a browser', (dialect) => {
       'Retry now',
     ]);
     await page.getByRole('button', { name: 'Retry subscription 41 now' }).click();
-    await expect.poll(() => page.locator('.notice.success').innerText()).toBe(`Subscription 41 retried: its batch goes to ${failingOne.url} again now.`);
+    await expect
+      .poll(() => page.locator('.notice.success').innerText())
+      .toBe(`Subscription 41 retried: its batch goes to ${failingOne.url} again now.`);
     expect(resumed).toEqual(['POST']);
     expect(page.problems).toEqual([]);
   });
 
   it('tells a store or read token that subscriptions need an admin or integration token', async () => {
-    for (const [role, stores] of [['store', ['1001']], ['read', undefined]] as const) {
+    for (const [role, stores] of [
+      ['store', ['1001']],
+      ['read', undefined],
+    ] as const) {
       const token = await t.token(role, stores ? [...stores] : undefined);
       const page = await openWebhooks(token);
       const notice = page.locator('[data-notice="role"]');
-      await expect.poll(() => notice.innerText()).toMatch(
-        new RegExp(`^Webhook subscriptions need an admin or integration token\\. Your token \\(${role}-[^)]+\\) has the ${role} role\\.\\n+Your token may not do this\\.`),
-      );
+      await expect
+        .poll(() => notice.innerText())
+        .toMatch(
+          new RegExp(
+            `^Webhook subscriptions need an admin or integration token\\. Your token \\(${role}-[^)]+\\) has the ${role} role\\.\\n+Your token may not do this\\.`,
+          ),
+        );
       expect(await page.locator('table').count()).toBe(0);
       expect(await page.getByRole('alert').count()).toBe(0);
       expect(page.problems).toEqual([]);

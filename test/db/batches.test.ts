@@ -9,7 +9,10 @@ for (const dialect of DIALECTS) {
     let t: TestApp;
     beforeAll(async () => {
       t = await buildTestApp(dialect);
-      expect((await t.post(`${API}/stores`, { stores: ['B1', 'B2', 'B3', 'B4', 'B5'].map((n) => storeInput(n)) })).statusCode).toBe(200);
+      expect(
+        (await t.post(`${API}/stores`, { stores: ['B1', 'B2', 'B3', 'B4', 'B5'].map((n) => storeInput(n)) }))
+          .statusCode,
+      ).toBe(200);
     });
     afterAll(async () => {
       await t.close();

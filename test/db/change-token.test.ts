@@ -40,7 +40,10 @@ describe('SQLite change token', () => {
 
   it('stays the same while only reads happen, through Kysely or the direct reader', async () => {
     const before = token();
-    await handle.db.selectFrom('probe' as never).selectAll().execute();
+    await handle.db
+      .selectFrom('probe' as never)
+      .selectAll()
+      .execute();
     await sql`select count(*) from probe`.execute(handle.db);
     expect(token()).toBe(before);
   });

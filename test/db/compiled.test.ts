@@ -9,7 +9,9 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { inTransaction } from '../../src/db/transaction.js';
 import { DIALECTS } from '../helpers/dialects.js';
 
-const versionOf = compiledOnce((db, resource: string) => db.selectFrom('resource_versions').select('version').where('resource', '=', resource));
+const versionOf = compiledOnce((db, resource: string) =>
+  db.selectFrom('resource_versions').select('version').where('resource', '=', resource),
+);
 const read = async (db: Parameters<typeof versionOf>[0]) => Number((await versionOf(db, 'stores'))[0]!.version);
 
 for (const dialect of DIALECTS) {
@@ -32,7 +34,11 @@ for (const dialect of DIALECTS) {
 
     it('answer with fresh arguments, and see committed writes', async () => {
       const before = await read(handle.db);
-      await handle.db.updateTable('resource_versions').set({ version: before + 5 }).where('resource', '=', 'stores').execute();
+      await handle.db
+        .updateTable('resource_versions')
+        .set({ version: before + 5 })
+        .where('resource', '=', 'stores')
+        .execute();
       expect(await read(handle.db)).toBe(before + 5);
       expect(await versionOf(handle.db, 'no-such-resource')).toEqual([]);
     });
@@ -40,7 +46,11 @@ for (const dialect of DIALECTS) {
     it('inside a transaction, see its own uncommitted writes', async () => {
       const before = await read(handle.db);
       await inTransaction(handle, async (trx) => {
-        await trx.updateTable('resource_versions').set({ version: before + 1 }).where('resource', '=', 'stores').execute();
+        await trx
+          .updateTable('resource_versions')
+          .set({ version: before + 1 })
+          .where('resource', '=', 'stores')
+          .execute();
         expect(await read(trx)).toBe(before + 1);
       });
       expect(await read(handle.db)).toBe(before + 1);
@@ -53,7 +63,11 @@ for (const dialect of DIALECTS) {
       let concurrent: Promise<number> | undefined;
       await expect(
         inTransaction(handle, async (trx) => {
-          await trx.updateTable('resource_versions').set({ version: before + 100 }).where('resource', '=', 'stores').execute();
+          await trx
+            .updateTable('resource_versions')
+            .set({ version: before + 100 })
+            .where('resource', '=', 'stores')
+            .execute();
           concurrent = read(handle.db);
           // Let the outside read run as far as it can while the transaction is open.
           await new Promise((resolve) => setTimeout(resolve, 20));
@@ -65,22 +79,37 @@ for (const dialect of DIALECTS) {
     });
 
     it('refuse, at the first compile, an argument spliced into the SQL text', async () => {
-      const raw = compiledOnce((db, resource: string) => db.selectFrom('resource_versions').select('version').where(sql.raw<boolean>(`resource = '${resource}'`)));
+      const raw = compiledOnce((db, resource: string) =>
+        db
+          .selectFrom('resource_versions')
+          .select('version')
+          .where(sql.raw<boolean>(`resource = '${resource}'`)),
+      );
       await expect(raw(handle.db, 'stores')).rejects.toThrow(/argument 0 is spliced into the SQL text/);
       const literal = compiledOnce((db, id: number, resource: string) =>
-        db.selectFrom('resource_versions').select('version').where('version', '>', id).where('resource', '=', sql.lit(resource)),
+        db
+          .selectFrom('resource_versions')
+          .select('version')
+          .where('version', '>', id)
+          .where('resource', '=', sql.lit(resource)),
       );
       await expect(literal(handle.db, 1, 'stores')).rejects.toThrow(/argument 1 is spliced into the SQL text/);
     });
 
     it('refuse an argument that is not bound as a parameter: unused, or bound only after a change', async () => {
-      const unused = compiledOnce((db, _resource: string, version: number) => db.selectFrom('resource_versions').select('version').where('version', '=', version));
+      const unused = compiledOnce((db, _resource: string, version: number) =>
+        db.selectFrom('resource_versions').select('version').where('version', '=', version),
+      );
       await expect(unused(handle.db, 'stores', 1)).rejects.toThrow(/argument 0 is never bound as a parameter/);
-      const derived = compiledOnce((db, resource: string) => db.selectFrom('resource_versions').select('version').where('resource', 'like', `${resource}%`));
+      const derived = compiledOnce((db, resource: string) =>
+        db.selectFrom('resource_versions').select('version').where('resource', 'like', `${resource}%`),
+      );
       await expect(derived(handle.db, 'sto')).rejects.toThrow(/derived from an argument/);
       // The type of an argument is a single bindable value: an array (an IN list) does not type-check.
       // @ts-expect-error string[] is not a BindableValue
-      compiledOnce((db, resources: string[]) => db.selectFrom('resource_versions').select('version').where('resource', 'in', resources));
+      compiledOnce((db, resources: string[]) =>
+        db.selectFrom('resource_versions').select('version').where('resource', 'in', resources),
+      );
     });
   });
 }

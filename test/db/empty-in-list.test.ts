@@ -19,11 +19,19 @@ for (const dialect of DIALECTS) {
       t = await buildTestApp(dialect);
       expect((await t.post(`${API}/stores`, { stores: [storeInput('E1')] })).statusCode).toBe(200);
       expect((await t.post(`${API}/products`, { products: [productInput('EP-1')] })).statusCode).toBe(200);
-      const located = await t.post(`${API}/stores/E1/locations`, { locations: [{ location_code: 'A-01', location_order: 1, tags: ['front'] }] });
+      const located = await t.post(`${API}/stores/E1/locations`, {
+        locations: [{ location_code: 'A-01', location_order: 1, tags: ['front'] }],
+      });
       expect(located.statusCode).toBe(200);
       const booked = await t.post(`${API}/stores/E1/products/stock/storeproductlogs`, {
         storeproductlog: [
-          { product_number: 'EP-1', quantity: 5, location_code: 'A-01', customer_order_line_number: 0, modification_datetime: '2026-01-10T10:00:00Z' },
+          {
+            product_number: 'EP-1',
+            quantity: 5,
+            location_code: 'A-01',
+            customer_order_line_number: 0,
+            modification_datetime: '2026-01-10T10:00:00Z',
+          },
         ],
       });
       expect(booked.statusCode, booked.body).toBe(200);
@@ -62,10 +70,20 @@ for (const dialect of DIALECTS) {
     it('columnIn: an empty list is false, a list is IN, on the database itself', async () => {
       const db = t.app.ctx.db;
       const count = async (numbers: string[]) =>
-        (await db.selectFrom('stores').select('store_number').where((eb) => columnIn(eb, 'store_number', numbers)).execute()).length;
+        (
+          await db
+            .selectFrom('stores')
+            .select('store_number')
+            .where((eb) => columnIn(eb, 'store_number', numbers))
+            .execute()
+        ).length;
       expect(await count([])).toBe(0);
       expect(await count(['E1', 'nope'])).toBe(1);
-      const negated = await db.selectFrom('stores').select('store_number').where((eb) => eb.not(columnIn(eb, 'store_number', []))).execute();
+      const negated = await db
+        .selectFrom('stores')
+        .select('store_number')
+        .where((eb) => eb.not(columnIn(eb, 'store_number', [])))
+        .execute();
       expect(negated).toHaveLength(1);
     });
   });

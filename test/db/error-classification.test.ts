@@ -46,7 +46,10 @@ describe('PostgreSQL error classification', () => {
   });
 
   it('a server that refuses the connection is unavailable, as pg reports it', async () => {
-    const error = await handle.ping().then(() => undefined, (e: unknown) => e);
+    const error = await handle.ping().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeDefined();
     expect(handle.dialect.classifyError(error)).toBe('unavailable');
   });
@@ -54,7 +57,10 @@ describe('PostgreSQL error classification', () => {
   it('so is a host name that resolves to several addresses none of which answers (Node reports an AggregateError)', async () => {
     const local = openPostgres('postgres://nobody@localhost:1/none');
     try {
-      const error = await local.ping().then(() => undefined, (e: unknown) => e);
+      const error = await local.ping().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(local.dialect.classifyError(error)).toBe('unavailable');
     } finally {
       await local.db.destroy();

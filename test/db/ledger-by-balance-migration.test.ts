@@ -20,18 +20,47 @@ for (const dialect of DIALECTS) {
   describe(`migration 0021: the ledger by balance id (${dialect.name})`, () => {
     let t: TestApp;
     const keyedLedger = () =>
-      sql<{ id: number; log_id: number; store_id: number; product_id: number; location_id: number; pool: number; order_key: string; at: number; delta: number; expected: number | null }>`
-        select id, log_id, store_id, product_id, location_id, pool, order_key, at, delta, expected from stock_ledger order by id`.execute(t.app.ctx.db);
+      sql<{
+        id: number;
+        log_id: number;
+        store_id: number;
+        product_id: number;
+        location_id: number;
+        pool: number;
+        order_key: string;
+        at: number;
+        delta: number;
+        expected: number | null;
+      }>`
+        select id, log_id, store_id, product_id, location_id, pool, order_key, at, delta, expected from stock_ledger order by id`.execute(
+        t.app.ctx.db,
+      );
     const ledgerByBalance = () =>
-      sql<{ id: number; log_id: number; store_id: number; product_id: number; location_id: number; pool: number; order_key: string; at: number; delta: number; expected: number | null }>`
+      sql<{
+        id: number;
+        log_id: number;
+        store_id: number;
+        product_id: number;
+        location_id: number;
+        pool: number;
+        order_key: string;
+        at: number;
+        delta: number;
+        expected: number | null;
+      }>`
         select g.id, g.log_id, b.store_id, b.product_id, b.location_id, b.pool, b.order_key, g.at, g.delta, g.expected
-        from stock_ledger g join stock_balances b on b.id = g.balance_id order by g.id, g.balance_id`.execute(t.app.ctx.db);
-    const migration = async (name = NAME) => (await migrationProviderFor(t.app.ctx.handle.dialect.name).getMigrations())[name]!;
+        from stock_ledger g join stock_balances b on b.id = g.balance_id order by g.id, g.balance_id`.execute(
+        t.app.ctx.db,
+      );
+    const migration = async (name = NAME) =>
+      (await migrationProviderFor(t.app.ctx.handle.dialect.name).getMigrations())[name]!;
 
     beforeAll(async () => {
       t = await buildTestApp(dialect);
       expect((await t.post(`${API}/stores`, { stores: [storeInput('M1')] })).statusCode).toBe(200);
-      expect((await t.post(`${API}/products`, { products: ['MP1', 'MP2'].map((n) => productInput(n)) })).statusCode).toBe(200);
+      expect(
+        (await t.post(`${API}/products`, { products: ['MP1', 'MP2'].map((n) => productInput(n)) })).statusCode,
+      ).toBe(200);
       expect((await t.post(`${API}/stores/M1/locations`, { locations: [locationInput('A-01')] })).statusCode).toBe(200);
       const entry = (product_number: string, quantity: number, at: string, extra: Record<string, unknown> = {}) => ({
         product_number,
@@ -49,7 +78,13 @@ for (const dialect of DIALECTS) {
         [entry('MP1', 1, '2025-12-31T08:00:00Z')],
       ];
       for (const storeproductlog of posts) expect((await t.post(LOGS, { storeproductlog })).statusCode).toBe(200);
-      expect((await t.post(`${LOGS}?is_counted_quantity=true`, { storeproductlog: [entry('MP1', 7, '2026-01-01T12:00:00Z')] })).statusCode).toBe(200);
+      expect(
+        (
+          await t.post(`${LOGS}?is_counted_quantity=true`, {
+            storeproductlog: [entry('MP1', 7, '2026-01-01T12:00:00Z')],
+          })
+        ).statusCode,
+      ).toBe(200);
       expect((await t.post(LOGS, { storeproductlog: [entry('MP1', 2, '2026-01-01T11:00:00Z')] })).statusCode).toBe(200);
     });
     afterAll(async () => {
@@ -70,7 +105,16 @@ for (const dialect of DIALECTS) {
       await bringUpLaterThan(t.app.ctx.handle, NAME);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
       // New entries continue the log ids (the ledger view's ids since 0022) and book as before.
-      const after = await t.post(LOGS, { storeproductlog: [{ product_number: 'MP2', quantity: 1, customer_order_line_number: 0, modification_datetime: '2026-01-03T08:00:00Z' }] });
+      const after = await t.post(LOGS, {
+        storeproductlog: [
+          {
+            product_number: 'MP2',
+            quantity: 1,
+            customer_order_line_number: 0,
+            modification_datetime: '2026-01-03T08:00:00Z',
+          },
+        ],
+      });
       expect(after.statusCode).toBe(200);
       const rows = (await ledgerByBalance()).rows;
       expect(rows).toHaveLength(9);

@@ -23,14 +23,22 @@ for (const dialect of DIALECTS) {
     const now = Date.now();
     const entry = stockLogInput;
     const ledger = async () =>
-      (await sql<Record<string, unknown>>`select id, log_id, balance_id, at, delta, is_count, counted, expected from stock_ledger order by balance_id, at, id`.execute(db())).rows;
+      (
+        await sql<
+          Record<string, unknown>
+        >`select id, log_id, balance_id, at, delta, is_count, counted, expected from stock_ledger order by balance_id, at, id`.execute(
+          db(),
+        )
+      ).rows;
 
     beforeAll(async () => {
       // The entries below are booked on the schema as it was before 0025, which has no events
       // table (migration 0027): the app writes no stock events for them.
       t = await buildTestApp(dialect, { benchWithoutStockEvents: true });
       expect((await t.post(`${API}/stores`, { stores: [storeInput('LB1')] })).statusCode).toBe(200);
-      expect((await t.post(`${API}/products`, { products: [productInput('LB1P'), productInput('LB2P')] })).statusCode).toBe(200);
+      expect(
+        (await t.post(`${API}/products`, { products: [productInput('LB1P'), productInput('LB2P')] })).statusCode,
+      ).toBe(200);
       // Written by the schema before 0025: a year back, last month, now; a split entry and a count.
       await takeDownLaterThan(t.app.ctx.handle, NAME);
       await (await migrationProviderFor(t.app.ctx.handle.dialect.name).getMigrations())[NAME]!.down!(db());
@@ -44,7 +52,10 @@ for (const dialect of DIALECTS) {
       ]) {
         expect((await t.post(LOGS, { storeproductlog: body })).statusCode).toBe(200);
       }
-      expect((await t.post(`${LOGS}?is_counted_quantity=true`, { storeproductlog: [entry('LB1P', 9, now - 30_000)] })).statusCode).toBe(200);
+      expect(
+        (await t.post(`${LOGS}?is_counted_quantity=true`, { storeproductlog: [entry('LB1P', 9, now - 30_000)] }))
+          .statusCode,
+      ).toBe(200);
       if (dialect.name === 'postgres') await sql`drop table ledger_archives`.execute(db());
     });
     afterAll(async () => {
@@ -55,19 +66,34 @@ for (const dialect of DIALECTS) {
     it('moves every entry and part into its month, keeps the ledger and the ids, and verify holds', async () => {
       const before = await ledger();
       expect(before.length).toBe(6);
-      const lastId = Number((await db().selectFrom('stock_logs').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow()).id);
+      const lastId = Number(
+        (
+          await db()
+            .selectFrom('stock_logs')
+            .select((eb) => eb.fn.max('id').as('id'))
+            .executeTakeFirstOrThrow()
+        ).id,
+      );
       await (await migrationProviderFor(t.app.ctx.handle.dialect.name).getMigrations())[NAME]!.up(db());
       await bringUpLaterThan(t.app.ctx.handle, NAME);
       expect(await ledger()).toEqual(before);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
       if (dialect.name === 'postgres') {
         const { rows } = await sql<{ partition: string; n: number }>`
-          select tableoid::regclass::text as partition, count(*)::int as n from stock_logs group by 1 order by 1`.execute(db());
+          select tableoid::regclass::text as partition, count(*)::int as n from stock_logs group by 1 order by 1`.execute(
+          db(),
+        );
         // The oldest entry's month is the first: nothing lies before it.
         const first = monthStart(now - 400 * DAY);
         expect(rows.map((r) => r.partition)).toContain(`stock_logs_${monthName(first)}`);
         expect(rows.map((r) => r.partition)).not.toContain('stock_logs_before');
-        const names = (await sql<{ name: string }>`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'stock_logs'::regclass`.execute(db())).rows.map((r) => r.name);
+        const names = (
+          await sql<{
+            name: string;
+          }>`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'stock_logs'::regclass`.execute(
+            db(),
+          )
+        ).rows.map((r) => r.name);
         expect(names).toContain(`stock_logs_${monthName(addMonths(monthStart(now), 2))}`);
       }
       const next = await t.post(LOGS, { storeproductlog: [entry('LB2P', 2, now - 10_000)] });

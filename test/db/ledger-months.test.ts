@@ -21,7 +21,8 @@ for (const dialect of DIALECTS) {
   describe(`the ledger by month (${dialect.name})`, () => {
     let t: TestApp;
     const db = () => t.app.ctx.db;
-    const entry = (quantity: number, at: number, extra: Record<string, unknown> = {}) => stockLogInput('LM1', quantity, at, extra);
+    const entry = (quantity: number, at: number, extra: Record<string, unknown> = {}) =>
+      stockLogInput('LM1', quantity, at, extra);
     const book = async (entries: unknown[], query = '') => {
       const response = await t.post(`${LOGS}${query}`, { storeproductlog: entries });
       expect(response.statusCode, response.body).toBe(200);
@@ -32,7 +33,9 @@ for (const dialect of DIALECTS) {
       t = await buildTestApp(dialect);
       expect((await t.post(`${API}/stores`, { stores: [storeInput('LMS')] })).statusCode).toBe(200);
       expect((await t.post(`${API}/products`, { products: [productInput('LM1')] })).statusCode).toBe(200);
-      expect((await t.post(`${API}/stores/LMS/locations`, { locations: [locationInput('A-01')] })).statusCode).toBe(200);
+      expect((await t.post(`${API}/stores/LMS/locations`, { locations: [locationInput('A-01')] })).statusCode).toBe(
+        200,
+      );
     });
     afterAll(async () => {
       await t.close();
@@ -65,11 +68,15 @@ for (const dialect of DIALECTS) {
       await book([entry(3, now - 30_000, { stock_pool_1: 2, stock_pool_2: 1 })]);
       await book([entry(20, now - 20_000)], '?is_counted_quantity=true');
       const { rows } = await sql<{ partition: string; n: string }>`
-        select tableoid::regclass::text as partition, count(*) as n from stock_logs group by 1 order by 1`.execute(db());
+        select tableoid::regclass::text as partition, count(*) as n from stock_logs group by 1 order by 1`.execute(
+        db(),
+      );
       const current = `stock_logs_${monthName(monthStart(now - 20_000))}`;
       expect(Number(rows.find((r) => r.partition === 'stock_logs_before')?.n)).toBe(1);
       expect(Number(rows.find((r) => r.partition === current)?.n)).toBeGreaterThanOrEqual(2);
-      const parts = await sql<{ partition: string }>`select distinct tableoid::regclass::text as partition from stock_log_parts`.execute(db());
+      const parts = await sql<{
+        partition: string;
+      }>`select distinct tableoid::regclass::text as partition from stock_log_parts`.execute(db());
       expect(parts.rows.map((r) => r.partition)).toEqual([`stock_log_parts_${monthName(monthStart(now - 30_000))}`]);
       const stock = (await t.get(`${API}/stores/LMS/products/LM1/stock`)).json();
       // The count sets the first pool to 20; the second pool keeps the split entry's 1.
@@ -79,19 +86,34 @@ for (const dialect of DIALECTS) {
 
     it('makes the months a later clock needs, moving in what the DEFAULT partition caught, and keeps the hour counts', async () => {
       const now = Date.now();
-      const storeId = Number((await db().selectFrom('stores').select('id').where('store_number', '=', 'LMS').executeTakeFirstOrThrow()).id);
-      const productId = Number((await db().selectFrom('products').select('id').where('product_number', '=', 'LM1').executeTakeFirstOrThrow()).id);
+      const storeId = Number(
+        (await db().selectFrom('stores').select('id').where('store_number', '=', 'LMS').executeTakeFirstOrThrow()).id,
+      );
+      const productId = Number(
+        (await db().selectFrom('products').select('id').where('product_number', '=', 'LM1').executeTakeFirstOrThrow())
+          .id,
+      );
       // An entry beyond the months made (written directly: the API refuses future moments), not applied.
       const far = addMonths(monthStart(now), 4) + 5 * DAY;
-      const [caught] = await db().insertInto('stock_logs').values(bareLogRow(storeId, productId, far, { is_applied: 0 })).returning('id').execute();
+      const [caught] = await db()
+        .insertInto('stock_logs')
+        .values(bareLogRow(storeId, productId, far, { is_applied: 0 }))
+        .returning('id')
+        .execute();
       const where = async () =>
-        (await sql<{ partition: string }>`select tableoid::regclass::text as partition from stock_logs where id = ${caught!.id}`.execute(db())).rows[0]?.partition;
+        (
+          await sql<{
+            partition: string;
+          }>`select tableoid::regclass::text as partition from stock_logs where id = ${caught!.id}`.execute(db())
+        ).rows[0]?.partition;
       expect(await where()).toBe('stock_logs_later');
 
       const made = await ensureLedgerMonths(db(), addMonths(monthStart(now), 3));
-      expect(made).toEqual([3, 4, 5].flatMap((m) => [`stock_logs_${monthName(addMonths(monthStart(now), m))}`]).concat(
-        [3, 4, 5].map((m) => `stock_log_parts_${monthName(addMonths(monthStart(now), m))}`),
-      ));
+      expect(made).toEqual(
+        [3, 4, 5]
+          .flatMap((m) => [`stock_logs_${monthName(addMonths(monthStart(now), m))}`])
+          .concat([3, 4, 5].map((m) => `stock_log_parts_${monthName(addMonths(monthStart(now), m))}`)),
+      );
       expect(await where()).toBe(`stock_logs_${monthName(addMonths(monthStart(now), 4))}`);
       // Made again: nothing left to make.
       expect(await ensureLedgerMonths(db(), addMonths(monthStart(now), 3))).toEqual([]);
@@ -117,14 +139,18 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('reads a late entry\'s history within the months from its moment on', async () => {
+    it("reads a late entry's history within the months from its moment on", async () => {
       const balance = await db().selectFrom('stock_balances').select('id').orderBy('id').executeTakeFirstOrThrow();
       const from = Date.now() - 2 * DAY;
-      const plan = await db().transaction().execute(async (trx) => {
-        const { rows } = await sql<{ 'QUERY PLAN': string }>`explain select id, at from stock_ledger where balance_id = ${sql.lit(Number(balance.id))}
+      const plan = await db()
+        .transaction()
+        .execute(async (trx) => {
+          const { rows } = await sql<{
+            'QUERY PLAN': string;
+          }>`explain select id, at from stock_ledger where balance_id = ${sql.lit(Number(balance.id))}
           and is_count = 1 and at > ${sql.lit(from)} order by at, id limit 1`.execute(trx);
-        return withParentIndexNames(trx, rows.map((row) => row['QUERY PLAN']).join('\n'));
-      });
+          return withParentIndexNames(trx, rows.map((row) => row['QUERY PLAN']).join('\n'));
+        });
       expect(plan).not.toContain('stock_logs_before');
       expect(plan).not.toContain(`stock_logs_${monthName(addMonths(monthStart(from), -1))}`);
       expect(plan).toContain(`stock_logs_${monthName(monthStart(from))}`);

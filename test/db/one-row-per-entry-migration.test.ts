@@ -78,9 +78,14 @@ function expectedPlaces(ledger: readonly LedgerRow[], logs: ReadonlyMap<number, 
     byId.forEach((row, place) => {
       const seq = logIds[place]!;
       const log = logs.get(row.log_id)!;
-      const fits = rowsOfLog.get(row.log_id) === 1 && row.at === log.modification_at && row.is_count === log.is_count && row.counted === log.counted_quantity;
+      const fits =
+        rowsOfLog.get(row.log_id) === 1 &&
+        row.at === log.modification_at &&
+        row.is_count === log.is_count &&
+        row.counted === log.counted_quantity;
       const { id: _id, ...posting } = row;
-      if (fits && seq === row.log_id) inline.set(row.log_id, { balance_id: row.balance_id, delta: row.delta, expected: row.expected });
+      if (fits && seq === row.log_id)
+        inline.set(row.log_id, { balance_id: row.balance_id, delta: row.delta, expected: row.expected });
       else parts.push({ ...posting, seq });
     });
   }
@@ -106,25 +111,52 @@ for (const dialect of DIALECTS) {
     /** The ledger, table or view, in the order a balance's history is read: (balance, at, id). */
     const ledger = async (): Promise<LedgerRow[]> => {
       const { rows } = await sql<Record<string, unknown>>`
-        select id, log_id, balance_id, at, delta, is_count, counted, expected from stock_ledger order by balance_id, at, id`.execute(db());
+        select id, log_id, balance_id, at, delta, is_count, counted, expected from stock_ledger order by balance_id, at, id`.execute(
+        db(),
+      );
       return rows.map((row) => ({ id: Number(row.id), ...postingOf(row) }));
     };
     const postings = async (): Promise<Posting[]> => (await ledger()).map(({ id: _id, ...posting }) => posting);
     const balances = async () =>
-      (await sql<Record<string, unknown>>`select id, quantity, last_at, last_count_at from stock_balances order by id`.execute(db())).rows;
+      (
+        await sql<
+          Record<string, unknown>
+        >`select id, quantity, last_at, last_count_at from stock_balances order by id`.execute(db())
+      ).rows;
     const logs = async (): Promise<Map<number, LogRow>> => {
-      const { rows } = await sql<Record<string, unknown>>`select id, modification_at, is_count, counted_quantity from stock_logs`.execute(db());
-      return new Map(rows.map((row) => [Number(row.id), { id: Number(row.id), modification_at: Number(row.modification_at), is_count: Number(row.is_count), counted_quantity: num(row.counted_quantity) }]));
+      const { rows } = await sql<
+        Record<string, unknown>
+      >`select id, modification_at, is_count, counted_quantity from stock_logs`.execute(db());
+      return new Map(
+        rows.map((row) => [
+          Number(row.id),
+          {
+            id: Number(row.id),
+            modification_at: Number(row.modification_at),
+            is_count: Number(row.is_count),
+            counted_quantity: num(row.counted_quantity),
+          },
+        ]),
+      );
     };
     /** The entries' inline postings, by log id (only the entries that have one). */
     const inline = async () => {
       const { rows } = await sql<Record<string, unknown>>`
-        select id, balance_id, delta, expected from stock_logs where balance_id is not null or delta is not null or expected is not null`.execute(db());
-      return new Map(rows.map((row) => [Number(row.id), { balance_id: Number(row.balance_id), delta: Number(row.delta), expected: num(row.expected) }]));
+        select id, balance_id, delta, expected from stock_logs where balance_id is not null or delta is not null or expected is not null`.execute(
+        db(),
+      );
+      return new Map(
+        rows.map((row) => [
+          Number(row.id),
+          { balance_id: Number(row.balance_id), delta: Number(row.delta), expected: num(row.expected) },
+        ]),
+      );
     };
     const parts = async (): Promise<Part[]> => {
       const { rows } = await sql<Record<string, unknown>>`
-        select log_id, seq, balance_id, at, delta, is_count, counted, expected from stock_log_parts order by balance_id, at, seq`.execute(db());
+        select log_id, seq, balance_id, at, delta, is_count, counted, expected from stock_log_parts order by balance_id, at, seq`.execute(
+        db(),
+      );
       return rows.map((row) => ({ ...postingOf(row), seq: Number(row.seq) }));
     };
     /**
@@ -142,14 +174,18 @@ for (const dialect of DIALECTS) {
         where b.quantity <> coalesce(s.total, 0) or coalesce(b.last_at, -1) <> coalesce(s.last_at, -1)
           or coalesce(b.last_count_at, -1) <> coalesce(s.last_count_at, -1)
         union all
-        select 'unapplied entry', l.id from stock_logs l where l.is_applied = 0 and exists (select 1 from stock_ledger g where g.log_id = l.id)`.execute(db());
+        select 'unapplied entry', l.id from stock_logs l where l.is_applied = 0 and exists (select 1 from stock_ledger g where g.log_id = l.id)`.execute(
+        db(),
+      );
       return rows.map((row) => `${row.what} ${row.id}`);
     };
     /** 'table' or 'view'. */
     const ledgerKind = async () => {
       const { rows } =
         dialect.name === 'sqlite'
-          ? await sql<{ kind: string }>`select type as kind from sqlite_master where name = 'stock_ledger'`.execute(db())
+          ? await sql<{ kind: string }>`select type as kind from sqlite_master where name = 'stock_ledger'`.execute(
+              db(),
+            )
           : await sql<{ kind: string }>`
               select case c.relkind when 'v' then 'view' else 'table' end as kind from pg_class c
               where c.relname = 'stock_ledger' and c.relnamespace = current_schema()::regnamespace`.execute(db());
@@ -157,7 +193,22 @@ for (const dialect of DIALECTS) {
     };
 
     /** Log ids of the entries booked, by what they are. */
-    const ids = {} as Record<'plain' | 'located' | 'split' | 'later' | 'early' | 'count' | 'rebasing' | 'approved' | 'rejected' | 'pending' | 'beside' | 'tieDelta' | 'tieCount', number>;
+    const ids = {} as Record<
+      | 'plain'
+      | 'located'
+      | 'split'
+      | 'later'
+      | 'early'
+      | 'count'
+      | 'rebasing'
+      | 'approved'
+      | 'rejected'
+      | 'pending'
+      | 'beside'
+      | 'tieDelta'
+      | 'tieCount',
+      number
+    >;
 
     beforeAll(async () => {
       t = await buildTestApp(dialect);
@@ -169,7 +220,15 @@ for (const dialect of DIALECTS) {
       await ok(`${API}/stores`, { stores: [storeInput('M1')] });
       await ok(`${API}/products`, { products: ['MP1', 'MP2', 'MP3', 'MP4'].map((n) => productInput(n)) });
       await ok(`${API}/stores/M1/locations`, { locations: [locationInput('A-01')] });
-      await ok(`${API}/reasoncodes`, { reason_codes: [reasonCodeInput(30, { is_loss: true, default_review_status: 1, reason_code_description: 'Theft (needs review)' })] });
+      await ok(`${API}/reasoncodes`, {
+        reason_codes: [
+          reasonCodeInput(30, {
+            is_loss: true,
+            default_review_status: 1,
+            reason_code_description: 'Theft (needs review)',
+          }),
+        ],
+      });
       const entry = (product_number: string, quantity: number, at: string, extra: Record<string, unknown> = {}) => ({
         product_number,
         quantity,
@@ -177,9 +236,13 @@ for (const dialect of DIALECTS) {
         modification_datetime: at,
         ...extra,
       });
-      const book = async (entries: unknown[], query = '') => (await ok(`${LOGS}${query}`, { storeproductlog: entries })).data!;
+      const book = async (entries: unknown[], query = '') =>
+        (await ok(`${LOGS}${query}`, { storeproductlog: entries })).data!;
 
-      [ids.plain, ids.located] = await book([entry('MP1', 10, '2026-01-01T08:00:00Z'), entry('MP1', 4, '2026-01-01T09:00:00Z', { location_code: 'A-01' })]);
+      [ids.plain, ids.located] = await book([
+        entry('MP1', 10, '2026-01-01T08:00:00Z'),
+        entry('MP1', 4, '2026-01-01T09:00:00Z', { location_code: 'A-01' }),
+      ]);
       // Split over pools: one entry, a posting on each pool's balance.
       [ids.split] = await book([entry('MP2', 5, '2026-01-01T10:00:00Z', { stock_pool_1: 3, stock_pool_2: 2 })]);
       [ids.later] = await book([entry('MP1', 6, '2026-01-02T08:00:00Z')]);
@@ -235,7 +298,12 @@ for (const dialect of DIALECTS) {
       }
       expect(inlined.get(ids.count)).toMatchObject({ delta: expect.any(Number), expected: expect.any(Number) });
       expect(inlined.has(ids.split)).toBe(false);
-      expect(partsOf(ids.split).map((part) => [part.delta, part.seq])).toEqual(expect.arrayContaining([[3000, ids.split], [2000, ids.split]]));
+      expect(partsOf(ids.split).map((part) => [part.delta, part.seq])).toEqual(
+        expect.arrayContaining([
+          [3000, ids.split],
+          [2000, ids.split],
+        ]),
+      );
       expect(partsOf(ids.split)).toHaveLength(2);
       for (const logId of [ids.rejected, ids.pending]) {
         expect(inlined.has(logId)).toBe(false);
@@ -246,7 +314,7 @@ for (const dialect of DIALECTS) {
       expect(old.filter((row) => row.log_id === ids.approved || row.log_id === ids.beside)).toHaveLength(2);
     });
 
-    it('keeps the old order of a balance\'s entries at one moment where ledger ids and log ids disagree', async () => {
+    it("keeps the old order of a balance's entries at one moment where ledger ids and log ids disagree", async () => {
       await down();
       // Rewrite the old ledger so the count came first (as a count recorded concurrently a
       // moment before the delta's row would have): the count's row takes the delta's smaller
@@ -257,18 +325,25 @@ for (const dialect of DIALECTS) {
       const delta = rowOf(before, ids.tieDelta);
       const count = rowOf(before, ids.tieCount);
       expect(delta.id).toBeLessThan(count.id);
-      const levelBefore = before.filter((row) => row.balance_id === delta.balance_id && (row.at < delta.at)).reduce((sum, row) => sum + row.delta, 0);
+      const levelBefore = before
+        .filter((row) => row.balance_id === delta.balance_id && row.at < delta.at)
+        .reduce((sum, row) => sum + row.delta, 0);
       const counted = count.counted!;
-      const set = (id: number, row: Posting) => sql`
+      const set = (id: number, row: Posting) =>
+        sql`
         update stock_ledger set log_id = ${row.log_id}, delta = ${row.delta}, is_count = ${row.is_count}, counted = ${row.counted}, expected = ${row.expected}
         where id = ${id}`.execute(db());
       await set(delta.id, { ...count, delta: counted - levelBefore, expected: levelBefore });
       await set(count.id, { ...delta });
-      await sql`update stock_balances set quantity = (select sum(delta) from stock_ledger where balance_id = ${delta.balance_id}) where id = ${delta.balance_id}`.execute(db());
+      await sql`update stock_balances set quantity = (select sum(delta) from stock_ledger where balance_id = ${delta.balance_id}) where id = ${delta.balance_id}`.execute(
+        db(),
+      );
       expect(await oldShapeViolations()).toEqual([]);
       const old = await ledger();
       const oldBalances = await balances();
-      expect(old.filter((row) => row.balance_id === delta.balance_id && row.at === delta.at).map((row) => row.log_id)).toEqual([ids.tieCount, ids.tieDelta]);
+      expect(
+        old.filter((row) => row.balance_id === delta.balance_id && row.at === delta.at).map((row) => row.log_id),
+      ).toEqual([ids.tieCount, ids.tieDelta]);
 
       await up();
       expect(await postings()).toEqual(old.map(({ id: _id, ...posting }) => posting));
@@ -301,12 +376,15 @@ for (const dialect of DIALECTS) {
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
     });
 
-    it('reads a balance\'s next count and its history stretch through the indexes of both tables, already in order', async () => {
+    it("reads a balance's next count and its history stretch through the indexes of both tables, already in order", async () => {
       const [{ balance_id: balance, at }] = (await ledger()).filter((row) => row.is_count === 1);
       const nextCount = sql`select id, at from stock_ledger where balance_id = ${balance} and is_count = 1 and at > ${at - 1} order by at, id limit 1`;
       const stretch = sql`select id, at, delta from stock_ledger where balance_id = ${balance} and at >= ${at} order by at, id`;
       const plans = await planOf([nextCount, stretch]);
-      for (const [plan, index] of [[plans[0]!, 'stock_logs_balance_counts'], [plans[1]!, 'stock_logs_balance_time']] as const) {
+      for (const [plan, index] of [
+        [plans[0]!, 'stock_logs_balance_counts'],
+        [plans[1]!, 'stock_logs_balance_time'],
+      ] as const) {
         expect(plan).toContain(index);
         if (dialect.name === 'sqlite') {
           expect(plan).toMatch(/MERGE \(UNION ALL\)/);
@@ -336,15 +414,18 @@ for (const dialect of DIALECTS) {
         }
         return plans;
       }
-      return db().transaction().execute(async (trx) => {
-        for (const setting of ['enable_seqscan', 'enable_bitmapscan', 'enable_sort']) await sql`select set_config(${setting}, 'off', true)`.execute(trx);
-        const plans: string[] = [];
-        for (const query of queries) {
-          const { rows } = await sql<{ 'QUERY PLAN': string }>`explain (costs off) ${query}`.execute(trx);
-          plans.push(await withParentIndexNames(trx, rows.map((row) => row['QUERY PLAN']).join('\n')));
-        }
-        return plans;
-      });
+      return db()
+        .transaction()
+        .execute(async (trx) => {
+          for (const setting of ['enable_seqscan', 'enable_bitmapscan', 'enable_sort'])
+            await sql`select set_config(${setting}, 'off', true)`.execute(trx);
+          const plans: string[] = [];
+          for (const query of queries) {
+            const { rows } = await sql<{ 'QUERY PLAN': string }>`explain (costs off) ${query}`.execute(trx);
+            plans.push(await withParentIndexNames(trx, rows.map((row) => row['QUERY PLAN']).join('\n')));
+          }
+          return plans;
+        });
     }
 
     it('refuses to move a ledger with rows whose entry or balance does not exist, and leaves it as it was', async () => {
@@ -358,7 +439,9 @@ for (const dialect of DIALECTS) {
       await withoutLedgerForeignKeys(async () => {
         for (const orphan of orphans) {
           await sql`insert into stock_ledger (log_id, balance_id, at, delta, is_count, counted, expected)
-            values (${orphan.log_id}, ${orphan.balance_id}, ${orphan.at}, 0, ${orphan.is_count}, ${orphan.counted}, ${orphan.expected})`.execute(db());
+            values (${orphan.log_id}, ${orphan.balance_id}, ${orphan.at}, 0, ${orphan.is_count}, ${orphan.counted}, ${orphan.expected})`.execute(
+            db(),
+          );
         }
         await expect(up()).rejects.toThrow(/without their stock log entry: 1, without their balance: 1/);
         expect(await ledgerKind()).toBe('table');
@@ -385,8 +468,12 @@ for (const dialect of DIALECTS) {
       try {
         await work();
       } finally {
-        await sql`alter table stock_ledger add constraint stock_ledger_log_id_fkey foreign key (log_id) references stock_logs (id)`.execute(db());
-        await sql`alter table stock_ledger add constraint stock_ledger_balance_id_fkey foreign key (balance_id) references stock_balances (id)`.execute(db());
+        await sql`alter table stock_ledger add constraint stock_ledger_log_id_fkey foreign key (log_id) references stock_logs (id)`.execute(
+          db(),
+        );
+        await sql`alter table stock_ledger add constraint stock_ledger_balance_id_fkey foreign key (balance_id) references stock_balances (id)`.execute(
+          db(),
+        );
       }
     }
   });

@@ -2,7 +2,13 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/db/dialect/postgres.js';
-import { findHost, HostPool, matches, NoMatchingHostError, parsePostgresUrl } from '../../src/db/dialect/postgres-hosts.js';
+import {
+  findHost,
+  HostPool,
+  matches,
+  NoMatchingHostError,
+  parsePostgresUrl,
+} from '../../src/db/dialect/postgres-hosts.js';
 
 // DATABASE_URL with several hosts, as libpq takes them (issue 31 "Writes find the primary"):
 // the parsing, checked against what pg itself reads from each single-host URL, and the look for
@@ -20,7 +26,14 @@ describe('DATABASE_URL with several hosts', () => {
   it('leaves a one-host URL as it was: no look, the schema taken out', () => {
     const target = parsePostgresUrl('postgres://postgres:secret@127.0.0.1:5432/postgres?schema=t_1&sslmode=disable');
     expect(target).toMatchObject({ targetSessionAttrs: 'any', schema: 't_1', needsDiscovery: false });
-    expect(target.hosts).toEqual([{ host: '127.0.0.1', port: 5432, name: '127.0.0.1:5432', url: 'postgres://postgres:secret@127.0.0.1:5432/postgres?sslmode=disable' }]);
+    expect(target.hosts).toEqual([
+      {
+        host: '127.0.0.1',
+        port: 5432,
+        name: '127.0.0.1:5432',
+        url: 'postgres://postgres:secret@127.0.0.1:5432/postgres?sslmode=disable',
+      },
+    ]);
   });
 
   it('splits hosts and ports, one URL each, and asks for a server that accepts writes by default', () => {
@@ -53,7 +66,9 @@ describe('DATABASE_URL with several hosts', () => {
   });
 
   it('keeps a percent-encoded user, password and database for pg to decode', () => {
-    const target = parsePostgresUrl('postgres://st%40re:p%3Aa%2Fs%40s%2Cw@db-a,db-b:6432/stock%20ops?schema=chain_1&target_session_attrs=primary');
+    const target = parsePostgresUrl(
+      'postgres://st%40re:p%3Aa%2Fs%40s%2Cw@db-a,db-b:6432/stock%20ops?schema=chain_1&target_session_attrs=primary',
+    );
     expect(target).toMatchObject({ targetSessionAttrs: 'primary', schema: 'chain_1' });
     expect(target.hosts.map((h) => pgReads(h.url))).toEqual([
       { host: 'db-a', port: 5432, user: 'st@re', password: 'p:a/s@s,w', database: 'stock ops' },
@@ -67,10 +82,14 @@ describe('DATABASE_URL with several hosts', () => {
       expect(parsePostgresUrl(`postgres://u@h1,h2/db?target_session_attrs=${attrs}`).targetSessionAttrs).toBe(attrs);
     }
     expect(parsePostgresUrl('postgres://u@h1/db?target_session_attrs=read-write').needsDiscovery).toBe(true);
-    expect(() => parsePostgresUrl('postgres://u@h1,h2/db?target_session_attrs=master')).toThrow(/Invalid target_session_attrs/);
+    expect(() => parsePostgresUrl('postgres://u@h1,h2/db?target_session_attrs=master')).toThrow(
+      /Invalid target_session_attrs/,
+    );
     expect(() => parsePostgresUrl('postgres://u:hunter2@h1:99999,h2/db')).toThrow(/Invalid port "99999"/);
     expect(() => parsePostgresUrl('postgres://u:hunter2@h1:99999,h2/db')).not.toThrow(/hunter2/);
-    expect(() => parsePostgresUrl('postgres://u@h1,h2/db?schema=Bad-Name')).toThrow(/Invalid schema name in DATABASE_URL: Bad-Name/);
+    expect(() => parsePostgresUrl('postgres://u@h1,h2/db?schema=Bad-Name')).toThrow(
+      /Invalid schema name in DATABASE_URL: Bad-Name/,
+    );
     expect(() => parsePostgresUrl('postgres://u@[::1/db')).toThrow(/Invalid host/);
   });
 
@@ -78,14 +97,20 @@ describe('DATABASE_URL with several hosts', () => {
     const primary = { inRecovery: false, readOnly: false };
     const standby = { inRecovery: true, readOnly: true };
     const readOnlyPrimary = { inRecovery: false, readOnly: true };
-    expect([primary, standby, readOnlyPrimary].map((role) => matches('read-write', role))).toEqual([true, false, false]);
+    expect([primary, standby, readOnlyPrimary].map((role) => matches('read-write', role))).toEqual([
+      true,
+      false,
+      false,
+    ]);
     expect([primary, standby, readOnlyPrimary].map((role) => matches('primary', role))).toEqual([true, false, true]);
     expect([primary, standby, readOnlyPrimary].map((role) => matches('standby', role))).toEqual([false, true, false]);
     expect([primary, standby, readOnlyPrimary].map((role) => matches('read-only', role))).toEqual([false, true, true]);
   });
 
   it('a one-host pool is a plain pg.Pool of plain clients', async () => {
-    const hosts = new HostPool(parsePostgresUrl('postgres://nobody@127.0.0.1:1/none'), { connectionTimeoutMillis: 1000 });
+    const hosts = new HostPool(parsePostgresUrl('postgres://nobody@127.0.0.1:1/none'), {
+      connectionTimeoutMillis: 1000,
+    });
     expect(hosts.pool.options.connectionString).toBe('postgres://nobody@127.0.0.1:1/none');
     expect((hosts.pool as unknown as { Client: unknown }).Client).toBe(pg.Client);
     await hosts.end();
@@ -116,10 +141,15 @@ describe.skipIf(url === undefined)('looking for the host on a real server (TEST_
     const target = parsePostgresUrl(withDeadHostFirst('target_session_attrs=standby'));
     const found = await findHost(target, {}, 15_000);
     expect(found).toBeInstanceOf(NoMatchingHostError);
-    expect((found as Error).message).toMatch(/127\.0\.0\.1:1 .*ECONNREFUSED.*; .* is a primary|127\.0\.0\.1:1 .*ECONNREFUSED.*; .* is read-only/);
+    expect((found as Error).message).toMatch(
+      /127\.0\.0\.1:1 .*ECONNREFUSED.*; .* is a primary|127\.0\.0\.1:1 .*ECONNREFUSED.*; .* is read-only/,
+    );
     const handle = openPostgres(withDeadHostFirst('target_session_attrs=standby'));
     try {
-      const error = await handle.ping().then(() => undefined, (e: unknown) => e);
+      const error = await handle.ping().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(NoMatchingHostError);
       expect(handle.dialect.classifyError(error)).toBe('unavailable');
     } finally {
@@ -137,7 +167,9 @@ describe.skipIf(url === undefined)('looking for the host on a real server (TEST_
         await sql`insert into hosts_probe values (1, 'in a transaction')`.execute(trx);
       });
       await handle.bulkLoad('hosts_probe' as never, ['id', 'note'], [[2, 'copied']]);
-      const { rows } = await sql<{ id: number; note: string }>`select id, note from hosts_probe order by id`.execute(handle.db);
+      const { rows } = await sql<{ id: number; note: string }>`select id, note from hosts_probe order by id`.execute(
+        handle.db,
+      );
       expect(rows).toEqual([
         { id: 1, note: 'in a transaction' },
         { id: 2, note: 'copied' },

@@ -53,7 +53,10 @@ describe.skipIf(url === undefined)('PostgreSQL liveness watch', () => {
 
     const client = await pool.connect();
     const started = Date.now();
-    const waiting = client.query('select pg_sleep(0.2)').then(() => 'answered', (error: Error) => error.message);
+    const waiting = client.query('select pg_sleep(0.2)').then(
+      () => 'answered',
+      (error: Error) => error.message,
+    );
     proxy.silence();
     expect(await waiting).toMatch(/Connection terminated/);
     // Cut after the stuck time and one unanswered question, not after TCP's minutes.

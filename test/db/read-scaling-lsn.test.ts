@@ -21,7 +21,21 @@ describe('WAL positions (pg_lsn)', () => {
   });
 
   it('refuses what is not a pg_lsn', () => {
-    for (const bad of ['', '/', '0/', '/0', '1', '1/2/3', '123456789/0', '0/123456789', 'G/0', ' 0/1', '0/1 ', '-1/0', '0x1/0']) {
+    for (const bad of [
+      '',
+      '/',
+      '0/',
+      '/0',
+      '1',
+      '1/2/3',
+      '123456789/0',
+      '0/123456789',
+      'G/0',
+      ' 0/1',
+      '0/1 ',
+      '-1/0',
+      '0x1/0',
+    ]) {
       expect(parseLsn(bad), bad).toBeUndefined();
     }
   });
@@ -38,7 +52,8 @@ describe('WAL positions (pg_lsn)', () => {
 });
 
 describe('the x-read-after header', () => {
-  const request = (value: string | string[] | undefined) => ({ headers: value === undefined ? {} : { 'x-read-after': value } }) as unknown as FastifyRequest;
+  const request = (value: string | string[] | undefined) =>
+    ({ headers: value === undefined ? {} : { 'x-read-after': value } }) as unknown as FastifyRequest;
 
   it('is optional, and taken as a WAL position (surrounding blanks ignored)', () => {
     expect(readAfterOf(request(undefined))).toBeUndefined();
@@ -94,14 +109,16 @@ describe('write positions for x-read-after', () => {
 
   it('a failed question fails its callers only', async () => {
     let fail = true;
-    const position = writePositions(async () =>
-      ({
-        query: async () => {
-          if (fail) throw new Error('Connection terminated');
-          return { rows: [{ lsn: '0/30' }] };
-        },
-        release: () => undefined,
-      }) as unknown as pg.PoolClient);
+    const position = writePositions(
+      async () =>
+        ({
+          query: async () => {
+            if (fail) throw new Error('Connection terminated');
+            return { rows: [{ lsn: '0/30' }] };
+          },
+          release: () => undefined,
+        }) as unknown as pg.PoolClient,
+    );
     await expect(position()).rejects.toThrow(/terminated/);
     fail = false;
     expect(await position()).toBe('0/30');
@@ -110,8 +127,17 @@ describe('write positions for x-read-after', () => {
 
 describe('DATABASE_READ_URL settings', () => {
   it('are read from the environment, with a 5 s lag limit by default', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://u@db1/x' })).toMatchObject({ databaseReadUrl: undefined, databaseReadMaxLagSeconds: 5 });
-    expect(loadConfig({ DATABASE_URL: 'postgres://u@db1/x', DATABASE_READ_URL: 'postgres://u@db2,db3/x', DATABASE_READ_MAX_LAG_SECONDS: '2.5' })).toMatchObject({
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db1/x' })).toMatchObject({
+      databaseReadUrl: undefined,
+      databaseReadMaxLagSeconds: 5,
+    });
+    expect(
+      loadConfig({
+        DATABASE_URL: 'postgres://u@db1/x',
+        DATABASE_READ_URL: 'postgres://u@db2,db3/x',
+        DATABASE_READ_MAX_LAG_SECONDS: '2.5',
+      }),
+    ).toMatchObject({
       databaseReadUrl: 'postgres://u@db2,db3/x',
       databaseReadMaxLagSeconds: 2.5,
     });
@@ -119,6 +145,8 @@ describe('DATABASE_READ_URL settings', () => {
   });
 
   it('need a PostgreSQL DATABASE_URL', () => {
-    expect(() => createDb('sqlite::memory:', { readUrl: 'postgres://u@db2/x' })).toThrow(/DATABASE_READ_URL needs a PostgreSQL DATABASE_URL/);
+    expect(() => createDb('sqlite::memory:', { readUrl: 'postgres://u@db2/x' })).toThrow(
+      /DATABASE_READ_URL needs a PostgreSQL DATABASE_URL/,
+    );
   });
 });

@@ -46,7 +46,11 @@ describe('SQLite durability setting', () => {
   });
 
   it('the app built from the environment runs with FULL', async () => {
-    const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'app.sqlite')}`, LOG_LEVEL: 'silent', STORE_OPS_ADMIN_TOKEN: 'x' });
+    const config = loadConfig({
+      DATABASE_URL: `sqlite:${path.join(dir, 'app.sqlite')}`,
+      LOG_LEVEL: 'silent',
+      STORE_OPS_ADMIN_TOKEN: 'x',
+    });
     const app = await buildApp(config);
     try {
       expect(await synchronousOf(app.ctx.handle)).toBe(2);

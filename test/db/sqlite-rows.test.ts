@@ -17,7 +17,11 @@ describe('objectRowReader (SQLite rows as objects from arrays)', () => {
   const asReader = (text: string, ...parameters: unknown[]) => objectRowReader(database.prepare(text)).all(parameters);
 
   it('gives the rows better-sqlite3 gives, keys in the same order', () => {
-    for (const text of ['select * from t order by id', 'select id as "weird ""name"" \\ `x`", name from t where id > ?', 'select 1 as a, 2 as a, 3 as b']) {
+    for (const text of [
+      'select * from t order by id',
+      'select id as "weird ""name"" \\ `x`", name from t where id > ?',
+      'select 1 as a, 2 as a, 3 as b',
+    ]) {
       const parameters = text.includes('?') ? [1] : [];
       const expected = asBetterSqlite(text, ...parameters);
       const actual = asReader(text, ...parameters);

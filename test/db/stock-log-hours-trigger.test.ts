@@ -20,11 +20,20 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       t = await buildTestApp(dialect);
       expect((await t.post(`${API}/stores`, { stores: [storeInput('H1')] })).statusCode).toBe(200);
-      const storeId = (await t.app.ctx.db.selectFrom('stores').select('id').where('store_number', '=', 'H1').executeTakeFirstOrThrow()).id;
+      const storeId = (
+        await t.app.ctx.db.selectFrom('stores').select('id').where('store_number', '=', 'H1').executeTakeFirstOrThrow()
+      ).id;
       const productId = await insertBareProduct(t.app.ctx, 'HP1');
       const start = Date.UTC(2026, 0, 1);
-      const rows = Array.from({ length: ENTRIES }, (_, i) => ({ ...bareLogRow(storeId, productId, start, { updated_on: start + (i % 5) * HOUR, is_applied: 0 }), review_status: 3 }));
-      for (let i = 0; i < rows.length; i += 500) await t.app.ctx.db.insertInto('stock_logs').values(rows.slice(i, i + 500)).execute();
+      const rows = Array.from({ length: ENTRIES }, (_, i) => ({
+        ...bareLogRow(storeId, productId, start, { updated_on: start + (i % 5) * HOUR, is_applied: 0 }),
+        review_status: 3,
+      }));
+      for (let i = 0; i < rows.length; i += 500)
+        await t.app.ctx.db
+          .insertInto('stock_logs')
+          .values(rows.slice(i, i + 500))
+          .execute();
     });
     afterAll(async () => {
       await t.close();
@@ -44,7 +53,9 @@ for (const dialect of DIALECTS) {
 
     it.skipIf(dialect.name !== 'postgres')('pairs old and new rows without a nested loop', async () => {
       const { rows } = await sql<{ proconfig: string[] | null }>`
-        select proconfig from pg_proc where proname = 'count_stock_log_hours' and pronamespace = current_schema()::regnamespace`.execute(t.app.ctx.db);
+        select proconfig from pg_proc where proname = 'count_stock_log_hours' and pronamespace = current_schema()::regnamespace`.execute(
+        t.app.ctx.db,
+      );
       expect(rows[0]?.proconfig).toContain('enable_nestloop=off');
     });
   });

@@ -38,8 +38,18 @@ for (const dialect of DIALECTS) {
     it('is partial: only entries with a review status other than 0', async () => {
       const definition =
         dialect.name === 'sqlite'
-          ? (await sql<{ sql: string }>`select sql from sqlite_master where name = 'stock_logs_review'`.execute(t.app.ctx.db)).rows[0]!.sql
-          : (await sql<{ indexdef: string }>`select indexdef from pg_indexes where schemaname = current_schema() and indexname = 'stock_logs_review'`.execute(t.app.ctx.db)).rows[0]!.indexdef;
+          ? (
+              await sql<{ sql: string }>`select sql from sqlite_master where name = 'stock_logs_review'`.execute(
+                t.app.ctx.db,
+              )
+            ).rows[0]!.sql
+          : (
+              await sql<{
+                indexdef: string;
+              }>`select indexdef from pg_indexes where schemaname = current_schema() and indexname = 'stock_logs_review'`.execute(
+                t.app.ctx.db,
+              )
+            ).rows[0]!.indexdef;
       expect(definition).toMatch(/where .*review_status.* <> 0/i);
     });
 
@@ -54,9 +64,14 @@ for (const dialect of DIALECTS) {
       it(`serves the list filtered by ${name}, its page and its count`, async () => {
         const f: StockLogFilters = { scope: undefined, ...filter };
         // The list's page and count, from the list's own filters (repository.ts applyFilters).
-        const page = pageOf(applyFilters(t.app.ctx.db.selectFrom('stock_logs').selectAll(), f), 'id', { offset: 0, fetchLimit: 201 }).compile();
+        const page = pageOf(applyFilters(t.app.ctx.db.selectFrom('stock_logs').selectAll(), f), 'id', {
+          offset: 0,
+          fetchLimit: 201,
+        }).compile();
         if (pageByIndex) expect(await planOf(page)).toContain('stock_logs_review');
-        const count = applyFilters(t.app.ctx.db.selectFrom('stock_logs'), f).select((eb) => eb.fn.countAll().as('n')).compile();
+        const count = applyFilters(t.app.ctx.db.selectFrom('stock_logs'), f)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .compile();
         expect(await planOf(count)).toContain('stock_logs_review');
         expect(await countStockLogs(t.app.ctx.db, f)).toBe(0);
       });

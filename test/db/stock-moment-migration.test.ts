@@ -20,7 +20,9 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       t = await buildTestApp(dialect);
       expect((await t.post(`${API}/stores`, { stores: [storeInput('M1')] })).statusCode).toBe(200);
-      expect((await t.post(`${API}/products`, { products: [productInput('MP1'), productInput('MP2')] })).statusCode).toBe(200);
+      expect(
+        (await t.post(`${API}/products`, { products: [productInput('MP1'), productInput('MP2')] })).statusCode,
+      ).toBe(200);
     });
     afterAll(async () => {
       await t.close();
@@ -28,13 +30,26 @@ for (const dialect of DIALECTS) {
     });
 
     const rowOf = (product: string) =>
-      t.app.ctx.db.selectFrom('store_products').select(['created_on', 'stock_modified_at', 'stock_version']).where('product_number', '=', product).executeTakeFirstOrThrow();
+      t.app.ctx.db
+        .selectFrom('store_products')
+        .select(['created_on', 'stock_modified_at', 'stock_version'])
+        .where('product_number', '=', product)
+        .executeTakeFirstOrThrow();
 
     it('fills in the missing stamps with the creation moment, and leaves booked ones', async () => {
       const before = Date.now() - 1;
-      expect((await t.post(`${API}/stores/M1/storeproducts`, { products: [{ product_number: 'MP1', min: 1 }] })).statusCode).toBe(200);
+      expect(
+        (await t.post(`${API}/stores/M1/storeproducts`, { products: [{ product_number: 'MP1', min: 1 }] })).statusCode,
+      ).toBe(200);
       const booked = await t.post(`${API}/stores/M1/products/stock/storeproductlogs`, {
-        storeproductlog: [{ product_number: 'MP2', quantity: 3, customer_order_line_number: 0, modification_datetime: new Date().toISOString() }],
+        storeproductlog: [
+          {
+            product_number: 'MP2',
+            quantity: 3,
+            customer_order_line_number: 0,
+            modification_datetime: new Date().toISOString(),
+          },
+        ],
       });
       expect(booked.statusCode, booked.body).toBe(200);
       const bookedStamp = (await rowOf('MP2')).stock_modified_at;
@@ -45,7 +60,9 @@ for (const dialect of DIALECTS) {
       // As a store product created before 0030 was: no stamp.
       expect((await rowOf('MP1')).stock_modified_at).toBeNull();
       expect((await rowOf('MP2')).stock_modified_at).toBe(bookedStamp);
-      expect((await stampViolations(t.app.ctx.handle)).map((v) => v.detail)).toEqual([expect.stringMatching(/'MP1' of store 'M1' has no stock_modified_at/)]);
+      expect((await stampViolations(t.app.ctx.handle)).map((v) => v.detail)).toEqual([
+        expect.stringMatching(/'MP1' of store 'M1' has no stock_modified_at/),
+      ]);
 
       await migrations[MIGRATION]!.up(t.app.ctx.db);
       await bringUpLaterThan(t.app.ctx.handle, MIGRATION);
@@ -53,7 +70,9 @@ for (const dialect of DIALECTS) {
       expect(created.stock_modified_at).toBe(created.created_on);
       expect((await rowOf('MP2')).stock_modified_at).toBe(bookedStamp);
       expect(await stampViolations(t.app.ctx.handle)).toEqual([]);
-      const pulled = (await t.get(`${API}/storeproducts/stock?last_stock_modified_datetime=${new Date(before).toISOString()}`)).json();
+      const pulled = (
+        await t.get(`${API}/storeproducts/stock?last_stock_modified_datetime=${new Date(before).toISOString()}`)
+      ).json();
       expect(pulled.list.map((item: { product_number: string }) => item.product_number).sort()).toEqual(['MP1', 'MP2']);
     });
   });

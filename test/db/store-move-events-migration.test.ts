@@ -38,7 +38,7 @@ for (const dialect of DIALECTS) {
       await dialect.cleanup();
     });
 
-    it('goes down to exactly 0027\'s triggers and up again to the same schema', async () => {
+    it("goes down to exactly 0027's triggers and up again to the same schema", async () => {
       const handle = createDb(await dialect.freshDatabaseUrl());
       handles.push(handle);
       if (handle.schema) await sql`create schema if not exists ${sql.id(handle.schema)}`.execute(handle.db);
@@ -49,7 +49,9 @@ for (const dialect of DIALECTS) {
       await migrations[MIGRATION_0028]!.up(handle.db);
       const of0028 = await schemaOf(handle);
       expect(of0028).not.toEqual(of0027);
-      expect(of0028.some((item) => item.includes('product_prices_event_update') && item.includes('store_number'))).toBe(true);
+      expect(of0028.some((item) => item.includes('product_prices_event_update') && item.includes('store_number'))).toBe(
+        true,
+      );
       await migrations[MIGRATION_0028]!.down!(handle.db);
       expect(await schemaOf(handle)).toEqual(of0027);
       await migrations[MIGRATION_0028]!.up(handle.db);

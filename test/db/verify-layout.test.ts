@@ -5,7 +5,9 @@ import { VERIFY_CHECKS } from '../../src/verify.js';
 
 const SRC = join(import.meta.dirname, '../../src');
 const files = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)]));
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
 
 /**
  * `store-ops verify` is assembled, not written, in src/verify.ts: each module's checks live
@@ -23,7 +25,9 @@ describe('verify: one home per module, no import of the caller', () => {
     const modules = files(SRC).filter((file) => file.endsWith('verify-checks.ts'));
     const assembled = new Set(VERIFY_CHECKS);
     for (const file of modules) {
-      const exported = Object.values(await import(file)).filter(Array.isArray).flat();
+      const exported = Object.values(await import(file))
+        .filter(Array.isArray)
+        .flat();
       expect(exported.length, relative(SRC, file)).toBeGreaterThan(0);
       for (const check of exported) expect(assembled.has(check), `${relative(SRC, file)}: ${check.name}`).toBe(true);
     }

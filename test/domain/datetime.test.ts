@@ -78,7 +78,18 @@ describe('parseDateTime: strict ISO 8601, zone-less read as UTC (PRODUCT §3)', 
     expect(iso('0001-01-01T00:00:00')).toBe('0001-01-01T00:00:00.000Z');
     expect(iso('9999-12-31T23:59:59.999')).toBe('9999-12-31T23:59:59.999Z');
     // Still refused without a zone: what is refused with one.
-    for (const text of ['2024-02-30T10:00:00', '2023-02-29T00:00:00', '2024-01-01T24:00:00', '2024-01-01T10:60:00', '0000-12-31T23:59:59.999', '10000-01-01T00:00:00', '2024-01-01T10', '2024-01-01T10:00:00.', '2024-01-01T10:00:00-05', '2024-01-01T10:00:00+5:30']) {
+    for (const text of [
+      '2024-02-30T10:00:00',
+      '2023-02-29T00:00:00',
+      '2024-01-01T24:00:00',
+      '2024-01-01T10:60:00',
+      '0000-12-31T23:59:59.999',
+      '10000-01-01T00:00:00',
+      '2024-01-01T10',
+      '2024-01-01T10:00:00.',
+      '2024-01-01T10:00:00-05',
+      '2024-01-01T10:00:00+5:30',
+    ]) {
       expect(parseDateTime(text), text).toBeUndefined();
     }
   });
@@ -119,7 +130,14 @@ describe('the years a date-time may name: 0001–9999 in UTC (PRODUCT §3)', () 
   });
 
   it('refuses year 0000, five-digit and signed years', () => {
-    for (const text of ['0000-01-01T00:00:00Z', '0000-12-31T23:59:59.999Z', '10000-01-01T00:00:00Z', '-000001-12-31T23:59:00.000Z', '+010000-01-01T00:00:00.000Z', '+002024-01-01T00:00:00Z']) {
+    for (const text of [
+      '0000-01-01T00:00:00Z',
+      '0000-12-31T23:59:59.999Z',
+      '10000-01-01T00:00:00Z',
+      '-000001-12-31T23:59:00.000Z',
+      '+010000-01-01T00:00:00.000Z',
+      '+002024-01-01T00:00:00Z',
+    ]) {
       expect(parseDateTime(text), text).toBeUndefined();
       expect(isDateTime(text), text).toBe(false);
       expect(() => requireDateTime(text), text).toThrow(RangeError);
@@ -189,7 +207,11 @@ describe('formatDateTime', () => {
   });
 });
 
-const instantArb = fc.date({ min: new Date('0001-01-02T00:00:00.000Z'), max: new Date('9999-12-30T00:00:00.000Z'), noInvalidDate: true });
+const instantArb = fc.date({
+  min: new Date('0001-01-02T00:00:00.000Z'),
+  max: new Date('9999-12-30T00:00:00.000Z'),
+  noInvalidDate: true,
+});
 const pad = (value: number, width = 2) => String(value).padStart(width, '0');
 
 /** The wall-clock text of `instant` at `offsetMinutes` east of UTC. */

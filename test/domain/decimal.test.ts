@@ -187,7 +187,8 @@ describe('kept sums (PRODUCT §3 "Exact numbers": refused, never rounded)', () =
   it('the review finding: ten times 999,999,999,999 and 0.001 cannot be summed silently', () => {
     let total = 0;
     const attempt = () => {
-      for (const quantity of [...new Array(10).fill(999_999_999_999), 0.001]) total = addQuantities(total, toQuantity(quantity), site);
+      for (const quantity of [...new Array(10).fill(999_999_999_999), 0.001])
+        total = addQuantities(total, toQuantity(quantity), site);
     };
     expect(attempt).toThrow(QuantityRangeError);
     expect(total).toBe(MAX_QUANTITY_MILLI);
@@ -216,12 +217,16 @@ describe('kept sums (PRODUCT §3 "Exact numbers": refused, never rounded)', () =
     expect(() => exactAdd(Number.MAX_SAFE_INTEGER, 1, site)).toThrow(QuantityRangeError);
     expect(() => exactAdd(9_007_199_254_740_000, 993, site)).toThrow(QuantityRangeError);
     fc.assert(
-      fc.property(fc.integer({ min: -(2 ** 52), max: 2 ** 52 }), fc.integer({ min: -(2 ** 52), max: 2 ** 52 }), (a, b) => {
-        const exact = BigInt(a) + BigInt(b);
-        const safe = exact <= BigInt(Number.MAX_SAFE_INTEGER) && exact >= -BigInt(Number.MAX_SAFE_INTEGER);
-        if (safe) expect(BigInt(exactAdd(a, b, site))).toBe(exact);
-        else expect(() => exactAdd(a, b, site)).toThrow(QuantityRangeError);
-      }),
+      fc.property(
+        fc.integer({ min: -(2 ** 52), max: 2 ** 52 }),
+        fc.integer({ min: -(2 ** 52), max: 2 ** 52 }),
+        (a, b) => {
+          const exact = BigInt(a) + BigInt(b);
+          const safe = exact <= BigInt(Number.MAX_SAFE_INTEGER) && exact >= -BigInt(Number.MAX_SAFE_INTEGER);
+          if (safe) expect(BigInt(exactAdd(a, b, site))).toBe(exact);
+          else expect(() => exactAdd(a, b, site)).toThrow(QuantityRangeError);
+        },
+      ),
       { numRuns: 500 },
     );
   });

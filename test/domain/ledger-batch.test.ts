@@ -12,7 +12,11 @@ import { quantityRangeErrorOf } from '../helpers/quantity-range.js';
  */
 
 const opArb = (maxAt: number): fc.Arbitrary<Arrival> =>
-  fc.record({ at: fc.integer({ min: 0, max: maxAt }), quantityMilli: fc.integer({ min: -5_000, max: 5_000 }), isCount: fc.boolean() });
+  fc.record({
+    at: fc.integer({ min: 0, max: maxAt }),
+    quantityMilli: fc.integer({ min: -5_000, max: 5_000 }),
+    isCount: fc.boolean(),
+  });
 
 function recordAll(start: TimelineEntry[], ops: readonly Arrival[], firstId: number): TimelineEntry[] {
   return ops.reduce((timeline, op, index) => record(timeline, { ...op, id: firstId + index }), start);
@@ -44,7 +48,9 @@ function planAgainst(recorded: TimelineEntry[], arrivals: readonly Arrival[]) {
     lastCountAt: recorded.some((e) => e.count) ? Math.max(...recorded.filter((e) => e.count).map((e) => e.at)) : null,
   };
   const range = historyRange(clock, arrivals);
-  const window = range ? windowOf(recorded, range) : { levelBeforeMilli: sumOfDeltas(recorded), entries: [], tailMilli: 0 };
+  const window = range
+    ? windowOf(recorded, range)
+    : { levelBeforeMilli: sumOfDeltas(recorded), entries: [], tailMilli: 0 };
   return { range, window, plan: planBatch(window, arrivals) };
 }
 
@@ -76,19 +82,31 @@ function expectSameAsReference(history: Arrival[], arrivals: Arrival[]) {
 describe('batch planning of late entries (issue 11)', () => {
   it('property: equals recording one by one on the whole timeline', () => {
     fc.assert(
-      fc.property(fc.array(opArb(40), { maxLength: 30 }), fc.array(opArb(45), { minLength: 1, maxLength: 20 }), (history, arrivals) => {
-        expectSameAsReference(history, arrivals);
-      }),
+      fc.property(
+        fc.array(opArb(40), { maxLength: 30 }),
+        fc.array(opArb(45), { minLength: 1, maxLength: 20 }),
+        (history, arrivals) => {
+          expectSameAsReference(history, arrivals);
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
 
   it('property: long histories with few counts and many late entries per request', () => {
-    const sparse = fc.record({ at: fc.integer({ min: 0, max: 2_000 }), quantityMilli: fc.integer({ min: -5_000, max: 5_000 }), isCount: fc.boolean().map((b) => b && Math.random() < 0.05) });
+    const sparse = fc.record({
+      at: fc.integer({ min: 0, max: 2_000 }),
+      quantityMilli: fc.integer({ min: -5_000, max: 5_000 }),
+      isCount: fc.boolean().map((b) => b && Math.random() < 0.05),
+    });
     fc.assert(
-      fc.property(fc.array(sparse, { minLength: 200, maxLength: 400 }), fc.array(opArb(2_100), { minLength: 50, maxLength: 120 }), (history, arrivals) => {
-        expectSameAsReference(history, arrivals);
-      }),
+      fc.property(
+        fc.array(sparse, { minLength: 200, maxLength: 400 }),
+        fc.array(opArb(2_100), { minLength: 50, maxLength: 120 }),
+        (history, arrivals) => {
+          expectSameAsReference(history, arrivals);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -99,25 +117,40 @@ describe('batch planning of late entries (issue 11)', () => {
     // before recorded entries of its moment. Arrivals without a fixed id follow everything.
     const fixedArb = fc.record({ op: opArb(12), fixed: fc.boolean() });
     fc.assert(
-      fc.property(fc.array(opArb(12), { maxLength: 25 }), fc.array(fixedArb, { minLength: 1, maxLength: 15 }), fc.integer({ min: 0, max: 1_000_000 }), (history, drawn, seed) => {
-        const ids = shuffledIds(history.length + drawn.length, seed);
-        const recorded = history.reduce<TimelineEntry[]>((timeline, op, index) => record(timeline, { ...op, id: ids[index]! }), []);
-        const arrivals: Arrival[] = drawn.map(({ op, fixed }, index) => (fixed ? { ...op, id: ids[history.length + index]! } : op));
-        const late = 1_000_000;
-        const reference = arrivals.reduce((timeline, arrival, index) => record(timeline, { ...arrival, id: arrival.id ?? late + index }), recorded);
-        const { plan } = planAgainst(recorded, arrivals);
-        arrivals.forEach((arrival, index) => {
-          const expected = reference.find((e) => e.id === (arrival.id ?? late + index))!;
-          expect(plan.arrivals[index]!.deltaMilli).toBe(expected.deltaMilli);
-          expect(plan.arrivals[index]!.expectedMilli).toBe(expected.count?.expectedMilli);
-        });
-        const rebased = new Map(plan.rebased.map((r) => [r.id, r]));
-        for (const before of recorded) {
-          const after = reference.find((e) => e.id === before.id)!;
-          expect(rebased.get(before.id)?.deltaMilli ?? before.deltaMilli).toBe(after.deltaMilli);
-        }
-        expect(sumOfDeltas(recorded) + plan.arrivals.reduce((sum, a) => sum + a.balanceChangeMilli, 0)).toBe(sumOfDeltas(reference));
-      }),
+      fc.property(
+        fc.array(opArb(12), { maxLength: 25 }),
+        fc.array(fixedArb, { minLength: 1, maxLength: 15 }),
+        fc.integer({ min: 0, max: 1_000_000 }),
+        (history, drawn, seed) => {
+          const ids = shuffledIds(history.length + drawn.length, seed);
+          const recorded = history.reduce<TimelineEntry[]>(
+            (timeline, op, index) => record(timeline, { ...op, id: ids[index]! }),
+            [],
+          );
+          const arrivals: Arrival[] = drawn.map(({ op, fixed }, index) =>
+            fixed ? { ...op, id: ids[history.length + index]! } : op,
+          );
+          const late = 1_000_000;
+          const reference = arrivals.reduce(
+            (timeline, arrival, index) => record(timeline, { ...arrival, id: arrival.id ?? late + index }),
+            recorded,
+          );
+          const { plan } = planAgainst(recorded, arrivals);
+          arrivals.forEach((arrival, index) => {
+            const expected = reference.find((e) => e.id === (arrival.id ?? late + index))!;
+            expect(plan.arrivals[index]!.deltaMilli).toBe(expected.deltaMilli);
+            expect(plan.arrivals[index]!.expectedMilli).toBe(expected.count?.expectedMilli);
+          });
+          const rebased = new Map(plan.rebased.map((r) => [r.id, r]));
+          for (const before of recorded) {
+            const after = reference.find((e) => e.id === before.id)!;
+            expect(rebased.get(before.id)?.deltaMilli ?? before.deltaMilli).toBe(after.deltaMilli);
+          }
+          expect(sumOfDeltas(recorded) + plan.arrivals.reduce((sum, a) => sum + a.balanceChangeMilli, 0)).toBe(
+            sumOfDeltas(reference),
+          );
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
@@ -132,8 +165,17 @@ describe('batch planning of late entries (issue 11)', () => {
   });
 
   it('in-order entries and late deltas with no count after them need no history', () => {
-    const history: Arrival[] = [{ at: 10, quantityMilli: 5_000, isCount: true }, { at: 20, quantityMilli: 1_000, isCount: false }];
-    expect(expectSameAsReference(history, [{ at: 30, quantityMilli: 1, isCount: false }, { at: 25, quantityMilli: -2, isCount: false }, { at: 40, quantityMilli: 7, isCount: true }])).toBeUndefined();
+    const history: Arrival[] = [
+      { at: 10, quantityMilli: 5_000, isCount: true },
+      { at: 20, quantityMilli: 1_000, isCount: false },
+    ];
+    expect(
+      expectSameAsReference(history, [
+        { at: 30, quantityMilli: 1, isCount: false },
+        { at: 25, quantityMilli: -2, isCount: false },
+        { at: 40, quantityMilli: 7, isCount: true },
+      ]),
+    ).toBeUndefined();
     // A late delta at the very moment of the latest count happened after it: no history either.
     expect(expectSameAsReference(history, [{ at: 10, quantityMilli: 3, isCount: false }])).toBeUndefined();
   });
@@ -161,11 +203,20 @@ describe('batch planning of late entries (issue 11)', () => {
     const at = (path: string, arrival: Arrival): Arrival => ({ ...arrival, path });
 
     it('a balance is refused at the arrival that takes it out, in arrival order', () => {
-      const arrivals = Array.from({ length: 10 }, (_, i) => at(`e[${i}]`, { at: i, quantityMilli: MAX, isCount: false }));
+      const arrivals = Array.from({ length: 10 }, (_, i) =>
+        at(`e[${i}]`, { at: i, quantityMilli: MAX, isCount: false }),
+      );
       const error = refusal(() => planAgainst([], arrivals));
       expect(error.site).toEqual({ path: 'e[1]', what: 'its balance' });
       // Up to the bound is fine, also going back down past zero.
-      const plan = planAgainst([], [{ at: 1, quantityMilli: MAX, isCount: false }, { at: 2, quantityMilli: -MAX, isCount: true }, { at: 3, quantityMilli: MAX, isCount: false }]).plan;
+      const plan = planAgainst(
+        [],
+        [
+          { at: 1, quantityMilli: MAX, isCount: false },
+          { at: 2, quantityMilli: -MAX, isCount: true },
+          { at: 3, quantityMilli: MAX, isCount: false },
+        ],
+      ).plan;
       expect(plan.arrivals.map((a) => a.deltaMilli)).toEqual([MAX, -2 * MAX, MAX]);
     });
 
@@ -174,16 +225,24 @@ describe('batch planning of late entries (issue 11)', () => {
       const first = planAgainst(recorded, [{ at: 5, quantityMilli: MAX, isCount: false }]).plan;
       expect(first.rebased).toEqual([{ id: 1, deltaMilli: -MAX, expectedMilli: MAX }]);
       const withFirst = recordAll(recorded, [{ at: 5, quantityMilli: MAX, isCount: false }], 2);
-      expect(refusal(() => planAgainst(withFirst, [at('late', { at: 6, quantityMilli: 1, isCount: false })])).site).toEqual({ path: 'late', what: 'the level a later count expected' });
+      expect(
+        refusal(() => planAgainst(withFirst, [at('late', { at: 6, quantityMilli: 1, isCount: false })])).site,
+      ).toEqual({ path: 'late', what: 'the level a later count expected' });
     });
 
     it('partial sums of a history past 2^53 are refused, never rounded', () => {
       // Levels at past moments are not kept figures, but a late count reads one: a history whose
       // levels reach past 2^53 cannot be read exactly, so the count is refused.
-      const history: TimelineEntry[] = Array.from({ length: 12 }, (_, i) => ({ id: i + 1, at: i + 1, deltaMilli: i % 2 === 0 ? 2 * MAX : -MAX }));
+      const history: TimelineEntry[] = Array.from({ length: 12 }, (_, i) => ({
+        id: i + 1,
+        at: i + 1,
+        deltaMilli: i % 2 === 0 ? 2 * MAX : -MAX,
+      }));
       history.push({ id: 13, at: 13, deltaMilli: -6 * MAX, count: { countedMilli: 0, expectedMilli: 6 * MAX } });
       const window = historyWindow(history, true, 0);
-      expect(refusal(() => planBatch(window, [at('count', { at: 12, quantityMilli: 1, isCount: true })])).site.path).toBe('count');
+      expect(
+        refusal(() => planBatch(window, [at('count', { at: 12, quantityMilli: 1, isCount: true })])).site.path,
+      ).toBe('count');
     });
   });
 });

@@ -39,10 +39,13 @@ describe('ledger timeline (PRODUCT §5 counts)', () => {
   });
 
   it('a late sale before a count is absorbed by the count', () => {
-    const planned = planEntry({ levelAtMilli: 4_000, nextCount: { id: 7, countedMilli: 10_000, expectedMilli: 6_000 } }, {
-      quantityMilli: -1_000,
-      isCount: false,
-    });
+    const planned = planEntry(
+      { levelAtMilli: 4_000, nextCount: { id: 7, countedMilli: 10_000, expectedMilli: 6_000 } },
+      {
+        quantityMilli: -1_000,
+        isCount: false,
+      },
+    );
     expect(planned).toEqual({ deltaMilli: -1_000, rebase: { entryId: 7, expectedMilli: 5_000, deltaMilli: 5_000 } });
   });
 

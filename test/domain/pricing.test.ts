@@ -90,17 +90,25 @@ describe('effectivePrice', () => {
     expect(resolvedPrice(undefined, null)).toBeNull();
   });
 
-  const candidateArb = fc.record({
-    id: fc.integer({ min: 1, max: 1_000_000 }),
-    priceMoney: fc.integer({ min: 0, max: 10_000_000 }),
-    validFrom: fc.integer({ min: NOW - 20 * DAY, max: NOW + 5 * DAY }),
-    length: fc.integer({ min: 1, max: 30 * DAY }),
-    storeNumber: fc.constantFrom(null, '1001', '1002'),
-    priceGroup: fc.constantFrom(null, '7', '8'),
-    countryCode: fc.constantFrom(null, 'NL', 'BE'),
-  }).map(({ length, ...rest }): PriceCandidate => ({ ...rest, validTo: rest.validFrom + length }));
+  const candidateArb = fc
+    .record({
+      id: fc.integer({ min: 1, max: 1_000_000 }),
+      priceMoney: fc.integer({ min: 0, max: 10_000_000 }),
+      validFrom: fc.integer({ min: NOW - 20 * DAY, max: NOW + 5 * DAY }),
+      length: fc.integer({ min: 1, max: 30 * DAY }),
+      storeNumber: fc.constantFrom(null, '1001', '1002'),
+      priceGroup: fc.constantFrom(null, '7', '8'),
+      countryCode: fc.constantFrom(null, 'NL', 'BE'),
+    })
+    .map(({ length, ...rest }): PriceCandidate => ({ ...rest, validTo: rest.validFrom + length }));
   const pricesArb = fc.uniqueArray(candidateArb, { selector: (c) => c.id, maxLength: 25 });
-  const contextArb = fc.constantFrom<PriceContext>(IN_STORE, { countryCode: 'NL' }, { countryCode: 'BE' }, {}, { storeNumber: '1002', countryCode: 'BE', priceGroups: ['8'] });
+  const contextArb = fc.constantFrom<PriceContext>(
+    IN_STORE,
+    { countryCode: 'NL' },
+    { countryCode: 'BE' },
+    {},
+    { storeNumber: '1002', countryCode: 'BE', priceGroups: ['8'] },
+  );
 
   it('picks a valid applicable price that no other valid applicable price beats', () => {
     fc.assert(
@@ -113,7 +121,8 @@ describe('effectivePrice', () => {
         return eligible.every(
           (other) =>
             rank(other) > rank(chosen) ||
-            (rank(other) === rank(chosen) && (other.validFrom < chosen.validFrom || (other.validFrom === chosen.validFrom && other.id <= chosen.id))),
+            (rank(other) === rank(chosen) &&
+              (other.validFrom < chosen.validFrom || (other.validFrom === chosen.validFrom && other.id <= chosen.id))),
         );
       }),
     );
@@ -130,10 +139,16 @@ describe('effectivePrice', () => {
 });
 
 describe('specialPrice (lowest discounted unit price valid now)', () => {
-  const discount = (priceMoney: number, validFrom: number | null = null, validTo: number | null = null): DiscountCandidate => ({ priceMoney, validFrom, validTo });
+  const discount = (
+    priceMoney: number,
+    validFrom: number | null = null,
+    validTo: number | null = null,
+  ): DiscountCandidate => ({ priceMoney, validFrom, validTo });
 
   it('takes the lowest valid discount; open ends are open', () => {
-    expect(specialPrice([discount(15_000), discount(12_000, NOW - DAY, NOW + DAY), discount(9_000, NOW + DAY)], NOW)).toBe(12_000);
+    expect(
+      specialPrice([discount(15_000), discount(12_000, NOW - DAY, NOW + DAY), discount(9_000, NOW + DAY)], NOW),
+    ).toBe(12_000);
     expect(specialPrice([discount(9_000, null, NOW)], NOW)).toBeUndefined();
     expect(specialPrice([], NOW)).toBeUndefined();
     expect(isDiscountValidAt(discount(1, NOW, null), NOW)).toBe(true);
@@ -166,17 +181,20 @@ describe('nextOldPrice (the price before the last price change)', () => {
 
   it('after any sequence of prices, old_price is the last value that differed from the current one', () => {
     fc.assert(
-      fc.property(fc.array(fc.option(fc.integer({ min: 0, max: 5 }), { nil: null }), { minLength: 1, maxLength: 20 }), (sequence) => {
-        let current: number | null = sequence[0] ?? null;
-        let old: number | null = null;
-        for (const next of sequence.slice(1)) {
-          old = nextOldPrice(current, old, next);
-          current = next;
-        }
-        const changes = sequence.filter((value, i) => i === 0 || value !== sequence[i - 1]);
-        const expected = changes.length >= 2 ? changes[changes.length - 2]! : null;
-        return old === expected;
-      }),
+      fc.property(
+        fc.array(fc.option(fc.integer({ min: 0, max: 5 }), { nil: null }), { minLength: 1, maxLength: 20 }),
+        (sequence) => {
+          let current: number | null = sequence[0] ?? null;
+          let old: number | null = null;
+          for (const next of sequence.slice(1)) {
+            old = nextOldPrice(current, old, next);
+            current = next;
+          }
+          const changes = sequence.filter((value, i) => i === 0 || value !== sequence[i - 1]);
+          const expected = changes.length >= 2 ? changes[changes.length - 2]! : null;
+          return old === expected;
+        },
+      ),
     );
   });
 });

@@ -44,29 +44,50 @@ for (const dialect of DIALECTS) {
     it('carries master-data upserts and deletes, and stock changes with their levels and entries, in order and without gaps', async () => {
       const start = (await follow()).last;
       expect((await t.post(`${API}/stores`, { stores: [storeInput('E1'), storeInput('E2')] })).statusCode).toBe(200);
-      expect((await t.post(`${API}/products`, { products: [productInput('EP1'), productInput('EP2')] })).statusCode).toBe(200);
+      expect(
+        (await t.post(`${API}/products`, { products: [productInput('EP1'), productInput('EP2')] })).statusCode,
+      ).toBe(200);
       expect((await t.post(`${API}/stores/E1/locations`, { locations: [locationInput('L-1')] })).statusCode).toBe(200);
-      const posted = await t.post(LOGS('E1'), { storeproductlog: [stockLogInput('EP1', 5, '2026-01-10T10:00:00Z'), stockLogInput('EP1', 2, '2026-01-10T11:00:00Z', { location_code: 'L-1' })] });
+      const posted = await t.post(LOGS('E1'), {
+        storeproductlog: [
+          stockLogInput('EP1', 5, '2026-01-10T10:00:00Z'),
+          stockLogInput('EP1', 2, '2026-01-10T11:00:00Z', { location_code: 'L-1' }),
+        ],
+      });
       expect(posted.statusCode, posted.body).toBe(200);
       // An identical re-send changes nothing, so it writes no event.
-      expect((await t.post(`${API}/products`, { products: [productInput('EP1'), productInput('EP2')] })).statusCode).toBe(200);
+      expect(
+        (await t.post(`${API}/products`, { products: [productInput('EP1'), productInput('EP2')] })).statusCode,
+      ).toBe(200);
 
       const { events } = await follow(start);
       events.forEach((event, index) => expect(event.sequence).toBe(start + index + 1));
       const types = events.map((e) => e.type);
       expect(types.filter((type) => type === 'store.upserted')).toHaveLength(2);
       expect(types.filter((type) => type === 'product.upserted')).toHaveLength(2);
-      expect(events.find((e) => e.type === 'location.upserted')).toMatchObject({ store_number: 'E1', data: { location_code: 'L-1' } });
+      expect(events.find((e) => e.type === 'location.upserted')).toMatchObject({
+        store_number: 'E1',
+        data: { location_code: 'L-1' },
+      });
       const stock = events.filter((e) => e.type === 'stock.changed');
       expect(stock).toHaveLength(2);
       for (const event of stock) expect(Value.Check(StockChangedData, event.data)).toBe(true);
       expect(stock.map((e) => e.data)).toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ product_number: 'EP1', location_code: null, pool: 1, quantity: 5, customer_order_number: null }),
+          expect.objectContaining({
+            product_number: 'EP1',
+            location_code: null,
+            pool: 1,
+            quantity: 5,
+            customer_order_number: null,
+          }),
           expect.objectContaining({ product_number: 'EP1', location_code: 'L-1', quantity: 2 }),
         ]),
       );
-      expect(events.find((e) => e.type === 'store_product.upserted')).toMatchObject({ store_number: 'E1', data: { product_number: 'EP1' } });
+      expect(events.find((e) => e.type === 'store_product.upserted')).toMatchObject({
+        store_number: 'E1',
+        data: { product_number: 'EP1' },
+      });
       expect(events.find((e) => e.type === 'product.upserted')!.store_number).toBeNull();
 
       const flushed = await t.post(`${API}/products?flush=true`, { products: [productInput('EP1')] });
@@ -102,7 +123,10 @@ for (const dialect of DIALECTS) {
       ]) {
         const response = await t.get(`${API}/events?${query}`);
         expect(response.statusCode, query).toBe(400);
-        expect(response.json().errors.map((e: { path: string }) => e.path), query).toContain(`query.${field}`);
+        expect(
+          response.json().errors.map((e: { path: string }) => e.path),
+          query,
+        ).toContain(`query.${field}`);
       }
     });
 

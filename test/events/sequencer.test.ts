@@ -31,15 +31,22 @@ describe.skipIf(dialect === undefined)('change feed sequencer (postgres)', () =>
   beforeAll(async () => {
     databaseUrl = await dialect!.freshDatabaseUrl();
     t = await buildTestApp(dialect!, { databaseUrl });
-    expect((await t.post(`${API}/stores`, { stores: [STORE, 'SQ-D', 'SQ-E'].map((store) => storeInput(store)) })).statusCode).toBe(200);
+    expect(
+      (await t.post(`${API}/stores`, { stores: [STORE, 'SQ-D', 'SQ-E'].map((store) => storeInput(store)) })).statusCode,
+    ).toBe(200);
     const products = ['SQ-X', 'SQ-Y', 'SQ-R', 'SQ-U'].map((p) => productInput(p));
     expect((await t.post(`${API}/products`, { products })).statusCode).toBe(200);
     // The balances exist: the bookings below write their rows before they queue for their turns.
     const booked = await t.post(`${API}/stores/${STORE}/products/stock/storeproductlogs`, {
-      storeproductlog: [stockLogInput('SQ-X', 1, '2026-01-01T00:00:00Z'), stockLogInput('SQ-Y', 1, '2026-01-01T00:00:00Z')],
+      storeproductlog: [
+        stockLogInput('SQ-X', 1, '2026-01-01T00:00:00Z'),
+        stockLogInput('SQ-Y', 1, '2026-01-01T00:00:00Z'),
+      ],
     });
     expect(booked.statusCode, booked.body).toBe(200);
-    storeId = (await t.app.ctx.db.selectFrom('stores').select('id').where('store_number', '=', STORE).executeTakeFirstOrThrow()).id;
+    storeId = (
+      await t.app.ctx.db.selectFrom('stores').select('id').where('store_number', '=', STORE).executeTakeFirstOrThrow()
+    ).id;
   });
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.end()));
@@ -84,20 +91,41 @@ describe.skipIf(dialect === undefined)('change feed sequencer (postgres)', () =>
     applyEntries(
       trx,
       t.app.ctx.ledger,
-      [bareEntry(storeId, productId, { locationId: 0, pool: 1, orderKey: '', at: Date.parse('2026-02-01T00:00:00Z'), quantityMilli: quantity * 1000, isCount: false }, { store_number: STORE, product_number: productNumbers.get(productId)! })],
+      [
+        bareEntry(
+          storeId,
+          productId,
+          {
+            locationId: 0,
+            pool: 1,
+            orderKey: '',
+            at: Date.parse('2026-02-01T00:00:00Z'),
+            quantityMilli: quantity * 1000,
+            isCount: false,
+          },
+          { store_number: STORE, product_number: productNumbers.get(productId)! },
+        ),
+      ],
       new Map([[storeId, STORE]]),
       TEST_PRINCIPAL,
       Date.now(),
     );
   const productNumbers = new Map<number, string>();
   const productId = async (productNumber: string) => {
-    const { id } = await t.app.ctx.db.selectFrom('products').select('id').where('product_number', '=', productNumber).executeTakeFirstOrThrow();
+    const { id } = await t.app.ctx.db
+      .selectFrom('products')
+      .select('id')
+      .where('product_number', '=', productNumber)
+      .executeTakeFirstOrThrow();
     productNumbers.set(id, productNumber);
     return id;
   };
   /** The id (insert order) of the stock.changed event a booking of these entries wrote. */
   const eventIdOf = async (client: pg.Client, logId: number) => {
-    const { rows } = await client.query<{ id: string }>(`select id from events where type = 'stock.changed' and data like $1`, [`%"log_entry_ids":[${logId}]%`]);
+    const { rows } = await client.query<{ id: string }>(
+      `select id from events where type = 'stock.changed' and data like $1`,
+      [`%"log_entry_ids":[${logId}]%`],
+    );
     expect(rows).toHaveLength(1);
     return Number(rows[0]!.id);
   };
@@ -121,12 +149,18 @@ describe.skipIf(dialect === undefined)('change feed sequencer (postgres)', () =>
     });
     let c: Promise<number[]> | undefined;
     try {
-      const { ids: [aLog], pid: aBackend } = await aWrote;
+      const {
+        ids: [aLog],
+        pid: aBackend,
+      } = await aWrote;
       // B books Y and commits; C books X and queues behind A for X's turn.
       const [bLog] = await inTransaction(t.app.ctx.handle, book(y, 2));
       c = inTransaction(t.app.ctx.handle, book(x, 3));
       for (let waited = 0; ; waited += 10) {
-        const { rows } = await watcher.query<{ waiting: string }>(`select count(*) as waiting from pg_stat_activity where $1 = any(pg_blocking_pids(pid))`, [aBackend]);
+        const { rows } = await watcher.query<{ waiting: string }>(
+          `select count(*) as waiting from pg_stat_activity where $1 = any(pg_blocking_pids(pid))`,
+          [aBackend],
+        );
         if (Number(rows[0]!.waiting) > 0) break;
         if (waited > 5000) throw new Error('C never queued for its turn');
         await new Promise((resolve) => setTimeout(resolve, 10));
@@ -134,7 +168,9 @@ describe.skipIf(dialect === undefined)('change feed sequencer (postgres)', () =>
 
       // While A is open: B's event is numbered and served, A's is invisible (and stays so across upkeep passes).
       const first = await page(start);
-      expect(first.events.map((e) => [e.sequence, e.data.product_number, e.data.quantity, e.data.log_entry_ids])).toEqual([[start + 1, 'SQ-Y', 3, [bLog]]]);
+      expect(
+        first.events.map((e) => [e.sequence, e.data.product_number, e.data.quantity, e.data.log_entry_ids]),
+      ).toEqual([[start + 1, 'SQ-Y', 3, [bLog]]]);
       expect(first.next_after).toBe(start + 1);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await page(start + 1)).toMatchObject({ events: [], next_after: start + 1 });
@@ -147,7 +183,9 @@ describe.skipIf(dialect === undefined)('change feed sequencer (postgres)', () =>
       expect(await eventIdOf(watcher, aLog!)).toBeLessThan(await eventIdOf(watcher, bLog!));
       expect(await eventIdOf(watcher, cLog!)).toBeGreaterThan(await eventIdOf(watcher, aLog!));
       const next = await page(first.next_after);
-      expect(next.events.map((e) => [e.sequence, e.data.product_number, e.data.quantity, e.data.log_entry_ids])).toEqual([
+      expect(
+        next.events.map((e) => [e.sequence, e.data.product_number, e.data.quantity, e.data.log_entry_ids]),
+      ).toEqual([
         [start + 2, 'SQ-X', 6, [aLog]],
         [start + 3, 'SQ-X', 9, [cLog]],
       ]);
@@ -169,11 +207,15 @@ describe.skipIf(dialect === undefined)('change feed sequencer (postgres)', () =>
     try {
       await holder.query(`select pg_advisory_xact_lock(hashtext(current_schema() || ':event sequencer'))`);
       const writer = await connect();
-      await writer.query(`update stores set store_name = 'read after', updated_on = updated_on + 1 where store_number = 'SQ-D'`);
+      await writer.query(
+        `update stores set store_name = 'read after', updated_on = updated_on + 1 where store_number = 'SQ-D'`,
+      );
       const reading = page(start);
       await new Promise((resolve) => setTimeout(resolve, 200));
       await holder.query('commit');
-      expect((await reading).events.map((e) => [e.sequence, e.type, e.store_number])).toEqual([[start + 1, 'store.upserted', 'SQ-D']]);
+      expect((await reading).events.map((e) => [e.sequence, e.type, e.store_number])).toEqual([
+        [start + 1, 'store.upserted', 'SQ-D'],
+      ]);
     } finally {
       await holder.query('rollback');
     }
@@ -183,9 +225,15 @@ describe.skipIf(dialect === undefined)('change feed sequencer (postgres)', () =>
     const start = await lastServed();
     // Changes of different tables: a product's holds the products' version row (migration 0007) to its end.
     const renameProduct = (client: pg.Client, product: string) =>
-      client.query(`update products set product_name = $2, updated_on = updated_on + 1 where product_number = $1`, [product, `${product} ${Date.now()}`]);
+      client.query(`update products set product_name = $2, updated_on = updated_on + 1 where product_number = $1`, [
+        product,
+        `${product} ${Date.now()}`,
+      ]);
     const renameStore = (client: pg.Client, store: string) =>
-      client.query(`update stores set store_name = $2, updated_on = updated_on + 1 where store_number = $1`, [store, `${store} ${Date.now()}`]);
+      client.query(`update stores set store_name = $2, updated_on = updated_on + 1 where store_number = $1`, [
+        store,
+        `${store} ${Date.now()}`,
+      ]);
 
     const r = await connect();
     await r.query('begin');
@@ -205,16 +253,28 @@ describe.skipIf(dialect === undefined)('change feed sequencer (postgres)', () =>
       const d = await connect();
       await renameStore(d, 'SQ-D');
       const first = await page(start);
-      expect(first.events.map((e) => [e.sequence, e.type, e.store_number])).toEqual([[start + 1, 'store.upserted', 'SQ-D']]);
+      expect(first.events.map((e) => [e.sequence, e.type, e.store_number])).toEqual([
+        [start + 1, 'store.upserted', 'SQ-D'],
+      ]);
 
       await r.query('rollback');
       await renameStore(d, 'SQ-E');
-      expect((await page(first.next_after)).events.map((e) => [e.sequence, e.type, e.store_number])).toEqual([[start + 2, 'store.upserted', 'SQ-E']]);
+      expect((await page(first.next_after)).events.map((e) => [e.sequence, e.type, e.store_number])).toEqual([
+        [start + 2, 'store.upserted', 'SQ-E'],
+      ]);
       const all = await follow(start);
       expect(all.map((e) => e.store_number)).toEqual(['SQ-D', 'SQ-E']);
-      expect(sequenceProblems(all.map((e) => e.sequence), start, start + 2)).toEqual([]);
+      expect(
+        sequenceProblems(
+          all.map((e) => e.sequence),
+          start,
+          start + 2,
+        ),
+      ).toEqual([]);
       // Nothing else is in the table: no event of either rolled-back transaction waits for a number.
-      const { rows } = await d.query(`select count(*) as n from events where sequence is null or sequence > $1`, [start + 2]);
+      const { rows } = await d.query(`select count(*) as n from events where sequence is null or sequence > $1`, [
+        start + 2,
+      ]);
       expect(Number(rows[0].n)).toBe(0);
     } finally {
       await r.query('rollback');
@@ -245,7 +305,10 @@ describe.skipIf(dialect === undefined)('change feed sequencer (postgres)', () =>
           const events = 1 + (n % 3);
           await client.query('begin');
           for (let e = 0; e < events; e++) {
-            await client.query(`insert into events (type, store_number, occurred_at, data) values ('product.upserted', null, 0, $1)`, [JSON.stringify({ writer, n, e })]);
+            await client.query(
+              `insert into events (type, store_number, occurred_at, data) values ('product.upserted', null, 0, $1)`,
+              [JSON.stringify({ writer, n, e })],
+            );
           }
           if (n % 10 === 7) await client.query('rollback');
           else {
@@ -257,16 +320,26 @@ describe.skipIf(dialect === undefined)('change feed sequencer (postgres)', () =>
       await Promise.all(writers);
       writing = false;
       await Promise.all(sequencers);
-      while (await postgresEventSequencing.pending(handles[0]!.db)) await postgresEventSequencing.sequence(handles[0]!.db);
+      while (await postgresEventSequencing.pending(handles[0]!.db))
+        await postgresEventSequencing.sequence(handles[0]!.db);
 
       expect(errors).toEqual([]);
       // Both sequencers took turns numbering (the app's own upkeep a third).
       expect(numbered[0]).toBeGreaterThan(0);
       expect(numbered[1]).toBeGreaterThan(0);
       const client = await connect();
-      const { rows } = await client.query<{ sequence: string; data: string }>(`select sequence, data from events where sequence > $1 order by sequence`, [start]);
+      const { rows } = await client.query<{ sequence: string; data: string }>(
+        `select sequence, data from events where sequence > $1 order by sequence`,
+        [start],
+      );
       const last = await postgresEventSequencing.lastSequence(t.app.ctx.db);
-      expect(sequenceProblems(rows.map((row) => Number(row.sequence)), start, last)).toEqual([]);
+      expect(
+        sequenceProblems(
+          rows.map((row) => Number(row.sequence)),
+          start,
+          last,
+        ),
+      ).toEqual([]);
       expect(Number((await client.query(`select count(*) as n from events where sequence is null`)).rows[0].n)).toBe(0);
       const numberedEvents = rows.map((row) => JSON.parse(row.data) as { writer: number; n: number });
       // Each writer's committed events, and only those, in the order it committed them.
@@ -281,12 +354,19 @@ describe.skipIf(dialect === undefined)('change feed sequencer (postgres)', () =>
 
   it("numbers committed events within 1 s through the app's background upkeep, with nobody reading the feed", async () => {
     const client = await connect();
-    await client.query(`update products set product_name = 'upkeep', updated_on = updated_on + 1 where product_number = 'SQ-U'`);
+    await client.query(
+      `update products set product_name = 'upkeep', updated_on = updated_on + 1 where product_number = 'SQ-U'`,
+    );
     const committedAt = Date.now();
-    const { rows } = await client.query<{ id: string }>(`select id from events where data like '%SQ-U%' order by id desc limit 1`);
+    const { rows } = await client.query<{ id: string }>(
+      `select id from events where data like '%SQ-U%' order by id desc limit 1`,
+    );
     const id = rows[0]!.id;
     for (;;) {
-      const { rows: numbered } = await client.query<{ sequence: string | null }>(`select sequence from events where id = $1`, [id]);
+      const { rows: numbered } = await client.query<{ sequence: string | null }>(
+        `select sequence from events where id = $1`,
+        [id],
+      );
       if (numbered[0]!.sequence !== null) break;
       expect(Date.now() - committedAt, 'numbered within 1 s of its commit').toBeLessThan(1000);
       await new Promise((resolve) => setTimeout(resolve, 10));

@@ -48,7 +48,9 @@ for (const dialect of DIALECTS) {
       const { entriesByKey, problems } = await audit(databaseUrl);
       const unsettled = outcomes.filter((o) => o.status < 200 || o.status >= 300);
       const refused = outcomes.filter((o) => o.refusals.length > 0);
-      const wrongCounts = outcomes.filter((o) => (entriesByKey.get(o.key) ?? 0) !== ENTRIES_PER_POST).map((o) => `${o.key}: ${entriesByKey.get(o.key) ?? 0}`);
+      const wrongCounts = outcomes
+        .filter((o) => (entriesByKey.get(o.key) ?? 0) !== ENTRIES_PER_POST)
+        .map((o) => `${o.key}: ${entriesByKey.get(o.key) ?? 0}`);
       // From the first restart after a try went unanswered to the answer that settled it.
       const resolveMillis = outcomes
         .filter((o) => o.firstUnansweredAt !== undefined)

@@ -2,7 +2,17 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '../../bench/lib/processes.js';
 import { startServer, type ServerProcess } from '../helpers/server-process.js';
-import { audit, ENTRIES_PER_POST, keyedClients, pause, seedFaultDatabase, STORE, PRODUCTS, TOKEN, type KeyedOutcome } from './keyed-load.js';
+import {
+  audit,
+  ENTRIES_PER_POST,
+  keyedClients,
+  pause,
+  seedFaultDatabase,
+  STORE,
+  PRODUCTS,
+  TOKEN,
+  type KeyedOutcome,
+} from './keyed-load.js';
 import { createReplicatedPair, type ReplicatedPair, type SynchronousCommit } from './pg-pair.js';
 import { postStock, storedPosts, type PostOutcome } from './stock-posts.js';
 
@@ -102,7 +112,9 @@ export async function runDrill(options: DrillOptions = {}): Promise<DrillFigures
     let serverLog = '';
     server.child.stdout?.on('data', (chunk) => (serverLog += chunk));
     const setupMillis = Date.now() - setupAt;
-    log(`service: started with DATABASE_URL=${pair.url} (setup ${setupMillis} ms in all, synchronous_commit=${synchronousCommit})`);
+    log(
+      `service: started with DATABASE_URL=${pair.url} (setup ${setupMillis} ms in all, synchronous_commit=${synchronousCommit})`,
+    );
     const baseUrl = server.baseUrl;
 
     // Keyed clients: each try's start, so that a 2xx can be placed before or after the stop.
@@ -123,7 +135,14 @@ export async function runDrill(options: DrillOptions = {}): Promise<DrillFigures
     let observing = true;
     const observer = (async () => {
       for (let n = 0; observing; n++) {
-        const outcome = await postStock(baseUrl, { token: TOKEN, store: STORE, reference: `observer-${n}`, products: PRODUCTS, lines: 3, timeoutMillis: 15_000 });
+        const outcome = await postStock(baseUrl, {
+          token: TOKEN,
+          store: STORE,
+          reference: `observer-${n}`,
+          products: PRODUCTS,
+          lines: 3,
+          timeoutMillis: 15_000,
+        });
         observed.push(outcome);
         if (outcome.status !== 200) await pause(50);
       }
@@ -151,13 +170,16 @@ export async function runDrill(options: DrillOptions = {}): Promise<DrillFigures
     // A write served by the new primary: a 2xx whose try began once the old primary was gone.
     const firstWrite = (outcomes: readonly KeyedOutcome[]) => {
       const after = [
-        ...outcomes.filter((o) => o.status >= 200 && o.status < 300 && (lastTryAt.get(o.key) ?? 0) >= stoppedAt).map((o) => o.settledAt),
+        ...outcomes
+          .filter((o) => o.status >= 200 && o.status < 300 && (lastTryAt.get(o.key) ?? 0) >= stoppedAt)
+          .map((o) => o.settledAt),
         ...observed.filter((o) => o.status === 200 && o.startedAt >= stoppedAt).map((o) => o.endedAt),
       ];
       return after.length === 0 ? undefined : Math.min(...after);
     };
     const waitUntil = Date.now() + 20_000;
-    while (!observed.some((o) => o.status === 200 && o.startedAt >= stoppedAt) && Date.now() < waitUntil) await pause(20);
+    while (!observed.some((o) => o.status === 200 && o.startedAt >= stoppedAt) && Date.now() < waitUntil)
+      await pause(20);
     await pause(loadMillis);
     clients.stop();
     observing = false;
@@ -167,18 +189,32 @@ export async function runDrill(options: DrillOptions = {}): Promise<DrillFigures
     const newPrimary = pair.standby.url;
     const { entriesByKey, problems } = await audit(newPrimary);
     const stored = await storedPosts(newPrimary, TOKEN, 'observer-', observed);
-    const verify = await run(process.execPath, ['bin/store-ops.js', 'verify'], { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: pair.url, LOG_LEVEL: 'warn' } }).then(
+    const verify = await run(process.execPath, ['bin/store-ops.js', 'verify'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DATABASE_URL: pair.url, LOG_LEVEL: 'warn' },
+    }).then(
       ({ stdout, stderr }) => ({ exitCode: 0, output: `${stdout}${stderr}`.trim() }),
-      (error: { code?: number; stdout?: string; stderr?: string }) => ({ exitCode: typeof error.code === 'number' ? error.code : 1, output: `${error.stdout ?? ''}${error.stderr ?? ''}`.trim() }),
+      (error: { code?: number; stdout?: string; stderr?: string }) => ({
+        exitCode: typeof error.code === 'number' ? error.code : 1,
+        output: `${error.stdout ?? ''}${error.stderr ?? ''}`.trim(),
+      }),
     );
     if (problems.length > 0) verify.output += `\nverifyAll: ${JSON.stringify(problems).slice(0, 2000)}`;
-    const metricsText = await fetch(`${baseUrl}/metrics`).then((response) => response.text(), () => '');
+    const metricsText = await fetch(`${baseUrl}/metrics`).then(
+      (response) => response.text(),
+      () => '',
+    );
     const serviceStayedUp = server.child.exitCode === null && server.child.signalCode === null;
 
     const settled = outcomes.filter((o) => o.status >= 200 && o.status < 300);
     const retried = outcomes.filter((o) => o.unanswered > 0);
     const refused = observed.filter((o) => o.status !== 200);
-    const firstReady = readiness.find((r) => r.at > stoppedAt && r.status === 200 && readiness.some((s) => s.at > stoppedAt && s.at < r.at && s.status !== 200));
+    const firstReady = readiness.find(
+      (r) =>
+        r.at > stoppedAt &&
+        r.status === 200 &&
+        readiness.some((s) => s.at > stoppedAt && s.at < r.at && s.status !== 200),
+    );
     const figures: DrillFigures = {
       synchronousCommit,
       setupMillis,
@@ -190,7 +226,9 @@ export async function runDrill(options: DrillOptions = {}): Promise<DrillFigures
         requests: outcomes.length,
         settled: settled.length,
         lost: settled.filter((o) => (entriesByKey.get(o.key) ?? 0) === 0).map((o) => o.key),
-        doubled: outcomes.filter((o) => (entriesByKey.get(o.key) ?? 0) > ENTRIES_PER_POST).map((o) => `${o.key}: ${entriesByKey.get(o.key)}`),
+        doubled: outcomes
+          .filter((o) => (entriesByKey.get(o.key) ?? 0) > ENTRIES_PER_POST)
+          .map((o) => `${o.key}: ${entriesByKey.get(o.key)}`),
         retried: retried.length,
         retriesResolved: retried.filter((o) => o.status >= 200 && o.status < 300).length,
         retriesReplayed: retried.filter((o) => o.replayed).length,
@@ -207,12 +245,21 @@ export async function runDrill(options: DrillOptions = {}): Promise<DrillFigures
         missing: stored.missing.length,
         torn: stored.torn.length,
       },
-      readiness: { notReady: readiness.filter((r) => r.status !== 200).length, firstReadyAfterStopMillis: firstReady === undefined ? undefined : firstReady.at - stopAt },
+      readiness: {
+        notReady: readiness.filter((r) => r.status !== 200).length,
+        firstReadyAfterStopMillis: firstReady === undefined ? undefined : firstReady.at - stopAt,
+      },
       verify,
       serviceStayedUp,
       unavailableLogLines: serverLog.split('\n').filter((line) => line.includes('"msg":"database unavailable"')).length,
-      metrics: metricsText.split('\n').filter((line) => /^db_(up|connections_lost_total|fault_answers_total|pool_connections_total)/.test(line)),
-      sample: serverLog.split('\n').find((line) => line.includes('"msg":"database unavailable"'))?.slice(0, 600) ?? '',
+      metrics: metricsText
+        .split('\n')
+        .filter((line) => /^db_(up|connections_lost_total|fault_answers_total|pool_connections_total)/.test(line)),
+      sample:
+        serverLog
+          .split('\n')
+          .find((line) => line.includes('"msg":"database unavailable"'))
+          ?.slice(0, 600) ?? '',
     };
     // Entries of a key applied partly (neither 0 nor ENTRIES_PER_POST) would be a torn request.
     const torn = outcomes.filter((o) => {

@@ -37,7 +37,12 @@ export async function seedFaultDatabase(databaseUrl: string): Promise<void> {
   const app = await buildApp(sharedDatabaseConfig(databaseUrl, TOKEN));
   try {
     const post = async (url: string, payload: unknown) => {
-      const response = await app.inject({ method: 'POST', url, payload: payload as object, headers: { authorization: `Bearer ${TOKEN}` } });
+      const response = await app.inject({
+        method: 'POST',
+        url,
+        payload: payload as object,
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       if (response.statusCode !== 200) throw new Error(`${url}: ${response.body}`);
     };
     await post(`${API}/stores`, { stores: [storeInput(STORE)] });
@@ -63,7 +68,11 @@ const bodyOf = (key: string) =>
  * `target(attempt)` names at that moment (a server may be down: the next try goes where the
  * caller points). Unanswered tries are retried after a short pause, as a client would.
  */
-export async function postUntilSettled(key: string, target: (attempt: number) => string | undefined, deadline: number): Promise<KeyedOutcome> {
+export async function postUntilSettled(
+  key: string,
+  target: (attempt: number) => string | undefined,
+  deadline: number,
+): Promise<KeyedOutcome> {
   const outcome: KeyedOutcome = { key, status: 0, unanswered: 0, refusals: [], replayed: false, settledAt: 0 };
   const body = bodyOf(key);
   for (let attempt = 0; Date.now() < deadline; attempt++) {
@@ -117,7 +126,8 @@ export function keyedClients(
   let stopping = false;
   const clients = Array.from({ length: count }, async (_, client) => {
     const outcomes: KeyedOutcome[] = [];
-    for (let n = 0; !stopping; n++) outcomes.push(await postUntilSettled(`${prefix}-${client}-${n}`, targetOf(client, n), deadline));
+    for (let n = 0; !stopping; n++)
+      outcomes.push(await postUntilSettled(`${prefix}-${client}-${n}`, targetOf(client, n), deadline));
     return outcomes;
   });
   return { stop: () => (stopping = true), outcomes: Promise.all(clients).then((all) => all.flat()) };

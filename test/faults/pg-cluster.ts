@@ -32,7 +32,8 @@ export function postgresBinaries(): string | undefined {
   if (process.env.PG_BIN) candidates.push(process.env.PG_BIN);
   const root = '/usr/lib/postgresql';
   if (fs.existsSync(root)) {
-    for (const version of fs.readdirSync(root).sort((a, b) => Number(b) - Number(a))) candidates.push(path.join(root, version, 'bin'));
+    for (const version of fs.readdirSync(root).sort((a, b) => Number(b) - Number(a)))
+      candidates.push(path.join(root, version, 'bin'));
   }
   return candidates.find((dir) => fs.existsSync(path.join(dir, 'initdb')) && fs.existsSync(path.join(dir, 'pg_ctl')));
 }
@@ -42,7 +43,8 @@ export function ownClusterUnavailableReason(): string | undefined {
   if (postgresBinaries() === undefined) return 'PostgreSQL server binaries (initdb, pg_ctl) not found; set PG_BIN';
   if (process.getuid?.() === 0) {
     const users = fs.existsSync('/etc/passwd') ? fs.readFileSync('/etc/passwd', 'utf8') : '';
-    if (!users.split('\n').some((line) => line.startsWith('postgres:'))) return 'running as root without a postgres user to run initdb and pg_ctl as';
+    if (!users.split('\n').some((line) => line.startsWith('postgres:')))
+      return 'running as root without a postgres user to run initdb and pg_ctl as';
   }
   return undefined;
 }
@@ -56,7 +58,9 @@ export async function createOwnCluster(): Promise<OwnCluster> {
   const log = path.join(dir, 'server.log');
   if (asRoot) await run('chown', ['postgres:postgres', dir]);
   const as = (command: string, args: string[]) =>
-    asRoot ? run('runuser', ['-u', 'postgres', '--', path.join(bin, command), ...args]) : run(path.join(bin, command), args);
+    asRoot
+      ? run('runuser', ['-u', 'postgres', '--', path.join(bin, command), ...args])
+      : run(path.join(bin, command), args);
   const port = await freePort();
   await as('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
   // Sockets in the cluster's own directory (the default one belongs to the shared cluster).

@@ -65,7 +65,9 @@ export async function createReplicatedPair(options: PairOptions = {}): Promise<R
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-ops-pg-pair-'));
   if (asRoot) await run('chown', ['postgres:postgres', dir]);
   const as = (command: string, args: string[]) =>
-    asRoot ? run('runuser', ['-u', 'postgres', '--', path.join(bin, command), ...args]) : run(path.join(bin, command), args);
+    asRoot
+      ? run('runuser', ['-u', 'postgres', '--', path.join(bin, command), ...args])
+      : run(path.join(bin, command), args);
   const primaryPort = await freePort();
   let standbyPort = await freePort();
   while (standbyPort === primaryPort) standbyPort = await freePort();
@@ -141,10 +143,15 @@ export async function createReplicatedPair(options: PairOptions = {}): Promise<R
     for (;;) {
       const state = await replicationState();
       if (state?.state === 'streaming' && state.sync_state === 'sync') break;
-      if (Date.now() > deadline) throw new Error(`standby not synchronous in 30 s: ${JSON.stringify(state)}\n${fs.readFileSync(standby.serverLog, 'utf8').slice(-2000)}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `standby not synchronous in 30 s: ${JSON.stringify(state)}\n${fs.readFileSync(standby.serverLog, 'utf8').slice(-2000)}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    log(`standby: pg_basebackup -R and start on port ${standbyPort}, streaming, sync_state sync (${Date.now() - at} ms)`);
+    log(
+      `standby: pg_basebackup -R and start on port ${standbyPort}, streaming, sync_state sync (${Date.now() - at} ms)`,
+    );
   } catch (error) {
     await destroy();
     throw error;

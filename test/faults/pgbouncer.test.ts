@@ -7,7 +7,17 @@ import { REPO_ROOT } from '../../bench/lib/processes.js';
 import { openPostgres } from '../../src/db/dialect/postgres.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { startServer, type ServerProcess } from '../helpers/server-process.js';
-import { API, audit, ENTRIES_PER_POST, keyedClients, pause, seedFaultDatabase, STORE, summary, TOKEN } from './keyed-load.js';
+import {
+  API,
+  audit,
+  ENTRIES_PER_POST,
+  keyedClients,
+  pause,
+  seedFaultDatabase,
+  STORE,
+  summary,
+  TOKEN,
+} from './keyed-load.js';
 import { pgbouncerUnavailableReason, startPgbouncer, type OwnPgbouncer } from './pgbouncer.js';
 
 // Issue 31, pgbouncer: the service through pgbouncer 1.18 (Debian 12) in transaction mode, in
@@ -20,7 +30,8 @@ import { pgbouncerUnavailableReason, startPgbouncer, type OwnPgbouncer } from '.
 // it, two processes migrate a fresh schema at once and leave no lock behind.
 
 const sharedUrl = process.env.TEST_DATABASE_URL;
-const skipReason = sharedUrl === undefined ? 'TEST_DATABASE_URL not set (the shared PostgreSQL cluster)' : pgbouncerUnavailableReason();
+const skipReason =
+  sharedUrl === undefined ? 'TEST_DATABASE_URL not set (the shared PostgreSQL cluster)' : pgbouncerUnavailableReason();
 if (skipReason !== undefined) console.log(`pgbouncer test skipped: ${skipReason}`);
 
 describe.skipIf(skipReason !== undefined)('through pgbouncer in transaction mode (issue 31)', () => {
@@ -53,7 +64,9 @@ describe.skipIf(skipReason !== undefined)('through pgbouncer in transaction mode
     try {
       await a.query({ name: 'store_ops_probe', text: 'select $1::int as n', values: [1] });
       await b.query('begin');
-      await expect(a.query({ name: 'store_ops_probe', text: 'select $1::int as n', values: [2] })).rejects.toThrow(/prepared statement "store_ops_probe" does not exist/);
+      await expect(a.query({ name: 'store_ops_probe', text: 'select $1::int as n', values: [2] })).rejects.toThrow(
+        /prepared statement "store_ops_probe" does not exist/,
+      );
       await b.query('rollback');
       // A session-level advisory lock (Kysely's migration lock) the same way: taken in one server
       // session, its unlock lands in another ("you don't own a lock") and the lock stays behind.
@@ -62,7 +75,9 @@ describe.skipIf(skipReason !== undefined)('through pgbouncer in transaction mode
       const { rows } = await a.query('select pg_advisory_unlock(42424242) as released');
       expect(rows[0].released).toBe(false);
       await b.query('rollback');
-      const leftBehind = await a.query("select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = 42424242 and granted");
+      const leftBehind = await a.query(
+        "select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = 42424242 and granted",
+      );
       expect(leftBehind.rows[0].n).toBe(1);
     } finally {
       await Promise.all([a.end(), b.end()]);
@@ -93,12 +108,21 @@ describe.skipIf(skipReason !== undefined)('through pgbouncer in transaction mode
     const outcomes = await clients.outcomes;
     console.log(`pgbouncer, 2 processes: ${summary(outcomes, {})}`);
     expect(outcomes.length).toBeGreaterThan(6);
-    expect(outcomes.filter((o) => o.status < 200 || o.status >= 300 || o.unanswered > 0).map((o) => `${o.key}: ${o.status}`)).toEqual([]);
+    expect(
+      outcomes.filter((o) => o.status < 200 || o.status >= 300 || o.unanswered > 0).map((o) => `${o.key}: ${o.status}`),
+    ).toEqual([]);
 
     // The change feed, read through both processes: numbered from 1 without gaps, every entry's stock event there.
-    const events: Array<{ sequence: number; type: string; store_number: string | null; data: { log_entry_ids?: number[] } }> = [];
+    const events: Array<{
+      sequence: number;
+      type: string;
+      store_number: string | null;
+      data: { log_entry_ids?: number[] };
+    }> = [];
     for (let after = 0, page = 0; ; page++) {
-      const response = await fetch(`${servers[page % 2]!.baseUrl}${API}/events?after=${after}&limit=500`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const response = await fetch(`${servers[page % 2]!.baseUrl}${API}/events?after=${after}&limit=500`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       expect(response.status).toBe(200);
       const body = (await response.json()) as { events: typeof events; next_after: number };
       events.push(...body.events);
@@ -106,21 +130,30 @@ describe.skipIf(skipReason !== undefined)('through pgbouncer in transaction mode
       after = body.next_after;
     }
     expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
-    const logged = new Set(events.filter((e) => e.type === 'stock.changed' && e.store_number === STORE).flatMap((e) => e.data.log_entry_ids ?? []));
+    const logged = new Set(
+      events
+        .filter((e) => e.type === 'stock.changed' && e.store_number === STORE)
+        .flatMap((e) => e.data.log_entry_ids ?? []),
+    );
     expect(logged.size).toBe(outcomes.length * ENTRIES_PER_POST);
 
     // Every key booked exactly once, and `store-ops verify` (its own process, through the pooler) clean.
     const { entriesByKey, problems } = await audit(url);
     expect(outcomes.filter((o) => entriesByKey.get(o.key) !== ENTRIES_PER_POST).map((o) => o.key)).toEqual([]);
     expect(problems).toEqual([]);
-    const verify = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify'], { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: url } });
+    const verify = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DATABASE_URL: url },
+    });
     expect(verify.stdout).toMatch(/ok: every invariant holds/);
 
     // No session of the cluster holds Kysely's session-level migration lock (key 3853314791062309107) left behind.
     const direct = new pg.Client({ connectionString: sharedUrl });
     await direct.connect();
     try {
-      const { rows } = await direct.query("select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = 897169763 and objid = 17238259 and objsubid = 1");
+      const { rows } = await direct.query(
+        "select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = 897169763 and objid = 17238259 and objsubid = 1",
+      );
       expect(rows[0].n).toBe(0);
     } finally {
       await direct.end();

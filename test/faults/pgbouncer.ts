@@ -21,10 +21,12 @@ export interface OwnPgbouncer {
 export const PGBOUNCER_BINARY = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
 
 export function pgbouncerUnavailableReason(): string | undefined {
-  if (!fs.existsSync(PGBOUNCER_BINARY)) return `pgbouncer not found at ${PGBOUNCER_BINARY} (apt-get install pgbouncer, or set PGBOUNCER_BIN)`;
+  if (!fs.existsSync(PGBOUNCER_BINARY))
+    return `pgbouncer not found at ${PGBOUNCER_BINARY} (apt-get install pgbouncer, or set PGBOUNCER_BIN)`;
   if (process.getuid?.() === 0) {
     const users = fs.existsSync('/etc/passwd') ? fs.readFileSync('/etc/passwd', 'utf8') : '';
-    if (!users.split('\n').some((line) => line.startsWith('postgres:'))) return 'running as root without a postgres user to run pgbouncer as';
+    if (!users.split('\n').some((line) => line.startsWith('postgres:')))
+      return 'running as root without a postgres user to run pgbouncer as';
   }
   return undefined;
 }

@@ -2,7 +2,12 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/db/dialect/postgres.js';
-import { findHost, NoMatchingHostError, parsePostgresUrl, type TargetSessionAttrs } from '../../src/db/dialect/postgres-hosts.js';
+import {
+  findHost,
+  NoMatchingHostError,
+  parsePostgresUrl,
+  type TargetSessionAttrs,
+} from '../../src/db/dialect/postgres-hosts.js';
 import type { DbHandle } from '../../src/db/connect.js';
 import { createReplicatedPair, replicatedPairUnavailableReason, type ReplicatedPair } from './pg-pair.js';
 
@@ -31,7 +36,8 @@ describe.skipIf(reason !== undefined)('several hosts on a primary and a standby'
     await pair?.destroy();
   });
 
-  const serverPort = async (db: DbHandle['db']) => (await sql<{ port: number }>`select inet_server_port() as port`.execute(db)).rows[0]!.port;
+  const serverPort = async (db: DbHandle['db']) =>
+    (await sql<{ port: number }>`select inet_server_port() as port`.execute(db)).rows[0]!.port;
   const setOnPrimary = async (setting: string) => {
     const client = new pg.Client({ connectionString: pair.primary.url });
     await client.connect();
@@ -73,12 +79,18 @@ describe.skipIf(reason !== undefined)('several hosts on a primary and a standby'
           await sql`insert into hosts_writes values (2)`.execute(trx);
           await sql`insert into hosts_writes values (3)`.execute(trx);
         })
-        .then(() => undefined, (e: unknown) => e);
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect((refused as { code?: string }).code).toBe('25006');
       expect(handle.dialect.classifyError(refused)).toBe('unavailable');
       // The next connection looks again: the only server that accepts writes no longer does.
       await new Promise((resolve) => setTimeout(resolve, 150));
-      const none = await sql`insert into hosts_writes values (2)`.execute(handle.db).then(() => undefined, (e: unknown) => e);
+      const none = await sql`insert into hosts_writes values (2)`.execute(handle.db).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(none).toBeInstanceOf(NoMatchingHostError);
       expect(String((none as Error).message)).toMatch(/is read-only.*is a standby|is a standby.*is read-only/);
       expect(handle.dialect.classifyError(none)).toBe('unavailable');
@@ -97,7 +109,10 @@ describe.skipIf(reason !== undefined)('several hosts on a primary and a standby'
     let written = false;
     const deadline = Date.now() + 10_000;
     while (!written && Date.now() < deadline) {
-      written = await sql`insert into hosts_writes values (4)`.execute(handle.db).then(() => true, () => false);
+      written = await sql`insert into hosts_writes values (4)`.execute(handle.db).then(
+        () => true,
+        () => false,
+      );
       if (!written) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(written).toBe(true);

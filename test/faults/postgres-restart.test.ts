@@ -26,7 +26,14 @@ const RECONNECT_LIMIT_MILLIS = 5000;
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
 
 const postStock = (server: ServerProcess, reference: string, lines: number) =>
-  postStockTo(server.baseUrl, { token: TOKEN, store: 'F1', reference, products: PRODUCTS, lines, timeoutMillis: ANSWER_TIMEOUT_MILLIS });
+  postStockTo(server.baseUrl, {
+    token: TOKEN,
+    store: 'F1',
+    reference,
+    products: PRODUCTS,
+    lines,
+    timeoutMillis: ANSWER_TIMEOUT_MILLIS,
+  });
 
 const reason = ownClusterUnavailableReason();
 
@@ -39,9 +46,12 @@ describe.skipIf(reason !== undefined)('PostgreSQL restarts under load: the servi
     cluster = await createOwnCluster();
     const app = await buildApp(sharedDatabaseConfig(cluster.url, TOKEN));
     try {
-      const inject = (url: string, payload: unknown) => app.inject({ method: 'POST', url, payload: payload as object, headers: { authorization: `Bearer ${TOKEN}` } });
+      const inject = (url: string, payload: unknown) =>
+        app.inject({ method: 'POST', url, payload: payload as object, headers: { authorization: `Bearer ${TOKEN}` } });
       expect((await inject(`${API}/stores`, { stores: [storeInput('F1')] })).statusCode).toBe(200);
-      expect((await inject(`${API}/products`, { products: PRODUCTS.map((p) => productInput(p)) })).statusCode).toBe(200);
+      expect((await inject(`${API}/products`, { products: PRODUCTS.map((p) => productInput(p)) })).statusCode).toBe(
+        200,
+      );
     } finally {
       await app.close();
     }
@@ -72,7 +82,9 @@ describe.skipIf(reason !== undefined)('PostgreSQL restarts under load: the servi
     };
     const probe = async () => {
       while (running) {
-        const status = await fetch(`${server.baseUrl}/readyz`, { signal: AbortSignal.timeout(ANSWER_TIMEOUT_MILLIS) }).then(
+        const status = await fetch(`${server.baseUrl}/readyz`, {
+          signal: AbortSignal.timeout(ANSWER_TIMEOUT_MILLIS),
+        }).then(
           (response) => response.status,
           () => 'no answer' as const,
         );
@@ -130,12 +142,16 @@ describe.skipIf(reason !== undefined)('PostgreSQL restarts under load: the servi
 
     // Every answer is a 200 or a 503 UNAVAILABLE with Retry-After: no 500, no hang.
     const refused = outcomes.filter((o) => o.status !== 200);
-    const unexpected = outcomes.filter((o) => o.status !== 200 && !(o.status === 503 && o.code === 'UNAVAILABLE' && /^[1-9]\d*$/.test(o.retryAfter ?? '')));
+    const unexpected = outcomes.filter(
+      (o) =>
+        o.status !== 200 && !(o.status === 503 && o.code === 'UNAVAILABLE' && /^[1-9]\d*$/.test(o.retryAfter ?? '')),
+    );
     expect(unexpected).toEqual([]);
     expect(refused.filter((o) => o.startedAt > downAt && o.endedAt < upAt).length).toBeGreaterThan(0);
 
     // Writes succeed again within 5 s of the database answering.
-    const firstWriteAfter = (moment: number) => Math.min(...outcomes.filter((o) => o.status === 200 && o.startedAt >= moment).map((o) => o.endedAt));
+    const firstWriteAfter = (moment: number) =>
+      Math.min(...outcomes.filter((o) => o.status === 200 && o.startedAt >= moment).map((o) => o.endedAt));
     const afterRestart = firstWriteAfter(restartAt) - restartedAt;
     const afterStart = firstWriteAfter(downAt) - upAt;
     expect(afterRestart).toBeLessThan(RECONNECT_LIMIT_MILLIS);
@@ -152,7 +168,12 @@ describe.skipIf(reason !== undefined)('PostgreSQL restarts under load: the servi
     // Stored: every 2xx exactly once, every other write whole or not at all; verify clean.
     // (A refused post stored whole committed before its answer was lost with the connection:
     // the client's retry with the same Idempotency-Key resolves it, PRODUCT §3.)
-    const { missing, torn, unknown, appliedButRefused, violations } = await storedPosts(cluster.url, TOKEN, 'fault-', outcomes);
+    const { missing, torn, unknown, appliedButRefused, violations } = await storedPosts(
+      cluster.url,
+      TOKEN,
+      'fault-',
+      outcomes,
+    );
     expect({ missing, torn, unknown, violations }).toEqual({ missing: [], torn: [], unknown: [], violations: [] });
     const acknowledged = outcomes.filter((o) => o.status === 200);
     const cut = refused.filter((o) => o.lines === 500).length;
@@ -184,7 +205,9 @@ describe.skipIf(reason !== undefined)('PostgreSQL restarts under load: the servi
       const refused = await postStock(server, 'standby-refused', 3);
       expect(refused).toMatchObject({ status: 503, code: 'UNAVAILABLE' });
       expect(refused.retryAfter).toMatch(/^[1-9]\d*$/);
-      const read = await fetch(`${server.baseUrl}${API}/stores/F1/products/F-1/stock`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const read = await fetch(`${server.baseUrl}${API}/stores/F1/products/F-1/stock`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       expect(read.status).toBe(200);
     } finally {
       await setReadOnly(false);

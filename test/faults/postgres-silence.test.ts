@@ -37,9 +37,18 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
       databaseUrl = await dialect.freshDatabaseUrl();
       const app = await buildApp(sharedDatabaseConfig(databaseUrl, TOKEN));
       try {
-        const inject = (url: string, payload: unknown) => app.inject({ method: 'POST', url, payload: payload as object, headers: { authorization: `Bearer ${TOKEN}` } });
+        const inject = (url: string, payload: unknown) =>
+          app.inject({
+            method: 'POST',
+            url,
+            payload: payload as object,
+            headers: { authorization: `Bearer ${TOKEN}` },
+          });
         expect((await inject(`${API}/stores`, { stores: [storeInput('S1')] })).statusCode).toBe(200);
-        expect((await inject(`${API}/products`, { products: ['CUT-1', 'CUT-2', 'AFTER-1'].map((p) => productInput(p)) })).statusCode).toBe(200);
+        expect(
+          (await inject(`${API}/products`, { products: ['CUT-1', 'CUT-2', 'AFTER-1'].map((p) => productInput(p)) }))
+            .statusCode,
+        ).toBe(200);
       } finally {
         await app.close();
       }
@@ -61,7 +70,10 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
       // Connections in the pool, idle and busy, when the line goes quiet.
       const before = await post('silence-before', ['CUT-1', 'CUT-2']);
       expect(before.status).toBe(200);
-      const inFlight = [post('silence-in-flight-1', ['CUT-1', 'CUT-2'], 500), post('silence-in-flight-2', ['CUT-1', 'CUT-2'], 500)];
+      const inFlight = [
+        post('silence-in-flight-1', ['CUT-1', 'CUT-2'], 500),
+        post('silence-in-flight-2', ['CUT-1', 'CUT-2'], 500),
+      ];
       await sleep(30);
       proxy.silence();
       const silencedAt = Date.now();
@@ -99,7 +111,11 @@ for (const dialect of DIALECTS.filter((d) => d.name === 'postgres')) {
       // The sessions cut off end with the relay: then every write is whole or absent.
       await proxy.close();
       await sleep(200);
-      const { missing, torn, unknown, violations } = await storedPosts(databaseUrl, TOKEN, 'silence-', [before, ...outcomes, after]);
+      const { missing, torn, unknown, violations } = await storedPosts(databaseUrl, TOKEN, 'silence-', [
+        before,
+        ...outcomes,
+        after,
+      ]);
       expect({ missing, torn, unknown, violations }).toEqual({ missing: [], torn: [], unknown: [], violations: [] });
       console.log(
         `[faults] PostgreSQL silent: /readyz 503 in ${readyMillis} ms; answers during the silence: ` +

@@ -36,7 +36,12 @@ describe.skipIf(reason !== undefined)('reads on a streaming standby with read-yo
   };
   const headers = { authorization: `Bearer ${TOKEN}` };
   const post = async (lines: number) => {
-    const answer = await app.inject({ method: 'POST', url: `${API}/stores/R1/products/stock/storeproductlogs`, headers, payload: stockLogBody(`r-${stored}`, ['R-1'], lines) });
+    const answer = await app.inject({
+      method: 'POST',
+      url: `${API}/stores/R1/products/stock/storeproductlogs`,
+      headers,
+      payload: stockLogBody(`r-${stored}`, ['R-1'], lines),
+    });
     expect(answer.statusCode, answer.body).toBe(200);
     stored += lines * 1; // quantity 1 + (i % 3): one line of quantity 1
     return answer;
@@ -50,10 +55,15 @@ describe.skipIf(reason !== undefined)('reads on a streaming standby with read-yo
     });
     expect(answer.statusCode, answer.body).toBe(200);
     const body = answer.json() as { products: Array<{ most_likely_stock: number }> };
-    return { servedBy: answer.headers['x-served-by'], stock: body.products[0]!.most_likely_stock, millis: Date.now() - started };
+    return {
+      servedBy: answer.headers['x-served-by'],
+      stock: body.products[0]!.most_likely_stock,
+      millis: Date.now() - started,
+    };
   };
   const metrics = async () => (await app.inject({ method: 'GET', url: '/metrics' })).body;
-  const metricValue = (text: string, name: string) => Number(new RegExp(`^${name}\\{standby="[^"]+"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+  const metricValue = (text: string, name: string) =>
+    Number(new RegExp(`^${name}\\{standby="[^"]+"\\} (\\S+)$`, 'm').exec(text)?.[1]);
   const until = async (what: () => Promise<boolean>, millis: number) => {
     const deadline = Date.now() + millis;
     while (!(await what())) {
@@ -64,9 +74,25 @@ describe.skipIf(reason !== undefined)('reads on a streaming standby with read-yo
 
   beforeAll(async () => {
     pair = await createReplicatedPair();
-    app = await buildApp({ ...sharedDatabaseConfig(pair.primary.url, TOKEN), databaseReadUrl: pair.standby.url, databaseReadMaxLagSeconds: MAX_LAG_SECONDS });
-    expect((await app.inject({ method: 'POST', url: `${API}/stores`, headers, payload: { stores: [storeInput('R1')] } })).statusCode).toBe(200);
-    expect((await app.inject({ method: 'POST', url: `${API}/products`, headers, payload: { products: [productInput('R-1')] } })).statusCode).toBe(200);
+    app = await buildApp({
+      ...sharedDatabaseConfig(pair.primary.url, TOKEN),
+      databaseReadUrl: pair.standby.url,
+      databaseReadMaxLagSeconds: MAX_LAG_SECONDS,
+    });
+    expect(
+      (await app.inject({ method: 'POST', url: `${API}/stores`, headers, payload: { stores: [storeInput('R1')] } }))
+        .statusCode,
+    ).toBe(200);
+    expect(
+      (
+        await app.inject({
+          method: 'POST',
+          url: `${API}/products`,
+          headers,
+          payload: { products: [productInput('R-1')] },
+        })
+      ).statusCode,
+    ).toBe(200);
     await app.ctx.handle.reads!.ready();
   }, 60_000);
 
@@ -96,12 +122,26 @@ describe.skipIf(reason !== undefined)('reads on a streaming standby with read-yo
       '/stores/R1/storeproducts/R-1/surrounding',
     ]) {
       const answer = await app.inject({ method: 'GET', url: `${API}${url}`, headers });
-      expect({ url, status: answer.statusCode < 500, servedBy: answer.headers['x-served-by'] }).toEqual({ url, status: true, servedBy: 'standby' });
+      expect({ url, status: answer.statusCode < 500, servedBy: answer.headers['x-served-by'] }).toEqual({
+        url,
+        status: true,
+        servedBy: 'standby',
+      });
     }
     // The ERP pulls and the feed stay on the primary.
-    for (const url of ['/products/stock/storeproductlogs', '/storeproducts/stock', '/orders/receipts?receipt_type=1&last_modified_date=2020-01-01T00:00:00Z', '/events']) {
+    for (const url of [
+      '/products/stock/storeproductlogs',
+      '/storeproducts/stock',
+      '/orders/receipts?receipt_type=1&last_modified_date=2020-01-01T00:00:00Z',
+      '/events',
+    ]) {
       const answer = await app.inject({ method: 'GET', url: `${API}${url}`, headers });
-      expect({ url, body: answer.statusCode === 200 ? '' : answer.body, status: answer.statusCode, servedBy: answer.headers['x-served-by'] }).toEqual({ url, body: '', status: 200, servedBy: 'primary' });
+      expect({
+        url,
+        body: answer.statusCode === 200 ? '' : answer.body,
+        status: answer.statusCode,
+        servedBy: answer.headers['x-served-by'],
+      }).toEqual({ url, body: '', status: 200, servedBy: 'primary' });
     }
     const text = await metrics();
     expect(metricValue(text, 'db_standby_up')).toBe(1);
@@ -112,7 +152,11 @@ describe.skipIf(reason !== undefined)('reads on a streaming standby with read-yo
 
   it('a malformed token is a 400 naming the header', async () => {
     for (const bad of ['nope', '1/2/3', '123456789/0', '']) {
-      const answer = await app.inject({ method: 'GET', url: `${API}/stores/R1/products/R-1/stock`, headers: { ...headers, 'x-read-after': bad } });
+      const answer = await app.inject({
+        method: 'GET',
+        url: `${API}/stores/R1/products/R-1/stock`,
+        headers: { ...headers, 'x-read-after': bad },
+      });
       expect(answer.statusCode, bad).toBe(400);
       expect(answer.body).toContain('x-read-after');
     }

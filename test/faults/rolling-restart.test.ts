@@ -26,7 +26,10 @@ for (const dialect of DIALECTS) {
     it(`each of two processes restarted ${ROUNDS}× with SIGTERM while ${CLIENTS} clients post: every request settled, lost 0, doubled 0`, async () => {
       const databaseUrl = await restartableDatabaseUrl(dialect);
       await seedFaultDatabase(databaseUrl);
-      [slots[0], slots[1]] = await Promise.all([startServer({ DATABASE_URL: databaseUrl }), startServer({ DATABASE_URL: databaseUrl })]);
+      [slots[0], slots[1]] = await Promise.all([
+        startServer({ DATABASE_URL: databaseUrl }),
+        startServer({ DATABASE_URL: databaseUrl }),
+      ]);
       const exitMillis: number[] = [];
       const exitCodes: number[] = [];
       // Alternate between the processes that are up; a try after an unanswered one goes to the other.
@@ -53,10 +56,18 @@ for (const dialect of DIALECTS) {
       const outcomes = await clients.outcomes;
 
       const { entriesByKey, problems } = await audit(databaseUrl);
-      console.log(`faults (${dialect.name}) rolling restart: ${summary(outcomes, { restarts: ROUNDS * 2, 'SIGTERM to exit ms (max)': Math.max(...exitMillis), 'exit codes': exitCodes.join(' ') })}`);
+      console.log(
+        `faults (${dialect.name}) rolling restart: ${summary(outcomes, { restarts: ROUNDS * 2, 'SIGTERM to exit ms (max)': Math.max(...exitMillis), 'exit codes': exitCodes.join(' ') })}`,
+      );
       expect(outcomes.filter((o) => o.status < 200 || o.status >= 300).map((o) => `${o.key}: ${o.status}`)).toEqual([]);
-      expect(outcomes.filter((o) => o.refusals.length > 0).map((o) => `${o.key}: ${o.refusals.join(' | ')}`)).toEqual([]);
-      expect(outcomes.filter((o) => (entriesByKey.get(o.key) ?? 0) !== ENTRIES_PER_POST).map((o) => `${o.key}: ${entriesByKey.get(o.key) ?? 0}`)).toEqual([]);
+      expect(outcomes.filter((o) => o.refusals.length > 0).map((o) => `${o.key}: ${o.refusals.join(' | ')}`)).toEqual(
+        [],
+      );
+      expect(
+        outcomes
+          .filter((o) => (entriesByKey.get(o.key) ?? 0) !== ENTRIES_PER_POST)
+          .map((o) => `${o.key}: ${entriesByKey.get(o.key) ?? 0}`),
+      ).toEqual([]);
       expect(problems).toEqual([]);
       expect(exitMillis.filter((ms) => ms > EXIT_WITHIN_MILLIS)).toEqual([]);
       // 0: it finished its work and closed; the 4.5 s grace timer's forced exit would be 1.

@@ -38,11 +38,21 @@ describe('SQLite faults: busy, read-only, full disk (issue 27)', () => {
   let databaseUrl: string;
   let file: string;
 
-  const post = (reference: string, lines = 3) => t.post(`${API}/stores/Q1/products/stock/storeproductlogs`, stockPost(reference, lines));
+  const post = (reference: string, lines = 3) =>
+    t.post(`${API}/stores/Q1/products/stock/storeproductlogs`, stockPost(reference, lines));
   const readStock = () => t.get(`${API}/stores/Q1/products/Q-1/stock`);
-  const pragma = async (text: string) => (await sql.raw(`pragma ${text}`).execute(t.app.ctx.db)).rows[0] as Record<string, number> | undefined;
+  const pragma = async (text: string) =>
+    (await sql.raw(`pragma ${text}`).execute(t.app.ctx.db)).rows[0] as Record<string, number> | undefined;
   const stored = async (reference: string) =>
-    Number((await t.app.ctx.db.selectFrom('stock_logs').select((eb) => eb.fn.countAll<number>().as('n')).where('reference', '=', reference).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await t.app.ctx.db
+          .selectFrom('stock_logs')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('reference', '=', reference)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const expectRefusal = (response: Awaited<ReturnType<TestApp['post']>>, status: number, code: string) => {
     expect(response.statusCode, response.body).toBe(status);
     expect(response.json()).toMatchObject({ success: false, code, errors: [] });
@@ -52,7 +62,11 @@ describe('SQLite faults: busy, read-only, full disk (issue 27)', () => {
   beforeAll(async () => {
     databaseUrl = await restartableDatabaseUrl({ name: 'sqlite', freshDatabaseUrl: async () => 'unused' });
     file = databaseUrl.slice('sqlite:'.length);
-    t = await buildTestApp({ name: 'sqlite', freshDatabaseUrl: async () => databaseUrl, cleanup: async () => undefined });
+    t = await buildTestApp({
+      name: 'sqlite',
+      freshDatabaseUrl: async () => databaseUrl,
+      cleanup: async () => undefined,
+    });
     expect((await t.post(`${API}/stores`, { stores: [storeInput('Q1')] })).statusCode).toBe(200);
     expect((await t.post(`${API}/products`, { products: PRODUCTS.map((p) => productInput(p)) })).statusCode).toBe(200);
     expect((await post('warm-up')).statusCode).toBe(200);
@@ -134,7 +148,8 @@ describe('SQLite faults: busy, read-only, full disk (issue 27)', () => {
 
 /** Mounts a tmpfs of `megabytes` at a new temporary directory, or says why it cannot. */
 function mountTmpfs(megabytes: number): { dir: string; unmount(): void } | string {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'mounting a small file system needs root on Linux';
+  if (process.platform !== 'linux' || process.getuid?.() !== 0)
+    return 'mounting a small file system needs root on Linux';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-ops-full-'));
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m`, 'tmpfs', dir], { stdio: 'pipe' });
@@ -166,7 +181,11 @@ describe.skipIf(tmpfsUnavailable !== undefined)('SQLite on a really full file sy
     mount = mounted;
     const databaseUrl = `sqlite:${path.join(mount.dir, 'db.sqlite')}`;
     filler = path.join(mount.dir, 'filler');
-    t = await buildTestApp({ name: 'sqlite', freshDatabaseUrl: async () => databaseUrl, cleanup: async () => undefined });
+    t = await buildTestApp({
+      name: 'sqlite',
+      freshDatabaseUrl: async () => databaseUrl,
+      cleanup: async () => undefined,
+    });
     expect((await t.post(`${API}/stores`, { stores: [storeInput('Q1')] })).statusCode).toBe(200);
     expect((await t.post(`${API}/products`, { products: PRODUCTS.map((p) => productInput(p)) })).statusCode).toBe(200);
   });
@@ -178,8 +197,17 @@ describe.skipIf(tmpfsUnavailable !== undefined)('SQLite on a really full file sy
 
   it('ENOSPC is a 507 with nothing written (SQLite rolled back by itself), and writes succeed once space is freed', async () => {
     const stored = async (reference: string) =>
-      Number((await t.app.ctx.db.selectFrom('stock_logs').select((eb) => eb.fn.countAll<number>().as('n')).where('reference', '=', reference).executeTakeFirstOrThrow()).n);
-    const post = (reference: string, lines: number) => t.post(`${API}/stores/Q1/products/stock/storeproductlogs`, stockPost(reference, lines));
+      Number(
+        (
+          await t.app.ctx.db
+            .selectFrom('stock_logs')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('reference', '=', reference)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const post = (reference: string, lines: number) =>
+      t.post(`${API}/stores/Q1/products/stock/storeproductlogs`, stockPost(reference, lines));
     // Fill the file system to the last block.
     const fd = fs.openSync(filler, 'w');
     const block = Buffer.alloc(64 * 1024);
@@ -190,7 +218,10 @@ describe.skipIf(tmpfsUnavailable !== undefined)('SQLite on a really full file sy
     } finally {
       fs.closeSync(fd);
     }
-    for (const [reference, lines] of [['enospc-small', 1], ['enospc-bulk', 2000]] as const) {
+    for (const [reference, lines] of [
+      ['enospc-small', 1],
+      ['enospc-bulk', 2000],
+    ] as const) {
       const refused = await post(reference, lines);
       expect(refused.statusCode, refused.body).toBe(507);
       expect(refused.json()).toMatchObject({ success: false, code: 'INSUFFICIENT_STORAGE' });

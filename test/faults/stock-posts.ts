@@ -7,7 +7,12 @@ import { sharedDatabaseConfig } from '../helpers/server-process.js';
  * `reference`, so afterwards the stored entries of each request can be counted — all of them
  * for a 2xx, all or none for a refusal, never some (nothing half-applied, issue 27).
  */
-export function stockLogBody(reference: string, products: readonly string[], lines: number, at = '2026-01-01T00:00:00Z') {
+export function stockLogBody(
+  reference: string,
+  products: readonly string[],
+  lines: number,
+  at = '2026-01-01T00:00:00Z',
+) {
   return {
     storeproductlog: Array.from({ length: lines }, (_, i) => ({
       product_number: products[i % products.length],
@@ -33,7 +38,14 @@ export interface PostOutcome {
 /** Posts `lines` entries to a server process; an answer slower than `timeoutMillis` counts as none (a hang). */
 export async function postStock(
   baseUrl: string,
-  options: { token: string; store: string; reference: string; products: readonly string[]; lines: number; timeoutMillis: number },
+  options: {
+    token: string;
+    store: string;
+    reference: string;
+    products: readonly string[];
+    lines: number;
+    timeoutMillis: number;
+  },
 ): Promise<PostOutcome> {
   const { reference, lines } = options;
   const startedAt = Date.now();
@@ -51,7 +63,15 @@ export async function postStock(
     } catch {
       code = `not JSON: ${text.slice(0, 100)}`;
     }
-    return { reference, lines, startedAt, endedAt: Date.now(), status: response.status, code, retryAfter: response.headers.get('retry-after') };
+    return {
+      reference,
+      lines,
+      startedAt,
+      endedAt: Date.now(),
+      status: response.status,
+      code,
+      retryAfter: response.headers.get('retry-after'),
+    };
   } catch {
     return { reference, lines, startedAt, endedAt: Date.now(), status: 'no answer' };
   }
@@ -72,7 +92,12 @@ export interface StoredPosts {
 }
 
 /** Counts the stored entries of every post whose reference starts with `prefix`, and runs verify. */
-export async function storedPosts(databaseUrl: string, token: string, prefix: string, outcomes: readonly PostOutcome[]): Promise<StoredPosts> {
+export async function storedPosts(
+  databaseUrl: string,
+  token: string,
+  prefix: string,
+  outcomes: readonly PostOutcome[],
+): Promise<StoredPosts> {
   const app = await buildApp(sharedDatabaseConfig(databaseUrl, token));
   try {
     const rows = await app.ctx.db
@@ -88,7 +113,9 @@ export async function storedPosts(databaseUrl: string, token: string, prefix: st
     return {
       missing: outcomes.filter((o) => o.status === 200 && entriesOf(o) !== o.lines),
       torn: refused.filter((o) => entriesOf(o) !== 0 && entriesOf(o) !== o.lines),
-      unknown: [...stored.keys()].filter((reference): reference is string => reference !== null && !known.has(reference)),
+      unknown: [...stored.keys()].filter(
+        (reference): reference is string => reference !== null && !known.has(reference),
+      ),
       appliedButRefused: refused.filter((o) => entriesOf(o) === o.lines).length,
       violations: await verifyAll(app.ctx.handle),
     };

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entriesOfDay, productNumberOf, seededRandom, storeNumberOf, type ChainOptions } from '../../src/generate/chain-plan.js';
+import {
+  entriesOfDay,
+  productNumberOf,
+  seededRandom,
+  storeNumberOf,
+  type ChainOptions,
+} from '../../src/generate/chain-plan.js';
 import { generateChain } from '../../src/generate/generate-chain.js';
 import { verifyAll } from '../../src/verify.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
@@ -14,7 +20,11 @@ describe('chain plan', () => {
     expect(entriesOfDay(OPTIONS, seededRandom(3), day)).toEqual(one);
     expect(entriesOfDay(OPTIONS, seededRandom(4), day)).not.toEqual(one);
     expect(one.map((e) => e.at)).toEqual([...one.map((e) => e.at)].sort((a, b) => a - b));
-    expect(one.every((e) => e.at >= day && e.at < day + 86_400_000 && e.store < OPTIONS.stores && e.product < OPTIONS.products)).toBe(true);
+    expect(
+      one.every(
+        (e) => e.at >= day && e.at < day + 86_400_000 && e.store < OPTIONS.stores && e.product < OPTIONS.products,
+      ),
+    ).toBe(true);
   });
 });
 
@@ -49,10 +59,22 @@ for (const dialect of DIALECTS) {
         .groupBy(['b.store_id', 'b.product_id'])
         .execute();
       expect(sums).toHaveLength(120);
-      const stores = new Map((await t.app.ctx.db.selectFrom('stores').select(['id', 'store_number']).execute()).map((s) => [s.id, s.store_number]));
-      const products = new Map((await t.app.ctx.db.selectFrom('products').select(['id', 'product_number']).execute()).map((p) => [p.id, p.product_number]));
+      const stores = new Map(
+        (await t.app.ctx.db.selectFrom('stores').select(['id', 'store_number']).execute()).map((s) => [
+          s.id,
+          s.store_number,
+        ]),
+      );
+      const products = new Map(
+        (await t.app.ctx.db.selectFrom('products').select(['id', 'product_number']).execute()).map((p) => [
+          p.id,
+          p.product_number,
+        ]),
+      );
       for (const sum of sums.filter((_, i) => i % 17 === 0)) {
-        const answer = await t.get(`${API}/stores/${stores.get(sum.store_id)}/products/${products.get(sum.product_id)}/stock`);
+        const answer = await t.get(
+          `${API}/stores/${stores.get(sum.store_id)}/products/${products.get(sum.product_id)}/stock`,
+        );
         expect(answer.statusCode).toBe(200);
         expect(answer.json().products[0].most_likely_stock).toBe(Number(sum.total) / 1000);
       }
@@ -65,21 +87,40 @@ for (const dialect of DIALECTS) {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('updated_on', '>=', since)
         .executeTakeFirstOrThrow();
-      const page = await t.get(`${API}/products/stock/storeproductlogs?last_modified_date=${new Date(since).toISOString()}&Page_Size=200&Page_Start=1`);
+      const page = await t.get(
+        `${API}/products/stock/storeproductlogs?last_modified_date=${new Date(since).toISOString()}&Page_Size=200&Page_Start=1`,
+      );
       expect(page.statusCode).toBe(200);
       expect(page.json().total_count).toBe(Number(expected.n));
       expect(Number(expected.n)).toBeGreaterThan(300);
     });
 
     it('takes new postings after the generated ids, and stays consistent', async () => {
-      const before = await t.app.ctx.db.selectFrom('stock_logs').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
+      const before = await t.app.ctx.db
+        .selectFrom('stock_logs')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirstOrThrow();
       const path = `${API}/stores/${storeNumberOf(1)}/products/stock/storeproductlogs`;
-      const stock = async () => (await t.get(`${API}/stores/${storeNumberOf(1)}/products/${productNumberOf(5)}/stock`)).json().products[0].most_likely_stock;
+      const stock = async () =>
+        (await t.get(`${API}/stores/${storeNumberOf(1)}/products/${productNumberOf(5)}/stock`)).json().products[0]
+          .most_likely_stock;
       const level = await stock();
-      const posted = await t.post(path, { storeproductlog: [{ product_number: productNumberOf(5), quantity: 4, customer_order_line_number: 0, modification_datetime: new Date(now).toISOString() }] });
+      const posted = await t.post(path, {
+        storeproductlog: [
+          {
+            product_number: productNumberOf(5),
+            quantity: 4,
+            customer_order_line_number: 0,
+            modification_datetime: new Date(now).toISOString(),
+          },
+        ],
+      });
       expect(posted.statusCode).toBe(200);
       expect(await stock()).toBe(level + 4);
-      const after = await t.app.ctx.db.selectFrom('stock_logs').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
+      const after = await t.app.ctx.db
+        .selectFrom('stock_logs')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirstOrThrow();
       expect(Number(after.id)).toBe(Number(before.id) + 1);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
     });

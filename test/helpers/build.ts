@@ -51,7 +51,13 @@ export async function buildTestApp(dialect: TestDialect, overrides: Partial<Conf
     put: (url, body, token) => request({ method: 'PUT', url, payload: body as InjectOptions['payload'], token }),
     del: (url, body, token) => request({ method: 'DELETE', url, payload: body as InjectOptions['payload'], token }),
     token: (role, stores, expiresAt) =>
-      createToken(app.ctx.db, { name: `${role}-${++tokenCounter}-${Date.now()}`, role, stores, expiresAt, createdBy: 'test' }),
+      createToken(app.ctx.db, {
+        name: `${role}-${++tokenCounter}-${Date.now()}`,
+        role,
+        stores,
+        expiresAt,
+        createdBy: 'test',
+      }),
     close: () => app.close(),
   };
 }

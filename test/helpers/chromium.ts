@@ -5,7 +5,12 @@ import { accessSync, constants } from 'node:fs';
  * `CHROMIUM_PATH` when set, else the usual install paths. Playwright's own browser
  * downloads are not used: playwright-core drives the system's Chromium.
  */
-const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+const CANDIDATES = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+];
 
 export function findChromium(): string | undefined {
   const configured = process.env.CHROMIUM_PATH;

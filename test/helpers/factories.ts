@@ -61,13 +61,17 @@ export function reasonCodeInput(reasonCode: number, overrides: Partial<ReasonCod
  * A database that outlives one app, for restart tests: a temporary SQLite file, or a
  * PostgreSQL schema (dropped by the dialect's cleanup). Pass it as `databaseUrl`.
  */
-export async function restartableDatabaseUrl(dialect: { name: string; freshDatabaseUrl(): Promise<string> }): Promise<string> {
+export async function restartableDatabaseUrl(dialect: {
+  name: string;
+  freshDatabaseUrl(): Promise<string>;
+}): Promise<string> {
   if (dialect.name !== 'sqlite') return dialect.freshDatabaseUrl();
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const dir = mkdtempSync(join(tmpdir(), 'store-ops-test-'));
-  if (temporaryDirs.size === 0) process.once('exit', () => temporaryDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  if (temporaryDirs.size === 0)
+    process.once('exit', () => temporaryDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
   temporaryDirs.add(dir);
   return `sqlite:${join(dir, 'db.sqlite')}`;
 }
@@ -86,7 +90,12 @@ export function productInput(productNumber: string, overrides: Partial<ProductIn
 }
 
 /** A price record of §4.9 valid from 2020 to 2100 unless overridden. */
-export function priceInput(priceId: string, productNumber: string, price: number, overrides: Partial<PriceInput> = {}): PriceInput {
+export function priceInput(
+  priceId: string,
+  productNumber: string,
+  price: number,
+  overrides: Partial<PriceInput> = {},
+): PriceInput {
   return {
     price_id: priceId,
     product_number: productNumber,
@@ -99,7 +108,11 @@ export function priceInput(priceId: string, productNumber: string, price: number
 }
 
 /** A discount line of §4.9 (not a delete) for a product. */
-export function discountInput(productNumber: string, price: number, overrides: Partial<DiscountInput> = {}): DiscountInput {
+export function discountInput(
+  productNumber: string,
+  price: number,
+  overrides: Partial<DiscountInput> = {},
+): DiscountInput {
   return { is_delete: false, product_number: productNumber, price, ...overrides };
 }
 
@@ -115,7 +128,12 @@ export function locationInput(locationCode: string, overrides: Partial<LocationI
 export const unchecked = (overrides: Record<string, unknown>): never => overrides as never;
 
 /** One storeproductlog entry as a handheld posts it (§2.8), at `at` (epoch ms or ISO text). */
-export function stockLogInput(productNumber: string, quantity: number, at: number | string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function stockLogInput(
+  productNumber: string,
+  quantity: number,
+  at: number | string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     product_number: productNumber,
     quantity,

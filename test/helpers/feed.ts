@@ -22,7 +22,12 @@ interface FeedPage {
 const EVENTS = '/api/v2/public/events';
 
 /** Every event after `after` to the end of the feed, page by page (a reader catching up). */
-export async function followFeed(server: ServerProcess, token: string, after: number, query = ''): Promise<FeedEvent[]> {
+export async function followFeed(
+  server: ServerProcess,
+  token: string,
+  after: number,
+  query = '',
+): Promise<FeedEvent[]> {
   const events: FeedEvent[] = [];
   for (;;) {
     const { status, json } = await callJson(server, token, 'GET', `${EVENTS}?after=${after}&limit=1000${query}`);
@@ -54,7 +59,13 @@ export interface LiveReader {
  * sequence revealed after a higher one was served. With a filter, pages must ascend within
  * (after, next_after].
  */
-export function followLive(options: { servers: readonly ServerProcess[]; token: string; after?: number; types?: string; limit: () => number }): LiveReader {
+export function followLive(options: {
+  servers: readonly ServerProcess[];
+  token: string;
+  after?: number;
+  types?: string;
+  limit: () => number;
+}): LiveReader {
   let through: number | undefined;
   const reader: LiveReader = {
     events: [],
@@ -69,7 +80,12 @@ export function followLive(options: { servers: readonly ServerProcess[]; token: 
     for (let round = 0; ; round++) {
       if (through !== undefined && after >= through) return;
       const server = options.servers[round % options.servers.length]!;
-      const { status, json } = await callJson(server, options.token, 'GET', `${EVENTS}?after=${after}&limit=${options.limit()}${query}`);
+      const { status, json } = await callJson(
+        server,
+        options.token,
+        'GET',
+        `${EVENTS}?after=${after}&limit=${options.limit()}${query}`,
+      );
       reader.pages++;
       if (status !== 200) {
         reader.problems.push(`after=${after}: ${status} ${JSON.stringify(json)}`);
@@ -77,7 +93,8 @@ export function followLive(options: { servers: readonly ServerProcess[]; token: 
         continue;
       }
       const page = json as FeedPage;
-      const problem = options.types === undefined ? unfilteredPageProblem(after, page) : filteredPageProblem(after, page);
+      const problem =
+        options.types === undefined ? unfilteredPageProblem(after, page) : filteredPageProblem(after, page);
       if (problem !== undefined) reader.problems.push(problem);
       reader.events.push(...page.events);
       after = page.next_after;
@@ -90,9 +107,11 @@ export function followLive(options: { servers: readonly ServerProcess[]; token: 
 function unfilteredPageProblem(after: number, page: FeedPage): string | undefined {
   const sequences = page.events.map((event) => event.sequence);
   const expected = sequences.map((_, index) => after + 1 + index);
-  if (sequences.some((sequence, index) => sequence !== expected[index])) return `after=${after}: served ${sequences.join(',')}, expected ${expected.join(',')}`;
+  if (sequences.some((sequence, index) => sequence !== expected[index]))
+    return `after=${after}: served ${sequences.join(',')}, expected ${expected.join(',')}`;
   const end = sequences.length === 0 ? after : sequences[sequences.length - 1]!;
-  if (page.next_after !== end) return `after=${after}: next_after ${page.next_after} skips past the last event served (${end})`;
+  if (page.next_after !== end)
+    return `after=${after}: next_after ${page.next_after} skips past the last event served (${end})`;
   return undefined;
 }
 
@@ -102,14 +121,16 @@ function filteredPageProblem(after: number, page: FeedPage): string | undefined 
     if (event.sequence <= previous) return `after=${after}: sequence ${event.sequence} served after ${previous}`;
     previous = event.sequence;
   }
-  if (page.next_after < previous) return `after=${after}: next_after ${page.next_after} before the last event served (${previous})`;
+  if (page.next_after < previous)
+    return `after=${after}: next_after ${page.next_after} before the last event served (${previous})`;
   return undefined;
 }
 
 /** Problems if `sequences` are not exactly from+1 … through, each once, in order. */
 export function sequenceProblems(sequences: readonly number[], from: number, through: number): string[] {
   const problems: string[] = [];
-  if (sequences.length !== through - from) problems.push(`${sequences.length} events read, expected ${through - from} (${from + 1}..${through})`);
+  if (sequences.length !== through - from)
+    problems.push(`${sequences.length} events read, expected ${through - from} (${from + 1}..${through})`);
   let expected = from + 1;
   for (const sequence of sequences) {
     if (sequence !== expected) {
@@ -124,7 +145,13 @@ export function sequenceProblems(sequences: readonly number[], from: number, thr
 
 /** A balance as the feed names it: store, product, location (or ''), pool, customer order (or ''). */
 export const balanceKeyOf = (event: FeedEvent): string =>
-  [event.store_number, event.data.product_number, event.data.location_code ?? '', event.data.pool, event.data.customer_order_number ?? ''].join('|');
+  [
+    event.store_number,
+    event.data.product_number,
+    event.data.location_code ?? '',
+    event.data.pool,
+    event.data.customer_order_number ?? '',
+  ].join('|');
 
 /** One posting of the ledger (the view stock_ledger), with its balance's natural key. */
 export interface LedgerPosting {
@@ -139,22 +166,48 @@ export interface LedgerPosting {
 }
 
 /** Every posting of the ledger and every balance's level (thousandths), by natural key. */
-export async function readLedger(db: Kysely<Database>): Promise<{ postings: LedgerPosting[]; balances: Map<string, number> }> {
-  const { rows: postings } = await sql<{ store_number: string; product_number: string; location_code: string | null; pool: number; order_key: string; log_id: number; place: number; at: number; is_count: number; delta: number; counted: number | null }>`
+export async function readLedger(
+  db: Kysely<Database>,
+): Promise<{ postings: LedgerPosting[]; balances: Map<string, number> }> {
+  const { rows: postings } = await sql<{
+    store_number: string;
+    product_number: string;
+    location_code: string | null;
+    pool: number;
+    order_key: string;
+    log_id: number;
+    place: number;
+    at: number;
+    is_count: number;
+    delta: number;
+    counted: number | null;
+  }>`
     select s.store_number, p.product_number, l.location_code, b.pool, b.order_key, g.log_id, g.id as place, g.at, g.is_count, g.delta, g.counted
     from stock_ledger g
     join stock_balances b on b.id = g.balance_id
     join stores s on s.id = b.store_id
     join products p on p.id = b.product_id
     left join locations l on l.id = b.location_id`.execute(db);
-  const { rows: balances } = await sql<{ store_number: string; product_number: string; location_code: string | null; pool: number; order_key: string; quantity: number }>`
+  const { rows: balances } = await sql<{
+    store_number: string;
+    product_number: string;
+    location_code: string | null;
+    pool: number;
+    order_key: string;
+    quantity: number;
+  }>`
     select s.store_number, p.product_number, l.location_code, b.pool, b.order_key, b.quantity
     from stock_balances b
     join stores s on s.id = b.store_id
     join products p on p.id = b.product_id
     left join locations l on l.id = b.location_id`.execute(db);
-  const keyOf = (row: { store_number: string; product_number: string; location_code: string | null; pool: number; order_key: string }) =>
-    [row.store_number, row.product_number, row.location_code ?? '', Number(row.pool), row.order_key].join('|');
+  const keyOf = (row: {
+    store_number: string;
+    product_number: string;
+    location_code: string | null;
+    pool: number;
+    order_key: string;
+  }) => [row.store_number, row.product_number, row.location_code ?? '', Number(row.pool), row.order_key].join('|');
   return {
     postings: postings.map((row) => ({
       balance: keyOf(row),
@@ -208,7 +261,11 @@ class Timeline {
  * balance served in the other order than they committed would not add up; and each balance's
  * last event says its level in stock_balances, which is the replay of all its entries.
  */
-export function stockEventProblems(events: readonly FeedEvent[], postings: readonly LedgerPosting[], balances: ReadonlyMap<string, number>): string[] {
+export function stockEventProblems(
+  events: readonly FeedEvent[],
+  postings: readonly LedgerPosting[],
+  balances: ReadonlyMap<string, number>,
+): string[] {
   const problems: string[] = [];
   const byPair = new Map(postings.map((posting) => [`${posting.balance}#${posting.logId}`, posting]));
   const named = new Map<string, number>();
@@ -224,12 +281,16 @@ export function stockEventProblems(events: readonly FeedEvent[], postings: reado
     for (const id of ids) {
       const pair = `${balance}#${id}`;
       const posting = byPair.get(pair);
-      if (posting === undefined) problems.push(`event ${event.sequence} names entry ${id}, which has no posting on ${balance}`);
+      if (posting === undefined)
+        problems.push(`event ${event.sequence} names entry ${id}, which has no posting on ${balance}`);
       else timeline.add(posting);
       named.set(pair, (named.get(pair) ?? 0) + 1);
     }
     const quantityMilli = Math.round((event.data.quantity as number) * 1000);
-    if (quantityMilli !== timeline.level()) problems.push(`event ${event.sequence} (${balance}) says ${quantityMilli / 1000}; its balance's entries so far replay to ${timeline.level() / 1000}`);
+    if (quantityMilli !== timeline.level())
+      problems.push(
+        `event ${event.sequence} (${balance}) says ${quantityMilli / 1000}; its balance's entries so far replay to ${timeline.level() / 1000}`,
+      );
     last.set(balance, quantityMilli);
     if (problems.length > 20) return problems;
   }
@@ -239,10 +300,16 @@ export function stockEventProblems(events: readonly FeedEvent[], postings: reado
     if (problems.length > 20) return problems;
   }
   for (const [balance, quantity] of balances) {
-    if (last.get(balance) !== quantity) problems.push(`balance ${balance} holds ${quantity / 1000}; its last event says ${(last.get(balance) ?? NaN) / 1000}`);
+    if (last.get(balance) !== quantity)
+      problems.push(
+        `balance ${balance} holds ${quantity / 1000}; its last event says ${(last.get(balance) ?? NaN) / 1000}`,
+      );
     const entries = timelines.get(balance)?.entries ?? [];
-    const replayed = replayLevel(entries.map((p) => ({ id: p.place, at: p.at, quantityMilli: p.quantityMilli, isCount: p.isCount })));
-    if (replayed !== quantity) problems.push(`balance ${balance} holds ${quantity / 1000}; its entries replay to ${replayed / 1000}`);
+    const replayed = replayLevel(
+      entries.map((p) => ({ id: p.place, at: p.at, quantityMilli: p.quantityMilli, isCount: p.isCount })),
+    );
+    if (replayed !== quantity)
+      problems.push(`balance ${balance} holds ${quantity / 1000}; its entries replay to ${replayed / 1000}`);
   }
   return problems;
 }
@@ -260,14 +327,21 @@ export function causalOrderProblems(events: readonly FeedEvent[]): string[] {
   for (const event of events) {
     if (event.type === 'product.upserted') firstOf(`product ${event.data.product_number}`, event.sequence);
     if (event.type === 'store.upserted') firstOf(`store ${event.data.store_number}`, event.sequence);
-    if (event.type === 'location.upserted') firstOf(`location ${event.store_number}/${event.data.location_code}`, event.sequence);
-    if (event.type === 'store_product.upserted') firstOf(`store product ${event.store_number}/${event.data.product_number}`, event.sequence);
+    if (event.type === 'location.upserted')
+      firstOf(`location ${event.store_number}/${event.data.location_code}`, event.sequence);
+    if (event.type === 'store_product.upserted')
+      firstOf(`store product ${event.store_number}/${event.data.product_number}`, event.sequence);
     if (event.type !== 'stock.changed') continue;
-    const needs = [`product ${event.data.product_number}`, `store ${event.store_number}`, `store product ${event.store_number}/${event.data.product_number}`];
+    const needs = [
+      `product ${event.data.product_number}`,
+      `store ${event.store_number}`,
+      `store product ${event.store_number}/${event.data.product_number}`,
+    ];
     if (event.data.location_code !== null) needs.push(`location ${event.store_number}/${event.data.location_code}`);
     for (const need of needs) {
       const before = first.get(need);
-      if (before === undefined || before > event.sequence) problems.push(`stock.changed ${event.sequence} served before the upsert of its ${need} (${before ?? 'none'})`);
+      if (before === undefined || before > event.sequence)
+        problems.push(`stock.changed ${event.sequence} served before the upsert of its ${need} (${before ?? 'none'})`);
     }
     if (problems.length > 20) break;
   }

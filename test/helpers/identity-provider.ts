@@ -13,7 +13,18 @@ export interface TestProvider {
   audience: string;
   /** Requests per path. */
   hits: Map<string, number>;
-  sign(claims: JWTPayload, options?: { kid?: string; alg?: string; expiresIn?: number; notBefore?: number; key?: CryptoKey; issuer?: string; audience?: string }): Promise<string>;
+  sign(
+    claims: JWTPayload,
+    options?: {
+      kid?: string;
+      alg?: string;
+      expiresIn?: number;
+      notBefore?: number;
+      key?: CryptoKey;
+      issuer?: string;
+      audience?: string;
+    },
+  ): Promise<string>;
   /** A new key published beside the old ones (or instead of them); returns its kid. */
   rotate(options?: { dropOld?: boolean }): Promise<string>;
   /** Answers 503 to everything while down. */
@@ -34,7 +45,9 @@ async function newKey(kid: string, alg = 'RS256'): Promise<Key> {
   return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
 }
 
-export async function startTestProvider(options: { path?: string; discovery?: 'openid' | 'rfc8414' | 'none' } = {}): Promise<TestProvider> {
+export async function startTestProvider(
+  options: { path?: string; discovery?: 'openid' | 'rfc8414' | 'none' } = {},
+): Promise<TestProvider> {
   const path = options.path ?? '/tenant-1/v2.0';
   const discovery = options.discovery ?? 'openid';
   let keys: Key[] = [await newKey('key-1')];

@@ -17,14 +17,23 @@ export interface ServerProcess {
 }
 
 const exited = (child: ChildProcess) =>
-  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
 
 /** Starts the real server (src/server.ts, as `npm start` does) and waits for /readyz. */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -63,10 +72,19 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
 export type Json = Record<string, any>;
 
 /** A JSON request to a server process with a bearer token: its status and parsed body. */
-export async function callJson(server: ServerProcess, token: string, method: string, url: string, body?: unknown): Promise<{ status: number; json: Json }> {
+export async function callJson(
+  server: ServerProcess,
+  token: string,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; json: Json }> {
   const response = await fetch(`${server.baseUrl}${url}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, json: (await response.json()) as Json };

@@ -12,7 +12,11 @@ export const TEST_PRINCIPAL = servicePrincipal('test');
 /** A product through the products service, for engine-level tests that need only its id. */
 export async function insertBareProduct(ctx: AppContext, productNumber: string): Promise<number> {
   await importProducts(ctx, { products: [productInput(productNumber)] } as never, false, TEST_PRINCIPAL);
-  const row = await ctx.db.selectFrom('products').select('id').where('product_number', '=', productNumber).executeTakeFirstOrThrow();
+  const row = await ctx.db
+    .selectFrom('products')
+    .select('id')
+    .where('product_number', '=', productNumber)
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -62,15 +66,32 @@ export function bareLogRow(storeId: number, productId: number, at: number, extra
 }
 
 /** An entry of one posting on (store, product, location 0 or given, pool 1 or given), as applyEntries takes it. */
-export function bareEntry(storeId: number, productId: number, posting: Omit<Posting, 'storeId' | 'productId'>, extra: Partial<NewLogRow> = {}): EntryBooking {
-  return { row: bareLogRow(storeId, productId, posting.at, { is_count: posting.isCount ? 1 : 0, quantity: posting.quantityMilli, counted_quantity: posting.isCount ? posting.quantityMilli : null, ...extra }), postings: [{ storeId, productId, ...posting }] };
+export function bareEntry(
+  storeId: number,
+  productId: number,
+  posting: Omit<Posting, 'storeId' | 'productId'>,
+  extra: Partial<NewLogRow> = {},
+): EntryBooking {
+  return {
+    row: bareLogRow(storeId, productId, posting.at, {
+      is_count: posting.isCount ? 1 : 0,
+      quantity: posting.quantityMilli,
+      counted_quantity: posting.isCount ? posting.quantityMilli : null,
+      ...extra,
+    }),
+    postings: [{ storeId, productId, ...posting }],
+  };
 }
 
 /**
  * Non-zero balances of a product as {"location|pool|order": quantity} ("-" for none),
  * optionally in one store: the shape stock tests compare against.
  */
-export async function balancesOf(db: Kysely<Database>, productNumber: string, storeNumber?: string): Promise<Record<string, number>> {
+export async function balancesOf(
+  db: Kysely<Database>,
+  productNumber: string,
+  storeNumber?: string,
+): Promise<Record<string, number>> {
   let query = db
     .selectFrom('stock_balances as b')
     .innerJoin('products as p', 'p.id', 'b.product_id')
@@ -80,6 +101,8 @@ export async function balancesOf(db: Kysely<Database>, productNumber: string, st
   if (storeNumber !== undefined) query = query.where('b.store_number', '=', storeNumber);
   const rows = await query.execute();
   return Object.fromEntries(
-    rows.filter((r) => Number(r.quantity) !== 0).map((r) => [`${r.location_code ?? '-'}|${r.pool}|${r.order_key || '-'}`, Number(r.quantity) / 1000]),
+    rows
+      .filter((r) => Number(r.quantity) !== 0)
+      .map((r) => [`${r.location_code ?? '-'}|${r.pool}|${r.order_key || '-'}`, Number(r.quantity) / 1000]),
   );
 }

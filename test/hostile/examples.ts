@@ -34,13 +34,17 @@ export function mainBranch(schema: JsonSchema): JsonSchema {
 const END_OF_PERIOD = /(^|_)(to|until|end)(_|$)/i;
 
 export function exampleString(schema: JsonSchema, name: string | undefined): string {
-  if (schema.format === 'date-time') return name !== undefined && END_OF_PERIOD.test(name) ? LATER_DATE_TIME : DATE_TIME;
+  if (schema.format === 'date-time')
+    return name !== undefined && END_OF_PERIOD.test(name) ? LATER_DATE_TIME : DATE_TIME;
   if (schema.format === 'date') return DATE_TIME.slice(0, 10);
-  const candidates = [(name !== undefined ? SEEDED[name] : undefined) ?? `h-${name ?? 'value'}`, '1', 'A1', 'a'].map((text) => {
-    let fitted = text;
-    if (schema.minLength !== undefined && fitted.length < schema.minLength) fitted = fitted.padEnd(schema.minLength, fitted.slice(-1));
-    return schema.maxLength !== undefined ? fitted.slice(0, schema.maxLength) : fitted;
-  });
+  const candidates = [(name !== undefined ? SEEDED[name] : undefined) ?? `h-${name ?? 'value'}`, '1', 'A1', 'a'].map(
+    (text) => {
+      let fitted = text;
+      if (schema.minLength !== undefined && fitted.length < schema.minLength)
+        fitted = fitted.padEnd(schema.minLength, fitted.slice(-1));
+      return schema.maxLength !== undefined ? fitted.slice(0, schema.maxLength) : fitted;
+    },
+  );
   // A field with a pattern (e.g. digits only) gets the first candidate that matches it.
   const pattern = schema.pattern === undefined ? undefined : new RegExp(schema.pattern, 'u');
   return candidates.find((text) => pattern?.test(text) ?? true) ?? candidates[0]!;

@@ -16,7 +16,14 @@ import { variantsOf, type Variant } from './variants.js';
  * A new endpoint is covered as soon as it is served.
  */
 async function servedOperations(): Promise<Operation[]> {
-  const app = await buildApp({ port: 0, host: '127.0.0.1', databaseUrl: 'sqlite::memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', rateLimitPerMinute: 0 });
+  const app = await buildApp({
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl: 'sqlite::memory:',
+    adminToken: ADMIN_TOKEN,
+    logLevel: 'silent',
+    rateLimitPerMinute: 0,
+  });
   try {
     return apiOperations((await app.inject({ method: 'GET', url: `${API}/openapi.json` })).json());
   } finally {
@@ -29,12 +36,18 @@ const OPERATIONS = await servedOperations();
 /** What is wrong with an answer to a variant, or nothing. */
 function problemWith(variant: Variant, answer: RawAnswer, plausibleStatus: number): string | undefined {
   if (answer.status >= 500) return `answered ${answer.status}: ${answer.text.slice(0, 200)}`;
-  if (variant.sameStatusAsPlausible && answer.status !== plausibleStatus) return `answered ${answer.status}, the plausible request ${plausibleStatus}: ${answer.text.slice(0, 200)}`;
-  if (variant.status && !variant.status.includes(answer.status)) return `answered ${answer.status}, expected ${variant.status.join(' or ')}: ${answer.text.slice(0, 200)}`;
+  if (variant.sameStatusAsPlausible && answer.status !== plausibleStatus)
+    return `answered ${answer.status}, the plausible request ${plausibleStatus}: ${answer.text.slice(0, 200)}`;
+  if (variant.status && !variant.status.includes(answer.status))
+    return `answered ${answer.status}, expected ${variant.status.join(' or ')}: ${answer.text.slice(0, 200)}`;
   if (answer.status < 400) return undefined;
   const envelope = parseEnvelope(answer.text);
   if (typeof envelope === 'string') return `answered ${answer.status}, ${envelope}`;
-  if (answer.status === 400 && variant.errorPath !== undefined && !envelope.errors.some((e) => e.path === variant.errorPath)) {
+  if (
+    answer.status === 400 &&
+    variant.errorPath !== undefined &&
+    !envelope.errors.some((e) => e.path === variant.errorPath)
+  ) {
     return `400 without naming ${variant.errorPath}: ${JSON.stringify(envelope.errors.slice(0, 5))}`;
   }
   return undefined;
@@ -80,7 +93,10 @@ for (const dialect of DIALECTS) {
         await seed();
         const findings: string[] = [];
         const variants = variantsOf(operation, { token: ADMIN_TOKEN });
-        const send = (variant: Variant) => client.request(variant).catch((error: Error) => ({ status: 0, headers: {}, text: `connection failed: ${error.message}` }));
+        const send = (variant: Variant) =>
+          client
+            .request(variant)
+            .catch((error: Error) => ({ status: 0, headers: {}, text: `connection failed: ${error.message}` }));
         for (const variant of variants) {
           // Compared with the plausible request sent again just before it: earlier variants may
           // have changed what it touches (an order cancelled by a boundary value is closed now).

@@ -46,7 +46,17 @@ export interface Operation {
 }
 
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content?: Record<string, { schema?: JsonSchema }> }; security?: unknown[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Parameter[];
+        requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+        security?: unknown[];
+      }
+    >
+  >;
 }
 
 export const API_PREFIX = '/api/v2/public';
@@ -77,13 +87,20 @@ export const branchesOf = (schema: JsonSchema): JsonSchema[] => schema.anyOf ?? 
 
 /** A field path as the error envelope names it (PRODUCT §3): `stores[0].store_number`. */
 export function fieldPath(keys: ReadonlyArray<string | number>): string {
-  return keys.reduce<string>((at, key) => (typeof key === 'number' ? `${at}[${key}]` : at === '' ? key : `${at}.${key}`), '');
+  return keys.reduce<string>(
+    (at, key) => (typeof key === 'number' ? `${at}[${key}]` : at === '' ? key : `${at}.${key}`),
+    '',
+  );
 }
 
 /** Each schema node under `schema` with its path, descending through unions and items. */
-export function* schemaNodes(schema: JsonSchema, keys: Array<string | number> = []): Generator<{ keys: Array<string | number>; schema: JsonSchema }> {
+export function* schemaNodes(
+  schema: JsonSchema,
+  keys: Array<string | number> = [],
+): Generator<{ keys: Array<string | number>; schema: JsonSchema }> {
   yield { keys, schema };
-  for (const union of [schema.anyOf, schema.oneOf, schema.allOf]) for (const branch of union ?? []) yield* schemaNodes(branch, keys);
+  for (const union of [schema.anyOf, schema.oneOf, schema.allOf])
+    for (const branch of union ?? []) yield* schemaNodes(branch, keys);
   if (schema.items) yield* schemaNodes(schema.items, [...keys, 0]);
   for (const [name, property] of Object.entries(schema.properties ?? {})) yield* schemaNodes(property, [...keys, name]);
   if (typeof schema.additionalProperties === 'object') yield* schemaNodes(schema.additionalProperties, [...keys, '*']);

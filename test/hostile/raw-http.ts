@@ -17,7 +17,12 @@ export interface RawAnswer {
 export interface RawClient {
   port: number;
   /** One request; `path` is sent byte for byte as the request target. */
-  request(options: { method: string; path: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<RawAnswer>;
+  request(options: {
+    method: string;
+    path: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+  }): Promise<RawAnswer>;
   /** Writes `text` on a fresh connection and returns everything the server answered. */
   socket(text: string | Buffer): Promise<string>;
   close(): void;
@@ -33,12 +38,21 @@ export async function listen(app: FastifyInstance): Promise<RawClient> {
       new Promise((resolve, reject) => {
         // An explicit length: Node sends a DELETE body with neither length nor chunking.
         const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
-        const request = http.request({ host: '127.0.0.1', port, method, path, headers: { ...headers, ...length }, agent }, (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
-          response.on('error', reject);
-        });
+        const request = http.request(
+          { host: '127.0.0.1', port, method, path, headers: { ...headers, ...length }, agent },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () =>
+              resolve({
+                status: response.statusCode ?? 0,
+                headers: response.headers,
+                text: Buffer.concat(chunks).toString('utf8'),
+              }),
+            );
+            response.on('error', reject);
+          },
+        );
         request.on('error', reject);
         request.end(body);
       }),
@@ -75,7 +89,12 @@ export function parseEnvelope(text: string): Envelope | string {
     return `not JSON: ${text.slice(0, 120)}`;
   }
   const envelope = body as Partial<Envelope>;
-  if (envelope?.success !== false || typeof envelope.code !== 'string' || typeof envelope.message !== 'string' || !Array.isArray(envelope.errors)) {
+  if (
+    envelope?.success !== false ||
+    typeof envelope.code !== 'string' ||
+    typeof envelope.message !== 'string' ||
+    !Array.isArray(envelope.errors)
+  ) {
     return `not the envelope: ${text.slice(0, 160)}`;
   }
   return envelope as Envelope;

@@ -29,13 +29,19 @@ for (const dialect of DIALECTS) {
       await dialect.cleanup();
     });
 
-    const get = (path: string, headers: Record<string, string> = auth) => client.request({ method: 'GET', path, headers });
-    const postStoresText = (body: string | Buffer) => client.request({ method: 'POST', path: `${API}/stores`, headers: json, body });
+    const get = (path: string, headers: Record<string, string> = auth) =>
+      client.request({ method: 'GET', path, headers });
+    const postStoresText = (body: string | Buffer) =>
+      client.request({ method: 'POST', path: `${API}/stores`, headers: json, body });
     const storeCount = async () => (await t.get(`${API}/stores`)).json().total_count as number;
 
     it('400 envelope for invalid percent-encoding in any path segment, with and without a credential', async () => {
       for (const bad of BAD_ENCODINGS) {
-        for (const path of [`${API}/stores/${bad}/locations`, `${API}/stores/S1/products/P${bad}/stock`, `${API}/sto${bad}res`]) {
+        for (const path of [
+          `${API}/stores/${bad}/locations`,
+          `${API}/stores/S1/products/P${bad}/stock`,
+          `${API}/sto${bad}res`,
+        ]) {
           for (const headers of [auth, {}]) {
             const answer = await get(path, headers);
             const envelope = expectEnvelope(answer, 400, 'VALIDATION_FAILED');
@@ -89,7 +95,12 @@ for (const dialect of DIALECTS) {
         expectEnvelope(parseRawAnswer(await client.socket(request)), 400, 'VALIDATION_FAILED');
       }
       // Bytes beyond ASCII in a credential are just an unknown token.
-      const latin1 = await client.socket(Buffer.from(`GET ${API}/stores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer cl\xe9\xff\r\nConnection: close\r\n\r\n`, 'latin1'));
+      const latin1 = await client.socket(
+        Buffer.from(
+          `GET ${API}/stores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer cl\xe9\xff\r\nConnection: close\r\n\r\n`,
+          'latin1',
+        ),
+      );
       expectEnvelope(parseRawAnswer(latin1), 401, 'UNAUTHORIZED');
     });
 
@@ -98,7 +109,9 @@ for (const dialect of DIALECTS) {
       for (const escape of ['\\ud800', '\\udc00', '\\uDBFF', '\\uDFFF']) {
         const body = `{"stores":[${JSON.stringify(storeInput('OK1'))},${JSON.stringify(storeInput('S2')).replace('"S2"', `"S2${escape}"`)}]}`;
         const envelope = expectEnvelope(await postStoresText(body), 400, 'VALIDATION_FAILED');
-        expect(envelope.errors).toEqual([{ path: 'stores[1].store_number', message: expect.stringMatching(/well-formed/) }]);
+        expect(envelope.errors).toEqual([
+          { path: 'stores[1].store_number', message: expect.stringMatching(/well-formed/) },
+        ]);
       }
       // A lone surrogate in a key is refused too; an unknown key is otherwise ignored.
       const inKey = expectEnvelope(await postStoresText(`{"stores":[],"x\\ud800":1}`), 400, 'VALIDATION_FAILED');
@@ -110,7 +123,9 @@ for (const dialect of DIALECTS) {
       const depth = 1_000_000;
       const answer = await postStoresText(`{"stores":[],"deep":${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}}`);
       const envelope = expectEnvelope(answer, 400, 'VALIDATION_FAILED');
-      expect(envelope.errors).toEqual([{ path: `deep${'[0]'.repeat(31)}…`, message: 'must not contain the NUL character' }]);
+      expect(envelope.errors).toEqual([
+        { path: `deep${'[0]'.repeat(31)}…`, message: 'must not contain the NUL character' },
+      ]);
       // Deep nesting in an unknown field is ignored like the field (PRODUCT §3).
       expect((await postStoresText(`{"stores":[],"deep":${'['.repeat(depth)}${']'.repeat(depth)}}`)).status).toBe(200);
     });
@@ -119,7 +134,9 @@ for (const dialect of DIALECTS) {
       const pair = JSON.stringify(storeInput('S3')).replace('"S3"', '"S3\\ud83d\\ude00"');
       const literal = JSON.stringify(storeInput('S4')).replace('"S4"', '"S4\\\\ud800"');
       expect((await postStoresText(`{"stores":[${pair},${literal}]}`)).status).toBe(200);
-      const numbers = (await t.get(`${API}/stores?page_size=1000`)).json().list.map((s: { store_number: string }) => s.store_number);
+      const numbers = (await t.get(`${API}/stores?page_size=1000`))
+        .json()
+        .list.map((s: { store_number: string }) => s.store_number);
       expect(numbers).toEqual(expect.arrayContaining(['S3😀', 'S4\\ud800']));
     });
 
@@ -145,16 +162,32 @@ for (const dialect of DIALECTS) {
 
     it('external counting: 10,000 lines are stored (a 500 before: one insert bound more parameters than SQLite allows); 10,001 are a 400 naming Lines, nothing stored', async () => {
       const line = '{"counted_quantity":1,"product_barcode":"UNKNOWN-BARCODE"}';
-      const bodyOf = (lines: number) => `{"CountingDateTime":"2024-01-01T00:00:00Z","StoreNo":"S1","Lines":[${Array(lines).fill(line).join(',')}]}`;
-      const unresolvedCount = async () => (await t.get(`${API}/stores/S1/externalcountinglines/unresolved?page_size=1`)).json().total_count;
+      const bodyOf = (lines: number) =>
+        `{"CountingDateTime":"2024-01-01T00:00:00Z","StoreNo":"S1","Lines":[${Array(lines).fill(line).join(',')}]}`;
+      const unresolvedCount = async () =>
+        (await t.get(`${API}/stores/S1/externalcountinglines/unresolved?page_size=1`)).json().total_count;
       const before = await unresolvedCount();
 
-      const over = await client.request({ method: 'POST', path: `${API}/externalcountinglines`, headers: json, body: bodyOf(10_001) });
+      const over = await client.request({
+        method: 'POST',
+        path: `${API}/externalcountinglines`,
+        headers: json,
+        body: bodyOf(10_001),
+      });
       expect(over.status, over.text).toBe(400);
-      expect(JSON.parse(over.text)).toMatchObject({ success: false, code: 'VALIDATION_FAILED', errors: [{ path: 'Lines' }] });
+      expect(JSON.parse(over.text)).toMatchObject({
+        success: false,
+        code: 'VALIDATION_FAILED',
+        errors: [{ path: 'Lines' }],
+      });
       expect(await unresolvedCount()).toBe(before);
 
-      const full = await client.request({ method: 'POST', path: `${API}/externalcountinglines`, headers: json, body: bodyOf(10_000) });
+      const full = await client.request({
+        method: 'POST',
+        path: `${API}/externalcountinglines`,
+        headers: json,
+        body: bodyOf(10_000),
+      });
       expect(full.status, full.text).toBe(200);
       expect(await unresolvedCount()).toBe(before + 10_000);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);

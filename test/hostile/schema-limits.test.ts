@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PARAM_LENGTH } from '../../src/plugins/framework-errors.js';
 import { buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { API_PREFIX, apiOperations, fieldPath, schemaNodes, typesOf, type JsonSchema, type Operation } from './openapi.js';
+import {
+  API_PREFIX,
+  apiOperations,
+  fieldPath,
+  schemaNodes,
+  typesOf,
+  type JsonSchema,
+  type Operation,
+} from './openapi.js';
 
 /**
  * PRODUCT §3 hostile input: every value a client sends has a published bound, so that an
@@ -16,10 +24,13 @@ function missingLimits(schema: JsonSchema, where: string): string[] {
     const types = typesOf(node);
     const closed = node.enum !== undefined || node.const !== undefined;
     if (types.includes('array') && node.maxItems === undefined) problems.push(`${at}: array without maxItems`);
-    if (types.includes('string') && !closed && node.maxLength === undefined) problems.push(`${at}: string without maxLength`);
+    if (types.includes('string') && !closed && node.maxLength === undefined)
+      problems.push(`${at}: string without maxLength`);
     if ((types.includes('number') || types.includes('integer')) && !closed) {
-      if (node.minimum === undefined && node.exclusiveMinimum === undefined) problems.push(`${at}: number without minimum`);
-      if (node.maximum === undefined && node.exclusiveMaximum === undefined) problems.push(`${at}: number without maximum`);
+      if (node.minimum === undefined && node.exclusiveMinimum === undefined)
+        problems.push(`${at}: number without minimum`);
+      if (node.maximum === undefined && node.exclusiveMaximum === undefined)
+        problems.push(`${at}: number without maximum`);
     }
   }
   return problems;

@@ -21,7 +21,9 @@ describe('the started server answers pre-route refusals in the envelope', () => 
   const send = async (text: string) => parseRawAnswer(await sendRaw(port, text));
 
   it('400 for invalid percent-encoding in a path', async () => {
-    const answer = await send('GET /api/v2/public/stores/%zz/locations HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const answer = await send(
+      'GET /api/v2/public/stores/%zz/locations HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
     expectEnvelope(answer, 400, 'VALIDATION_FAILED');
   });
 
@@ -31,11 +33,14 @@ describe('the started server answers pre-route refusals in the envelope', () => 
   });
 
   it('400 naming the field for a lone surrogate in a body', async () => {
-    const body = '{"stores":[{"store_number":"S2\\ud800","store_name":"n","is_active":true,"is_active_data_exchange":true,"is_warehouse":false}]}';
+    const body =
+      '{"stores":[{"store_number":"S2\\ud800","store_name":"n","is_active":true,"is_active_data_exchange":true,"is_warehouse":false}]}';
     const answer = await send(
       `POST /api/v2/public/stores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
-    expect(expectEnvelope(answer, 400, 'VALIDATION_FAILED').errors.map((e) => e.path)).toEqual(['stores[0].store_number']);
+    expect(expectEnvelope(answer, 400, 'VALIDATION_FAILED').errors.map((e) => e.path)).toEqual([
+      'stores[0].store_number',
+    ]);
   });
 });

@@ -31,21 +31,36 @@ for (const dialect of DIALECTS) {
       expectError(await t.get(stores, null), 401, 'UNAUTHORIZED');
       expectError(await t.get(stores, 'sot_not-a-real-token'), 401, 'UNAUTHORIZED');
       expectError(await t.post(stores, { stores: [storeInput('X1')] }, null), 401, 'UNAUTHORIZED');
-      expectError(await t.request({ method: 'GET', url: stores, token: null, headers: { authorization: '' } }), 401, 'UNAUTHORIZED');
-      expectError(await t.request({ method: 'GET', url: stores, token: null, headers: { authorization: 'Bearer ' } }), 401, 'UNAUTHORIZED');
+      expectError(
+        await t.request({ method: 'GET', url: stores, token: null, headers: { authorization: '' } }),
+        401,
+        'UNAUTHORIZED',
+      );
+      expectError(
+        await t.request({ method: 'GET', url: stores, token: null, headers: { authorization: 'Bearer ' } }),
+        401,
+        'UNAUTHORIZED',
+      );
 
       const expired = await t.token('admin', undefined, Date.now() - 1000);
       expectError(await t.get(stores, expired), 401, 'UNAUTHORIZED');
 
       const revoked = await t.token('admin');
-      const name = (await t.app.ctx.db.selectFrom('api_tokens').select('name').where('token_hash', '=', sha256(revoked)).executeTakeFirstOrThrow()).name;
+      const name = (
+        await t.app.ctx.db
+          .selectFrom('api_tokens')
+          .select('name')
+          .where('token_hash', '=', sha256(revoked))
+          .executeTakeFirstOrThrow()
+      ).name;
       expect(await revokeToken(t.app.ctx.db, name)).toBe(true);
       expectError(await t.get(stores, revoked), 401, 'UNAUTHORIZED');
       expect((await t.get(`${API}/stores?search_text=X1`)).json().total_count).toBe(0);
     });
 
     it('takes `Authorization: Bearer <token>` and the bare `Authorization: <token>`', async () => {
-      const header = (authorization: string) => t.request({ method: 'GET', url: stores, token: null, headers: { authorization } });
+      const header = (authorization: string) =>
+        t.request({ method: 'GET', url: stores, token: null, headers: { authorization } });
       expect((await header(`Bearer ${ADMIN_TOKEN}`)).statusCode).toBe(200);
       expect((await header(`bearer ${ADMIN_TOKEN}`)).statusCode).toBe(200);
       expect((await header(`Bearer   ${ADMIN_TOKEN}  `)).statusCode).toBe(200);
@@ -54,7 +69,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('routes without the §5 api_key marker do not take the api_key header', async () => {
-      expectError(await t.request({ method: 'GET', url: stores, token: null, headers: { api_key: ADMIN_TOKEN } }), 401, 'UNAUTHORIZED');
+      expectError(
+        await t.request({ method: 'GET', url: stores, token: null, headers: { api_key: ADMIN_TOKEN } }),
+        401,
+        'UNAUTHORIZED',
+      );
     });
 
     it('read role: GET is allowed, writes are 403', async () => {
@@ -81,7 +100,11 @@ for (const dialect of DIALECTS) {
       const response = await t.post(stores, { stores: [storeInput('S4')] }, integration);
       expect(response.statusCode).toBe(200);
       expect(response.json().message).toBe('created 1, updated 0, unchanged 0, deleted 0');
-      const row = await t.app.ctx.db.selectFrom('stores').select(['created_by', 'modified_by']).where('store_number', '=', 'S4').executeTakeFirstOrThrow();
+      const row = await t.app.ctx.db
+        .selectFrom('stores')
+        .select(['created_by', 'modified_by'])
+        .where('store_number', '=', 'S4')
+        .executeTakeFirstOrThrow();
       expect(row.created_by).toMatch(/^integration-/);
       expect(row.modified_by).toBe(row.created_by);
     });
@@ -89,7 +112,11 @@ for (const dialect of DIALECTS) {
     it('a revocation reaches a token in use within about a second', async () => {
       const token = await t.token('integration');
       expect((await t.get(stores, token)).statusCode).toBe(200);
-      const { name } = await t.app.ctx.db.selectFrom('api_tokens').select('name').where('token_hash', '=', sha256(token)).executeTakeFirstOrThrow();
+      const { name } = await t.app.ctx.db
+        .selectFrom('api_tokens')
+        .select('name')
+        .where('token_hash', '=', sha256(token))
+        .executeTakeFirstOrThrow();
       await revokeToken(t.app.ctx.db, name);
       await sleep(1100);
       expectError(await t.get(stores, token), 401, 'UNAUTHORIZED');
@@ -133,7 +160,12 @@ for (const dialect of DIALECTS) {
         expect((await first.get(`${API}/stores`, adminToken)).statusCode).toBe(200);
         tokensBefore = await first.app.ctx.db.selectFrom('api_tokens').selectAll().execute();
         expect(tokensBefore).toHaveLength(1);
-        expect(tokensBefore[0]).toMatchObject({ name: 'admin', role: 'admin', token_hash: sha256(adminToken), revoked_at: null });
+        expect(tokensBefore[0]).toMatchObject({
+          name: 'admin',
+          role: 'admin',
+          token_hash: sha256(adminToken),
+          revoked_at: null,
+        });
       } finally {
         await first.close();
       }
@@ -160,7 +192,11 @@ for (const dialect of DIALECTS) {
     it('without STORE_OPS_ADMIN_TOKEN an empty database gets one generated sot_ token, once', async () => {
       const databaseUrl = await restartableDatabaseUrl(dialect);
       const generated: string[] = [];
-      const options = { databaseUrl, adminToken: undefined, onGeneratedAdminToken: (token: string) => generated.push(token) };
+      const options = {
+        databaseUrl,
+        adminToken: undefined,
+        onGeneratedAdminToken: (token: string) => generated.push(token),
+      };
       const first = await buildTestApp(dialect, options);
       try {
         expect(generated).toHaveLength(1);

@@ -47,16 +47,21 @@ for (const dialect of DIALECTS) {
       ...extra,
     });
 
-    const post = (store: string, entries: unknown[], query = '') => t.post(`${LOGS(store)}${query}`, { storeproductlog: entries });
-    const importOrder = (store: string, orderNumber: string, lines: unknown[]) => t.post(ORDERS(store), { orders: [{ order_number: orderNumber, lines }] });
+    const post = (store: string, entries: unknown[], query = '') =>
+      t.post(`${LOGS(store)}${query}`, { storeproductlog: entries });
+    const importOrder = (store: string, orderNumber: string, lines: unknown[]) =>
+      t.post(ORDERS(store), { orders: [{ order_number: orderNumber, lines }] });
     const put = (store: string, body: Record<string, unknown>) => t.put(ORDER(store), body);
-    const clear = (store: string, orderNumber: string) => t.post(CLEARANCE, { store_number: store, order_number: orderNumber });
+    const clear = (store: string, orderNumber: string) =>
+      t.post(CLEARANCE, { store_number: store, order_number: orderNumber });
     const balances = (productNumber: string, store = 'S1') => balancesOf(t.app.ctx.db, productNumber, store);
     const nextOrder = () => `BO-${++counter}`;
 
     /** The store's total of the product (most_likely_stock), with or without order-bound stock. */
     async function total(productNumber: string, excludeBound = false, store = 'S1'): Promise<number> {
-      const response = ok(await t.get(`${SINGLE(store, productNumber)}${excludeBound ? '?exclude_customer_order_stock=true' : ''}`));
+      const response = ok(
+        await t.get(`${SINGLE(store, productNumber)}${excludeBound ? '?exclude_customer_order_stock=true' : ''}`),
+      );
       return response.json().products[0].most_likely_stock;
     }
 
@@ -104,14 +109,18 @@ for (const dialect of DIALECTS) {
       // Once the order exists its stock moves only by its own operations.
       const release = await post('S1', [entry(p, -3, { customer_order_number: number })]);
       expect(release.statusCode, release.body).toBe(422);
-      expect(release.json().errors).toEqual([{ path: 'storeproductlog[0].customer_order_number', message: expect.stringContaining(number) }]);
+      expect(release.json().errors).toEqual([
+        { path: 'storeproductlog[0].customer_order_number', message: expect.stringContaining(number) },
+      ]);
 
       const cleared = ok(await clear('S1', number));
       expect(cleared.json().success).toBe(true);
       // What was bound to the order was handed over: it left the store.
       expect(await balances(p)).toEqual({ 'SHELF|1|-': 10 });
       expect(await total(p)).toBe(10);
-      const logged = ok(await t.get(`${LOG_LIST}?customer_order_number=${number}&page_size=100`)).json().list as Array<Record<string, unknown>>;
+      const logged = ok(await t.get(`${LOG_LIST}?customer_order_number=${number}&page_size=100`)).json().list as Array<
+        Record<string, unknown>
+      >;
       expect(logged.filter((e) => e.source === 'customer_order_clearance').map((e) => e.quantity)).toEqual([-3]);
 
       // Closed: nothing binds to it again, and a second clearance is a 409.
@@ -122,8 +131,17 @@ for (const dialect of DIALECTS) {
     it('an entry before the import, then a pick, then the clearance: the pick and the entry-bound stock both leave', async () => {
       const p = await product();
       const number = nextOrder();
-      ok(await post('S1', [entry(p, 10, { location_code: 'SHELF' }), entry(p, 2, { location_code: 'SHELF', customer_order_number: number })]));
-      ok(await importOrder('S1', number, [{ line_number: 1, product_number: p, quantity: 3, preferred_location_code: 'SHELF' }]));
+      ok(
+        await post('S1', [
+          entry(p, 10, { location_code: 'SHELF' }),
+          entry(p, 2, { location_code: 'SHELF', customer_order_number: number }),
+        ]),
+      );
+      ok(
+        await importOrder('S1', number, [
+          { line_number: 1, product_number: p, quantity: 3, preferred_location_code: 'SHELF' },
+        ]),
+      );
       ok(await put('S1', { order_number: number, lines: [{ line_number: 1, picked_quantity: 3 }] }));
       expect(await balances(p)).toEqual({ 'SHELF|1|-': 7, [`SHELF|1|${number}`]: 2, [`-|1|${number}`]: 3 });
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
@@ -142,8 +160,17 @@ for (const dialect of DIALECTS) {
     it('an entry before the import, then a pick, then the rejection: picks go back where they came from, the rest to its own location and pool', async () => {
       const p = await product();
       const number = nextOrder();
-      ok(await post('S1', [entry(p, 10, { location_code: 'SHELF' }), entry(p, 4, { location_code: 'BACK', pool_location: 2, customer_order_number: number })]));
-      ok(await importOrder('S1', number, [{ line_number: 1, product_number: p, quantity: 1, preferred_location_code: 'SHELF' }]));
+      ok(
+        await post('S1', [
+          entry(p, 10, { location_code: 'SHELF' }),
+          entry(p, 4, { location_code: 'BACK', pool_location: 2, customer_order_number: number }),
+        ]),
+      );
+      ok(
+        await importOrder('S1', number, [
+          { line_number: 1, product_number: p, quantity: 1, preferred_location_code: 'SHELF' },
+        ]),
+      );
       ok(await put('S1', { order_number: number, lines: [{ line_number: 1, picked_quantity: 1 }] }));
       expect(await total(p, true)).toBe(9);
 
@@ -151,8 +178,15 @@ for (const dialect of DIALECTS) {
       expect(await balances(p)).toEqual({ 'SHELF|1|-': 10, 'BACK|2|-': 4 });
       expect(await total(p)).toBe(14);
       expect(await total(p, true)).toBe(14);
-      const logged = ok(await t.get(`${LOG_LIST}?reference=${number}&page_size=100`)).json().list as Array<Record<string, unknown>>;
-      expect(logged.filter((e) => e.source === 'customer_order_release').map((e) => [e.location_code, e.quantity, e.customer_order_number ?? null]).sort()).toEqual(
+      const logged = ok(await t.get(`${LOG_LIST}?reference=${number}&page_size=100`)).json().list as Array<
+        Record<string, unknown>
+      >;
+      expect(
+        logged
+          .filter((e) => e.source === 'customer_order_release')
+          .map((e) => [e.location_code, e.quantity, e.customer_order_number ?? null])
+          .sort(),
+      ).toEqual(
         [
           ['BACK', -4, number],
           ['BACK', 4, null],
@@ -163,7 +197,12 @@ for (const dialect of DIALECTS) {
     it('an entry before the import, then a cancel with nothing picked: everything bound is free again', async () => {
       const p = await product();
       const number = nextOrder();
-      ok(await post('S1', [entry(p, 5, { customer_order_number: number }), entry(p, 1, { location_code: 'SHELF', customer_order_number: number })]));
+      ok(
+        await post('S1', [
+          entry(p, 5, { customer_order_number: number }),
+          entry(p, 1, { location_code: 'SHELF', customer_order_number: number }),
+        ]),
+      );
       ok(await importOrder('S1', number, [{ line_number: 1, product_number: p, quantity: 6 }]));
       ok(await put('S1', { order_number: number, status_id: 7 }));
       expect(await balances(p)).toEqual({ '-|1|-': 5, 'SHELF|1|-': 1 });
@@ -178,7 +217,14 @@ for (const dialect of DIALECTS) {
       expect(await balances(p)).toEqual({ [`SHELF|1|${number}`]: 1 });
       ok(
         await t.post(MOVE('S1'), {
-          body: [{ product_number: p, quantity: 1, from_location: { location_code: 'SHELF', customer_order_number: number }, to_location: { location_code: 'SHELF' } }],
+          body: [
+            {
+              product_number: p,
+              quantity: 1,
+              from_location: { location_code: 'SHELF', customer_order_number: number },
+              to_location: { location_code: 'SHELF' },
+            },
+          ],
         }),
       );
       expect(await balances(p)).toEqual({ 'SHELF|1|-': 1 });
@@ -210,11 +256,17 @@ for (const dialect of DIALECTS) {
       expect(await balances(p)).toEqual({});
     });
 
-    it("an entry stamped ahead of the clock on the bound stock: the settlement lands after it and leaves nothing bound", async () => {
+    it('an entry stamped ahead of the clock on the bound stock: the settlement lands after it and leaves nothing bound', async () => {
       const p = await product();
       const number = nextOrder();
       const ahead = new Date(Date.now() + 60_000).toISOString();
-      ok(await post('S1', [entry(p, 4, { customer_order_number: number, modification_datetime: ahead })], '?is_counted_quantity=true'));
+      ok(
+        await post(
+          'S1',
+          [entry(p, 4, { customer_order_number: number, modification_datetime: ahead })],
+          '?is_counted_quantity=true',
+        ),
+      );
       expect(await balances(p)).toEqual({ [`-|1|${number}`]: 4 });
       ok(await importOrder('S1', number, [{ line_number: 1, product_number: p, quantity: 4 }]));
       ok(await clear('S1', number));
@@ -224,41 +276,64 @@ for (const dialect of DIALECTS) {
     // A post checks "no such order" and commits later: the import of that number waits for it
     // (both take the number's turn), so its bound stock exists before the order does and the
     // clearance settles it. On SQLite a write transaction already excludes the other.
-    it.runIf(dialect.name === 'postgres')('an import waits for an open stock post that has checked its number', async () => {
-      const p = await product();
-      const number = nextOrder();
-      const store = await t.app.ctx.db.selectFrom('stores').select('id').where('store_number', '=', 'S1').executeTakeFirstOrThrow();
-      const done: string[] = [];
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let checked!: () => void;
-      const hasChecked = new Promise<void>((resolve) => (checked = resolve));
-      const post = t.app.ctx.db.transaction().execute(async (trx) => {
-        expect(await orderNumberErrors(trx, t.app.ctx.dialect, Number(store.id), [{ orderNumber: number, path: 'x' }])).toEqual([]);
-        checked();
-        await released;
-      });
-      await hasChecked;
-      const importing = importOrder('S1', number, [{ line_number: 1, product_number: p, quantity: 1 }]).then((response) => {
-        done.push('import');
-        return response;
-      });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      done.push('post');
-      release();
-      await post;
-      ok(await importing);
-      expect(done).toEqual(['post', 'import']);
-    });
+    it.runIf(dialect.name === 'postgres')(
+      'an import waits for an open stock post that has checked its number',
+      async () => {
+        const p = await product();
+        const number = nextOrder();
+        const store = await t.app.ctx.db
+          .selectFrom('stores')
+          .select('id')
+          .where('store_number', '=', 'S1')
+          .executeTakeFirstOrThrow();
+        const done: string[] = [];
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        let checked!: () => void;
+        const hasChecked = new Promise<void>((resolve) => (checked = resolve));
+        const post = t.app.ctx.db.transaction().execute(async (trx) => {
+          expect(
+            await orderNumberErrors(trx, t.app.ctx.dialect, Number(store.id), [{ orderNumber: number, path: 'x' }]),
+          ).toEqual([]);
+          checked();
+          await released;
+        });
+        await hasChecked;
+        const importing = importOrder('S1', number, [{ line_number: 1, product_number: p, quantity: 1 }]).then(
+          (response) => {
+            done.push('import');
+            return response;
+          },
+        );
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        done.push('post');
+        release();
+        await post;
+        ok(await importing);
+        expect(done).toEqual(['post', 'import']);
+      },
+    );
 
     it("the order's own sources are not for other posts: 422 naming the field", async () => {
       const p = await product();
       const number = nextOrder();
-      const forged = await post('S1', [entry(p, 1, { customer_order_number: number, source: 'customer_order_picking' })]);
+      const forged = await post('S1', [
+        entry(p, 1, { customer_order_number: number, source: 'customer_order_picking' }),
+      ]);
       expect(forged.statusCode, forged.body).toBe(422);
-      expect(forged.json().errors).toEqual([{ path: 'storeproductlog[0].source', message: expect.stringContaining('reserved') }]);
+      expect(forged.json().errors).toEqual([
+        { path: 'storeproductlog[0].source', message: expect.stringContaining('reserved') },
+      ]);
       const moved = await t.post(MOVE('S1'), {
-        body: [{ product_number: p, quantity: 1, source: 'customer_order_clearance', to_location: { customer_order_number: number }, allow_overage: true }],
+        body: [
+          {
+            product_number: p,
+            quantity: 1,
+            source: 'customer_order_clearance',
+            to_location: { customer_order_number: number },
+            allow_overage: true,
+          },
+        ],
       });
       expect(moved.statusCode, moved.body).toBe(422);
       expect(moved.json().errors.map((e: { path: string }) => e.path)).toEqual(['body[0].source']);

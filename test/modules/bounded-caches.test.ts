@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { productDetails, productDetailsLimit, keptProductDetailsOf, MAX_PRODUCT_DETAILS } from '../../src/modules/product-lists/product-details.js';
-import { cachedStockListCount, countCacheLimit, keptCountsOf, MAX_COUNT_ENTRIES } from '../../src/modules/store-stock/count-cache.js';
+import {
+  productDetails,
+  productDetailsLimit,
+  keptProductDetailsOf,
+  MAX_PRODUCT_DETAILS,
+} from '../../src/modules/product-lists/product-details.js';
+import {
+  cachedStockListCount,
+  countCacheLimit,
+  keptCountsOf,
+  MAX_COUNT_ENTRIES,
+} from '../../src/modules/store-stock/count-cache.js';
 import { keptListAnswersOf, listCacheLimit, MAX_LIST_ANSWERS, MAX_LIST_BYTES } from '../../src/plugins/list-cache.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
@@ -17,7 +27,10 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       t = await buildTestApp(dialect);
       expect((await t.post(`${API}/stores`, { stores: [storeInput('B1')] })).statusCode).toBe(200);
-      expect((await t.post(`${API}/products`, { products: ['BC-1', 'BC-2', 'BC-3', 'BC-4'].map((p) => productInput(p)) })).statusCode).toBe(200);
+      expect(
+        (await t.post(`${API}/products`, { products: ['BC-1', 'BC-2', 'BC-3', 'BC-4'].map((p) => productInput(p)) }))
+          .statusCode,
+      ).toBe(200);
     });
     afterAll(async () => {
       countCacheLimit.max = MAX_COUNT_ENTRIES;
@@ -51,7 +64,12 @@ for (const dialect of DIALECTS) {
     it("product lists' product details: at most the limit kept, every asked product still answered", async () => {
       productDetailsLimit.max = 2;
       const owner = {};
-      const rows = await t.app.ctx.db.selectFrom('products').select(['id', 'product_number']).where('product_number', 'like', 'BC-%').orderBy('id').execute();
+      const rows = await t.app.ctx.db
+        .selectFrom('products')
+        .select(['id', 'product_number'])
+        .where('product_number', 'like', 'BC-%')
+        .orderBy('id')
+        .execute();
       const ids = rows.map((row) => Number(row.id));
       const details = await productDetails(t.app.ctx.db, owner, ids);
       expect([...details.values()].map((d) => d.product_number).sort()).toEqual(['BC-1', 'BC-2', 'BC-3', 'BC-4']);

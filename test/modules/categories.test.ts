@@ -7,7 +7,11 @@ import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { categoryInput, unchecked } from '../helpers/factories.js';
 
-type CategoryRead = Record<string, unknown> & { category_code: string; parent_category_code: string; updated_on: string };
+type CategoryRead = Record<string, unknown> & {
+  category_code: string;
+  parent_category_code: string;
+  updated_on: string;
+};
 type FieldErrors = Array<{ path: string; message: string }>;
 
 describe('category hierarchy rules', () => {
@@ -18,7 +22,9 @@ describe('category hierarchy rules', () => {
   });
 
   it('reports an unknown parent for the code naming it', () => {
-    expect(hierarchyProblems(['A', 'B'], tree({ A: '0', B: 'X' }))).toEqual([{ kind: 'unknown-parent', code: 'B', parent: 'X' }]);
+    expect(hierarchyProblems(['A', 'B'], tree({ A: '0', B: 'X' }))).toEqual([
+      { kind: 'unknown-parent', code: 'B', parent: 'X' },
+    ]);
   });
 
   it('reports a self-parent and a longer cycle once each, from their first member', () => {
@@ -65,7 +71,8 @@ for (const dialect of DIALECTS) {
       await dialect.cleanup();
     });
 
-    const post = (categories: unknown[], query = '', token?: string) => t.post(`${API}/categories${query}`, { categories }, token);
+    const post = (categories: unknown[], query = '', token?: string) =>
+      t.post(`${API}/categories${query}`, { categories }, token);
     const list = async (query = '', token?: string): Promise<CategoryRead[]> => {
       const response = await t.get(`${API}/categories${query}`, token);
       expect(response.statusCode).toBe(200);
@@ -114,10 +121,14 @@ for (const dialect of DIALECTS) {
       expect(again.json().message).toBe('created 0, updated 0, unchanged 2, deleted 0');
       expect(await list('?search_text=Category R-')).toEqual(before);
 
-      const changed = await post([categoryInput('R-2', { parent_category_code: 'R-1', category_name: 'Category R-2 renamed' })]);
+      const changed = await post([
+        categoryInput('R-2', { parent_category_code: 'R-1', category_name: 'Category R-2 renamed' }),
+      ]);
       expect(changed.json().message).toBe('created 0, updated 1, unchanged 0, deleted 0');
       const renamed = (await list('?search_text=R-2 renamed'))[0]!;
-      expect(Date.parse(renamed.updated_on)).toBeGreaterThanOrEqual(Date.parse(before.find((c) => c.category_code === 'R-2')!.updated_on));
+      expect(Date.parse(renamed.updated_on)).toBeGreaterThanOrEqual(
+        Date.parse(before.find((c) => c.category_code === 'R-2')!.updated_on),
+      );
     });
 
     it('accepts a parent sent later in the same request, and a stored live parent', async () => {
@@ -136,14 +147,18 @@ for (const dialect of DIALECTS) {
       const response = await post([categoryInput('U-1'), categoryInput('U-2', { parent_category_code: 'NOPE' })]);
       expect(response.statusCode).toBe(422);
       expect(response.json()).toMatchObject({ success: false, code: 'UNPROCESSABLE' });
-      expect(errorsOf(response)).toEqual([{ path: 'categories[1].parent_category_code', message: expect.stringContaining("'NOPE'") }]);
+      expect(errorsOf(response)).toEqual([
+        { path: 'categories[1].parent_category_code', message: expect.stringContaining("'NOPE'") },
+      ]);
       expect(await list('?search_text=Category U-')).toEqual([]);
     });
 
     it('refuses a self-parent and a cycle with 422 naming the codes in the cycle', async () => {
       const self = await post([categoryInput('Y-SELF', { parent_category_code: 'Y-SELF' })]);
       expect(self.statusCode).toBe(422);
-      expect(errorsOf(self)).toEqual([{ path: 'categories[0].parent_category_code', message: expect.stringContaining('Y-SELF → Y-SELF') }]);
+      expect(errorsOf(self)).toEqual([
+        { path: 'categories[0].parent_category_code', message: expect.stringContaining('Y-SELF → Y-SELF') },
+      ]);
 
       const cycle = await post([
         categoryInput('Y-OK'),
@@ -152,16 +167,23 @@ for (const dialect of DIALECTS) {
         categoryInput('Y-C', { parent_category_code: 'Y-A' }),
       ]);
       expect(cycle.statusCode).toBe(422);
-      expect(errorsOf(cycle)).toEqual([{ path: 'categories[1].parent_category_code', message: expect.stringContaining('Y-A → Y-B → Y-C → Y-A') }]);
+      expect(errorsOf(cycle)).toEqual([
+        { path: 'categories[1].parent_category_code', message: expect.stringContaining('Y-A → Y-B → Y-C → Y-A') },
+      ]);
       expect(await list('?search_text=Category Y-')).toEqual([]);
     });
 
     it('refuses a cycle closed through stored categories', async () => {
-      expect((await post([categoryInput('Z-TOP'), categoryInput('Z-MID', { parent_category_code: 'Z-TOP' })])).statusCode).toBe(200);
+      expect(
+        (await post([categoryInput('Z-TOP'), categoryInput('Z-MID', { parent_category_code: 'Z-TOP' })])).statusCode,
+      ).toBe(200);
       expect((await post([categoryInput('Z-LOW', { parent_category_code: 'Z-MID' })])).statusCode).toBe(200);
       const response = await post([categoryInput('Z-TOP', { parent_category_code: 'Z-LOW' })]);
       expect(response.statusCode).toBe(422);
-      expect(errorsOf(response)[0]).toEqual({ path: 'categories[0].parent_category_code', message: expect.stringContaining('Z-TOP → Z-LOW → Z-MID → Z-TOP') });
+      expect(errorsOf(response)[0]).toEqual({
+        path: 'categories[0].parent_category_code',
+        message: expect.stringContaining('Z-TOP → Z-LOW → Z-MID → Z-TOP'),
+      });
       const top = await list('?search_text=Category Z-TOP');
       expect(top[0]!.parent_category_code).toBe('0');
     });
@@ -171,14 +193,25 @@ for (const dialect of DIALECTS) {
         const [a, b] = [`R${round}-A`, `R${round}-B`];
         expect((await post([categoryInput(a), categoryInput(b)])).statusCode).toBe(200);
         // Each alone is a valid re-parenting; together they would make A → B → A.
-        const answers = await Promise.all([post([categoryInput(a, { parent_category_code: b })]), post([categoryInput(b, { parent_category_code: a })])]);
+        const answers = await Promise.all([
+          post([categoryInput(a, { parent_category_code: b })]),
+          post([categoryInput(b, { parent_category_code: a })]),
+        ]);
         expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 422]);
       }
       expect((await verifyAll(t.app.ctx.handle)).filter((v) => v.check === 'categories')).toEqual([]);
     });
 
     it('re-parents a stored category when no cycle results', async () => {
-      expect((await post([categoryInput('M-A'), categoryInput('M-B'), categoryInput('M-C', { parent_category_code: 'M-A' })])).statusCode).toBe(200);
+      expect(
+        (
+          await post([
+            categoryInput('M-A'),
+            categoryInput('M-B'),
+            categoryInput('M-C', { parent_category_code: 'M-A' }),
+          ])
+        ).statusCode,
+      ).toBe(200);
       const moved = await post([categoryInput('M-C', { parent_category_code: 'M-B' })]);
       expect(moved.json().message).toBe('created 0, updated 1, unchanged 0, deleted 0');
       expect(codes(await list('?parent_category_code=M-B'))).toEqual(['M-C']);
@@ -219,8 +252,14 @@ for (const dialect of DIALECTS) {
       ]);
       expect(response.statusCode).toBe(400);
       const errors = errorsOf(response);
-      expect(errors.map((e) => e.path).sort()).toEqual(['categories[0].category_code', 'categories[1].markdown_percentages', 'categories[2].category_code']);
-      expect(errors.find((e) => e.path === 'categories[1].markdown_percentages')!.message).toContain("'abc', '150', '20.125'");
+      expect(errors.map((e) => e.path).sort()).toEqual([
+        'categories[0].category_code',
+        'categories[1].markdown_percentages',
+        'categories[2].category_code',
+      ]);
+      expect(errors.find((e) => e.path === 'categories[1].markdown_percentages')!.message).toContain(
+        "'abc', '150', '20.125'",
+      );
 
       const emptyIsFine = await post([categoryInput('D-2', { markdown_percentages: '' })]);
       expect(emptyIsFine.statusCode).toBe(200);
@@ -232,18 +271,36 @@ for (const dialect of DIALECTS) {
       const own = await buildTestApp(dialect);
       try {
         const send = (categories: unknown[], query = '') => own.post(`${API}/categories${query}`, { categories });
-        const listed = async () => ((await own.get(`${API}/categories`)).json().list as CategoryRead[]).map((c) => c.category_code).sort();
-        expect((await send([categoryInput('F-ROOT'), categoryInput('F-KID', { parent_category_code: 'F-ROOT' }), categoryInput('F-GONE')])).statusCode).toBe(200);
+        const listed = async () =>
+          ((await own.get(`${API}/categories`)).json().list as CategoryRead[]).map((c) => c.category_code).sort();
+        expect(
+          (
+            await send([
+              categoryInput('F-ROOT'),
+              categoryInput('F-KID', { parent_category_code: 'F-ROOT' }),
+              categoryInput('F-GONE'),
+            ])
+          ).statusCode,
+        ).toBe(200);
 
         const orphan = await send([categoryInput('F-KID', { parent_category_code: 'F-ROOT' })], '?flush=true');
         expect(orphan.statusCode).toBe(422);
-        expect(errorsOf(orphan)).toEqual([{ path: 'categories[0].parent_category_code', message: expect.stringContaining('flush=true') }]);
+        expect(errorsOf(orphan)).toEqual([
+          { path: 'categories[0].parent_category_code', message: expect.stringContaining('flush=true') },
+        ]);
         expect(await listed()).toEqual(['F-GONE', 'F-KID', 'F-ROOT']);
 
-        const flushed = await send([categoryInput('F-ROOT'), categoryInput('F-KID', { parent_category_code: 'F-ROOT' })], '?flush=true');
+        const flushed = await send(
+          [categoryInput('F-ROOT'), categoryInput('F-KID', { parent_category_code: 'F-ROOT' })],
+          '?flush=true',
+        );
         expect(flushed.json().message).toBe('created 0, updated 0, unchanged 2, deleted 1');
         expect(await listed()).toEqual(['F-KID', 'F-ROOT']);
-        const row = await own.app.ctx.db.selectFrom('categories').select(['deleted_on']).where('category_code', '=', 'F-GONE').executeTakeFirstOrThrow();
+        const row = await own.app.ctx.db
+          .selectFrom('categories')
+          .select(['deleted_on'])
+          .where('category_code', '=', 'F-GONE')
+          .executeTakeFirstOrThrow();
         expect(row.deleted_on).not.toBeNull();
 
         // A soft-deleted category is no parent until restored.
@@ -284,11 +341,23 @@ for (const dialect of DIALECTS) {
     it('pages with page_size, next_page and scroll_id', async () => {
       const own = await buildTestApp(dialect);
       try {
-        await own.post(`${API}/categories`, { categories: ['G-1', 'G-2', 'G-3', 'G-4', 'G-5'].map((code) => categoryInput(code)) });
+        await own.post(`${API}/categories`, {
+          categories: ['G-1', 'G-2', 'G-3', 'G-4', 'G-5'].map((code) => categoryInput(code)),
+        });
         const first = (await own.get(`${API}/categories?page_size=2`)).json();
-        expect(first).toMatchObject({ page_size: 2, page_start: 1, total_count: 5, next_page: 2, previous_page: null, sort_column: 'id', sort_order: 'asc' });
+        expect(first).toMatchObject({
+          page_size: 2,
+          page_start: 1,
+          total_count: 5,
+          next_page: 2,
+          previous_page: null,
+          sort_column: 'id',
+          sort_order: 'asc',
+        });
         expect(first.project_last_modified_date).toEqual(expect.any(String));
-        const second = (await own.get(`${API}/categories?page_size=2&scroll_id=${encodeURIComponent(first.scroll_id)}`)).json();
+        const second = (
+          await own.get(`${API}/categories?page_size=2&scroll_id=${encodeURIComponent(first.scroll_id)}`)
+        ).json();
         const third = (await own.get(`${API}/categories?page_size=2&page_start=3`)).json();
         const seen = [...first.list, ...second.list, ...third.list].map((c: CategoryRead) => c.category_code);
         expect(seen).toEqual(['G-1', 'G-2', 'G-3', 'G-4', 'G-5']);
@@ -310,7 +379,11 @@ for (const dialect of DIALECTS) {
       expect((await post([categoryInput('A-READ')], '', reader)).statusCode).toBe(403);
       expect((await t.get(`${API}/categories`, null)).statusCode).toBe(401);
       expect((await post([categoryInput('A-INT')], '', integration)).statusCode).toBe(200);
-      const row = await t.app.ctx.db.selectFrom('categories').select(['created_by', 'modified_by']).where('category_code', '=', 'A-INT').executeTakeFirstOrThrow();
+      const row = await t.app.ctx.db
+        .selectFrom('categories')
+        .select(['created_by', 'modified_by'])
+        .where('category_code', '=', 'A-INT')
+        .executeTakeFirstOrThrow();
       expect(row.created_by).toMatch(/^integration-/);
       expect(codes(await list('?search_text=Category A-'))).toEqual(['A-INT']);
     });
@@ -321,13 +394,28 @@ for (const dialect of DIALECTS) {
         const first = await seedDemoData(own.app.ctx);
         expect(first.find((line) => line.startsWith('categories:'))).toMatch(/created [1-9]/);
         const second = await seedDemoData(own.app.ctx);
-        expect(second.find((line) => line.startsWith('categories:'))).toMatch(/created 0, updated 0, unchanged [1-9]\d*, deleted 0/);
+        expect(second.find((line) => line.startsWith('categories:'))).toMatch(
+          /created 0, updated 0, unchanged [1-9]\d*, deleted 0/,
+        );
         expect(await verifyAll(own.app.ctx.handle)).toEqual([]);
 
-        await own.app.ctx.db.updateTable('categories').set({ parent_category_code: 'MISSING' }).where('category_code', '=', 'FOOD').execute();
-        await own.app.ctx.db.updateTable('categories').set({ parent_category_code: 'HOUSEHOLD' }).where('category_code', '=', 'NONFOOD').execute();
-        const details = (await verifyAll(own.app.ctx.handle)).filter((v) => v.check === 'categories').map((v) => v.detail);
-        expect(details).toEqual([expect.stringContaining("'FOOD' has parent 'MISSING'"), expect.stringContaining('HOUSEHOLD → NONFOOD → HOUSEHOLD')]);
+        await own.app.ctx.db
+          .updateTable('categories')
+          .set({ parent_category_code: 'MISSING' })
+          .where('category_code', '=', 'FOOD')
+          .execute();
+        await own.app.ctx.db
+          .updateTable('categories')
+          .set({ parent_category_code: 'HOUSEHOLD' })
+          .where('category_code', '=', 'NONFOOD')
+          .execute();
+        const details = (await verifyAll(own.app.ctx.handle))
+          .filter((v) => v.check === 'categories')
+          .map((v) => v.detail);
+        expect(details).toEqual([
+          expect.stringContaining("'FOOD' has parent 'MISSING'"),
+          expect.stringContaining('HOUSEHOLD → NONFOOD → HOUSEHOLD'),
+        ]);
       } finally {
         await own.close();
       }

@@ -144,7 +144,9 @@ for (const dialect of DIALECTS) {
         const found = (await t.get(`${API}/stores?search_text=${encodeURIComponent('東京')}`)).json();
         expect(found.list).toHaveLength(1);
         expect(found.list[0]).toMatchObject({ store_number: 'Ü-1', store_name: name, city: 'Überlingen' });
-        expect((await t.get(`${API}/stores?search_text=${encodeURIComponent(emojiNumber)}`)).json().list[0].store_number).toBe(emojiNumber);
+        expect(
+          (await t.get(`${API}/stores?search_text=${encodeURIComponent(emojiNumber)}`)).json().list[0].store_number,
+        ).toBe(emojiNumber);
         expect((await t.post(`${API}/stores`, { stores: [storeInput('😀'.repeat(65))] })).statusCode).toBe(400);
       });
 
@@ -194,7 +196,8 @@ for (const dialect of DIALECTS) {
       });
 
       it('% and _ and \\ in search_text are matched literally', async () => {
-        const search = async (text: string) => numbers((await t.get(`${API}/stores?search_text=${encodeURIComponent(text)}`)).json());
+        const search = async (text: string) =>
+          numbers((await t.get(`${API}/stores?search_text=${encodeURIComponent(text)}`)).json());
         expect(await search('%')).toEqual(['C1']);
         expect(await search('0%')).toEqual(['C1']);
         expect(await search('_')).toEqual(['C2']);

@@ -63,8 +63,14 @@ const locArb: fc.Arbitrary<Loc> = fc.constantFrom<Loc>('L1', 'L2', undefined);
 const poolArb: fc.Arbitrary<Pool> = fc.constantFrom<Pool>(1, 1, 1, 2);
 /** Whole quantities mostly, now and then one with decimals (exact to 3, PRODUCT §3). */
 const quantityArb = (min: number, max: number) =>
-  fc.oneof({ arbitrary: fc.integer({ min, max }), weight: 8 }, { arbitrary: fc.integer({ min: min * 1000, max: max * 1000 }).map((m) => m / 1000), weight: 1 });
-const orderArb: fc.Arbitrary<OrderRef> = fc.record({ open: fc.constantFrom(true, true, true, true, false), index: fc.nat({ max: 7 }) });
+  fc.oneof(
+    { arbitrary: fc.integer({ min, max }), weight: 8 },
+    { arbitrary: fc.integer({ min: min * 1000, max: max * 1000 }).map((m) => m / 1000), weight: 1 },
+  );
+const orderArb: fc.Arbitrary<OrderRef> = fc.record({
+  open: fc.constantFrom(true, true, true, true, false),
+  index: fc.nat({ max: 7 }),
+});
 const productArb = fc.constantFrom(0, 0, 1, 1, 2);
 const pickArb: fc.Arbitrary<PickArg> = fc.record({
   line: fc.oneof({ arbitrary: fc.nat({ max: 3 }), weight: 25 }, { arbitrary: fc.constant(NO_LINE), weight: 1 }),
@@ -73,20 +79,35 @@ const pickArb: fc.Arbitrary<PickArg> = fc.record({
     { arbitrary: fc.constantFrom<PickLoc>('best', 'best', 'L1', 'L2', undefined), weight: 40 },
     { arbitrary: fc.constant<PickLoc>('L9'), weight: 1 },
   ),
-  pool: fc.oneof({ arbitrary: fc.constant(undefined), weight: 6 }, { arbitrary: fc.constantFrom<Pool>(1, 2), weight: 1 }),
+  pool: fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 6 },
+    { arbitrary: fc.constantFrom<Pool>(1, 2), weight: 1 },
+  ),
 });
 
 const createArb = fc.record({
   kind: fc.constant('create' as const),
-  lines: fc.array(fc.record({ product: productArb, quantity: fc.integer({ min: 1, max: 5 }), pool: poolArb, preferred: locArb }), { minLength: 1, maxLength: 3 }),
+  lines: fc.array(
+    fc.record({ product: productArb, quantity: fc.integer({ min: 1, max: 5 }), pool: poolArb, preferred: locArb }),
+    { minLength: 1, maxLength: 3 },
+  ),
 });
 const stockArb = (quantity: fc.Arbitrary<number>) =>
-  fc.record({ kind: fc.constant('stock' as const), product: productArb, location: fc.constantFrom<Loc>('L1', 'L2', 'L1', 'L2', undefined), pool: poolArb, quantity });
+  fc.record({
+    kind: fc.constant('stock' as const),
+    product: productArb,
+    location: fc.constantFrom<Loc>('L1', 'L2', 'L1', 'L2', undefined),
+    pool: poolArb,
+    quantity,
+  });
 /** A step that shrinks to nothing (undefined): a counterexample keeps only the steps that matter. */
 const step = (arb: fc.Arbitrary<Action>) => fc.option(arb, { nil: undefined, freq: 30 });
 /** How a sequence starts: some stock to pick and an order or two. */
 const setupArb = fc
-  .tuple(fc.array(step(stockArb(quantityArb(6, 15))), { minLength: 2, maxLength: 3 }), fc.array(step(createArb), { minLength: 1, maxLength: 3 }))
+  .tuple(
+    fc.array(step(stockArb(quantityArb(6, 15))), { minLength: 2, maxLength: 3 }),
+    fc.array(step(createArb), { minLength: 1, maxLength: 3 }),
+  )
   .map(([stock, orders]) => [...stock, ...orders]);
 
 const actionArb: fc.Arbitrary<Action> = fc.oneof(
@@ -103,19 +124,39 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('complete' as const), order: orderArb }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('status' as const), order: orderArb, status: fc.constantFrom<1 | 2 | 3 | 4 | 5 | 6>(1, 2, 3, 4, 1, 2, 3, 4, 5, 6) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('status' as const),
+      order: orderArb,
+      status: fc.constantFrom<1 | 2 | 3 | 4 | 5 | 6>(1, 2, 3, 4, 1, 2, 3, 4, 5, 6),
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('reject' as const),
       order: orderArb,
-      variant: fc.constantFrom<RejectVariant>('ok', 'ok', 'ok', 'ok', 'wrongType', 'unknownCode', 'missingCode', 'withPicks'),
+      variant: fc.constantFrom<RejectVariant>(
+        'ok',
+        'ok',
+        'ok',
+        'ok',
+        'wrongType',
+        'unknownCode',
+        'missingCode',
+        'withPicks',
+      ),
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), order: orderArb }) },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('foreign' as const), order: orderArb, variant: fc.constantFrom('put' as const, 'clear' as const, 'create' as const, 'unknownStore' as const) }),
+    arbitrary: fc.record({
+      kind: fc.constant('foreign' as const),
+      order: orderArb,
+      variant: fc.constantFrom('put' as const, 'clear' as const, 'create' as const, 'unknownStore' as const),
+    }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('clear' as const), order: orderArb }) },
   { weight: 7, arbitrary: stockArb(quantityArb(-3, 12).map((q) => q || 6)) },
@@ -124,7 +165,14 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('resend' as const),
       order: orderArb,
-      variant: fc.constantFrom<ResendVariant>('identical', 'raise', 'addLine', 'removePicked', 'productOfPicked', 'poolOfPicked'),
+      variant: fc.constantFrom<ResendVariant>(
+        'identical',
+        'raise',
+        'addLine',
+        'removePicked',
+        'productOfPicked',
+        'poolOfPicked',
+      ),
       product: productArb,
       amount: fc.integer({ min: 1, max: 3 }),
     }),
@@ -173,7 +221,11 @@ class Model {
 
   clone(): Model {
     const copy = new Model();
-    copy.orders = this.orders.map((o) => ({ ...o, lines: o.lines.map((l) => ({ ...l })), body: { ...o.body, lines: o.body.lines.map((l) => ({ ...l })) } }));
+    copy.orders = this.orders.map((o) => ({
+      ...o,
+      lines: o.lines.map((l) => ({ ...l })),
+      body: { ...o.body, lines: o.body.lines.map((l) => ({ ...l })) },
+    }));
     copy.free = new Map(this.free);
     copy.handedOver = new Map(this.handedOver);
     copy.posted = new Map(this.posted);
@@ -201,7 +253,11 @@ class Model {
         out[key] = (out[key] ?? 0) + line.picked;
       }
     }
-    return Object.fromEntries(Object.entries(out).filter(([, q]) => q !== 0).map(([key, q]) => [key, q / 1000]));
+    return Object.fromEntries(
+      Object.entries(out)
+        .filter(([, q]) => q !== 0)
+        .map(([key, q]) => [key, q / 1000]),
+    );
   }
 
   total(product: number): number {
@@ -266,7 +322,10 @@ for (const dialect of DIALECTS) {
         await app?.close();
         app = await buildTestApp(dialect);
         const codes = await app.post(`${API}/reasoncodes`, {
-          reason_codes: [reasonCodeInput(REJECT_CODE, { reason_code_type: 2 }), reasonCodeInput(OTHER_TYPE_CODE, { reason_code_type: 1 })],
+          reason_codes: [
+            reasonCodeInput(REJECT_CODE, { reason_code_type: 2 }),
+            reasonCodeInput(OTHER_TYPE_CODE, { reason_code_type: 1 }),
+          ],
         });
         expect(codes.statusCode, codes.body).toBe(200);
       }
@@ -276,7 +335,11 @@ for (const dialect of DIALECTS) {
       const products = Array.from({ length: PRODUCTS }, (_, i) => `M${run}-P${i + 1}`);
       const ok = (r: LightMyRequestResponse) => expect(r.statusCode, r.body).toBe(200);
       ok(await app.post(`${API}/stores`, { stores: [storeInput(store), storeInput(`${store}X`)] }));
-      ok(await app.post(`${API}/stores/${store}/locations`, { locations: LOCATIONS.map((code, i) => locationInput(code, { location_order: i + 1 })) }));
+      ok(
+        await app.post(`${API}/stores/${store}/locations`, {
+          locations: LOCATIONS.map((code, i) => locationInput(code, { location_order: i + 1 })),
+        }),
+      );
       ok(await app.post(`${API}/products`, { products: products.map((p) => productInput(p)) }));
       return { t: app, store, otherStore: `${store}X`, products, prefix: `M${run}-O` };
     }
@@ -318,7 +381,15 @@ for (const dialect of DIALECTS) {
               number,
               status: 1,
               body,
-              lines: action.lines.map((l, i) => ({ number: i + 1, product: l.product, quantity: l.quantity * 1000, pool: l.pool, preferred: l.preferred ?? null, picked: 0, lastLoc: null })),
+              lines: action.lines.map((l, i) => ({
+                number: i + 1,
+                product: l.product,
+                quantity: l.quantity * 1000,
+                pool: l.pool,
+                preferred: l.preferred ?? null,
+                picked: 0,
+                lastLoc: null,
+              })),
             });
             expected = { status: 200, message: /created 1/ };
             break;
@@ -332,28 +403,52 @@ for (const dialect of DIALECTS) {
             const lines = order.body.lines.map((l) => ({ ...l }));
             const pickedLine = order.lines.find((l) => l.picked !== 0);
             let variant = action.variant;
-            if ((variant === 'removePicked' || variant === 'productOfPicked' || variant === 'poolOfPicked') && (!pickedLine || !OPEN(order))) variant = 'raise';
+            if (
+              (variant === 'removePicked' || variant === 'productOfPicked' || variant === 'poolOfPicked') &&
+              (!pickedLine || !OPEN(order))
+            )
+              variant = 'raise';
             const sent = lines[action.amount % lines.length]!;
             if (variant === 'raise') sent.quantity += action.amount;
             if (variant === 'addLine') {
-              lines.push({ line_number: Math.max(...lines.map((l) => l.line_number)) + 1, product_number: products[action.product]!, quantity: action.amount, stock_pool: 1 });
+              lines.push({
+                line_number: Math.max(...lines.map((l) => l.line_number)) + 1,
+                product_number: products[action.product]!,
+                quantity: action.amount,
+                stock_pool: 1,
+              });
             }
-            if (variant === 'removePicked') lines.splice(lines.findIndex((l) => l.line_number === pickedLine!.number), 1);
+            if (variant === 'removePicked')
+              lines.splice(
+                lines.findIndex((l) => l.line_number === pickedLine!.number),
+                1,
+              );
             const pickedBody = lines.find((l) => l.line_number === pickedLine?.number);
-            if (variant === 'productOfPicked') pickedBody!.product_number = products[(pickedLine!.product + 1) % PRODUCTS]!;
+            if (variant === 'productOfPicked')
+              pickedBody!.product_number = products[(pickedLine!.product + 1) % PRODUCTS]!;
             if (variant === 'poolOfPicked') pickedBody!.stock_pool = pickedLine!.pool === 1 ? 2 : 1;
             const body = { ...order.body, lines };
             request = { method: 'POST', url: `${API}/stores/${store}/orders/customerorders`, body: { orders: [body] } };
             if (variant === 'identical') expected = { status: 200, message: /unchanged 1/ };
             else if (!OPEN(order)) expected = { status: 409, paths: ['orders[0].order_number'] };
-            else if (variant === 'removePicked' || variant === 'productOfPicked' || variant === 'poolOfPicked') expected = { status: 409 };
+            else if (variant === 'removePicked' || variant === 'productOfPicked' || variant === 'poolOfPicked')
+              expected = { status: 409 };
             else {
               expected = { status: 200, message: /updated 1/ };
               order.body = body;
-              if (variant === 'raise') order.lines.find((l) => l.number === sent.line_number)!.quantity += action.amount * 1000;
+              if (variant === 'raise')
+                order.lines.find((l) => l.number === sent.line_number)!.quantity += action.amount * 1000;
               if (variant === 'addLine') {
                 const added = lines[lines.length - 1]!;
-                order.lines.push({ number: added.line_number, product: action.product, quantity: added.quantity * 1000, pool: 1, preferred: null, picked: 0, lastLoc: null });
+                order.lines.push({
+                  number: added.line_number,
+                  product: action.product,
+                  quantity: added.quantity * 1000,
+                  pool: 1,
+                  preferred: null,
+                  picked: 0,
+                  lastLoc: null,
+                });
               }
             }
             break;
@@ -367,13 +462,25 @@ for (const dialect of DIALECTS) {
             }
             const other = action.variant === 'unknownStore' ? 'NO-SUCH-STORE' : run.otherStore;
             if (action.variant === 'create') {
-              request = { method: 'POST', url: `${API}/stores/${other}/orders/customerorders`, body: { orders: [order.body] } };
+              request = {
+                method: 'POST',
+                url: `${API}/stores/${other}/orders/customerorders`,
+                body: { orders: [order.body] },
+              };
               expected = { status: 409, paths: ['orders[0].order_number'] };
             } else if (action.variant === 'clear') {
-              request = { method: 'POST', url: `${API}/customerorders/clearance`, body: { store_number: other, order_number: order.number } };
+              request = {
+                method: 'POST',
+                url: `${API}/customerorders/clearance`,
+                body: { store_number: other, order_number: order.number },
+              };
               expected = { status: 404 };
             } else {
-              request = { method: 'PUT', url: `${API}/stores/${other}/orders/customerorder`, body: { order_number: order.number, is_claimed: true } };
+              request = {
+                method: 'PUT',
+                url: `${API}/stores/${other}/orders/customerorder`,
+                body: { order_number: order.number, is_claimed: true },
+              };
               expected = { status: 404 };
             }
             break;
@@ -387,7 +494,11 @@ for (const dialect of DIALECTS) {
               pool_location: action.pool,
               ...(action.location ? { location_code: action.location } : {}),
             };
-            request = { method: 'POST', url: `${API}/stores/${store}/products/stock/storeproductlogs`, body: { storeproductlog: [entry] } };
+            request = {
+              method: 'POST',
+              url: `${API}/stores/${store}/products/stock/storeproductlogs`,
+              body: { storeproductlog: [entry] },
+            };
             next.addFree(action.product, action.location ?? null, action.pool, milli(action.quantity));
             next.posted.set(action.product, (next.posted.get(action.product) ?? 0) + milli(action.quantity));
             expected = { status: 200 };
@@ -395,11 +506,16 @@ for (const dialect of DIALECTS) {
           }
           case 'clear': {
             const order = orderOf(action.order);
-            request = { method: 'POST', url: `${API}/customerorders/clearance`, body: { store_number: store, order_number: orderNumberOf(action.order) } };
+            request = {
+              method: 'POST',
+              url: `${API}/customerorders/clearance`,
+              body: { store_number: store, order_number: orderNumberOf(action.order) },
+            };
             if (!order) expected = { status: 404 };
             else if (!OPEN(order)) expected = { status: 409 };
             else {
-              for (const line of order.lines) next.handedOver.set(line.product, (next.handedOver.get(line.product) ?? 0) + line.picked);
+              for (const line of order.lines)
+                next.handedOver.set(line.product, (next.handedOver.get(line.product) ?? 0) + line.picked);
               order.status = 5;
               expected = { status: 200 };
             }
@@ -447,14 +563,20 @@ for (const dialect of DIALECTS) {
               }));
             }
             request = { method: 'PUT', url: `${API}/stores/${store}/orders/customerorder`, body };
-            if (new Set(pickNumbers).size !== pickNumbers.length) expected = { status: 400, paths: ['lines[1].line_number'] };
-            else if (action.kind === 'status' && (action.status === 5 || action.status === 6)) expected = { status: 400, paths: ['status_id'] };
-            else if (action.kind === 'reject' && action.variant === 'missingCode') expected = { status: 400, paths: ['rejection_reason_code'] };
-            else if (action.kind === 'reject' && action.variant === 'withPicks') expected = { status: 400, paths: ['lines'] };
+            if (new Set(pickNumbers).size !== pickNumbers.length)
+              expected = { status: 400, paths: ['lines[1].line_number'] };
+            else if (action.kind === 'status' && (action.status === 5 || action.status === 6))
+              expected = { status: 400, paths: ['status_id'] };
+            else if (action.kind === 'reject' && action.variant === 'missingCode')
+              expected = { status: 400, paths: ['rejection_reason_code'] };
+            else if (action.kind === 'reject' && action.variant === 'withPicks')
+              expected = { status: 400, paths: ['lines'] };
             else if (!order) expected = { status: 404 };
             else if (!OPEN(order)) expected = { status: 409 };
-            else if (action.kind === 'status' && action.status < order.status) expected = { status: 409, paths: ['status_id'] };
-            else if (action.kind === 'reject' && action.variant !== 'ok') expected = { status: 422, paths: ['rejection_reason_code'] };
+            else if (action.kind === 'status' && action.status < order.status)
+              expected = { status: 409, paths: ['status_id'] };
+            else if (action.kind === 'reject' && action.variant !== 'ok')
+              expected = { status: 422, paths: ['rejection_reason_code'] };
             else if (action.kind === 'reject' || action.kind === 'cancel') {
               next.releaseAll(order);
               order.status = action.kind === 'reject' ? 6 : 7;
@@ -468,18 +590,33 @@ for (const dialect of DIALECTS) {
         }
 
         const response = await t.request({ method: request.method, url: request.url, payload: request.body as object });
-        trace.push(`#${step} ${request.method} ${request.url.replace(API, '')} ${JSON.stringify(request.body)}\n     -> ${response.statusCode} ${response.body}`);
-        const json = JSON.parse(response.body) as { message?: string; errors?: Array<{ path: string; message: string }> };
-        if (response.statusCode !== expected.status) fail(step, `expected HTTP ${expected.status}, got ${response.statusCode}`);
+        trace.push(
+          `#${step} ${request.method} ${request.url.replace(API, '')} ${JSON.stringify(request.body)}\n     -> ${response.statusCode} ${response.body}`,
+        );
+        const json = JSON.parse(response.body) as {
+          message?: string;
+          errors?: Array<{ path: string; message: string }>;
+        };
+        if (response.statusCode !== expected.status)
+          fail(step, `expected HTTP ${expected.status}, got ${response.statusCode}`);
         const paths = (json.errors ?? []).map((e) => e.path);
-        if (expected.paths && !expected.paths.some((p) => paths.includes(p))) fail(step, `expected the error to name one of ${expected.paths.join(', ')}, it names ${paths.join(', ') || 'nothing'}`);
+        if (expected.paths && !expected.paths.some((p) => paths.includes(p)))
+          fail(
+            step,
+            `expected the error to name one of ${expected.paths.join(', ')}, it names ${paths.join(', ') || 'nothing'}`,
+          );
         if (expected.free) {
           const message = json.errors?.find((e) => e.path.endsWith('.picked_quantity'))?.message ?? '';
-          if (!expected.free.some((free) => new RegExp(`(^|[^0-9.])${String(free).replace('.', '\\.')}([^0-9.]|$)`).test(message))) {
+          if (
+            !expected.free.some((free) =>
+              new RegExp(`(^|[^0-9.])${String(free).replace('.', '\\.')}([^0-9.]|$)`).test(message),
+            )
+          ) {
             fail(step, `expected the 409 to state what is free (${expected.free.join(' or ')}), it says '${message}'`);
           }
         }
-        if (expected.message && !expected.message.test(json.message ?? '')) fail(step, `expected the message to match ${expected.message}, got '${json.message}'`);
+        if (expected.message && !expected.message.test(json.message ?? ''))
+          fail(step, `expected the message to match ${expected.message}, got '${json.message}'`);
         if (expected.status === 200) model = next;
 
         await checkState(run, model, (what) => fail(step, what));
@@ -521,7 +658,11 @@ for (const dialect of DIALECTS) {
           if (free - diff < 0) {
             // Nothing of the request is bound: `next` is thrown away.
             const atStart = before.freeAt(line.product, source, line.pool);
-            return { status: 409, paths: [`lines[${i}].picked_quantity`], free: [Math.max(0, free) / 1000, Math.max(0, atStart) / 1000] };
+            return {
+              status: 409,
+              paths: [`lines[${i}].picked_quantity`],
+              free: [Math.max(0, free) / 1000, Math.max(0, atStart) / 1000],
+            };
           }
           next.addFree(line.product, source, line.pool, -diff);
           line.lastLoc = source;
@@ -539,7 +680,14 @@ for (const dialect of DIALECTS) {
       const { t, store, products } = run;
       const page = await t.get(`${API}/stores/${store}/orders/customerorders?page_size=1000`);
       if (page.statusCode !== 200) fail(`order list: ${page.statusCode} ${page.body}`);
-      type ListedLine = { line_number: number; picked_quantity: number; quantity: number; stock_pool: number; product_number: string; is_picked: boolean };
+      type ListedLine = {
+        line_number: number;
+        picked_quantity: number;
+        quantity: number;
+        stock_pool: number;
+        product_number: string;
+        is_picked: boolean;
+      };
       type Listed = {
         order_number: string;
         status_id: number;
@@ -553,7 +701,8 @@ for (const dialect of DIALECTS) {
       };
       const listed = (JSON.parse(page.body) as { list: Listed[] }).list;
       const byNumber = new Map(listed.map((o) => [o.order_number, o]));
-      if (listed.length !== model.orders.length) fail(`${listed.length} orders listed, the model has ${model.orders.length}`);
+      if (listed.length !== model.orders.length)
+        fail(`${listed.length} orders listed, the model has ${model.orders.length}`);
 
       // The orders: statuses and picks are the model's.
       for (const order of model.orders) {
@@ -594,7 +743,8 @@ for (const dialect of DIALECTS) {
             stock_pool: l.stock_pool,
           })),
         };
-        if (JSON.stringify(have) !== JSON.stringify(want)) fail(`order ${order.number}: expected ${JSON.stringify(want)}, the service lists ${JSON.stringify(have)}`);
+        if (JSON.stringify(have) !== JSON.stringify(want))
+          fail(`order ${order.number}: expected ${JSON.stringify(want)}, the service lists ${JSON.stringify(have)}`);
       }
 
       // The stock: every balance is the model's; free + bound = total; the service's own
@@ -602,34 +752,45 @@ for (const dialect of DIALECTS) {
       for (const [index, product] of products.entries()) {
         const balances = await balancesOf(t.app.ctx.db, product, store);
         const want = model.balances(index);
-        const sorted = (r: Record<string, number>) => JSON.stringify(Object.fromEntries(Object.entries(r).sort(([a], [b]) => a.localeCompare(b))));
-        if (sorted(balances) !== sorted(want)) fail(`stock of ${product}: expected ${sorted(want)}, the balances are ${sorted(balances)}`);
-        const sum = (filter: (key: string) => boolean) => Object.entries(balances).filter(([k]) => filter(k)).reduce((s, [, q]) => s + milli(q), 0);
+        const sorted = (r: Record<string, number>) =>
+          JSON.stringify(Object.fromEntries(Object.entries(r).sort(([a], [b]) => a.localeCompare(b))));
+        if (sorted(balances) !== sorted(want))
+          fail(`stock of ${product}: expected ${sorted(want)}, the balances are ${sorted(balances)}`);
+        const sum = (filter: (key: string) => boolean) =>
+          Object.entries(balances)
+            .filter(([k]) => filter(k))
+            .reduce((s, [, q]) => s + milli(q), 0);
         const free = sum((k) => k.endsWith('|-'));
         const bound = sum((k) => !k.endsWith('|-'));
-        if (free + bound !== Math.round(model.total(index) * 1000)) fail(`${product}: free ${free / 1000} + bound ${bound / 1000} is not the total ${model.total(index)}`);
+        if (free + bound !== Math.round(model.total(index) * 1000))
+          fail(`${product}: free ${free / 1000} + bound ${bound / 1000} is not the total ${model.total(index)}`);
         for (const key of Object.keys(balances)) {
           const [loc, , orderKey] = key.split('|');
           if (orderKey !== '-' && loc !== '-') fail(`${product}: order-bound stock at a location (${key})`);
-          if (orderKey !== '-' && !byNumber.has(orderKey!)) fail(`${product}: stock bound to ${orderKey}, which is no order of the store`);
+          if (orderKey !== '-' && !byNumber.has(orderKey!))
+            fail(`${product}: stock bound to ${orderKey}, which is no order of the store`);
         }
         for (const order of listed) {
           const boundTo = Object.entries(balances).filter(([k]) => k.endsWith(`|${order.order_number}`));
           const expectedBound: Record<string, number> = {};
           if (order.is_active) {
-            for (const line of (order.lines ?? []).filter((l) => l.product_number === product && l.picked_quantity !== 0)) {
+            for (const line of (order.lines ?? []).filter(
+              (l) => l.product_number === product && l.picked_quantity !== 0,
+            )) {
               const key = `-|${line.stock_pool}|${order.order_number}`;
               expectedBound[key] = Math.round(((expectedBound[key] ?? 0) + line.picked_quantity) * 1000) / 1000;
             }
           }
           if (sorted(Object.fromEntries(boundTo)) !== sorted(expectedBound)) {
-            fail(`${product} bound to order ${order.order_number} (status ${order.status_id}): ${sorted(Object.fromEntries(boundTo))}, its lines picked ${sorted(expectedBound)}`);
+            fail(
+              `${product} bound to order ${order.order_number} (status ${order.status_id}): ${sorted(Object.fromEntries(boundTo))}, its lines picked ${sorted(expectedBound)}`,
+            );
           }
         }
       }
     }
 
-    it('property: every answer is the documented one, and stock, statuses and picks stay the model\'s after each step', async () => {
+    it("property: every answer is the documented one, and stock, statuses and picks stay the model's after each step", async () => {
       await fc.assert(
         // 20-40 steps: 3-6 of setup, then anything.
         fc.asyncProperty(

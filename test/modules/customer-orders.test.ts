@@ -102,23 +102,42 @@ for (const dialect of DIALECTS) {
     }
 
     /** A stock log entry (a delta) of a product in a store. */
-    async function stock(productNumber: string, quantity: number, extra: Record<string, unknown> = {}, store = 'S1'): Promise<void> {
+    async function stock(
+      productNumber: string,
+      quantity: number,
+      extra: Record<string, unknown> = {},
+      store = 'S1',
+    ): Promise<void> {
       const response = await t.post(LOGS(store), {
-        storeproductlog: [{ product_number: productNumber, quantity, customer_order_line_number: 0, modification_datetime: '2026-01-01T00:00:00Z', ...extra }],
+        storeproductlog: [
+          {
+            product_number: productNumber,
+            quantity,
+            customer_order_line_number: 0,
+            modification_datetime: '2026-01-01T00:00:00Z',
+            ...extra,
+          },
+        ],
       });
       expect(response.statusCode, response.body).toBe(200);
     }
 
     const nextOrderNumber = (prefix = 'CO') => `${prefix}-${++counter}`;
 
-    const line = (lineNumber: number, productNumber: string, quantity: number, extra: Record<string, unknown> = {}) => ({
+    const line = (
+      lineNumber: number,
+      productNumber: string,
+      quantity: number,
+      extra: Record<string, unknown> = {},
+    ) => ({
       line_number: lineNumber,
       product_number: productNumber,
       quantity,
       ...extra,
     });
 
-    const importStore = (store: string, orders: unknown[], token?: string | null) => t.post(ORDERS(store), { orders }, token);
+    const importStore = (store: string, orders: unknown[], token?: string | null) =>
+      t.post(ORDERS(store), { orders }, token);
     const importCross = (orders: unknown[], token?: string | null) => t.post(CROSS, { orders }, token);
 
     /** A new order in the store; returns its number. */
@@ -130,7 +149,8 @@ for (const dialect of DIALECTS) {
       return orderNumber;
     }
 
-    const put = (body: Record<string, unknown>, store = 'S1', token?: string | null) => t.put(ORDER(store), body, token);
+    const put = (body: Record<string, unknown>, store = 'S1', token?: string | null) =>
+      t.put(ORDER(store), body, token);
 
     async function putOk(body: Record<string, unknown>, store = 'S1'): Promise<void> {
       const response = await put(body, store);
@@ -138,7 +158,8 @@ for (const dialect of DIALECTS) {
       expect(response.json().success).toBe(true);
     }
 
-    const clear = (orderNumber: string, store = 'S1', token?: string | null) => t.post(CLEARANCE, { store_number: store, order_number: orderNumber }, token);
+    const clear = (orderNumber: string, store = 'S1', token?: string | null) =>
+      t.post(CLEARANCE, { store_number: store, order_number: orderNumber }, token);
 
     async function list(store: string, query = ''): Promise<Page> {
       const response = await t.get(`${ORDERS(store)}${query}`);
@@ -192,7 +213,11 @@ for (const dialect of DIALECTS) {
           ],
         }),
       );
-      ok(await t.post(`${API}/stores/S2/locations`, { locations: [{ location_code: 'SHELF', location_order: 1, default_stock_pool: 1 }] }));
+      ok(
+        await t.post(`${API}/stores/S2/locations`, {
+          locations: [{ location_code: 'SHELF', location_order: 1, default_stock_pool: 1 }],
+        }),
+      );
     });
 
     // store-ops verify's checks (bound = picked, order states, balance = Σ ledger) hold after every test.
@@ -302,7 +327,14 @@ for (const dialect of DIALECTS) {
           default_stock_pool: '1',
         });
         expect(first!.store_locations![0]!.most_likely_pool_2 ?? 0).toBe(0);
-        expect(first!.store_locations![1]).toMatchObject({ location_order: 20, location_code: 'BACK', quantity: 6, most_likely_pool_2: 6, tags: ['back'], default_stock_pool: '2' });
+        expect(first!.store_locations![1]).toMatchObject({
+          location_order: 20,
+          location_code: 'BACK',
+          quantity: 6,
+          most_likely_pool_2: 6,
+          tags: ['back'],
+          default_stock_pool: '2',
+        });
         expect(first!.store_locations![1]!.most_likely_pool_1 ?? 0).toBe(0);
         // Barcode and description fall back to the product master; no stock anywhere: walking order 0.
         expect(second).toMatchObject({
@@ -374,7 +406,12 @@ for (const dialect of DIALECTS) {
       it('identical re-send: unchanged, nothing written (updated_on kept); a header change is an update', async () => {
         const p = await product();
         const number = nextOrderNumber();
-        const sent = { order_number: number, customer_name: 'A', pickup_date: '2026-12-05T10:00:00Z', lines: [line(1, p, 2, { price: 1.25 }), line(2, p, 1)] };
+        const sent = {
+          order_number: number,
+          customer_name: 'A',
+          pickup_date: '2026-12-05T10:00:00Z',
+          lines: [line(1, p, 2, { price: 1.25 }), line(2, p, 1)],
+        };
         expect((await importStore('S1', [sent])).json()).toEqual(ack(1, 0, 0));
         const before = (await orderRow(number))!;
         await pastMoment(Number(before.updated_on));
@@ -384,7 +421,9 @@ for (const dialect of DIALECTS) {
         expect(again.json()).toEqual(ack(0, 0, 1));
         expect(Number((await orderRow(number))!.updated_on)).toBe(Number(before.updated_on));
         // The same order sent again with the same pickup moment in another offset is the same order.
-        expect((await importStore('S1', [{ ...sent, pickup_date: '2026-12-05T12:00:00+02:00' }])).json()).toEqual(ack(0, 0, 1));
+        expect((await importStore('S1', [{ ...sent, pickup_date: '2026-12-05T12:00:00+02:00' }])).json()).toEqual(
+          ack(0, 0, 1),
+        );
 
         const changed = await importStore('S1', [{ ...sent, customer_name: 'B' }]);
         expect(changed.statusCode).toBe(200);
@@ -404,7 +443,9 @@ for (const dialect of DIALECTS) {
         const number = await newOrder([line(1, p, 2), line(2, q, 1), line(3, p, 4)]);
         const ids = Object.fromEntries((await mustRead(number)).lines.map((l) => [l.line_number, l.id]));
 
-        const set = await importStore('S1', [{ order_number: number, lines: [line(1, p, 5), line(3, p, 4), line(4, q, 7, { stock_pool: 2 })] }]);
+        const set = await importStore('S1', [
+          { order_number: number, lines: [line(1, p, 5), line(3, p, 4), line(4, q, 7, { stock_pool: 2 })] },
+        ]);
         expect(set.statusCode, set.body).toBe(200);
         expect(set.json()).toEqual(ack(0, 1, 0));
         let order = await mustRead(number);
@@ -452,7 +493,10 @@ for (const dialect of DIALECTS) {
         expect(repeatedLine.statusCode).toBe(400);
         expect(pathsOf(repeatedLine)).toEqual(['orders[1].lines[2].line_number']);
 
-        const missing = await importStore('S1', [{ order_number: b, lines: [line(1, p, 1)] }, { lines: [line(1, p, 1)] }]);
+        const missing = await importStore('S1', [
+          { order_number: b, lines: [line(1, p, 1)] },
+          { lines: [line(1, p, 1)] },
+        ]);
         expect(missing.statusCode).toBe(400);
         expect(pathsOf(missing)).toEqual(['orders[1].order_number']);
 
@@ -474,7 +518,9 @@ for (const dialect of DIALECTS) {
         ]);
         expect(response.statusCode).toBe(422);
         expect(response.json()).toMatchObject({ success: false, code: 'UNPROCESSABLE' });
-        expect(errorsOf(response)).toEqual([{ path: 'orders[1].lines[1].product_number', message: expect.stringContaining('NO-SUCH-PRODUCT') }]);
+        expect(errorsOf(response)).toEqual([
+          { path: 'orders[1].lines[1].product_number', message: expect.stringContaining('NO-SUCH-PRODUCT') },
+        ]);
         expect(await read(good)).toBeUndefined();
         expect(await read(bad)).toBeUndefined();
         expect(await orderRow(good)).toBeUndefined();
@@ -518,10 +564,17 @@ for (const dialect of DIALECTS) {
 
       beforeAll(async () => {
         const p = await product();
-        for (const [index, pickup] of ['2026-12-01T09:00:00Z', '2026-12-01T23:30:00Z', '2026-12-02T00:00:00Z', undefined].entries()) {
+        for (const [index, pickup] of [
+          '2026-12-01T09:00:00Z',
+          '2026-12-01T23:30:00Z',
+          '2026-12-02T00:00:00Z',
+          undefined,
+        ].entries()) {
           const number = `L-${dialect.name}-${index + 1}`;
           numbers.push(number);
-          const response = await importStore('L1', [{ order_number: number, pickup_date: pickup, lines: [line(1, p, 1)] }]);
+          const response = await importStore('L1', [
+            { order_number: number, pickup_date: pickup, lines: [line(1, p, 1)] },
+          ]);
           expect(response.statusCode, response.body).toBe(200);
         }
         await putOk({ order_number: numbers[1], is_claimed: true }, 'L1');
@@ -529,7 +582,11 @@ for (const dialect of DIALECTS) {
         await putOk({ order_number: numbers[3], is_rejected: true, rejection_reason_code: REJECTION_CODE }, 'L1');
         // Known modification moments for last_modified_date.
         for (const [index, number] of numbers.entries()) {
-          await t.app.ctx.db.updateTable('customer_orders').set({ updated_on: Date.parse(`2026-03-0${index + 1}T00:00:00Z`) }).where('order_number', '=', number).execute();
+          await t.app.ctx.db
+            .updateTable('customer_orders')
+            .set({ updated_on: Date.parse(`2026-03-0${index + 1}T00:00:00Z`) })
+            .where('order_number', '=', number)
+            .execute();
         }
       });
 
@@ -565,9 +622,19 @@ for (const dialect of DIALECTS) {
       });
 
       it('last_modified_date: orders updated at or after the moment', async () => {
-        expect(numbersOf(await list('L1', '?last_modified_date=2026-03-03T00:00:00Z'))).toEqual([numbers[2], numbers[3]]);
-        expect(numbersOf(await list('L1', '?last_modified_date=2026-03-02T00:00:00.001Z'))).toEqual([numbers[2], numbers[3]]);
-        expect(numbersOf(await list('L1', '?last_modified_date=2026-03-02T02:00:00%2B02:00'))).toEqual([numbers[1], numbers[2], numbers[3]]);
+        expect(numbersOf(await list('L1', '?last_modified_date=2026-03-03T00:00:00Z'))).toEqual([
+          numbers[2],
+          numbers[3],
+        ]);
+        expect(numbersOf(await list('L1', '?last_modified_date=2026-03-02T00:00:00.001Z'))).toEqual([
+          numbers[2],
+          numbers[3],
+        ]);
+        expect(numbersOf(await list('L1', '?last_modified_date=2026-03-02T02:00:00%2B02:00'))).toEqual([
+          numbers[1],
+          numbers[2],
+          numbers[3],
+        ]);
         expect((await t.get(`${ORDERS('L1')}?last_modified_date=yesterday`)).statusCode).toBe(400);
       });
 
@@ -575,14 +642,20 @@ for (const dialect of DIALECTS) {
         expect(numbersOf(await list('L1', '?pickup_date=2026-12-01'))).toEqual([numbers[0], numbers[1]]);
         expect(numbersOf(await list('L1', '?pickup_date=2026-12-01T15:00:00Z'))).toEqual([numbers[0], numbers[1]]);
         // 00:30 at +01:00 is 23:30 UTC of the day before.
-        expect(numbersOf(await list('L1', '?pickup_date=2026-12-02T00:30:00%2B01:00'))).toEqual([numbers[0], numbers[1]]);
+        expect(numbersOf(await list('L1', '?pickup_date=2026-12-02T00:30:00%2B01:00'))).toEqual([
+          numbers[0],
+          numbers[1],
+        ]);
         expect(numbersOf(await list('L1', '?pickup_date=2026-12-02'))).toEqual([numbers[2]]);
         expect(numbersOf(await list('L1', '?pickup_date=2026-12-03'))).toEqual([]);
         for (const garbage of ['garbage', '2026-13-45', '01-12-2026']) {
           const response = await t.get(`${ORDERS('L1')}?pickup_date=${garbage}`);
           expect(response.statusCode, garbage).toBe(400);
           expect(response.json()).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
-          expect(pathsOf(response).some((p) => p.includes('pickup_date')), garbage).toBe(true);
+          expect(
+            pathsOf(response).some((p) => p.includes('pickup_date')),
+            garbage,
+          ).toBe(true);
         }
       });
 
@@ -606,7 +679,10 @@ for (const dialect of DIALECTS) {
         // Filters and paging together.
         const active = await list('L1', '?is_active=true&page_size=1');
         expect(numbersOf(active)).toEqual([numbers[0]]);
-        const activeNext = await list('L1', `?is_active=true&page_size=1&scroll_id=${encodeURIComponent(active.scroll_id!)}`);
+        const activeNext = await list(
+          'L1',
+          `?is_active=true&page_size=1&scroll_id=${encodeURIComponent(active.scroll_id!)}`,
+        );
         expect(numbersOf(activeNext)).toEqual([numbers[1]]);
       });
 
@@ -631,7 +707,13 @@ for (const dialect of DIALECTS) {
         const number = await newOrder([line(1, p, 2), line(2, p, 1)]);
         await putOk({ order_number: number, is_claimed: true, picked_username: 'ann' });
         const order = await mustRead(number);
-        expect(order).toMatchObject({ status_id: 2, is_claimed: true, is_active: true, is_picked: false, total_delivery_quantity: 0 });
+        expect(order).toMatchObject({
+          status_id: 2,
+          is_claimed: true,
+          is_active: true,
+          is_picked: false,
+          total_delivery_quantity: 0,
+        });
         expect(order.lines.map((l) => l.picked_username)).toEqual(['ann', 'ann']);
         expect(await balances(p)).toEqual({});
         // Claiming again changes nothing; is_claimed false does not move the status back.
@@ -644,13 +726,27 @@ for (const dialect of DIALECTS) {
         const q = await product();
         await stock(p, 5, { location_code: 'SHELF' });
         await stock(q, 4, { location_code: 'BACK' });
-        const number = await newOrder([line(1, p, 3, { preferred_location_code: 'SHELF' }), line(2, q, 2, { stock_pool: 2, preferred_location_code: 'BACK' })]);
+        const number = await newOrder([
+          line(1, p, 3, { preferred_location_code: 'SHELF' }),
+          line(2, q, 2, { stock_pool: 2, preferred_location_code: 'BACK' }),
+        ]);
         await putOk({ order_number: number, picked_username: 'bob', lines: [{ line_number: 1, picked_quantity: 2 }] });
         expect(await balances(p)).toEqual({ 'SHELF|1|-': 3, [`-|1|${number}`]: 2 });
         expect(await balances(q)).toEqual({ 'BACK|2|-': 4 });
         const order = await mustRead(number);
-        expect(order).toMatchObject({ status_id: 3, is_picked: false, is_active: true, total_delivery_quantity: 2, total_quantity: 5 });
-        expect(order.lines[0]).toMatchObject({ picked_quantity: 2, is_picked: false, stock_location: 'SHELF', picked_username: 'bob' });
+        expect(order).toMatchObject({
+          status_id: 3,
+          is_picked: false,
+          is_active: true,
+          total_delivery_quantity: 2,
+          total_quantity: 5,
+        });
+        expect(order.lines[0]).toMatchObject({
+          picked_quantity: 2,
+          is_picked: false,
+          stock_location: 'SHELF',
+          picked_username: 'bob',
+        });
         expect(order.lines[1]).toMatchObject({ picked_quantity: 0, is_picked: false });
 
         // The ledger: a pair of entries per move, carrying the order number, the line and the source.
@@ -658,8 +754,22 @@ for (const dialect of DIALECTS) {
         expect(entries).toHaveLength(2);
         const free = entries.find((e) => e.customer_order_number === undefined)!;
         const bound = entries.find((e) => e.customer_order_number === number)!;
-        expect(free).toMatchObject({ quantity: -2, location_code: 'SHELF', stock_pool_1: -2, reference: number, customer_order_line_number: 1, source: 'customer_order_picking', product_number: p });
-        expect(bound).toMatchObject({ quantity: 2, stock_pool_1: 2, reference: number, customer_order_line_number: 1, source: 'customer_order_picking' });
+        expect(free).toMatchObject({
+          quantity: -2,
+          location_code: 'SHELF',
+          stock_pool_1: -2,
+          reference: number,
+          customer_order_line_number: 1,
+          source: 'customer_order_picking',
+          product_number: p,
+        });
+        expect(bound).toMatchObject({
+          quantity: 2,
+          stock_pool_1: 2,
+          reference: number,
+          customer_order_line_number: 1,
+          source: 'customer_order_picking',
+        });
         expect(bound.location_code).toBeUndefined();
 
         // picked_quantity is the new total, not an increment: sending 2 again binds nothing more.
@@ -672,7 +782,10 @@ for (const dialect of DIALECTS) {
         const q = await product();
         await stock(p, 5, { location_code: 'SHELF' });
         await stock(q, 4, { location_code: 'BACK' });
-        const number = await newOrder([line(1, p, 3, { preferred_location_code: 'SHELF' }), line(2, q, 2, { stock_pool: 2, preferred_location_code: 'BACK' })]);
+        const number = await newOrder([
+          line(1, p, 3, { preferred_location_code: 'SHELF' }),
+          line(2, q, 2, { stock_pool: 2, preferred_location_code: 'BACK' }),
+        ]);
         await putOk({ order_number: number, is_claimed: true });
         await putOk({ order_number: number, lines: [{ line_number: 1, picked_quantity: 1 }] });
         expect((await mustRead(number)).status_id).toBe(3);
@@ -690,7 +803,13 @@ for (const dialect of DIALECTS) {
         const p = await product();
         await stock(p, 5);
         const number = await newOrder([line(1, p, 2), line(2, p, 1)]);
-        await putOk({ order_number: number, lines: [{ line_number: 1, picked_quantity: 2 }, { line_number: 2, picked_quantity: 1 }] });
+        await putOk({
+          order_number: number,
+          lines: [
+            { line_number: 1, picked_quantity: 2 },
+            { line_number: 2, picked_quantity: 1 },
+          ],
+        });
         expect(await mustRead(number)).toMatchObject({ status_id: 4, is_picked: true, total_delivery_quantity: 3 });
         expect(await balances(p)).toEqual({ '-|1|-': 2, [`-|1|${number}`]: 3 });
       });
@@ -733,7 +852,9 @@ for (const dialect of DIALECTS) {
         expect(order.status_id).toBe(3);
         const entries = await ledgerOf(number);
         expect(entries).toHaveLength(6);
-        expect(entries.every((e) => e.source === 'customer_order_picking' && e.customer_order_line_number === 1)).toBe(true);
+        expect(entries.every((e) => e.source === 'customer_order_picking' && e.customer_order_line_number === 1)).toBe(
+          true,
+        );
       });
 
       it('the source of a pick: the named stock_location, else the last pick location, else the preferred location, else unlocated', async () => {
@@ -745,18 +866,32 @@ for (const dialect of DIALECTS) {
         await putOk({ order_number: preferred, lines: [{ line_number: 1, picked_quantity: 1 }] });
         expect(await balances(p)).toMatchObject({ 'SHELF|1|-': 9, 'BACK|1|-': 10, '-|1|-': 10 });
 
-        await putOk({ order_number: preferred, lines: [{ line_number: 1, picked_quantity: 3, stock_location: 'BACK' }] });
+        await putOk({
+          order_number: preferred,
+          lines: [{ line_number: 1, picked_quantity: 3, stock_location: 'BACK' }],
+        });
         expect(await balances(p)).toMatchObject({ 'SHELF|1|-': 9, 'BACK|1|-': 8, '-|1|-': 10 });
         expect((await mustRead(preferred)).lines[0]!.stock_location).toBe('BACK');
 
         // No stock_location: from where the line was last picked (BACK), not the preferred location.
         await putOk({ order_number: preferred, lines: [{ line_number: 1, picked_quantity: 4 }] });
-        expect(await balances(p)).toMatchObject({ 'SHELF|1|-': 9, 'BACK|1|-': 7, '-|1|-': 10, [`-|1|${preferred}`]: 4 });
+        expect(await balances(p)).toMatchObject({
+          'SHELF|1|-': 9,
+          'BACK|1|-': 7,
+          '-|1|-': 10,
+          [`-|1|${preferred}`]: 4,
+        });
 
         // Neither a stock_location nor a preferred location: the unlocated stock.
         const unlocated = await newOrder([line(1, p, 2)]);
         await putOk({ order_number: unlocated, lines: [{ line_number: 1, picked_quantity: 2 }] });
-        expect(await balances(p)).toEqual({ 'SHELF|1|-': 9, 'BACK|1|-': 7, '-|1|-': 8, [`-|1|${preferred}`]: 4, [`-|1|${unlocated}`]: 2 });
+        expect(await balances(p)).toEqual({
+          'SHELF|1|-': 9,
+          'BACK|1|-': 7,
+          '-|1|-': 8,
+          [`-|1|${preferred}`]: 4,
+          [`-|1|${unlocated}`]: 2,
+        });
         expect((await mustRead(unlocated)).lines[0]!.stock_location).toBeUndefined();
       });
 
@@ -789,17 +924,31 @@ for (const dialect of DIALECTS) {
         await stock(q, 2, { location_code: 'SHELF' });
         await stock(q, 9, { location_code: 'BACK', pool_location: 1 });
         await stock(q, 9, { location_code: 'SHELF', pool_location: 2 });
-        const number = await newOrder([line(1, p, 3, { preferred_location_code: 'SHELF' }), line(2, q, 3, { preferred_location_code: 'SHELF' })]);
+        const number = await newOrder([
+          line(1, p, 3, { preferred_location_code: 'SHELF' }),
+          line(2, q, 3, { preferred_location_code: 'SHELF' }),
+        ]);
 
         const alone = await put({ order_number: number, lines: [{ line_number: 2, picked_quantity: 3 }] });
         expect(alone.statusCode, alone.body).toBe(409);
         expect(alone.json()).toMatchObject({ success: false, code: 'CONFLICT' });
-        expect(errorsOf(alone)).toEqual([{ path: 'lines[0].picked_quantity', message: expect.stringMatching(/\b2\b.*free/) }]);
+        expect(errorsOf(alone)).toEqual([
+          { path: 'lines[0].picked_quantity', message: expect.stringMatching(/\b2\b.*free/) },
+        ]);
 
         // An earlier line of the same request that would fit is not bound either.
-        const mixed = await put({ order_number: number, is_claimed: true, lines: [{ line_number: 1, picked_quantity: 3 }, { line_number: 2, picked_quantity: 3 }] });
+        const mixed = await put({
+          order_number: number,
+          is_claimed: true,
+          lines: [
+            { line_number: 1, picked_quantity: 3 },
+            { line_number: 2, picked_quantity: 3 },
+          ],
+        });
         expect(mixed.statusCode, mixed.body).toBe(409);
-        expect(errorsOf(mixed)).toEqual([{ path: 'lines[1].picked_quantity', message: expect.stringMatching(/\b2\b.*free/) }]);
+        expect(errorsOf(mixed)).toEqual([
+          { path: 'lines[1].picked_quantity', message: expect.stringMatching(/\b2\b.*free/) },
+        ]);
         expect(await balances(p)).toEqual({ 'SHELF|1|-': 5 });
         expect(await balances(q)).toEqual({ 'SHELF|1|-': 2, 'BACK|1|-': 9, 'SHELF|2|-': 9 });
         const order = await mustRead(number);
@@ -811,7 +960,13 @@ for (const dialect of DIALECTS) {
         expect(await ledgerOf(number)).toEqual([]);
 
         // Exactly what is free works.
-        await putOk({ order_number: number, lines: [{ line_number: 1, picked_quantity: 3 }, { line_number: 2, picked_quantity: 2 }] });
+        await putOk({
+          order_number: number,
+          lines: [
+            { line_number: 1, picked_quantity: 3 },
+            { line_number: 2, picked_quantity: 2 },
+          ],
+        });
         expect(await balances(q)).toEqual({ 'BACK|1|-': 9, 'SHELF|2|-': 9, [`-|1|${number}`]: 2 });
       });
 
@@ -823,7 +978,9 @@ for (const dialect of DIALECTS) {
         await putOk({ order_number: first, lines: [{ line_number: 1, picked_quantity: 3 }] });
         const refused = await put({ order_number: second, lines: [{ line_number: 1, picked_quantity: 3 }] });
         expect(refused.statusCode, refused.body).toBe(409);
-        expect(errorsOf(refused)).toEqual([{ path: 'lines[0].picked_quantity', message: expect.stringMatching(/\b2\b.*free/) }]);
+        expect(errorsOf(refused)).toEqual([
+          { path: 'lines[0].picked_quantity', message: expect.stringMatching(/\b2\b.*free/) },
+        ]);
         expect(await balances(p)).toEqual({ '-|1|-': 2, [`-|1|${first}`]: 3 });
 
         const q = await product();
@@ -841,7 +998,11 @@ for (const dialect of DIALECTS) {
         const p = await product();
         await stock(p, 10);
         const number = await newOrder([line(1, p, 4)]);
-        const same = await Promise.all(Array.from({ length: 6 }, () => put({ order_number: number, lines: [{ line_number: 1, picked_quantity: 2 }] })));
+        const same = await Promise.all(
+          Array.from({ length: 6 }, () =>
+            put({ order_number: number, lines: [{ line_number: 1, picked_quantity: 2 }] }),
+          ),
+        );
         expect(same.map((r) => r.statusCode)).toEqual(Array(6).fill(200));
         expect(await balances(p)).toEqual({ '-|1|-': 8, [`-|1|${number}`]: 2 });
 
@@ -849,7 +1010,9 @@ for (const dialect of DIALECTS) {
         await stock(q, 5);
         const a = await newOrder([line(1, q, 3)]);
         const b = await newOrder([line(1, q, 3)]);
-        const raced = await Promise.all([a, b].map((n) => put({ order_number: n, lines: [{ line_number: 1, picked_quantity: 3 }] })));
+        const raced = await Promise.all(
+          [a, b].map((n) => put({ order_number: n, lines: [{ line_number: 1, picked_quantity: 3 }] })),
+        );
         expect(raced.map((r) => r.statusCode).sort()).toEqual([200, 409]);
         const winner = raced[0]!.statusCode === 200 ? a : b;
         expect(await balances(q)).toEqual({ '-|1|-': 2, [`-|1|${winner}`]: 3 });
@@ -867,20 +1030,34 @@ for (const dialect of DIALECTS) {
         expect(otherStore.statusCode).toBe(404);
         expect((await put({ order_number: number, is_claimed: true }, 'NOPE')).statusCode).toBe(404);
 
-        const line9 = await put({ order_number: number, lines: [{ line_number: 1, picked_quantity: 1 }, { line_number: 9, picked_quantity: 1 }] });
+        const line9 = await put({
+          order_number: number,
+          lines: [
+            { line_number: 1, picked_quantity: 1 },
+            { line_number: 9, picked_quantity: 1 },
+          ],
+        });
         expect(line9.statusCode).toBe(422);
         expect(line9.json()).toMatchObject({ success: false, code: 'UNPROCESSABLE' });
         expect(pathsOf(line9)).toEqual(['lines[1].line_number']);
 
-        const location = await put({ order_number: number, lines: [{ line_number: 1, picked_quantity: 1, stock_location: 'NOWHERE' }] });
+        const location = await put({
+          order_number: number,
+          lines: [{ line_number: 1, picked_quantity: 1, stock_location: 'NOWHERE' }],
+        });
         expect(location.statusCode).toBe(422);
-        expect(errorsOf(location)).toEqual([{ path: 'lines[0].stock_location', message: expect.stringContaining('NOWHERE') }]);
+        expect(errorsOf(location)).toEqual([
+          { path: 'lines[0].stock_location', message: expect.stringContaining('NOWHERE') },
+        ]);
 
         // A location of another store is unknown here.
         const q = await product();
         await stock(q, 3, { location_code: 'SHELF' }, 'S2');
         const foreign = await newOrder([line(1, q, 1, { preferred_location_code: 'BACK' })], {}, 'S2');
-        const preferredUnknown = await put({ order_number: foreign, lines: [{ line_number: 1, picked_quantity: 1 }] }, 'S2');
+        const preferredUnknown = await put(
+          { order_number: foreign, lines: [{ line_number: 1, picked_quantity: 1 }] },
+          'S2',
+        );
         expect(preferredUnknown.statusCode).toBe(422);
         expect(pathsOf(preferredUnknown)).toEqual(['lines[0].stock_location']);
 
@@ -939,7 +1116,12 @@ for (const dialect of DIALECTS) {
         expect(wrongType.statusCode).toBe(422);
         expect(pathsOf(wrongType)).toEqual(['rejection_reason_code']);
 
-        const withPicks = await put({ order_number: number, is_rejected: true, rejection_reason_code: REJECTION_CODE, lines: [{ line_number: 1, picked_quantity: 0 }] });
+        const withPicks = await put({
+          order_number: number,
+          is_rejected: true,
+          rejection_reason_code: REJECTION_CODE,
+          lines: [{ line_number: 1, picked_quantity: 0 }],
+        });
         expect(withPicks.statusCode).toBe(400);
         expect(pathsOf(withPicks)).toContain('lines');
 
@@ -957,7 +1139,13 @@ for (const dialect of DIALECTS) {
         await stock(p, 5, { location_code: 'BACK', pool_location: 1 });
         await stock(q, 4);
         const number = await newOrder([line(1, p, 3, { preferred_location_code: 'SHELF' }), line(2, q, 2)]);
-        await putOk({ order_number: number, lines: [{ line_number: 1, picked_quantity: 3, stock_location: 'BACK' }, { line_number: 2, picked_quantity: 1 }] });
+        await putOk({
+          order_number: number,
+          lines: [
+            { line_number: 1, picked_quantity: 3, stock_location: 'BACK' },
+            { line_number: 2, picked_quantity: 1 },
+          ],
+        });
         expect(await balances(p)).toEqual({ 'BACK|1|-': 2, [`-|1|${number}`]: 3 });
         expect(await balances(q)).toEqual({ '-|1|-': 3, [`-|1|${number}`]: 1 });
 
@@ -992,7 +1180,13 @@ for (const dialect of DIALECTS) {
         await putOk({ order_number: number, status_id: 7 });
         expect(await balances(p)).toEqual({ 'SHELF|1|-': 5 });
         const order = await mustRead(number);
-        expect(order).toMatchObject({ status_id: 7, is_active: false, is_picked: false, is_rejected: false, total_delivery_quantity: 0 });
+        expect(order).toMatchObject({
+          status_id: 7,
+          is_active: false,
+          is_picked: false,
+          is_rejected: false,
+          total_delivery_quantity: 0,
+        });
         expect(picked(order)).toEqual([[1, 0]]);
         // A new order cancels too.
         const fresh = await newOrder([line(1, p, 1)]);
@@ -1008,7 +1202,11 @@ for (const dialect of DIALECTS) {
         const back = await put({ order_number: number, status_id: 2 });
         expect(back.statusCode).toBe(409);
         expect(back.json()).toMatchObject({ success: false, code: 'CONFLICT' });
-        const backWithPick = await put({ order_number: number, status_id: 1, lines: [{ line_number: 1, picked_quantity: 2 }] });
+        const backWithPick = await put({
+          order_number: number,
+          status_id: 1,
+          lines: [{ line_number: 1, picked_quantity: 2 }],
+        });
         expect(backWithPick.statusCode).toBe(409);
         expect(await balances(p)).toEqual({ '-|1|-': 4, [`-|1|${number}`]: 1 });
 
@@ -1054,11 +1252,15 @@ for (const dialect of DIALECTS) {
           }
           const clearance = await clear(number);
           expect(clearance.statusCode, `clearance at ${status}`).toBe(409);
-          const upsert = await importStore('S1', [{ order_number: number, comment: 'changed', lines: [line(1, p, 2)] }]);
+          const upsert = await importStore('S1', [
+            { order_number: number, comment: 'changed', lines: [line(1, p, 2)] },
+          ]);
           expect(upsert.statusCode, `upsert at ${status}`).toBe(409);
           expect(pathsOf(upsert)).toEqual(['orders[0].order_number']);
           // An identical re-send is no change.
-          expect((await importStore('S1', [{ order_number: number, lines: [line(1, p, 1)] }])).json()).toEqual(ack(0, 0, 1));
+          expect((await importStore('S1', [{ order_number: number, lines: [line(1, p, 1)] }])).json()).toEqual(
+            ack(0, 0, 1),
+          );
           expect((await mustRead(number)).status_id).toBe(status);
         }
         expect(await balances(p)).toEqual(before);
@@ -1074,8 +1276,17 @@ for (const dialect of DIALECTS) {
         const q = await product();
         await stock(p, 5, { location_code: 'SHELF' });
         await stock(q, 4, { location_code: 'BACK' });
-        const number = await newOrder([line(1, p, 3, { preferred_location_code: 'SHELF' }), line(2, q, 2, { stock_pool: 2, preferred_location_code: 'BACK' })]);
-        await putOk({ order_number: number, lines: [{ line_number: 1, picked_quantity: 3 }, { line_number: 2, picked_quantity: 1 }] });
+        const number = await newOrder([
+          line(1, p, 3, { preferred_location_code: 'SHELF' }),
+          line(2, q, 2, { stock_pool: 2, preferred_location_code: 'BACK' }),
+        ]);
+        await putOk({
+          order_number: number,
+          lines: [
+            { line_number: 1, picked_quantity: 3 },
+            { line_number: 2, picked_quantity: 1 },
+          ],
+        });
         await putOk({ order_number: number, is_picked: true });
 
         const response = await clear(number);
@@ -1084,13 +1295,23 @@ for (const dialect of DIALECTS) {
         expect(await balances(p)).toEqual({ 'SHELF|1|-': 2 });
         expect(await balances(q)).toEqual({ 'BACK|2|-': 3 });
         const order = await mustRead(number);
-        expect(order).toMatchObject({ status_id: 5, is_picked: true, is_active: false, is_rejected: false, total_delivery_quantity: 4 });
+        expect(order).toMatchObject({
+          status_id: 5,
+          is_picked: true,
+          is_active: false,
+          is_rejected: false,
+          total_delivery_quantity: 4,
+        });
         expect(picked(order)).toEqual([
           [1, 3],
           [2, 1],
         ]);
         const clearances = (await ledgerOf(number)).filter((e) => e.source === 'customer_order_clearance');
-        expect(clearances.map((e) => [e.product_number, e.quantity, e.customer_order_number, e.customer_order_line_number]).sort()).toEqual(
+        expect(
+          clearances
+            .map((e) => [e.product_number, e.quantity, e.customer_order_number, e.customer_order_line_number])
+            .sort(),
+        ).toEqual(
           [
             [p, -3, number, 1],
             [q, -1, number, 2],
@@ -1128,7 +1349,10 @@ for (const dialect of DIALECTS) {
         await stock(p, 5);
         const number = await newOrder([line(1, p, 2)]);
         await putOk({ order_number: number, lines: [{ line_number: 1, picked_quantity: 2 }] });
-        const [cleared, rejected] = await Promise.all([clear(number), put({ order_number: number, is_rejected: true, rejection_reason_code: REJECTION_CODE })]);
+        const [cleared, rejected] = await Promise.all([
+          clear(number),
+          put({ order_number: number, is_rejected: true, rejection_reason_code: REJECTION_CODE }),
+        ]);
         expect([cleared.statusCode, rejected.statusCode].sort()).toEqual([200, 409]);
         const order = await mustRead(number);
         if (cleared.statusCode === 200) {
@@ -1152,7 +1376,9 @@ for (const dialect of DIALECTS) {
         await putOk({ order_number: number, lines: [{ line_number: 1, picked_quantity: 2 }] });
         const unchanged = async () => {
           const order = await mustRead(number);
-          expect(order.lines.map((l) => [l.line_number, l.product_number, l.quantity, l.stock_pool, l.picked_quantity])).toEqual([
+          expect(
+            order.lines.map((l) => [l.line_number, l.product_number, l.quantity, l.stock_pool, l.picked_quantity]),
+          ).toEqual([
             [1, p, 3, 1, 2],
             [2, q, 1, 1, 0],
           ]);
@@ -1166,14 +1392,20 @@ for (const dialect of DIALECTS) {
         expect(errorsOf(removed)).toEqual([{ path: 'orders[0].lines', message: expect.stringMatching(/\bline 1\b/) }]);
         await unchanged();
 
-        const product2 = await importStore('S1', [{ order_number: number, comment: 'x', lines: [line(1, q, 3), line(2, q, 1)] }]);
+        const product2 = await importStore('S1', [
+          { order_number: number, comment: 'x', lines: [line(1, q, 3), line(2, q, 1)] },
+        ]);
         expect(product2.statusCode).toBe(409);
         expect(pathsOf(product2)).toEqual(['orders[0].lines[0].product_number']);
         await unchanged();
 
-        const pool = await importStore('S1', [{ order_number: number, comment: 'x', lines: [line(1, p, 3, { stock_pool: 2 }), line(2, q, 1)] }]);
+        const pool = await importStore('S1', [
+          { order_number: number, comment: 'x', lines: [line(1, p, 3, { stock_pool: 2 }), line(2, q, 1)] },
+        ]);
         expect(pool.statusCode).toBe(409);
-        expect(errorsOf(pool)).toEqual([{ path: expect.stringMatching(/^orders\[0\]\.lines/), message: expect.stringMatching(/\bline 1\b/) }]);
+        expect(errorsOf(pool)).toEqual([
+          { path: expect.stringMatching(/^orders\[0\]\.lines/), message: expect.stringMatching(/\bline 1\b/) },
+        ]);
         await unchanged();
 
         // A line without picks may go; the picked line's quantity may change (also below what is picked).
@@ -1181,7 +1413,9 @@ for (const dialect of DIALECTS) {
         expect(ok.statusCode, ok.body).toBe(200);
         expect(ok.json()).toEqual(ack(0, 1, 0));
         const order = await mustRead(number);
-        expect(order.lines.map((l) => [l.line_number, l.quantity, l.picked_quantity, l.is_picked])).toEqual([[1, 2, 2, true]]);
+        expect(order.lines.map((l) => [l.line_number, l.quantity, l.picked_quantity, l.is_picked])).toEqual([
+          [1, 2, 2, true],
+        ]);
         expect(await balances(p)).toEqual({ '-|1|-': 3, [`-|1|${number}`]: 2 });
       });
     });
@@ -1224,7 +1458,11 @@ for (const dialect of DIALECTS) {
         await stock(p, 10, { location_code: 'SHELF' });
         const number = await newOrder([line(1, p, 6, { preferred_location_code: 'SHELF' })]);
         // Warm the answers before the pick: they must not be served stale afterwards.
-        for (const query of ['', '?exclude_customer_order_stock=true', '?exclude_customer_order_stock=true&include_locations=true']) {
+        for (const query of [
+          '',
+          '?exclude_customer_order_stock=true',
+          '?exclude_customer_order_stock=true&include_locations=true',
+        ]) {
           expect((await t.get(`${SINGLE('S1', p)}${query}`)).json().products[0].most_likely_stock).toBe(10);
         }
         await putOk({ order_number: number, lines: [{ line_number: 1, picked_quantity: 4 }] });
@@ -1233,11 +1471,20 @@ for (const dialect of DIALECTS) {
         expect(all).toMatchObject({ most_likely_stock: 10, stock_pool_1: 10 });
         const sellable = (await t.get(`${SINGLE('S1', p)}?exclude_customer_order_stock=true`)).json().products[0];
         expect(sellable).toMatchObject({ most_likely_stock: 6, stock_pool_1: 6 });
-        const located = (await t.get(`${SINGLE('S1', p)}?exclude_customer_order_stock=true&include_locations=true`)).json().products[0];
+        const located = (
+          await t.get(`${SINGLE('S1', p)}?exclude_customer_order_stock=true&include_locations=true`)
+        ).json().products[0];
         expect(located.most_likely_stock).toBe(6);
-        expect(located.store_locations).toEqual([expect.objectContaining({ store_location_code: 'SHELF', quantity: 6, stock_pool_1: 6 })]);
+        expect(located.store_locations).toEqual([
+          expect.objectContaining({ store_location_code: 'SHELF', quantity: 6, stock_pool_1: 6 }),
+        ]);
         const withBound = (await t.get(`${SINGLE('S1', p)}?include_locations=true`)).json().products[0];
-        expect(withBound.store_locations.map((l: { store_location_code?: string; quantity: number }) => [l.store_location_code, l.quantity])).toEqual([
+        expect(
+          withBound.store_locations.map((l: { store_location_code?: string; quantity: number }) => [
+            l.store_location_code,
+            l.quantity,
+          ]),
+        ).toEqual([
           ['SHELF', 6],
           [undefined, 4],
         ]);
@@ -1250,11 +1497,16 @@ for (const dialect of DIALECTS) {
           return body.list[0];
         };
         expect(await listed('')).toMatchObject({ most_likely_quantity: 10, most_likely_pool_1: 10 });
-        expect(await listed('&exclude_customer_order_stock=true')).toMatchObject({ most_likely_quantity: 6, most_likely_pool_1: 6 });
+        expect(await listed('&exclude_customer_order_stock=true')).toMatchObject({
+          most_likely_quantity: 6,
+          most_likely_pool_1: 6,
+        });
 
         // Released again: sellable again.
         await putOk({ order_number: number, status_id: 7 });
-        expect((await t.get(`${SINGLE('S1', p)}?exclude_customer_order_stock=true`)).json().products[0].most_likely_stock).toBe(10);
+        expect(
+          (await t.get(`${SINGLE('S1', p)}?exclude_customer_order_stock=true`)).json().products[0].most_likely_stock,
+        ).toBe(10);
         expect(await listed('&exclude_customer_order_stock=true')).toMatchObject({ most_likely_quantity: 10 });
       });
 
@@ -1266,30 +1518,69 @@ for (const dialect of DIALECTS) {
 
         const entry = await t.post(LOGS('S1'), {
           storeproductlog: [
-            { product_number: p, quantity: 1, customer_order_line_number: 0, modification_datetime: '2026-01-02T00:00:00Z' },
-            { product_number: p, quantity: 2, customer_order_number: number, customer_order_line_number: 1, modification_datetime: '2026-01-02T00:00:00Z' },
+            {
+              product_number: p,
+              quantity: 1,
+              customer_order_line_number: 0,
+              modification_datetime: '2026-01-02T00:00:00Z',
+            },
+            {
+              product_number: p,
+              quantity: 2,
+              customer_order_number: number,
+              customer_order_line_number: 1,
+              modification_datetime: '2026-01-02T00:00:00Z',
+            },
           ],
         });
         expect(entry.statusCode, entry.body).toBe(422);
         expect(entry.json()).toMatchObject({ success: false, code: 'UNPROCESSABLE' });
-        expect(errorsOf(entry)).toEqual([{ path: 'storeproductlog[1].customer_order_number', message: expect.stringContaining(number) }]);
+        expect(errorsOf(entry)).toEqual([
+          { path: 'storeproductlog[1].customer_order_number', message: expect.stringContaining(number) },
+        ]);
 
         const moveTo = await t.post(MOVE('S1'), {
-          body: [{ product_number: p, quantity: 1, from_location: { location_code: 'SHELF' }, to_location: { location_code: 'SHELF', customer_order_number: number } }],
+          body: [
+            {
+              product_number: p,
+              quantity: 1,
+              from_location: { location_code: 'SHELF' },
+              to_location: { location_code: 'SHELF', customer_order_number: number },
+            },
+          ],
         });
         expect(moveTo.statusCode, moveTo.body).toBe(422);
         expect(pathsOf(moveTo)).toEqual(['body[0].to_location.customer_order_number']);
         const moveFrom = await t.post(MOVE('S1'), {
-          body: [{ product_number: p, quantity: 1, from_location: { customer_order_number: number }, to_location: { location_code: 'SHELF' }, allow_overage: true }],
+          body: [
+            {
+              product_number: p,
+              quantity: 1,
+              from_location: { customer_order_number: number },
+              to_location: { location_code: 'SHELF' },
+              allow_overage: true,
+            },
+          ],
         });
         expect(moveFrom.statusCode, moveFrom.body).toBe(422);
         expect(pathsOf(moveFrom)).toEqual(['body[0].from_location.customer_order_number']);
         expect(await balances(p)).toEqual(before);
 
         // An order number this service does not manage still books order-bound stock.
-        await stock(p, 2, { location_code: 'SHELF', customer_order_number: 'EXT-UNMANAGED-1', customer_order_line_number: 1 });
+        await stock(p, 2, {
+          location_code: 'SHELF',
+          customer_order_number: 'EXT-UNMANAGED-1',
+          customer_order_line_number: 1,
+        });
         const moved = await t.post(MOVE('S1'), {
-          body: [{ product_number: p, quantity: 1, from_location: { location_code: 'SHELF' }, to_location: { location_code: 'SHELF', customer_order_number: 'EXT-UNMANAGED-1' } }],
+          body: [
+            {
+              product_number: p,
+              quantity: 1,
+              from_location: { location_code: 'SHELF' },
+              to_location: { location_code: 'SHELF', customer_order_number: 'EXT-UNMANAGED-1' },
+            },
+          ],
         });
         expect(moved.statusCode, moved.body).toBe(200);
         expect(await balances(p)).toEqual({ 'SHELF|1|-': 9, 'SHELF|1|EXT-UNMANAGED-1': 3 });
@@ -1312,8 +1603,14 @@ for (const dialect of DIALECTS) {
           expect(r.statusCode, `${what}: ${r.body}`).toBe(403);
           expect(r.json()).toMatchObject({ success: false, code: 'FORBIDDEN' });
         };
-        expect403(await importStore('S1', [{ order_number: fresh, lines: [line(1, p, 1)] }], token), 'store-path create');
-        expect403(await importStore('S1', [{ order_number: number, comment: 'hijack', lines: [line(1, p, 2)] }], token), 'store-path update');
+        expect403(
+          await importStore('S1', [{ order_number: fresh, lines: [line(1, p, 1)] }], token),
+          'store-path create',
+        );
+        expect403(
+          await importStore('S1', [{ order_number: number, comment: 'hijack', lines: [line(1, p, 2)] }], token),
+          'store-path update',
+        );
         expect403(
           await importCross(
             [
@@ -1324,7 +1621,10 @@ for (const dialect of DIALECTS) {
           ),
           'cross-store create',
         );
-        expect403(await put({ order_number: number, lines: [{ line_number: 1, picked_quantity: 2 }] }, 'S1', token), 'PUT');
+        expect403(
+          await put({ order_number: number, lines: [{ line_number: 1, picked_quantity: 2 }] }, 'S1', token),
+          'PUT',
+        );
         expect403(await put({ order_number: number, status_id: 7 }, 'S1', token), 'PUT cancel');
         expect403(await clear(number, 'S1', token), 'clearance');
         expect403(await t.get(ORDERS('S1'), token), 'list');
@@ -1339,7 +1639,10 @@ for (const dialect of DIALECTS) {
         // In its own store everything works.
         const own = nextOrderNumber();
         expect((await importStore('S2', [{ order_number: own, lines: [line(1, p, 1)] }], token)).statusCode).toBe(200);
-        expect((await importCross([{ order_number: `${own}-x`, store_number: 'S2', lines: [line(1, p, 1)] }], token)).statusCode).toBe(200);
+        expect(
+          (await importCross([{ order_number: `${own}-x`, store_number: 'S2', lines: [line(1, p, 1)] }], token))
+            .statusCode,
+        ).toBe(200);
         expect((await put({ order_number: own, is_claimed: true }, 'S2', token)).statusCode).toBe(200);
         expect((await clear(own, 'S2', token)).statusCode).toBe(200);
         const listed = await t.get(ORDERS('S2'), token);

@@ -13,7 +13,8 @@ import { productInput, storeInput, unchecked } from '../helpers/factories.js';
 
 const STORE_DELIVERIES = (store: string) => `${API}/stores/${store}/orders/deliveries`;
 const DELIVERIES = `${API}/orders/deliveries`;
-const RECEIVE = (store: string, order: string) => `${API}/stores/${store}/orders/deliveries/${encodeURIComponent(order)}/receive`;
+const RECEIVE = (store: string, order: string) =>
+  `${API}/stores/${store}/orders/deliveries/${encodeURIComponent(order)}/receive`;
 
 type StoreOrder = StoreDeliveryInput;
 type StoreLine = NonNullable<StoreOrder['order_lines']>[number];
@@ -21,9 +22,17 @@ type StoreLine = NonNullable<StoreOrder['order_lines']>[number];
 // supplier_name required, a line's product_number optional. Written out because the schema's
 // static type does not carry these differences.
 type CrossLine = Omit<StoreLine, 'product_number'> & { product_number?: string };
-type CrossOrder = Omit<StoreOrder, 'order_lines' | 'supplier_name'> & { store_number: string; supplier_name: string; order_lines?: CrossLine[] };
+type CrossOrder = Omit<StoreOrder, 'order_lines' | 'supplier_name'> & {
+  store_number: string;
+  supplier_name: string;
+  order_lines?: CrossLine[];
+};
 type FieldError = { path: string; message: string };
-type Delivery = Record<string, unknown> & { order_number: string; updated_on: string; order_lines: Array<Record<string, unknown>> };
+type Delivery = Record<string, unknown> & {
+  order_number: string;
+  updated_on: string;
+  order_lines: Array<Record<string, unknown>>;
+};
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -33,7 +42,12 @@ const BC_DP1_ALT = '8711111111127';
 const BC_DP2 = '8712222222229';
 const S1_GLN = '8712345000001';
 
-function line(lineNumber: number, productNumber: string, quantity: number, overrides: Partial<StoreLine> = {}): StoreLine {
+function line(
+  lineNumber: number,
+  productNumber: string,
+  quantity: number,
+  overrides: Partial<StoreLine> = {},
+): StoreLine {
   return { line_number: lineNumber, product_number: productNumber, quantity, target_stock_pool: 1, ...overrides };
 }
 
@@ -62,7 +76,10 @@ function crossOrder(orderNumber: string, storeNumber: string, overrides: Partial
 }
 
 const errorsOf = (response: LightMyRequestResponse): FieldError[] => response.json().errors;
-const pathsOf = (response: LightMyRequestResponse): string[] => errorsOf(response).map((e) => e.path).sort();
+const pathsOf = (response: LightMyRequestResponse): string[] =>
+  errorsOf(response)
+    .map((e) => e.path)
+    .sort();
 const ack = (created: number, updated: number, unchanged: number) => ({
   success: true,
   message: `created ${created}, updated ${updated}, unchanged ${unchanged}, deleted 0`,
@@ -80,7 +97,11 @@ for (const dialect of DIALECTS) {
     let counter = 0;
     const next = (prefix: string) => `${prefix}-${++counter}`;
 
-    const importStore = (store: string, orders: unknown[], options: { token?: string | null; override?: boolean } = {}) =>
+    const importStore = (
+      store: string,
+      orders: unknown[],
+      options: { token?: string | null; override?: boolean } = {},
+    ) =>
       t.request({
         method: 'POST',
         url: STORE_DELIVERIES(store),
@@ -122,7 +143,12 @@ for (const dialect of DIALECTS) {
       return body.list.map((d: Delivery) => d.order_number);
     }
 
-    async function receive(store: string, orderNumber: string, lines: Array<{ line_number: number; received_quantity: number }>, submit = false) {
+    async function receive(
+      store: string,
+      orderNumber: string,
+      lines: Array<{ line_number: number; received_quantity: number }>,
+      submit = false,
+    ) {
       const response = await t.post(RECEIVE(store, orderNumber), submit ? { lines, submit } : { lines });
       expect(response.statusCode, response.body).toBe(200);
     }
@@ -130,7 +156,13 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       t = await buildTestApp(dialect);
       const stores = await t.post(`${API}/stores`, {
-        stores: [storeInput('S1', { store_gln: S1_GLN }), storeInput('S2'), storeInput('S3'), storeInput('F1'), storeInput('F2')],
+        stores: [
+          storeInput('S1', { store_gln: S1_GLN }),
+          storeInput('S2'),
+          storeInput('S3'),
+          storeInput('F1'),
+          storeInput('F2'),
+        ],
       });
       expect(stores.statusCode, stores.body).toBe(200);
       const products = await t.post(`${API}/products`, {
@@ -148,8 +180,13 @@ for (const dialect of DIALECTS) {
       });
       expect(products.statusCode, products.body).toBe(200);
       // group_code is a PUT-only store product field (store-products.test.ts).
-      for (const [store, group] of [['S1', 'GRP-1'], ['F1', 'GRP-F']] as const) {
-        const storeProduct = await t.put(`${API}/stores/${store}/storeproducts`, { products: [{ product_number: 'DP1', group_code: group }] });
+      for (const [store, group] of [
+        ['S1', 'GRP-1'],
+        ['F1', 'GRP-F'],
+      ] as const) {
+        const storeProduct = await t.put(`${API}/stores/${store}/storeproducts`, {
+          products: [{ product_number: 'DP1', group_code: group }],
+        });
         expect(storeProduct.statusCode, storeProduct.body).toBe(200);
       }
     });
@@ -194,7 +231,11 @@ for (const dialect of DIALECTS) {
                 purchase_price: 1.2345,
                 reference: 'line-ref',
               }),
-              line(2, 'DP2', 4, { barcode: '9999000000001', description: 'Line text', product_description: 'not shown: description wins' }),
+              line(2, 'DP2', 4, {
+                barcode: '9999000000001',
+                description: 'Line text',
+                product_description: 'not shown: description wins',
+              }),
               line(3, 'DP3', 1.125),
             ],
           }),
@@ -202,7 +243,11 @@ for (const dialect of DIALECTS) {
         expect(response.statusCode, response.body).toBe(200);
         expect(response.json()).toEqual(ack(1, 0, 0));
 
-        const stored = await t.app.ctx.db.selectFrom('delivery_orders').select('id').where('order_number', '=', number).executeTakeFirstOrThrow();
+        const stored = await t.app.ctx.db
+          .selectFrom('delivery_orders')
+          .select('id')
+          .where('order_number', '=', number)
+          .executeTakeFirstOrThrow();
         const delivery = await mustRead(number);
         expect(delivery).toEqual({
           datetime_created: '2026-03-01T07:00:00.000Z',
@@ -313,9 +358,36 @@ for (const dialect of DIALECTS) {
         expect(delivery.store_gln).toBeUndefined(); // S2 has no GLN
         expect(delivery.order_lines).toEqual([
           // the line's barcode, the product it resolves to; no group: DP1 has no store product in S2
-          { line_number: 1, quantity: 1, received_quantity: 0, target_stock_pool: 1, barcode: BC_DP1_ALT, base_unit: 'kg', category_code: 'FRUIT', product_number: 'DP1', purchase_unit_quantity: 6, rounded_quantity: 1 },
-          { line_number: 2, quantity: 2, received_quantity: 0, target_stock_pool: 3, barcode: BC_DP2, category_code: 'VEG', product_number: 'DP2', rounded_quantity: 2 },
-          { line_number: 3, quantity: 0.5, received_quantity: 0, target_stock_pool: 1, product_number: 'DP3', rounded_quantity: 0.5 },
+          {
+            line_number: 1,
+            quantity: 1,
+            received_quantity: 0,
+            target_stock_pool: 1,
+            barcode: BC_DP1_ALT,
+            base_unit: 'kg',
+            category_code: 'FRUIT',
+            product_number: 'DP1',
+            purchase_unit_quantity: 6,
+            rounded_quantity: 1,
+          },
+          {
+            line_number: 2,
+            quantity: 2,
+            received_quantity: 0,
+            target_stock_pool: 3,
+            barcode: BC_DP2,
+            category_code: 'VEG',
+            product_number: 'DP2',
+            rounded_quantity: 2,
+          },
+          {
+            line_number: 3,
+            quantity: 0.5,
+            received_quantity: 0,
+            target_stock_pool: 1,
+            product_number: 'DP3',
+            rounded_quantity: 0.5,
+          },
         ]);
       });
 
@@ -370,25 +442,49 @@ for (const dialect of DIALECTS) {
 
       it('order_lines present is the whole line set: absent lines removed, new ones added, changed ones updated', async () => {
         const number = next('WS');
-        await importStore('S1', [order(number, { order_lines: [line(1, 'DP1', 5), line(2, 'DP2', 3), line(3, 'DP3', 1)] })]);
+        await importStore('S1', [
+          order(number, { order_lines: [line(1, 'DP1', 5), line(2, 'DP2', 3), line(3, 'DP3', 1)] }),
+        ]);
         const first = await mustRead(number);
 
         await pastMoment(first.updated_on);
         const response = await importStore('S1', [
-          order(number, { order_lines: [line(1, 'DP1', 6, { description: 'changed' }), line(3, 'DP3', 1), line(4, 'DP2', 2, { target_stock_pool: 4 })] }),
+          order(number, {
+            order_lines: [
+              line(1, 'DP1', 6, { description: 'changed' }),
+              line(3, 'DP3', 1),
+              line(4, 'DP2', 2, { target_stock_pool: 4 }),
+            ],
+          }),
         ]);
         expect(response.statusCode, response.body).toBe(200);
         expect(response.json()).toEqual(ack(0, 1, 0));
         const second = await mustRead(number);
         expect(Date.parse(second.updated_on)).toBeGreaterThan(Date.parse(first.updated_on));
-        expect(second.order_lines.map((l) => [l.line_number, l.product_number, l.quantity, l.target_stock_pool, l.description ?? null])).toEqual([
+        expect(
+          second.order_lines.map((l) => [
+            l.line_number,
+            l.product_number,
+            l.quantity,
+            l.target_stock_pool,
+            l.description ?? null,
+          ]),
+        ).toEqual([
           [1, 'DP1', 6, 1, 'changed'],
           [3, 'DP3', 1, 1, null],
           [4, 'DP2', 2, 4, null],
         ]);
 
         // A line's product may change while nothing was received on it.
-        expect((await importStore('S1', [order(number, { order_lines: [line(1, 'DP2', 6), line(3, 'DP3', 1), line(4, 'DP2', 2, { target_stock_pool: 4 })] })])).json()).toEqual(ack(0, 1, 0));
+        expect(
+          (
+            await importStore('S1', [
+              order(number, {
+                order_lines: [line(1, 'DP2', 6), line(3, 'DP3', 1), line(4, 'DP2', 2, { target_stock_pool: 4 })],
+              }),
+            ])
+          ).json(),
+        ).toEqual(ack(0, 1, 0));
         expect((await mustRead(number)).order_lines.map((l) => l.product_number)).toEqual(['DP2', 'DP3', 'DP2']);
 
         // An empty set removes every line.
@@ -427,14 +523,21 @@ for (const dialect of DIALECTS) {
         await receive('S1', number, [{ line_number: 1, received_quantity: 2 }]);
         const receiving = await mustRead(number);
         expect(receiving).toMatchObject({ status: 'receiving', is_downloaded: true });
-        expect(receiving.order_lines.map((l) => [l.line_number, l.received_quantity])).toEqual([[1, 2], [2, 0]]);
+        expect(receiving.order_lines.map((l) => [l.line_number, l.received_quantity])).toEqual([
+          [1, 2],
+          [2, 0],
+        ]);
 
         const removed = await importStore('S1', [order(number, { order_lines: [line(2, 'DP2', 3)] })]);
         expect(removed.statusCode).toBe(409);
         expect(removed.json()).toMatchObject({ success: false, code: 'CONFLICT' });
-        expect(errorsOf(removed)).toEqual([{ path: 'orders[0].order_lines', message: expect.stringMatching(/\bline(_number)? '?1\b/) }]);
+        expect(errorsOf(removed)).toEqual([
+          { path: 'orders[0].order_lines', message: expect.stringMatching(/\bline(_number)? '?1\b/) },
+        ]);
 
-        const productChanged = await importStore('S1', [order(number, { order_lines: [line(1, 'DP2', 5), line(2, 'DP2', 3)] })]);
+        const productChanged = await importStore('S1', [
+          order(number, { order_lines: [line(1, 'DP2', 5), line(2, 'DP2', 3)] }),
+        ]);
         expect(productChanged.statusCode).toBe(409);
         expect(productChanged.json()).toMatchObject({ success: false, code: 'CONFLICT' });
         expect(pathsOf(productChanged)).toEqual(['orders[0].order_lines[0].product_number']);
@@ -443,13 +546,23 @@ for (const dialect of DIALECTS) {
         // Quantity may change; the line not received may go; received_quantity sent by an
         // import is no field of it and changes nothing.
         const requantified = await importStore('S1', [
-          order(number, { order_lines: [unchecked({ ...line(1, 'DP1', 7), received_quantity: 99 }), line(3, 'DP3', 1)] }),
+          order(number, {
+            order_lines: [unchecked({ ...line(1, 'DP1', 7), received_quantity: 99 }), line(3, 'DP3', 1)],
+          }),
         ]);
         expect(requantified.statusCode, requantified.body).toBe(200);
         expect(requantified.json()).toEqual(ack(0, 1, 0));
         const after = await mustRead(number);
         expect(after.status).toBe('receiving');
-        expect(after.order_lines.map((l) => [l.line_number, l.product_number, l.quantity, l.rounded_quantity, l.received_quantity])).toEqual([
+        expect(
+          after.order_lines.map((l) => [
+            l.line_number,
+            l.product_number,
+            l.quantity,
+            l.rounded_quantity,
+            l.received_quantity,
+          ]),
+        ).toEqual([
           [1, 'DP1', 7, 7, 2],
           [3, 'DP3', 1, 1, 0],
         ]);
@@ -549,19 +662,36 @@ for (const dialect of DIALECTS) {
               line(4, 'DP1', 1),
             ],
           });
-        const response = await importStore('S1', [withContainers(counted), order(none, { no_of_containers: 4, order_lines: [line(1, 'DP1', 1), line(2, 'DP2', 1)] })]);
+        const response = await importStore('S1', [
+          withContainers(counted),
+          order(none, { no_of_containers: 4, order_lines: [line(1, 'DP1', 1), line(2, 'DP2', 1)] }),
+        ]);
         expect(response.statusCode, response.body).toBe(200);
         expect((await mustRead(counted)).no_of_containers).toBe(2);
         expect((await mustRead(none)).no_of_containers).toBe(4);
-        expect((await mustRead(counted)).order_lines.map((l) => l.container_barcode ?? null)).toEqual(['CAGE-1', 'CAGE-1', 'CAGE-2', null]);
+        expect((await mustRead(counted)).order_lines.map((l) => l.container_barcode ?? null)).toEqual([
+          'CAGE-1',
+          'CAGE-1',
+          'CAGE-2',
+          null,
+        ]);
 
         const override = await importStore('S1', [withContainers(overridden)], { override: true });
         expect(override.statusCode, override.body).toBe(200);
         expect((await mustRead(overridden)).no_of_containers).toBe(9);
-        const crossOverride = await importCross([{ ...withContainers(next('NC')), store_number: 'S1', supplier_name: 'x' }], { override: true });
+        const crossOverride = await importCross(
+          [{ ...withContainers(next('NC')), store_number: 'S1', supplier_name: 'x' }],
+          { override: true },
+        );
         expect(crossOverride.statusCode, crossOverride.body).toBe(200);
         const crossCounted = next('NC');
-        expect((await importCross([{ ...withContainers(crossCounted), store_number: 'S1', supplier_name: 'x' }], { override: false })).statusCode).toBe(200);
+        expect(
+          (
+            await importCross([{ ...withContainers(crossCounted), store_number: 'S1', supplier_name: 'x' }], {
+              override: false,
+            })
+          ).statusCode,
+        ).toBe(200);
         expect((await mustRead(crossCounted)).no_of_containers).toBe(2);
 
         // A header-only update counts the stored lines' containers: the same header is unchanged.
@@ -570,7 +700,9 @@ for (const dialect of DIALECTS) {
         expect((await mustRead(counted)).no_of_containers).toBe(2);
 
         // An update recounts from the new line set.
-        const recount = await importStore('S1', [{ ...withContainers(counted), order_lines: [line(1, 'DP1', 1, { container_barcode: 'CAGE-7' })] }]);
+        const recount = await importStore('S1', [
+          { ...withContainers(counted), order_lines: [line(1, 'DP1', 1, { container_barcode: 'CAGE-7' })] },
+        ]);
         expect(recount.json()).toEqual(ack(0, 1, 0));
         expect((await mustRead(counted)).no_of_containers).toBe(1);
       });
@@ -586,7 +718,11 @@ for (const dialect of DIALECTS) {
           order(number, { supplier_name: 'again' }),
         ]);
         expect(response.statusCode).toBe(400);
-        expect(response.json()).toMatchObject({ success: false, code: 'VALIDATION_FAILED', message: expect.any(String) });
+        expect(response.json()).toMatchObject({
+          success: false,
+          code: 'VALIDATION_FAILED',
+          message: expect.any(String),
+        });
         expect(pathsOf(response)).toEqual(['orders[1].order_lines[2].line_number', 'orders[2].order_number']);
         expect(await read(number)).toBeUndefined();
         expect(await read(other)).toBeUndefined();
@@ -607,7 +743,11 @@ for (const dialect of DIALECTS) {
         expect(pathsOf(cross)).toEqual(['orders[0].order_lines[1].product_number']);
 
         // The store path requires product_number: a barcode alone does not do.
-        const store = await importStore('S1', [order(number, { order_lines: [unchecked({ line_number: 1, barcode: BC_DP1, quantity: 1, target_stock_pool: 1 })] })]);
+        const store = await importStore('S1', [
+          order(number, {
+            order_lines: [unchecked({ line_number: 1, barcode: BC_DP1, quantity: 1, target_stock_pool: 1 })],
+          }),
+        ]);
         expect(store.statusCode).toBe(400);
         expect(store.json()).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
         expect(pathsOf(store)).toEqual(['orders[0].order_lines[0].product_number']);
@@ -621,7 +761,10 @@ for (const dialect of DIALECTS) {
         expect(store.json()).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
         expect(pathsOf(store)).toEqual(['orders[0].store_origin']);
 
-        const cross = await importCross([crossOrder(next('SO'), 'S1', { store_origin: 'S2' }), crossOrder(number, 'S2', { store_origin: 'S2' })]);
+        const cross = await importCross([
+          crossOrder(next('SO'), 'S1', { store_origin: 'S2' }),
+          crossOrder(number, 'S2', { store_origin: 'S2' }),
+        ]);
         expect(cross.statusCode).toBe(400);
         expect(pathsOf(cross)).toEqual(['orders[1].store_origin']);
         expect(await read(number)).toBeUndefined();
@@ -629,10 +772,14 @@ for (const dialect of DIALECTS) {
 
       it('unknown product or barcode on a line: 422 naming .product_number / .barcode, nothing stored', async () => {
         const number = next('UK');
-        const store = await importStore('S1', [order(number, { order_lines: [line(1, 'DP1', 1), line(2, 'NO-SUCH', 1)] })]);
+        const store = await importStore('S1', [
+          order(number, { order_lines: [line(1, 'DP1', 1), line(2, 'NO-SUCH', 1)] }),
+        ]);
         expect(store.statusCode).toBe(422);
         expect(store.json()).toMatchObject({ success: false, code: 'UNPROCESSABLE' });
-        expect(errorsOf(store)).toEqual([{ path: 'orders[0].order_lines[1].product_number', message: expect.stringContaining('NO-SUCH') }]);
+        expect(errorsOf(store)).toEqual([
+          { path: 'orders[0].order_lines[1].product_number', message: expect.stringContaining('NO-SUCH') },
+        ]);
 
         const cross = await importCross([
           crossOrder(number, 'S1', {
@@ -666,7 +813,7 @@ for (const dialect of DIALECTS) {
         expect(await listed(`store_number=NOPE`)).toEqual([]);
       });
 
-      it('order_number of another store\'s delivery: 409 orders[i].order_number, the delivery stays as it was', async () => {
+      it("order_number of another store's delivery: 409 orders[i].order_number, the delivery stays as it was", async () => {
         const number = next('OS');
         await importStore('S1', [order(number)]);
         const before = await mustRead(number);
@@ -699,7 +846,11 @@ for (const dialect of DIALECTS) {
           }),
         ]);
         expect(response.statusCode).toBe(400);
-        expect(response.json()).toMatchObject({ success: false, code: 'VALIDATION_FAILED', message: expect.any(String) });
+        expect(response.json()).toMatchObject({
+          success: false,
+          code: 'VALIDATION_FAILED',
+          message: expect.any(String),
+        });
         expect([...new Set(pathsOf(response))]).toEqual([
           'orders[0].datetime_created',
           'orders[0].datetime_expected',
@@ -716,7 +867,9 @@ for (const dialect of DIALECTS) {
         expect(await read(number)).toBeUndefined();
 
         // Missing required fields are named too.
-        const missing = await importStore('S1', [unchecked({ order_number: number, order_lines: [{ line_number: 1, product_number: 'DP1' }] })]);
+        const missing = await importStore('S1', [
+          unchecked({ order_number: number, order_lines: [{ line_number: 1, product_number: 'DP1' }] }),
+        ]);
         expect(missing.statusCode).toBe(400);
         expect(pathsOf(missing)).toEqual([
           'orders[0].datetime_expected',
@@ -730,13 +883,18 @@ for (const dialect of DIALECTS) {
 
       it('at most 10,000 orders per request and 10,000 lines per order: 400 naming the array', async () => {
         const number = next('LM');
-        const tooManyOrders = await importStore('S1', Array.from({ length: 10_001 }, (_, i) => order(`${number}-${i}`, { order_lines: [] })));
+        const tooManyOrders = await importStore(
+          'S1',
+          Array.from({ length: 10_001 }, (_, i) => order(`${number}-${i}`, { order_lines: [] })),
+        );
         expect(tooManyOrders.statusCode).toBe(400);
         expect(tooManyOrders.json()).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
         expect(pathsOf(tooManyOrders)).toEqual(['orders']);
         expect(await read(`${number}-0`)).toBeUndefined();
 
-        const tooManyLines = await importStore('S1', [order(number, { order_lines: Array.from({ length: 10_001 }, (_, i) => line(i + 1, 'DP1', 1)) })]);
+        const tooManyLines = await importStore('S1', [
+          order(number, { order_lines: Array.from({ length: 10_001 }, (_, i) => line(i + 1, 'DP1', 1)) }),
+        ]);
         expect(tooManyLines.statusCode).toBe(400);
         expect(pathsOf(tooManyLines)).toEqual(['orders[0].order_lines']);
         expect(await read(number)).toBeUndefined();
@@ -744,7 +902,10 @@ for (const dialect of DIALECTS) {
 
       it('atomic: a request with one bad order stores nothing of the others (422 and 409 cases)', async () => {
         const [good, bad] = [next('AT'), next('AT')];
-        const unknownProduct = await importStore('S1', [order(good), order(bad, { order_lines: [line(1, 'NO-SUCH', 1)] })]);
+        const unknownProduct = await importStore('S1', [
+          order(good),
+          order(bad, { order_lines: [line(1, 'NO-SUCH', 1)] }),
+        ]);
         expect(unknownProduct.statusCode).toBe(422);
         expect(await read(good)).toBeUndefined();
         expect(await read(bad)).toBeUndefined();
@@ -787,19 +948,60 @@ for (const dialect of DIALECTS) {
         n.d = `FD-${dialect.name}`;
         n.e = `FE-${dialect.name}`;
         const f1 = await importStore('F1', [
-          order(n.a, { supplier_name: 'Acme Foods BV', supplier_code: 'AC', datetime_expected: '2026-05-10T08:00:00Z', order_lines: [line(1, 'DP1', 2, { secondary_order_number: 'SO-77' })] }),
-          order(n.b, { supplier_name: 'Bakery Bros', supplier_code: 'BB', datetime_expected: '2026-05-10T23:59:59Z', order_lines: [line(1, 'DP2', 2)] }),
-          order(n.c, { supplier_name: 'acme-ish Supplies', supplier_code: 'AC', datetime_expected: '2026-05-11T00:00:00Z', order_lines: [line(1, 'DP2', 2)] }),
-          order(n.d, { supplier_name: 'Other', supplier_code: 'OT', datetime_expected: '2026-05-09T12:00:00Z', order_lines: [line(1, 'DP3', 2)] }),
+          order(n.a, {
+            supplier_name: 'Acme Foods BV',
+            supplier_code: 'AC',
+            datetime_expected: '2026-05-10T08:00:00Z',
+            order_lines: [line(1, 'DP1', 2, { secondary_order_number: 'SO-77' })],
+          }),
+          order(n.b, {
+            supplier_name: 'Bakery Bros',
+            supplier_code: 'BB',
+            datetime_expected: '2026-05-10T23:59:59Z',
+            order_lines: [line(1, 'DP2', 2)],
+          }),
+          order(n.c, {
+            supplier_name: 'acme-ish Supplies',
+            supplier_code: 'AC',
+            datetime_expected: '2026-05-11T00:00:00Z',
+            order_lines: [line(1, 'DP2', 2)],
+          }),
+          order(n.d, {
+            supplier_name: 'Other',
+            supplier_code: 'OT',
+            datetime_expected: '2026-05-09T12:00:00Z',
+            order_lines: [line(1, 'DP3', 2)],
+          }),
         ]);
         expect(f1.statusCode, f1.body).toBe(200);
         const f2 = await importCross([
-          crossOrder(n.e, 'F2', { supplier_name: 'Acme Foods BV', supplier_code: 'AC', datetime_expected: '2026-05-10T10:00:00Z', order_lines: [{ line_number: 1, product_number: 'DP1', quantity: 1, target_stock_pool: 1, secondary_order_number: 'SO-77' }] }),
+          crossOrder(n.e, 'F2', {
+            supplier_name: 'Acme Foods BV',
+            supplier_code: 'AC',
+            datetime_expected: '2026-05-10T10:00:00Z',
+            order_lines: [
+              {
+                line_number: 1,
+                product_number: 'DP1',
+                quantity: 1,
+                target_stock_pool: 1,
+                secondary_order_number: 'SO-77',
+              },
+            ],
+          }),
         ]);
         expect(f2.statusCode, f2.body).toBe(200);
         await receive('F1', n.b, [{ line_number: 1, received_quantity: 1 }]);
         await receive('F1', n.c, [{ line_number: 1, received_quantity: 2 }], true);
-        const cancel = await importStore('F1', [order(n.d, { supplier_name: 'Other', supplier_code: 'OT', datetime_expected: '2026-05-09T12:00:00Z', order_lines: [line(1, 'DP3', 2)], status: 'cancelled' })]);
+        const cancel = await importStore('F1', [
+          order(n.d, {
+            supplier_name: 'Other',
+            supplier_code: 'OT',
+            datetime_expected: '2026-05-09T12:00:00Z',
+            order_lines: [line(1, 'DP3', 2)],
+            status: 'cancelled',
+          }),
+        ]);
         expect(cancel.statusCode, cancel.body).toBe(200);
         fA = await mustRead(n.a);
       });
@@ -839,8 +1041,12 @@ for (const dialect of DIALECTS) {
         expect(await listed('delivery_date=2026-05-10')).toEqual([n.a, n.b, n.e]);
         expect(await listed('store_number=F1&delivery_date=2026-05-11')).toEqual([n.c]);
         // 01:30 at +02:00 is 23:30 UTC of the 10th.
-        expect(await listed(`store_number=F1&delivery_date=${encodeURIComponent('2026-05-11T01:30:00+02:00')}`)).toEqual([n.a, n.b]);
-        expect(await listed(`store_number=F1&delivery_date=${encodeURIComponent('2026-05-09T23:00:00Z')}`)).toEqual([n.d]);
+        expect(
+          await listed(`store_number=F1&delivery_date=${encodeURIComponent('2026-05-11T01:30:00+02:00')}`),
+        ).toEqual([n.a, n.b]);
+        expect(await listed(`store_number=F1&delivery_date=${encodeURIComponent('2026-05-09T23:00:00Z')}`)).toEqual([
+          n.d,
+        ]);
         for (const garbage of ['next-tuesday', '2026-13-45', '2026-02-30', '10-05-2026', '2026-05-10T08:00:00-05']) {
           const response = await t.get(`${DELIVERIES}?delivery_date=${garbage}`);
           expect(response.statusCode, garbage).toBe(400);
@@ -852,11 +1058,25 @@ for (const dialect of DIALECTS) {
       it('last_modified_date: deliveries with updated_on at or after it', async () => {
         const latest = (await Promise.all([n.a, n.b, n.c, n.d].map(mustRead))).map((d) => Date.parse(d.updated_on));
         await pastMoment(new Date(Math.max(...latest)).toISOString());
-        const change = await importStore('F1', [order(n.a, { supplier_name: 'Acme Foods BV', supplier_code: 'AC', datetime_expected: '2026-05-10T08:00:00Z', order_lines: [line(1, 'DP1', 2, { secondary_order_number: 'SO-77' })], tracing_url: 'https://t/1' })]);
+        const change = await importStore('F1', [
+          order(n.a, {
+            supplier_name: 'Acme Foods BV',
+            supplier_code: 'AC',
+            datetime_expected: '2026-05-10T08:00:00Z',
+            order_lines: [line(1, 'DP1', 2, { secondary_order_number: 'SO-77' })],
+            tracing_url: 'https://t/1',
+          }),
+        ]);
         expect(change.json()).toEqual(ack(0, 1, 0));
         const changed = await mustRead(n.a);
-        expect(await listed(`store_number=F1&last_modified_date=${encodeURIComponent(changed.updated_on)}`)).toEqual([n.a]);
-        expect(await listed(`store_number=F1&last_modified_date=${encodeURIComponent(new Date(Date.parse(changed.updated_on) + 1).toISOString())}`)).toEqual([]);
+        expect(await listed(`store_number=F1&last_modified_date=${encodeURIComponent(changed.updated_on)}`)).toEqual([
+          n.a,
+        ]);
+        expect(
+          await listed(
+            `store_number=F1&last_modified_date=${encodeURIComponent(new Date(Date.parse(changed.updated_on) + 1).toISOString())}`,
+          ),
+        ).toEqual([]);
         expect(await listed('store_number=F1&last_modified_date=2020-01-01T00:00:00Z')).toEqual([n.a, n.b, n.c, n.d]);
         const bad = await t.get(`${DELIVERIES}?last_modified_date=yesterday`);
         expect(bad.statusCode).toBe(400);
@@ -872,7 +1092,9 @@ for (const dialect of DIALECTS) {
         for (const d of page1.list as Delivery[]) expect(d.order_lines).toHaveLength(1);
         expect(typeof page1.scroll_id).toBe('string');
 
-        const second = await t.get(`${DELIVERIES}?store_number=F1&page_size=3&scroll_id=${encodeURIComponent(page1.scroll_id)}`);
+        const second = await t.get(
+          `${DELIVERIES}?store_number=F1&page_size=3&scroll_id=${encodeURIComponent(page1.scroll_id)}`,
+        );
         expect(second.statusCode).toBe(200);
         const page2 = second.json();
         expect(page2.list.map((d: Delivery) => d.order_number)).toEqual([n.d]);
@@ -914,7 +1136,9 @@ for (const dialect of DIALECTS) {
         const s2 = next('AC');
         await importStore('S2', [order(s2)]);
         const s2Before = await mustRead(s2);
-        expect((await importCross([crossOrder(s2, 'S2', { supplier_name: 'hijack' })], { token })).statusCode).toBe(403);
+        expect((await importCross([crossOrder(s2, 'S2', { supplier_name: 'hijack' })], { token })).statusCode).toBe(
+          403,
+        );
         expect(await mustRead(s2)).toEqual(s2Before);
 
         // It lists only its stores' deliveries.
@@ -922,7 +1146,9 @@ for (const dialect of DIALECTS) {
         expect(all.statusCode).toBe(200);
         const stores = new Set((all.json().list as Delivery[]).map((d) => d.store_number));
         expect([...stores]).toEqual(['S1']);
-        expect((all.json().list as Delivery[]).map((d) => d.order_number)).toEqual(expect.arrayContaining([own, ownCross]));
+        expect((all.json().list as Delivery[]).map((d) => d.order_number)).toEqual(
+          expect.arrayContaining([own, ownCross]),
+        );
         expect(await listed(`order_number=${s2}`, token)).toEqual([]);
         expect(await listed('store_number=S2', token)).toEqual([]);
         expect(await listed(`order_number=${own}`, token)).toEqual([own]);

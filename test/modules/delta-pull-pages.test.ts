@@ -27,7 +27,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 // Both ways a page finds its candidates: from the window's entries (a sparse pull, up to
 // SPARSE_MEMBERS members: every pull here) and by walking store products by id and stamp.
-for (const [dialect, path] of DIALECTS.flatMap((d) => [[d, 'from the entries'], [d, 'walking by stamp']] as const)) {
+for (const [dialect, path] of DIALECTS.flatMap(
+  (d) =>
+    [
+      [d, 'from the entries'],
+      [d, 'walking by stamp'],
+    ] as const,
+)) {
   describe(`delta pull by Page_Start (${dialect.name}, candidates ${path})`, () => {
     let t: TestApp;
     const statements: string[] = [];
@@ -35,10 +41,16 @@ for (const [dialect, path] of DIALECTS.flatMap((d) => [[d, 'from the entries'], 
       t = await buildTestApp(dialect);
       deltaPullsOf(t.app.ctx.handle).sparseMembers = path === 'walking by stamp' ? 0 : SPARSE_MEMBERS;
       // The months back to five months ago, before anything is stored (an archive moves them out).
-      await t.app.ctx.handle.dialect.ensureLedgerMonths(t.app.ctx.db, Date.now(), addMonths(monthStart(Date.now()), -5));
+      await t.app.ctx.handle.dialect.ensureLedgerMonths(
+        t.app.ctx.db,
+        Date.now(),
+        addMonths(monthStart(Date.now()), -5),
+      );
       listenToStatements(t.app.ctx.db, (text) => statements.push(text));
       expect((await t.post(`${API}/stores`, { stores: STORES.map((s) => storeInput(s)) })).statusCode).toBe(200);
-      expect((await t.post(`${API}/products`, { products: PRODUCTS.map((p) => productInput(p)) })).statusCode).toBe(200);
+      expect((await t.post(`${API}/products`, { products: PRODUCTS.map((p) => productInput(p)) })).statusCode).toBe(
+        200,
+      );
       const reason = reasonCodeInput(REVIEWED, { default_review_status: 1, reason_code_type: 1, is_loss: true });
       expect((await t.post(`${API}/reasoncodes`, { reason_codes: [reason] })).statusCode).toBe(200);
       // Every store product exists before any pull starts: a first booking creates one, which
@@ -53,7 +65,13 @@ for (const [dialect, path] of DIALECTS.flatMap((d) => [[d, 'from the entries'], 
 
     async function book(store: string, products: string[], extra: Record<string, unknown> = {}) {
       const answer = await t.post(`${API}/stores/${store}/products/stock/storeproductlogs`, {
-        storeproductlog: products.map((product_number) => ({ product_number, quantity: 1, customer_order_line_number: 0, modification_datetime: new Date().toISOString(), ...extra })),
+        storeproductlog: products.map((product_number) => ({
+          product_number,
+          quantity: 1,
+          customer_order_line_number: 0,
+          modification_datetime: new Date().toISOString(),
+          ...extra,
+        })),
       });
       expect(answer.statusCode, answer.body).toBe(200);
       return answer.json().data as number[];
@@ -99,11 +117,19 @@ for (const [dialect, path] of DIALECTS.flatMap((d) => [[d, 'from the entries'], 
     };
     /** Page `page` as the API serves it, checked against OFFSET over the members and their count at that moment. */
     const pageMatchesOffset = async (since: number, page: number) => {
-      const answer = await t.get(`${LIST}?last_stock_modified_datetime=${new Date(since).toISOString()}&Page_Size=${SIZE}&Page_Start=${page}`);
+      const answer = await t.get(
+        `${LIST}?last_stock_modified_datetime=${new Date(since).toISOString()}&Page_Size=${SIZE}&Page_Start=${page}`,
+      );
       expect(answer.statusCode, answer.body).toBe(200);
-      const body = answer.json() as { total_count: number; list: Array<{ store_number: string; product_number: string }> };
+      const body = answer.json() as {
+        total_count: number;
+        list: Array<{ store_number: string; product_number: string }>;
+      };
       const expected = await members(since);
-      expect(body.list.map((item) => `${item.store_number}/${item.product_number}`), `page ${page}`).toEqual(expected.slice((page - 1) * SIZE, page * SIZE));
+      expect(
+        body.list.map((item) => `${item.store_number}/${item.product_number}`),
+        `page ${page}`,
+      ).toEqual(expected.slice((page - 1) * SIZE, page * SIZE));
       expect(body.total_count, `total_count of page ${page}`).toBe(expected.length);
       return { total: expected.length, full: body.list.length === SIZE };
     };
@@ -116,7 +142,8 @@ for (const [dialect, path] of DIALECTS.flatMap((d) => [[d, 'from the entries'], 
     /** The statement that counts a pull's members from its entries (delta-pull.ts countMembers). */
     const counts = (texts: string[]) => texts.filter((text) => text.includes('as "unstamped"'));
     /** Statements that read a page by OFFSET over the members (not the probes' `limit 1 offset 0`). */
-    const pagesSkipped = (texts: string[]) => texts.filter((text) => /order by "sp"\."id"( desc)? limit \S+ offset/i.test(text));
+    const pagesSkipped = (texts: string[]) =>
+      texts.filter((text) => /order by "sp"\."id"( desc)? limit \S+ offset/i.test(text));
 
     it('counts a pull once and reads each next page after the previous one, exact while stock changes between pages', async () => {
       const since = await startOfPull();
@@ -148,24 +175,43 @@ for (const [dialect, path] of DIALECTS.flatMap((d) => [[d, 'from the entries'], 
       await pageMatchesOffset(since, page++);
       await pageMatchesOffset(since, page++);
       const db = t.app.ctx.db;
-      const ds1 = await db.selectFrom('stores').select('id').where('store_number', '=', 'DS1').executeTakeFirstOrThrow();
-      const soft = (deleted: number | null) => db.updateTable('store_products').set({ deleted_on: deleted }).where('store_id', '=', ds1.id).where('product_number', '=', 'DPP02').execute();
+      const ds1 = await db
+        .selectFrom('stores')
+        .select('id')
+        .where('store_number', '=', 'DS1')
+        .executeTakeFirstOrThrow();
+      const soft = (deleted: number | null) =>
+        db
+          .updateTable('store_products')
+          .set({ deleted_on: deleted })
+          .where('store_id', '=', ds1.id)
+          .where('product_number', '=', 'DPP02')
+          .execute();
       await soft(Date.now());
       await pageMatchesOffset(since, page++);
       await soft(null);
       await pageMatchesOffset(since, page++);
-      expect((await t.request({ method: 'DELETE', url: `${API}/products`, payload: { product_number: ['DPP03'] } })).statusCode).toBe(200);
+      expect(
+        (await t.request({ method: 'DELETE', url: `${API}/products`, payload: { product_number: ['DPP03'] } }))
+          .statusCode,
+      ).toBe(200);
       await pageMatchesOffset(since, page++);
       expect((await t.post(`${API}/products`, { products: [productInput('DPP03')] })).statusCode).toBe(200);
       await pageMatchesOffset(since, page++);
-      expect((await t.post(`${API}/stores?flush=true`, { stores: [storeInput('DS1'), storeInput('DS3')] })).statusCode).toBe(200);
+      expect(
+        (await t.post(`${API}/stores?flush=true`, { stores: [storeInput('DS1'), storeInput('DS3')] })).statusCode,
+      ).toBe(200);
       await pageMatchesOffset(since, page - 1);
       expect((await t.post(`${API}/stores`, { stores: [storeInput('DS2')] })).statusCode).toBe(200);
       await pageMatchesOffset(since, page++);
       // An entry moved out of the window by hand (no review): its store product leaves.
       const [moved] = await book('DS2', ['DPP11']);
       await pageMatchesOffset(since, page++);
-      await db.updateTable('stock_logs').set({ updated_on: since - 1000 }).where('id', '=', moved!).execute();
+      await db
+        .updateTable('stock_logs')
+        .set({ updated_on: since - 1000 })
+        .where('id', '=', moved!)
+        .execute();
       await pageMatchesOffset(since, page++);
       await pageMatchesOffset(since, page++);
     });
@@ -176,7 +222,10 @@ for (const [dialect, path] of DIALECTS.flatMap((d) => [[d, 'from the entries'], 
       const pending = await book('DS1', ['DPP05', 'DPP09'], { reason_code: REVIEWED, quantity: -1 });
       await pageMatchesOffset(since, 1);
       await pageMatchesOffset(since, 2);
-      const approved = await t.post(`${API}/stores/DS1/products/stock/storeproductlogs/review`, { ids: pending, approve: true });
+      const approved = await t.post(`${API}/stores/DS1/products/stock/storeproductlogs/review`, {
+        ids: pending,
+        approve: true,
+      });
       expect(approved.statusCode).toBe(200);
       await pageMatchesOffset(since, 3);
       await pageMatchesOffset(since, 4);
@@ -185,7 +234,11 @@ for (const [dialect, path] of DIALECTS.flatMap((d) => [[d, 'from the entries'], 
       const [sameMillisecond] = await book('DS3', ['DPP11'], { reason_code: REVIEWED, quantity: -1 });
       await pageMatchesOffset(since, 1);
       await pageMatchesOffset(since, 2);
-      await t.app.ctx.db.updateTable('stock_logs').set({ review_status: 2, is_applied: 1 }).where('id', '=', sameMillisecond!).execute();
+      await t.app.ctx.db
+        .updateTable('stock_logs')
+        .set({ review_status: 2, is_applied: 1 })
+        .where('id', '=', sameMillisecond!)
+        .execute();
       await pageMatchesOffset(since, 3);
       await pageMatchesOffset(since, 4);
     });
@@ -193,11 +246,33 @@ for (const [dialect, path] of DIALECTS.flatMap((d) => [[d, 'from the entries'], 
     /** An applied entry of a store product of DS2 with no postings, updated at `at`: nothing else about it matters to the pull. */
     const appliedEntry = async (productNumber: string, at: number) => {
       const db = t.app.ctx.db;
-      const template = await db.selectFrom('stock_logs').selectAll().orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
-      const store = await db.selectFrom('stores').select(['id', 'store_number']).where('store_number', '=', 'DS2').executeTakeFirstOrThrow();
-      const product = await db.selectFrom('products').select(['id', 'product_number']).where('product_number', '=', productNumber).executeTakeFirstOrThrow();
+      const template = await db
+        .selectFrom('stock_logs')
+        .selectAll()
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirstOrThrow();
+      const store = await db
+        .selectFrom('stores')
+        .select(['id', 'store_number'])
+        .where('store_number', '=', 'DS2')
+        .executeTakeFirstOrThrow();
+      const product = await db
+        .selectFrom('products')
+        .select(['id', 'product_number'])
+        .where('product_number', '=', productNumber)
+        .executeTakeFirstOrThrow();
       const { id: _id, ...columns } = template;
-      return { ...columns, store_id: store.id, store_number: store.store_number, product_id: product.id, product_number: product.product_number, updated_on: at, is_applied: 1 as const, balance_id: null };
+      return {
+        ...columns,
+        store_id: store.id,
+        store_number: store.store_number,
+        product_id: product.id,
+        product_number: product.product_number,
+        updated_on: at,
+        is_applied: 1 as const,
+        balance_id: null,
+      };
     };
 
     it('is exact when an entry commits below the ids a page already saw', async () => {
@@ -206,29 +281,44 @@ for (const [dialect, path] of DIALECTS.flatMap((d) => [[d, 'from the entries'], 
       await pageMatchesOffset(since, 1);
       // Leave a gap of ids, then fill it as a late commit would.
       const db = t.app.ctx.db;
-      const gapId = Number((await db.selectFrom('stock_logs').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow()).id) + 1;
-      if (dialect.name === 'postgres') await sql`select setval(pg_get_serial_sequence('stock_logs', 'id'), ${gapId + 10})`.execute(db);
+      const gapId =
+        Number(
+          (
+            await db
+              .selectFrom('stock_logs')
+              .select((eb) => eb.fn.max('id').as('id'))
+              .executeTakeFirstOrThrow()
+          ).id,
+        ) + 1;
+      if (dialect.name === 'postgres')
+        await sql`select setval(pg_get_serial_sequence('stock_logs', 'id'), ${gapId + 10})`.execute(db);
       else await sql`update sqlite_sequence set seq = ${gapId + 10} where name = 'stock_logs'`.execute(db);
       await book('DS1', ['DPP07']);
       await pageMatchesOffset(since, 2);
-      await db.insertInto('stock_logs').values({ ...(await appliedEntry('DPP01', since + 1)), id: gapId }).execute();
+      await db
+        .insertInto('stock_logs')
+        .values({ ...(await appliedEntry('DPP01', since + 1)), id: gapId })
+        .execute();
       await pageMatchesOffset(since, 3);
       await pageMatchesOffset(since, 4);
     });
 
-    it.skipIf(dialect.name !== 'postgres')('is exact when a transaction that took its id before a page was served commits after it', async () => {
-      const since = await startOfPull();
-      await book('DS1', PRODUCTS.slice(0, 8));
-      await pageMatchesOffset(since, 1);
-      const held = await appliedEntry('DPP02', since + 1);
-      await t.app.ctx.db.transaction().execute(async (trx) => {
-        await trx.insertInto('stock_logs').values(held).execute();
-        await book('DS3', ['DPP06']);
-        expect((await pageMatchesOffset(since, 2)).full).toBe(true);
-      });
-      await pageMatchesOffset(since, 3);
-      await pageMatchesOffset(since, 4);
-    });
+    it.skipIf(dialect.name !== 'postgres')(
+      'is exact when a transaction that took its id before a page was served commits after it',
+      async () => {
+        const since = await startOfPull();
+        await book('DS1', PRODUCTS.slice(0, 8));
+        await pageMatchesOffset(since, 1);
+        const held = await appliedEntry('DPP02', since + 1);
+        await t.app.ctx.db.transaction().execute(async (trx) => {
+          await trx.insertInto('stock_logs').values(held).execute();
+          await book('DS3', ['DPP06']);
+          expect((await pageMatchesOffset(since, 2)).full).toBe(true);
+        });
+        await pageMatchesOffset(since, 3);
+        await pageMatchesOffset(since, 4);
+      },
+    );
 
     it('walks to the members whose stamp lies before the window, and past stamps that name no entry', async () => {
       const since = await startOfPull();
@@ -237,10 +327,20 @@ for (const [dialect, path] of DIALECTS.flatMap((d) => [[d, 'from the entries'], 
       // A booking that began before another on the same store product and committed after it
       // leaves its earlier moment as the stamp.
       const stampBehind = (store: string, product: string) =>
-        db.updateTable('store_products').set({ stock_modified_at: since - 1000 }).where('store_number', '=', store).where('product_number', '=', product).execute();
+        db
+          .updateTable('store_products')
+          .set({ stock_modified_at: since - 1000 })
+          .where('store_number', '=', store)
+          .where('product_number', '=', product)
+          .execute();
       await stampBehind('DS3', 'DPP06');
       // And a stamp with no entry behind it (written by hand) makes no member: the entries decide.
-      await db.updateTable('store_products').set({ stock_modified_at: since + 1 }).where('store_number', '=', 'DS1').where('product_number', '=', 'DPP12').execute();
+      await db
+        .updateTable('store_products')
+        .set({ stock_modified_at: since + 1 })
+        .where('store_number', '=', 'DS1')
+        .where('product_number', '=', 'DPP12')
+        .execute();
       let previous = await pageMatchesOffset(since, 1);
       await stampBehind('DS1', 'DPP03');
       for (let page = 2; previous.full; page++) {
@@ -250,20 +350,31 @@ for (const [dialect, path] of DIALECTS.flatMap((d) => [[d, 'from the entries'], 
       }
     });
 
-    it.skipIf(dialect.name !== 'postgres')('keeps the store products whose entries an archive moved out of the ledger (by their kept stamps)', async () => {
-      const since = await startOfPull();
-      const threeMonthsAgo = addMonths(monthStart(Date.now()), -3) + 86_400_000;
-      // Entries dated months back, booked now: their store products changed now, and the
-      // archive of their month takes the entries away.
-      await book('DS2', ['DPP02', 'DPP04', 'DPP06', 'DPP08'], { modification_datetime: new Date(threeMonthsAgo).toISOString() });
-      await book('DS3', ['DPP01', 'DPP02', 'DPP03']);
-      const before = await pageMatchesOffset(since, 1);
-      await archiveLedgerBefore(t.app.ctx.handle, addMonths(monthStart(Date.now()), -2), 'test');
-      expect(await t.app.ctx.db.selectFrom('stock_logs').select('id').where('modification_at', '<', addMonths(monthStart(Date.now()), -2)).execute()).toEqual([]);
-      const after = await pageMatchesOffset(since, 2);
-      expect(after.total).toBe(before.total);
-      await pageMatchesOffset(since, 3);
-    });
+    it.skipIf(dialect.name !== 'postgres')(
+      'keeps the store products whose entries an archive moved out of the ledger (by their kept stamps)',
+      async () => {
+        const since = await startOfPull();
+        const threeMonthsAgo = addMonths(monthStart(Date.now()), -3) + 86_400_000;
+        // Entries dated months back, booked now: their store products changed now, and the
+        // archive of their month takes the entries away.
+        await book('DS2', ['DPP02', 'DPP04', 'DPP06', 'DPP08'], {
+          modification_datetime: new Date(threeMonthsAgo).toISOString(),
+        });
+        await book('DS3', ['DPP01', 'DPP02', 'DPP03']);
+        const before = await pageMatchesOffset(since, 1);
+        await archiveLedgerBefore(t.app.ctx.handle, addMonths(monthStart(Date.now()), -2), 'test');
+        expect(
+          await t.app.ctx.db
+            .selectFrom('stock_logs')
+            .select('id')
+            .where('modification_at', '<', addMonths(monthStart(Date.now()), -2))
+            .execute(),
+        ).toEqual([]);
+        const after = await pageMatchesOffset(since, 2);
+        expect(after.total).toBe(before.total);
+        await pageMatchesOffset(since, 3);
+      },
+    );
 
     it('plans a page from a remembered position as OFFSET would', () => {
       const window = (offset: number) => ({ offset, fetchLimit: 4 });
@@ -272,9 +383,15 @@ for (const [dialect, path] of DIALECTS.flatMap((d) => [[d, 'from the entries'], 
       // Two pages further on.
       expect(seekPlan(window(12), 50, 6)).toEqual({ forward: { afterId: 50, offset: 6, fetchLimit: 4 } });
       // Two entered below: the last two at or below the position come first.
-      expect(seekPlan(window(6), 50, 8)).toEqual({ back: { offset: 0, limit: 2 }, forward: { afterId: 50, offset: 0, fetchLimit: 2 } });
+      expect(seekPlan(window(6), 50, 8)).toEqual({
+        back: { offset: 0, limit: 2 },
+        forward: { afterId: 50, offset: 0, fetchLimit: 2 },
+      });
       // More entered below than a page holds.
-      expect(seekPlan(window(12), 50, 18)).toEqual({ back: { offset: 2, limit: 4 }, forward: { afterId: 50, offset: 0, fetchLimit: 0 } });
+      expect(seekPlan(window(12), 50, 18)).toEqual({
+        back: { offset: 2, limit: 4 },
+        forward: { afterId: 50, offset: 0, fetchLimit: 0 },
+      });
       // Reading from the start skips less.
       expect(seekPlan(window(3), 50, 9)).toBeUndefined();
     });

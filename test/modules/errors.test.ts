@@ -49,7 +49,9 @@ for (const dialect of DIALECTS) {
         400,
         'VALIDATION_FAILED',
       );
-      expect(paths(body)).toEqual(expect.arrayContaining(['stores[0].store_name', 'stores[1].is_active', 'stores[2].store_number']));
+      expect(paths(body)).toEqual(
+        expect.arrayContaining(['stores[0].store_name', 'stores[1].is_active', 'stores[2].store_number']),
+      );
       expect(body.errors.find((e) => e.path === 'stores[2].store_number')?.message).toBe('is required');
       expect((await t.get(`${API}/stores`)).json().total_count).toBe(0);
     });
@@ -57,12 +59,19 @@ for (const dialect of DIALECTS) {
     it('400 for wrong types: bodies are not coerced', async () => {
       const body = expectError(
         // (Ids and codes take a number too — issue 10 §1 — so a name stands for a text field here.)
-        await postStores([storeInput('E3', unchecked({ store_name: 17, is_warehouse: 'true', price_line_id: '5', free_fields: {} }))]),
+        await postStores([
+          storeInput('E3', unchecked({ store_name: 17, is_warehouse: 'true', price_line_id: '5', free_fields: {} })),
+        ]),
         400,
         'VALIDATION_FAILED',
       );
       expect(paths(body)).toEqual(
-        expect.arrayContaining(['stores[0].store_name', 'stores[0].is_warehouse', 'stores[0].price_line_id', 'stores[0].free_fields']),
+        expect.arrayContaining([
+          'stores[0].store_name',
+          'stores[0].is_warehouse',
+          'stores[0].price_line_id',
+          'stores[0].free_fields',
+        ]),
       );
       expectError(await t.post(`${API}/stores`, { stores: 'all of them' }), 400, 'VALIDATION_FAILED');
       expectError(await postRaw('[]'), 400, 'VALIDATION_FAILED');
@@ -78,13 +87,21 @@ for (const dialect of DIALECTS) {
     it('400 for non-finite numbers sent as raw JSON text (1e400)', async () => {
       const store = JSON.stringify(storeInput('E4')).slice(0, -1);
       for (const huge of ['1e400', '-1e400']) {
-        const body = expectError(await postRaw(`{"stores":[${store}, "area_manager_user_id": ${huge}}]}`), 400, 'VALIDATION_FAILED');
+        const body = expectError(
+          await postRaw(`{"stores":[${store}, "area_manager_user_id": ${huge}}]}`),
+          400,
+          'VALIDATION_FAILED',
+        );
         expect(paths(body)).toEqual(['stores[0].area_manager_user_id']);
       }
     });
 
     it('400 for integers outside the safe range', async () => {
-      const body = expectError(await postStores([storeInput('E5', { price_line_id: 2 ** 60, area_manager_user_id: -(2 ** 60) })]), 400, 'VALIDATION_FAILED');
+      const body = expectError(
+        await postStores([storeInput('E5', { price_line_id: 2 ** 60, area_manager_user_id: -(2 ** 60) })]),
+        400,
+        'VALIDATION_FAILED',
+      );
       expect(paths(body).sort()).toEqual(['stores[0].area_manager_user_id', 'stores[0].price_line_id']);
       expectError(await postStores([storeInput('E5', { price_line_id: 1.5 })]), 400, 'VALIDATION_FAILED');
       expect((await postStores([storeInput('E5', { price_line_id: Number.MAX_SAFE_INTEGER })])).statusCode).toBe(200);
@@ -135,7 +152,9 @@ for (const dialect of DIALECTS) {
         const body = expectError(await postRaw(payload, { 'content-type': type }), 415, 'UNSUPPORTED_MEDIA_TYPE');
         expect(body.message, type).not.toBe('');
       }
-      expect((await postRaw('{"stores": []}', { 'content-type': 'application/json; charset=utf-8' })).statusCode).toBe(200);
+      expect((await postRaw('{"stores": []}', { 'content-type': 'application/json; charset=utf-8' })).statusCode).toBe(
+        200,
+      );
     });
 
     it('413 for a body over 32 MiB', async () => {
@@ -166,24 +185,36 @@ for (const dialect of DIALECTS) {
       for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
       expect(new Set(ids).size).toBe(ids.length);
       // A caller's own request id is kept, so logs on both sides line up.
-      const traced = await t.request({ method: 'GET', url: `${API}/stores`, headers: { 'x-request-id': 'erp-trace-42' } });
+      const traced = await t.request({
+        method: 'GET',
+        url: `${API}/stores`,
+        headers: { 'x-request-id': 'erp-trace-42' },
+      });
       expect(traced.headers['x-request-id']).toBe('erp-trace-42');
       // Not an id that is huge or beyond ASCII: the answer would echo it (a fresh UUID instead).
       for (const sent of ['x'.repeat(129), 'é'.repeat(8000), 'two words', '']) {
         const answer = await t.request({ method: 'GET', url: `${API}/stores`, headers: { 'x-request-id': sent } });
         expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
       }
-      expect((await t.request({ method: 'GET', url: `${API}/stores`, headers: { 'x-request-id': 'x'.repeat(128) } })).headers['x-request-id']).toBe('x'.repeat(128));
+      expect(
+        (await t.request({ method: 'GET', url: `${API}/stores`, headers: { 'x-request-id': 'x'.repeat(128) } }))
+          .headers['x-request-id'],
+      ).toBe('x'.repeat(128));
     });
 
     it('500 INTERNAL carries no stack trace, SQL or driver detail', async () => {
       expect((await postStores([storeInput('CORRUPT')])).statusCode).toBe(200);
-      await t.app.ctx.db.updateTable('stores').set({ opening_hours: '{not json' }).where('store_number', '=', 'CORRUPT').execute();
+      await t.app.ctx.db
+        .updateTable('stores')
+        .set({ opening_hours: '{not json' })
+        .where('store_number', '=', 'CORRUPT')
+        .execute();
       const body = expectError(await t.get(`${API}/stores`), 500, 'INTERNAL');
       expect(body.message).toBe('Internal server error');
       expect(body.errors).toEqual([]);
       const text = JSON.stringify(body);
-      for (const leak of ['SyntaxError', 'JSON', ' at ', '.ts', 'select', 'opening_hours']) expect(text).not.toContain(leak);
+      for (const leak of ['SyntaxError', 'JSON', ' at ', '.ts', 'select', 'opening_hours'])
+        expect(text).not.toContain(leak);
       await t.app.ctx.db.deleteFrom('stores').where('store_number', '=', 'CORRUPT').execute();
       expect((await t.get(`${API}/stores`)).statusCode).toBe(200);
     });
@@ -225,7 +256,12 @@ describe('error handler and validator on a bare Fastify app (no route uses Quant
     registerJsonBody(app);
     app.post(
       '/amounts',
-      { schema: { body: Type.Object({ quantity: Type.Optional(Quantity()), price: Type.Optional(Money()) }), querystring: Type.Object({ n: Type.Optional(Type.Integer()) }) } },
+      {
+        schema: {
+          body: Type.Object({ quantity: Type.Optional(Quantity()), price: Type.Optional(Money()) }),
+          querystring: Type.Object({ n: Type.Optional(Type.Integer()) }),
+        },
+      },
       async (request) => {
         received = { body: request.body, query: request.query };
         return { ok: true };
@@ -270,7 +306,12 @@ describe('error handler and validator on a bare Fastify app (no route uses Quant
   it('400 for amounts beyond 15 significant digits (a double cannot carry them exactly)', async () => {
     expectError(await post({ price: 843_930_006_260.0926 }), 400, 'VALIDATION_FAILED');
     expectError(await post({ quantity: 1e21 }), 400, 'VALIDATION_FAILED');
-    const huge = await app.inject({ method: 'POST', url: '/amounts', payload: '{"quantity": 1e400, "price": -1e400}', headers: json });
+    const huge = await app.inject({
+      method: 'POST',
+      url: '/amounts',
+      payload: '{"quantity": 1e400, "price": -1e400}',
+      headers: json,
+    });
     expect([...new Set(paths(expectError(huge, 400, 'VALIDATION_FAILED')))].sort()).toEqual(['price', 'quantity']);
   });
 
@@ -281,7 +322,12 @@ describe('error handler and validator on a bare Fastify app (no route uses Quant
 
   it('422 UNPROCESSABLE keeps its message and paths', async () => {
     const body = expectError(await app.inject({ method: 'GET', url: '/unprocessable' }), 422, 'UNPROCESSABLE');
-    expect(body).toEqual({ success: false, code: 'UNPROCESSABLE', message: 'Unknown product', errors: [{ path: 'lines[3].product_number', message: "unknown product 'P9'" }] });
+    expect(body).toEqual({
+      success: false,
+      code: 'UNPROCESSABLE',
+      message: 'Unknown product',
+      errors: [{ path: 'lines[3].product_number', message: "unknown product 'P9'" }],
+    });
   });
 
   it('500 INTERNAL hides the message and stack of an unexpected error', async () => {

@@ -23,7 +23,10 @@ for (const dialect of DIALECTS) {
         headers: key === undefined ? {} : { 'idempotency-key': key },
         token,
       });
-    const reservedKeys = async () => (await t.app.ctx.db.selectFrom('idempotency_keys').select('idempotency_key').execute()).map((r) => r.idempotency_key);
+    const reservedKeys = async () =>
+      (await t.app.ctx.db.selectFrom('idempotency_keys').select('idempotency_key').execute()).map(
+        (r) => r.idempotency_key,
+      );
 
     beforeAll(async () => {
       t = await buildTestApp(dialect, { rateLimitPerMinute: LIMIT });
@@ -34,7 +37,16 @@ for (const dialect of DIALECTS) {
     });
 
     it('is the documented list', () => {
-      expect(ROUTE_HOOKS.map((step) => step.name)).toEqual(['query names', 'NUL guard', 'read-after token', 'metrics', 'auth', 'rate limit', 'idempotency', 'list cache']);
+      expect(ROUTE_HOOKS.map((step) => step.name)).toEqual([
+        'query names',
+        'NUL guard',
+        'read-after token',
+        'metrics',
+        'auth',
+        'rate limit',
+        'idempotency',
+        'list cache',
+      ]);
     });
 
     it('auth before the rate limit: refused credentials count nowhere, each token has its own budget', async () => {
@@ -69,7 +81,13 @@ for (const dialect of DIALECTS) {
       const count = (status: number) => {
         const line = metrics
           .split('\n')
-          .find((l) => l.startsWith('http_request_duration_seconds_count{') && l.includes(`route="${API}/stores"`) && l.includes('method="POST"') && l.includes(`status_code="${status}"`));
+          .find(
+            (l) =>
+              l.startsWith('http_request_duration_seconds_count{') &&
+              l.includes(`route="${API}/stores"`) &&
+              l.includes('method="POST"') &&
+              l.includes(`status_code="${status}"`),
+          );
         return line === undefined ? 0 : Number(line.split(' ').at(-1));
       };
       expect(count(401)).toBeGreaterThanOrEqual(2 * (LIMIT + 2) + 1);

@@ -16,11 +16,19 @@ for (const dialect of DIALECTS) {
     let keyCounter = 0;
     const freshKey = () => `key-${dialect.name}-${++keyCounter}-${Date.now()}`;
     const postWithKey = (body: unknown, key: string, token?: string) =>
-      t.request({ method: 'POST', url: `${API}/stores`, payload: body as object, headers: { 'idempotency-key': key }, token });
+      t.request({
+        method: 'POST',
+        url: `${API}/stores`,
+        payload: body as object,
+        headers: { 'idempotency-key': key },
+        token,
+      });
     const storeRow = (storeNumber: string) =>
       t.app.ctx.db.selectFrom('stores').selectAll().where('store_number', '=', storeNumber).executeTakeFirstOrThrow();
     const readStore = async (storeNumber: string): Promise<StoreRead | undefined> =>
-      (await t.get(`${API}/stores?search_text=${storeNumber}`)).json().list.find((s: StoreRead) => s.store_number === storeNumber);
+      (await t.get(`${API}/stores?search_text=${storeNumber}`))
+        .json()
+        .list.find((s: StoreRead) => s.store_number === storeNumber);
 
     beforeAll(async () => {
       t = await buildTestApp(dialect);
@@ -40,9 +48,9 @@ for (const dialect of DIALECTS) {
       const before = await storeRow('I1');
 
       // Changed in between without a key: a replay must not put the old city back.
-      expect((await t.post(`${API}/stores`, { stores: [storeInput('I1', { city: 'Rotterdam' })] })).json().message).toBe(
-        'created 0, updated 1, unchanged 0, deleted 0',
-      );
+      expect(
+        (await t.post(`${API}/stores`, { stores: [storeInput('I1', { city: 'Rotterdam' })] })).json().message,
+      ).toBe('created 0, updated 1, unchanged 0, deleted 0');
       const changed = await storeRow('I1');
 
       const replay = await postWithKey(body, key);
@@ -69,7 +77,12 @@ for (const dialect of DIALECTS) {
         JSON.stringify(body).replace('"Delft"', '"\\u0044elft"'),
       ];
       for (const payload of spellings) {
-        const again = await t.request({ method: 'POST', url: `${API}/stores`, payload, headers: { 'idempotency-key': key, 'content-type': 'application/json' } });
+        const again = await t.request({
+          method: 'POST',
+          url: `${API}/stores`,
+          payload,
+          headers: { 'idempotency-key': key, 'content-type': 'application/json' },
+        });
         expect(again.statusCode, payload).toBe(200);
         expect(again.headers['idempotent-replayed'], payload).toBe('true');
         expect(again.body).toBe(first.body);
@@ -83,28 +96,48 @@ for (const dialect of DIALECTS) {
     it('the query as validated: name case, parameter order, unknown parameters and value spelling do not count; another value is 409', async () => {
       const body = { stores: [storeInput('IQ1')] };
       const send = (query: string, key: string, payload: unknown = body) =>
-        t.request({ method: 'POST', url: `${API}/stores${query}`, payload: payload as object, headers: { 'idempotency-key': key } });
+        t.request({
+          method: 'POST',
+          url: `${API}/stores${query}`,
+          payload: payload as object,
+          headers: { 'idempotency-key': key },
+        });
       const key = freshKey();
       const first = await send('?flush=false', key);
       expect(first.statusCode).toBe(200);
-      for (const query of ['?FLUSH=false', '?Flush=false&unknown=1', '?unknown=2&flush=false', '', '?flush=false&flush_later=true']) {
+      for (const query of [
+        '?FLUSH=false',
+        '?Flush=false&unknown=1',
+        '?unknown=2&flush=false',
+        '',
+        '?flush=false&flush_later=true',
+      ]) {
         const again = await send(query, key);
         expect(again.headers['idempotent-replayed'], query).toBe('true');
         expect(again.body, query).toBe(first.body);
       }
       // The path spelt with a percent-encoded letter is the same route.
-      const encoded = await t.request({ method: 'POST', url: `${API}/st%6Fres?flush=false`, payload: body, headers: { 'idempotency-key': key } });
+      const encoded = await t.request({
+        method: 'POST',
+        url: `${API}/st%6Fres?flush=false`,
+        payload: body,
+        headers: { 'idempotency-key': key },
+      });
       expect(encoded.headers['idempotent-replayed']).toBe('true');
       expect(encoded.body).toBe(first.body);
       const flushing = await send('?flush=true', key);
       expect(flushing.statusCode).toBe(409);
       expect(flushing.json()).toMatchObject({ code: 'CONFLICT' });
       // The same key on another route is another request too.
-      const elsewhere = await t.request({ method: 'POST', url: `${API}/categories`, payload: { categories: [] }, headers: { 'idempotency-key': key } });
+      const elsewhere = await t.request({
+        method: 'POST',
+        url: `${API}/categories`,
+        payload: { categories: [] },
+        headers: { 'idempotency-key': key },
+      });
       expect(elsewhere.statusCode).toBe(409);
       expect(await readStore('IQ1')).toBeDefined();
     });
-
 
     it('same key with a different body is 409 CONFLICT, and the first response stays replayable', async () => {
       const key = freshKey();
@@ -125,7 +158,12 @@ for (const dialect of DIALECTS) {
       const key = freshKey();
       const body = { discounts: [{ is_delete: false, product_number: 'IH-P', price: 1, discount_id: 'IH-D' }] };
       const send = (headers: Record<string, string>) =>
-        t.request({ method: 'POST', url: `${API}/products/discountprices`, payload: body, headers: { 'idempotency-key': key, ...headers } });
+        t.request({
+          method: 'POST',
+          url: `${API}/products/discountprices`,
+          payload: body,
+          headers: { 'idempotency-key': key, ...headers },
+        });
       const first = await send({ is_flush: 'false', 'x-trace': 'a' });
       expect(first.statusCode, first.body).toBe(200);
       const again = await send({ IS_FLUSH: 'false', 'x-trace': 'b' });
@@ -171,14 +209,24 @@ for (const dialect of DIALECTS) {
       const firstApp = await buildTestApp(dialect, { databaseUrl });
       let first;
       try {
-        first = await firstApp.request({ method: 'POST', url: `${API}/stores`, payload: body, headers: { 'idempotency-key': key } });
+        first = await firstApp.request({
+          method: 'POST',
+          url: `${API}/stores`,
+          payload: body,
+          headers: { 'idempotency-key': key },
+        });
         expect(first.json().message).toBe('created 1, updated 0, unchanged 0, deleted 0');
       } finally {
         await firstApp.close();
       }
       const secondApp = await buildTestApp(dialect, { databaseUrl });
       try {
-        const replay = await secondApp.request({ method: 'POST', url: `${API}/stores`, payload: body, headers: { 'idempotency-key': key } });
+        const replay = await secondApp.request({
+          method: 'POST',
+          url: `${API}/stores`,
+          payload: body,
+          headers: { 'idempotency-key': key },
+        });
         expect(replay.headers['idempotent-replayed']).toBe('true');
         expect(replay.body).toBe(first.body);
         const conflict = await secondApp.request({
@@ -204,12 +252,26 @@ for (const dialect of DIALECTS) {
     const STORE = 'IDS1';
     const logsUrl = (store: string, query: string) => `${API}/stores/${store}/products/stock/storeproductlogs${query}`;
     const entries = (product: string) => ({
-      storeproductlog: [{ product_number: product, quantity: 2, customer_order_line_number: 0, modification_datetime: '2026-01-10T10:00:00Z' }],
+      storeproductlog: [
+        {
+          product_number: product,
+          quantity: 2,
+          customer_order_line_number: 0,
+          modification_datetime: '2026-01-10T10:00:00Z',
+        },
+      ],
     });
-    const post = (url: string, key: string, payload: unknown) => t.request({ method: 'POST', url, payload: payload as object, headers: { 'idempotency-key': key } });
+    const post = (url: string, key: string, payload: unknown) =>
+      t.request({ method: 'POST', url, payload: payload as object, headers: { 'idempotency-key': key } });
     const logCount = async (product: string) =>
       Number(
-        (await t.app.ctx.db.selectFrom('stock_logs').select((eb) => eb.fn.countAll().as('n')).where('product_number', '=', product).executeTakeFirstOrThrow()).n,
+        (
+          await t.app.ctx.db
+            .selectFrom('stock_logs')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('product_number', '=', product)
+            .executeTakeFirstOrThrow()
+        ).n,
       );
 
     beforeAll(async () => {
@@ -281,13 +343,19 @@ for (const dialect of DIALECTS) {
 
     // Issue 40 item 1: a date-time means its instant (PRODUCT §3), however it is spelt.
     const at = (product: string, modification_datetime: string, extra: Record<string, unknown> = {}) => ({
-      storeproductlog: [{ product_number: product, quantity: 2, customer_order_line_number: 0, modification_datetime, ...extra }],
+      storeproductlog: [
+        { product_number: product, quantity: 2, customer_order_line_number: 0, modification_datetime, ...extra },
+      ],
     });
 
     it('the same instant spelt with Z, .000Z, an offset, without a zone or in lower case: replayed, booked once', async () => {
       const p = await newProduct();
       const key = `idem-instant-${dialect.name}`;
-      const first = await post(logsUrl(STORE, ''), key, at(p, '2026-01-10T19:56:37.000Z', { scanned_datetime: '2026-01-10T19:56:30Z' }));
+      const first = await post(
+        logsUrl(STORE, ''),
+        key,
+        at(p, '2026-01-10T19:56:37.000Z', { scanned_datetime: '2026-01-10T19:56:30Z' }),
+      );
       expect(first.statusCode, first.body).toBe(200);
       for (const [spelt, scanned] of [
         ['2026-01-10T19:56:37Z', '2026-01-10T19:56:30.000Z'],
@@ -316,7 +384,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a flag left out is its default (is_counted_quantity=false), a product number sent as a JSON integer is its text: replayed', async () => {
-      const product = `${900_000 + (++counter)}`;
+      const product = `${900_000 + ++counter}`;
       expect((await t.post(`${API}/products`, { products: [productInput(product)] })).statusCode).toBe(200);
       const key = `idem-defaults-${dialect.name}`;
       const first = await post(logsUrl(STORE, '?is_counted_quantity=false'), key, at(product, '2026-01-10T10:00:00Z'));
@@ -324,7 +392,19 @@ for (const dialect of DIALECTS) {
       for (const [query, body] of [
         ['', at(product, '2026-01-10T10:00:00Z')],
         ['?is_from_receipt=false', at(product, '2026-01-10T10:00:00Z')],
-        ['', { storeproductlog: [{ product_number: Number(product), quantity: 2.0, customer_order_line_number: 0, modification_datetime: '2026-01-10T10:00:00' }] }],
+        [
+          '',
+          {
+            storeproductlog: [
+              {
+                product_number: Number(product),
+                quantity: 2.0,
+                customer_order_line_number: 0,
+                modification_datetime: '2026-01-10T10:00:00',
+              },
+            ],
+          },
+        ],
       ] as const) {
         const again = await post(logsUrl(STORE, query), key, body);
         expect(again.statusCode, query).toBe(200);
@@ -332,7 +412,9 @@ for (const dialect of DIALECTS) {
       }
       // A product number is a code: another spelling of its digits is another product.
       expect((await post(logsUrl(STORE, ''), key, at(`0${product}`, '2026-01-10T10:00:00Z'))).statusCode).toBe(409);
-      expect((await post(logsUrl(STORE, '?is_counted_quantity=true'), key, at(product, '2026-01-10T10:00:00Z'))).statusCode).toBe(409);
+      expect(
+        (await post(logsUrl(STORE, '?is_counted_quantity=true'), key, at(product, '2026-01-10T10:00:00Z'))).statusCode,
+      ).toBe(409);
       expect(await logCount(product)).toBe(1);
     });
 
@@ -367,8 +449,10 @@ for (const dialect of DIALECTS) {
       await t.close();
       await dialect.cleanup();
     });
-    const keyRow = (key: string) => t.app.ctx.db.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', key).executeTakeFirst();
-    const post = (key: string, stores: unknown[]) => t.request({ method: 'POST', url: `${API}/stores`, payload: { stores }, headers: { 'idempotency-key': key } });
+    const keyRow = (key: string) =>
+      t.app.ctx.db.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', key).executeTakeFirst();
+    const post = (key: string, stores: unknown[]) =>
+      t.request({ method: 'POST', url: `${API}/stores`, payload: { stores }, headers: { 'idempotency-key': key } });
 
     it('a committed request has its answer stored with it: never a key without an answer', async () => {
       const first = await post('tx-1', [storeInput('IDT1')]);
@@ -390,22 +474,39 @@ for (const dialect of DIALECTS) {
     it('an answer that is not kept (409) rolls the request back whole: no key, and the retry is applied as new', async () => {
       // The same key on two routes: the second is another request (409) and leaves no trace.
       expect((await post('tx-3', [storeInput('IDT3')])).statusCode).toBe(200);
-      const other = await t.request({ method: 'POST', url: `${API}/products`, payload: { products: [productInput('IDT3-P')] }, headers: { 'idempotency-key': 'tx-3' } });
+      const other = await t.request({
+        method: 'POST',
+        url: `${API}/products`,
+        payload: { products: [productInput('IDT3-P')] },
+        headers: { 'idempotency-key': 'tx-3' },
+      });
       expect(other.statusCode).toBe(409);
-      expect(await t.app.ctx.db.selectFrom('products').select('id').where('product_number', '=', 'IDT3-P').executeTakeFirst()).toBeUndefined();
+      expect(
+        await t.app.ctx.db
+          .selectFrom('products')
+          .select('id')
+          .where('product_number', '=', 'IDT3-P')
+          .executeTakeFirst(),
+      ).toBeUndefined();
     });
 
     it('a request refused by the rules (400) keeps its answer, and wrote nothing', async () => {
       const bad = await post('tx-4', [storeInput('IDT4'), storeInput('IDT4')]);
       expect(bad.statusCode).toBe(400);
       expect((await keyRow('tx-4'))?.status_code).toBe(400);
-      expect(await t.app.ctx.db.selectFrom('stores').select('id').where('store_number', '=', 'IDT4').executeTakeFirst()).toBeUndefined();
+      expect(
+        await t.app.ctx.db.selectFrom('stores').select('id').where('store_number', '=', 'IDT4').executeTakeFirst(),
+      ).toBeUndefined();
     });
 
     it('a reservation left by an earlier version without an answer is free: the retry is applied', async () => {
       const { db } = t.app.ctx;
       const first = await post('tx-5', [storeInput('IDT5')]);
-      await db.updateTable('idempotency_keys').set({ status_code: null, response_body: null }).where('idempotency_key', '=', 'tx-5').execute();
+      await db
+        .updateTable('idempotency_keys')
+        .set({ status_code: null, response_body: null })
+        .where('idempotency_key', '=', 'tx-5')
+        .execute();
       const retry = await post('tx-5', [storeInput('IDT5', { city: 'Retried' })]);
       expect(retry.statusCode).toBe(200);
       expect(retry.headers['idempotent-replayed']).toBeUndefined();
@@ -416,7 +517,11 @@ for (const dialect of DIALECTS) {
     it('a key an earlier version marked "applied, answer lost" is still refused (never applied twice)', async () => {
       const body = [storeInput('IDT6')];
       expect((await post('tx-6', body)).statusCode).toBe(200);
-      await t.app.ctx.db.updateTable('idempotency_keys').set({ status_code: 0, response_body: null }).where('idempotency_key', '=', 'tx-6').execute();
+      await t.app.ctx.db
+        .updateTable('idempotency_keys')
+        .set({ status_code: 0, response_body: null })
+        .where('idempotency_key', '=', 'tx-6')
+        .execute();
       const retry = await post('tx-6', body);
       expect(retry.statusCode).toBe(409);
       expect(retry.json().message).toMatch(/applied/);
@@ -427,17 +532,39 @@ for (const dialect of DIALECTS) {
       const trx = await db.startTransaction().execute();
       try {
         const scoped = { ...handle, db: trx, requestScope: { transaction: trx } };
-        await trx.insertInto('idempotency_keys').values({ scope: 'sp', idempotency_key: 'sp-1', request_hash: 'h', status_code: null, response_body: null, content_type: null, created_at: Date.now() }).execute();
-        const retryable = Object.assign(new Error('busy'), { code: dialect.name === 'sqlite' ? 'SQLITE_BUSY' : '40001' });
+        await trx
+          .insertInto('idempotency_keys')
+          .values({
+            scope: 'sp',
+            idempotency_key: 'sp-1',
+            request_hash: 'h',
+            status_code: null,
+            response_body: null,
+            content_type: null,
+            created_at: Date.now(),
+          })
+          .execute();
+        const retryable = Object.assign(new Error('busy'), {
+          code: dialect.name === 'sqlite' ? 'SQLITE_BUSY' : '40001',
+        });
         let attempts = 0;
         await inTransaction(scoped, async (work) => {
-          await work.insertInto('product_list_types').values({ type: 900 + attempts, description: `attempt ${attempts}` }).execute();
+          await work
+            .insertInto('product_list_types')
+            .values({ type: 900 + attempts, description: `attempt ${attempts}` })
+            .execute();
           if (++attempts === 1) throw retryable;
         });
         expect(attempts).toBe(2);
         // The first attempt's row was undone with its savepoint; the reservation before it stayed.
-        expect((await trx.selectFrom('product_list_types').select('type').where('type', '>=', 900).execute()).map((r) => r.type)).toEqual([901]);
-        expect(await trx.selectFrom('idempotency_keys').select('scope').where('scope', '=', 'sp').executeTakeFirst()).toBeDefined();
+        expect(
+          (await trx.selectFrom('product_list_types').select('type').where('type', '>=', 900).execute()).map(
+            (r) => r.type,
+          ),
+        ).toEqual([901]);
+        expect(
+          await trx.selectFrom('idempotency_keys').select('scope').where('scope', '=', 'sp').executeTakeFirst(),
+        ).toBeDefined();
       } finally {
         await trx.rollback().execute();
       }
@@ -469,7 +596,12 @@ for (const dialect of DIALECTS) {
       await inTransaction(handle, (trx) =>
         importUnlessIdentical(trx, sqlDialect, 'stores', fingerprint, async () => {
           const counts = await upsertByKey(trx, sqlDialect, {
-            table: 'stores', keyColumn: 'store_number', records: JSON.parse(resend).stores.map(toStoreRecord), actor: 'test', now: Date.now(), flush: false,
+            table: 'stores',
+            keyColumn: 'store_number',
+            records: JSON.parse(resend).stores.map(toStoreRecord),
+            actor: 'test',
+            now: Date.now(),
+            flush: false,
           });
           rename = t.post(`${API}/stores`, { stores: [storeInput('RACE1', { store_name: 'B' })] });
           await new Promise((r) => setTimeout(r, 300));
@@ -477,7 +609,12 @@ for (const dialect of DIALECTS) {
         }),
       );
       await rename;
-      const again = await t.request({ method: 'POST', url: `${API}/stores`, payload: resend, headers: { 'content-type': 'application/json' } });
+      const again = await t.request({
+        method: 'POST',
+        url: `${API}/stores`,
+        payload: resend,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(again.json().message).toBe('created 0, updated 1, unchanged 0, deleted 0');
       const listed = (await t.get(`${API}/stores?search_text=RACE1`)).json();
       expect(listed.list[0].store_name).toBe('A');

@@ -3,7 +3,14 @@ import { buildApp } from '../../src/app.js';
 import type { FastifyInstance } from 'fastify';
 import { API, ADMIN_TOKEN } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { categoryInput, priceInput, productInput, reasonCodeInput, restartableDatabaseUrl, storeInput } from '../helpers/factories.js';
+import {
+  categoryInput,
+  priceInput,
+  productInput,
+  reasonCodeInput,
+  restartableDatabaseUrl,
+  storeInput,
+} from '../helpers/factories.js';
 import { createToken } from '../../src/modules/tokens/service.js';
 
 // The list cache (plugins/list-cache.ts) must never serve anything a fresh answer would
@@ -12,13 +19,21 @@ for (const dialect of DIALECTS) {
   describe(`list cache (${dialect.name})`, () => {
     let a: FastifyInstance;
     let b: FastifyInstance;
-    const get = (app: FastifyInstance, url: string, token = ADMIN_TOKEN) => app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
+    const get = (app: FastifyInstance, url: string, token = ADMIN_TOKEN) =>
+      app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
     const post = (app: FastifyInstance, url: string, payload: object) =>
       app.inject({ method: 'POST', url, payload, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
 
     beforeAll(async () => {
       const databaseUrl = await restartableDatabaseUrl(dialect);
-      const config = { port: 0, host: '127.0.0.1', databaseUrl, adminToken: ADMIN_TOKEN, logLevel: 'silent' as const, rateLimitPerMinute: 0 };
+      const config = {
+        port: 0,
+        host: '127.0.0.1',
+        databaseUrl,
+        adminToken: ADMIN_TOKEN,
+        logLevel: 'silent' as const,
+        rateLimitPerMinute: 0,
+      };
       a = await buildApp(config);
       b = await buildApp({ ...config });
     });
@@ -68,7 +83,12 @@ for (const dialect of DIALECTS) {
 
     it('store tokens and other tokens never share an answer', async () => {
       await post(a, `${API}/stores`, { stores: [storeInput('C1'), storeInput('C2')] });
-      const storeToken = await createToken(a.ctx.db, { name: `cache-store-${dialect.name}`, role: 'store', stores: ['C2'], createdBy: 'test' });
+      const storeToken = await createToken(a.ctx.db, {
+        name: `cache-store-${dialect.name}`,
+        role: 'store',
+        stores: ['C2'],
+        createdBy: 'test',
+      });
       const admin = (await get(a, `${API}/stores`)).json();
       const scoped = (await get(a, `${API}/stores`, storeToken)).json();
       expect(admin.total_count).toBe(3);
@@ -95,23 +115,33 @@ for (const dialect of DIALECTS) {
       // Far enough ahead that a busy machine reads twice before it starts (issue 40 item 7).
       const startsAt = Date.now() + 4_000;
       const startsSoon = new Date(startsAt).toISOString();
-      await post(b, `${API}/products/prices`, { prices: [priceInput('LC-P2', 'LC-1', 1.25, { valid_from: startsSoon })] });
+      await post(b, `${API}/products/prices`, {
+        prices: [priceInput('LC-P2', 'LC-1', 1.25, { valid_from: startsSoon })],
+      });
       expect((await get(a, url)).json().records[0].price).toBe(1.5);
       expect((await get(a, url)).json().records[0].price).toBe(1.5); // served from the cache
       await new Promise((r) => setTimeout(r, startsAt - Date.now() + 200));
       expect((await get(a, url)).json().records[0].price).toBe(1.25);
-      await post(b, `${API}/products/discountprices`, { discounts: [{ is_delete: false, discount_id: 'LC-D', product_number: 'LC-1', price: 0.99 }] });
+      await post(b, `${API}/products/discountprices`, {
+        discounts: [{ is_delete: false, discount_id: 'LC-D', product_number: 'LC-1', price: 0.99 }],
+      });
       expect((await get(a, url)).json().records[0].special_price).toBe(0.99);
     });
 
     it('an identical import is answered as unchanged and keeps the data as it was', async () => {
       const body = { stores: [storeInput('D1'), storeInput('D2')] };
-      expect((await post(a, `${API}/stores`, body)).json().message).toBe('created 2, updated 0, unchanged 0, deleted 0');
+      expect((await post(a, `${API}/stores`, body)).json().message).toBe(
+        'created 2, updated 0, unchanged 0, deleted 0',
+      );
       const before = (await get(a, `${API}/stores?search_text=D`)).json();
-      expect((await post(b, `${API}/stores`, body)).json().message).toBe('created 0, updated 0, unchanged 2, deleted 0');
+      expect((await post(b, `${API}/stores`, body)).json().message).toBe(
+        'created 0, updated 0, unchanged 2, deleted 0',
+      );
       // After a change in between, the same body is compared item by item again.
       await post(a, `${API}/stores`, { stores: [storeInput('D1', { city: 'Delft' })] });
-      expect((await post(b, `${API}/stores`, body)).json().message).toBe('created 0, updated 1, unchanged 1, deleted 0');
+      expect((await post(b, `${API}/stores`, body)).json().message).toBe(
+        'created 0, updated 1, unchanged 1, deleted 0',
+      );
       const after = (await get(a, `${API}/stores?search_text=D`)).json();
       expect(after.list.find((s: { store_number: string }) => s.store_number === 'D1').city).toBeUndefined();
       expect(before.total_count).toBe(after.total_count);

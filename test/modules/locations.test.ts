@@ -45,7 +45,12 @@ for (const dialect of DIALECTS) {
       for (const line of lines) {
         const productId = ids.products.get(line.product)!;
         const location = line.location
-          ? await db.selectFrom('locations').select('id').where('store_id', '=', storeId).where('location_code', '=', line.location).executeTakeFirstOrThrow()
+          ? await db
+              .selectFrom('locations')
+              .select('id')
+              .where('store_id', '=', storeId)
+              .where('location_code', '=', line.location)
+              .executeTakeFirstOrThrow()
           : undefined;
         const posting = {
           locationId: location?.id ?? 0,
@@ -65,7 +70,9 @@ for (const dialect of DIALECTS) {
           }),
         );
       }
-      await inTransaction(handle, (trx) => applyEntries(trx, t.app.ctx.ledger, entries, new Map([[storeId, store]]), TEST_PRINCIPAL, Date.now()));
+      await inTransaction(handle, (trx) =>
+        applyEntries(trx, t.app.ctx.ledger, entries, new Map([[storeId, store]]), TEST_PRINCIPAL, Date.now()),
+      );
     }
 
     beforeAll(async () => {
@@ -77,15 +84,21 @@ for (const dialect of DIALECTS) {
       const products = await t.post(`${API}/products`, {
         products: [
           productInput('P1', { product_name: 'Red Apple Juice', barcode: '8710001', image_url: 'https://img/p1.png' }),
-          productInput('P2', { product_name: 'Green Apple', barcode: '8720002', barcodes_array: [{ barcode: '5550002' }] }),
+          productInput('P2', {
+            product_name: 'Green Apple',
+            barcode: '8720002',
+            barcodes_array: [{ barcode: '5550002' }],
+          }),
           productInput('P3', { product_name: 'Banana Split', barcode: '8730003' }),
           productInput('P4', { product_name: 'Cherry Pie', barcode: '8740004' }),
           productInput('Q10', { product_name: 'Pear 100% natural', barcode: '9990010' }),
         ],
       });
       expect(products.statusCode).toBe(200);
-      for (const row of await t.app.ctx.db.selectFrom('stores').select(['id', 'store_number']).execute()) ids.stores.set(row.store_number, row.id);
-      for (const row of await t.app.ctx.db.selectFrom('products').select(['id', 'product_number']).execute()) ids.products.set(row.product_number, row.id);
+      for (const row of await t.app.ctx.db.selectFrom('stores').select(['id', 'store_number']).execute())
+        ids.stores.set(row.store_number, row.id);
+      for (const row of await t.app.ctx.db.selectFrom('products').select(['id', 'product_number']).execute())
+        ids.products.set(row.product_number, row.id);
     });
     afterAll(async () => {
       await t.close();
@@ -105,18 +118,36 @@ for (const dialect of DIALECTS) {
         expect(created.statusCode).toBe(200);
         expect(created.json()).toEqual({ success: true, message: 'created 3, updated 0, unchanged 0, deleted 0' });
         const { db } = t.app.ctx;
-        const a01 = await db.selectFrom('locations').selectAll().where('location_code', '=', 'A-01').executeTakeFirstOrThrow();
-        expect(a01).toMatchObject({ store_id: ids.stores.get('LS1'), store_number: 'LS1', location_order: 10, default_stock_pool: 2 });
+        const a01 = await db
+          .selectFrom('locations')
+          .selectAll()
+          .where('location_code', '=', 'A-01')
+          .executeTakeFirstOrThrow();
+        expect(a01).toMatchObject({
+          store_id: ids.stores.get('LS1'),
+          store_number: 'LS1',
+          location_order: 10,
+          default_stock_pool: 2,
+        });
         expect(JSON.parse(a01.tags)).toEqual(['aisle-1', 'cold']);
-        const c03 = await db.selectFrom('locations').selectAll().where('location_code', '=', 'C-03').executeTakeFirstOrThrow();
+        const c03 = await db
+          .selectFrom('locations')
+          .selectAll()
+          .where('location_code', '=', 'C-03')
+          .executeTakeFirstOrThrow();
         expect(c03).toMatchObject({ location_order: 0, default_stock_pool: null, tags: '[]' });
 
         const again = await t.post(locationsUrl('LS1'), body);
         expect(again.json().message).toBe('created 0, updated 0, unchanged 3, deleted 0');
-        expect((await db.selectFrom('locations').select('updated_on').where('id', '=', a01.id).executeTakeFirstOrThrow()).updated_on).toBe(a01.updated_on);
+        expect(
+          (await db.selectFrom('locations').select('updated_on').where('id', '=', a01.id).executeTakeFirstOrThrow())
+            .updated_on,
+        ).toBe(a01.updated_on);
 
         const tagsOf = async (id: number) =>
-          (await db.selectFrom('location_tags').select('tag').where('location_id', '=', id).execute()).map((r) => r.tag).sort();
+          (await db.selectFrom('location_tags').select('tag').where('location_id', '=', id).execute())
+            .map((r) => r.tag)
+            .sort();
         expect(await tagsOf(a01.id)).toEqual(['aisle-1', 'cold']);
         const changed = await t.post(locationsUrl('LS1'), {
           locations: [locationInput('C-03', { tags: ['dry', 'bulk'] }), locationInput('D-04', { tags: ['dry'] })],
@@ -133,7 +164,12 @@ for (const dialect of DIALECTS) {
       it('the same location_code in another store is another location', async () => {
         const res = await t.post(locationsUrl('LS2'), { locations: [locationInput('A-01', { tags: ['aisle-1'] })] });
         expect(res.json().message).toBe('created 1, updated 0, unchanged 0, deleted 0');
-        const rows = await t.app.ctx.db.selectFrom('locations').select(['store_number', 'location_order']).where('location_code', '=', 'A-01').orderBy('id').execute();
+        const rows = await t.app.ctx.db
+          .selectFrom('locations')
+          .select(['store_number', 'location_order'])
+          .where('location_code', '=', 'A-01')
+          .orderBy('id')
+          .execute();
         expect(rows).toEqual([
           { store_number: 'LS1', location_order: 10 },
           { store_number: 'LS2', location_order: 0 },
@@ -166,11 +202,19 @@ for (const dialect of DIALECTS) {
         ]) {
           expect(paths).toContain(path);
         }
-        const duplicates = await t.post(locationsUrl('LS3'), { locations: [locationInput('Z1'), locationInput('Z2'), locationInput('Z1')] });
+        const duplicates = await t.post(locationsUrl('LS3'), {
+          locations: [locationInput('Z1'), locationInput('Z2'), locationInput('Z1')],
+        });
         expect(duplicates.statusCode).toBe(400);
-        expect(duplicates.json().errors).toEqual([{ path: 'locations[2].location_code', message: expect.stringContaining('Z1') }]);
-        expect(await t.app.ctx.db.selectFrom('locations').select('id').where('store_number', '=', 'LS3').execute()).toEqual([]);
-        const tooMany = await t.post(locationsUrl('LS3'), { locations: Array.from({ length: 10_001 }, (_, i) => locationInput(`L${i}`)) });
+        expect(duplicates.json().errors).toEqual([
+          { path: 'locations[2].location_code', message: expect.stringContaining('Z1') },
+        ]);
+        expect(
+          await t.app.ctx.db.selectFrom('locations').select('id').where('store_number', '=', 'LS3').execute(),
+        ).toEqual([]);
+        const tooMany = await t.post(locationsUrl('LS3'), {
+          locations: Array.from({ length: 10_001 }, (_, i) => locationInput(`L${i}`)),
+        });
         expect(tooMany.statusCode).toBe(400);
       });
 
@@ -201,7 +245,13 @@ for (const dialect of DIALECTS) {
           { product: 'P1', location: 'A-01', pool: 1, quantity: 5 },
           { product: 'P1', location: 'A-01', pool: 2, quantity: 3 },
           { product: 'P2', location: 'A-01', pool: 1, quantity: 2 },
-          { product: 'P1', location: 'A-01', pool: 1, quantity: 1, order: { number: 'CO-1', line: 3, shipment: 'SH-1', shipmentLine: 1 } },
+          {
+            product: 'P1',
+            location: 'A-01',
+            pool: 1,
+            quantity: 1,
+            order: { number: 'CO-1', line: 3, shipment: 'SH-1', shipmentLine: 1 },
+          },
           // Stock that went and came back to zero, and a product whose pools cancel out.
           { product: 'P3', location: 'A-01', pool: 1, quantity: 4 },
           { product: 'P3', location: 'A-01', pool: 1, quantity: -4 },
@@ -218,7 +268,13 @@ for (const dialect of DIALECTS) {
       const list = async (query = '', store = 'LS1') => {
         const res = await t.get(`${locationsUrl(store)}${query}`);
         expect(res.statusCode).toBe(200);
-        return res.json() as { list: Item[]; total_count: number; scroll_id: string | null; next_page: number | null; list_filters: Record<string, string[]> };
+        return res.json() as {
+          list: Item[];
+          total_count: number;
+          scroll_id: string | null;
+          next_page: number | null;
+          list_filters: Record<string, string[]>;
+        };
       };
       const byCode = (items: Item[], code: string) => items.find((i) => i.location_code === code)!;
 
@@ -237,9 +293,25 @@ for (const dialect of DIALECTS) {
         });
         expect(typeof a01.id).toBe('number');
         expect(a01.created_on).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-        const zeros = { mostlikelypool3: 0, mostlikelypool4: 0, mostlikelypool5: 0, mostlikelypool6: 0, mostlikelypool7: 0, mostlikelypool8: 0, mostlikelypool9: 0, mostlikelypool10: 0 };
+        const zeros = {
+          mostlikelypool3: 0,
+          mostlikelypool4: 0,
+          mostlikelypool5: 0,
+          mostlikelypool6: 0,
+          mostlikelypool7: 0,
+          mostlikelypool8: 0,
+          mostlikelypool9: 0,
+          mostlikelypool10: 0,
+        };
         expect(a01.stock).toEqual([
-          { product_number: 'P1', product_description: 'Red Apple Juice', quantity: 8, mostlikelypool1: 5, mostlikelypool2: 3, ...zeros },
+          {
+            product_number: 'P1',
+            product_description: 'Red Apple Juice',
+            quantity: 8,
+            mostlikelypool1: 5,
+            mostlikelypool2: 3,
+            ...zeros,
+          },
           {
             product_number: 'P1',
             product_description: 'Red Apple Juice',
@@ -252,7 +324,14 @@ for (const dialect of DIALECTS) {
             customer_order_shipment_number: 'SH-1',
             customer_order_shipment_line_number: 1,
           },
-          { product_number: 'P2', product_description: 'Green Apple', quantity: 2, mostlikelypool1: 2, mostlikelypool2: 0, ...zeros },
+          {
+            product_number: 'P2',
+            product_description: 'Green Apple',
+            quantity: 2,
+            mostlikelypool1: 2,
+            mostlikelypool2: 0,
+            ...zeros,
+          },
         ]);
         expect(JSON.stringify(a01)).not.toContain('most_likely_pool');
         const b02 = byCode(page.list, 'B-02');
@@ -284,7 +363,9 @@ for (const dialect of DIALECTS) {
         expect((await list('?search_text=dry')).list.map((l) => l.location_code)).toEqual(['D-04']);
         expect((await list('?search_text=%25')).total_count).toBe(0);
         expect((await list('?search_text=_')).total_count).toBe(0);
-        expect((await list('?Search_Text=cold&accept_language=nl&app_username=jan')).list.map((l) => l.location_code)).toEqual(['A-01']);
+        expect(
+          (await list('?Search_Text=cold&accept_language=nl&app_username=jan')).list.map((l) => l.location_code),
+        ).toEqual(['A-01']);
       });
 
       it('paging: page_size, page_start and scroll_id walk every location once', async () => {
@@ -304,7 +385,12 @@ for (const dialect of DIALECTS) {
         expect(res.statusCode).toBe(200);
         return res.json() as { list: Item[]; total_count: number; scroll_id: string | null };
       };
-      const summary = (items: Item[]) => items.map((i) => `${i.product_number}${i.customer_order_number ? `/${i.customer_order_number}` : ''}=${i.quantity}`).sort();
+      const summary = (items: Item[]) =>
+        items
+          .map(
+            (i) => `${i.product_number}${i.customer_order_number ? `/${i.customer_order_number}` : ''}=${i.quantity}`,
+          )
+          .sort();
 
       it('GET /locations/{code}/products: one line per product and customer order, zero stock left out', async () => {
         const page = await products('/A-01/products');
@@ -329,13 +415,19 @@ for (const dialect of DIALECTS) {
 
       it('customer order filters', async () => {
         expect(summary((await products('/A-01/products?customer_order_number=CO-1')).list)).toEqual(['P1/CO-1=1']);
-        expect(summary((await products('/A-01/products?customer_order_shipment_number=SH-1')).list)).toEqual(['P1/CO-1=1']);
+        expect(summary((await products('/A-01/products?customer_order_shipment_number=SH-1')).list)).toEqual([
+          'P1/CO-1=1',
+        ]);
         expect((await products('/A-01/products?customer_order_shipment_number=SH-2')).total_count).toBe(0);
         expect((await products('/A-01/products?customer_order_number=CO-9')).total_count).toBe(0);
       });
 
       it('search_text without advance_search: prefix of number or any barcode, substring of description', async () => {
-        expect(summary((await products('/A-01/products?search_text=apple')).list)).toEqual(['P1/CO-1=1', 'P1=8', 'P2=2']);
+        expect(summary((await products('/A-01/products?search_text=apple')).list)).toEqual([
+          'P1/CO-1=1',
+          'P1=8',
+          'P2=2',
+        ]);
         expect(summary((await products('/A-01/products?search_text=juice')).list)).toEqual(['P1/CO-1=1', 'P1=8']);
         expect(summary((await products('/A-01/products?search_text=p2')).list)).toEqual(['P2=2']);
         expect(summary((await products('/A-01/products?search_text=8710')).list)).toEqual(['P1/CO-1=1', 'P1=8']);
@@ -348,9 +440,17 @@ for (const dialect of DIALECTS) {
       });
 
       it('advance_search=true: every word anywhere in number, barcode or description', async () => {
-        expect(summary((await products('/A-01/products?advance_search=true&search_text=juice%20RED')).list)).toEqual(['P1/CO-1=1', 'P1=8']);
-        expect(summary((await products('/A-01/products?advance_search=true&search_text=apple%200002')).list)).toEqual(['P2=2']);
-        expect(summary((await products('/A-01/products?advance_search=true&search_text=0001')).list)).toEqual(['P1/CO-1=1', 'P1=8']);
+        expect(summary((await products('/A-01/products?advance_search=true&search_text=juice%20RED')).list)).toEqual([
+          'P1/CO-1=1',
+          'P1=8',
+        ]);
+        expect(summary((await products('/A-01/products?advance_search=true&search_text=apple%200002')).list)).toEqual([
+          'P2=2',
+        ]);
+        expect(summary((await products('/A-01/products?advance_search=true&search_text=0001')).list)).toEqual([
+          'P1/CO-1=1',
+          'P1=8',
+        ]);
         expect((await products('/A-01/products?advance_search=true&search_text=apple%20banana')).total_count).toBe(0);
         expect(summary((await products('/A-01/products?advance_search=true&search_text=%20%20')).list)).toHaveLength(3);
       });
@@ -359,8 +459,12 @@ for (const dialect of DIALECTS) {
         expect(summary((await products('/products?jsonTag=aisle-1')).list)).toEqual(['P1/CO-1=1', 'P1=8', 'P2=2']);
         const both = await products(`/products?jsonTag=${encodeURIComponent('["aisle-1","aisle-2"]')}`);
         expect(summary(both.list)).toEqual(['P1/CO-1=1', 'P1=8', 'P2=9.5']);
-        expect(summary((await products(`/products?jsonTag=${encodeURIComponent('["aisle-2"]')}`)).list)).toEqual(['P2=7.5']);
-        expect(summary((await products(`/products?jsonTag=${encodeURIComponent('"dry"')}`)).list)).toEqual(['Q10=1.25']);
+        expect(summary((await products(`/products?jsonTag=${encodeURIComponent('["aisle-2"]')}`)).list)).toEqual([
+          'P2=7.5',
+        ]);
+        expect(summary((await products(`/products?jsonTag=${encodeURIComponent('"dry"')}`)).list)).toEqual([
+          'Q10=1.25',
+        ]);
         expect((await products(`/products?jsonTag=${encodeURIComponent('["aisle-1"')}`)).total_count).toBe(0);
         expect(summary((await products('/products?location_code=B-02')).list)).toEqual(['P2=7.5']);
         expect((await products('/products?location_code=A-01&jsonTag=aisle-2')).total_count).toBe(0);
@@ -389,23 +493,33 @@ for (const dialect of DIALECTS) {
         expect(second.list).toEqual(seen.slice(2, 4));
       });
 
-      it('verify: location_tags match every location\'s tags; a drifted index is reported', async () => {
+      it("verify: location_tags match every location's tags; a drifted index is reported", async () => {
         const { handle, db } = t.app.ctx;
         expect(await LOCATION_CHECKS[0]!.run(handle)).toEqual([]);
-        const a01 = await db.selectFrom('locations').select('id').where('store_number', '=', 'LS1').where('location_code', '=', 'A-01').executeTakeFirstOrThrow();
+        const a01 = await db
+          .selectFrom('locations')
+          .select('id')
+          .where('store_number', '=', 'LS1')
+          .where('location_code', '=', 'A-01')
+          .executeTakeFirstOrThrow();
         await db.deleteFrom('location_tags').where('location_id', '=', a01.id).where('tag', '=', 'cold').execute();
         try {
           const violations = await LOCATION_CHECKS[0]!.run(handle);
           expect(violations).toHaveLength(1);
           expect(violations[0]!.detail).toContain("location 'A-01' of store 'LS1'");
         } finally {
-          await db.insertInto('location_tags').values({ location_id: a01.id, store_id: ids.stores.get('LS1')!, tag: 'cold' }).execute();
+          await db
+            .insertInto('location_tags')
+            .values({ location_id: a01.id, store_id: ids.stores.get('LS1')!, tag: 'cold' })
+            .execute();
         }
         expect(await LOCATION_CHECKS[0]!.run(handle)).toEqual([]);
       });
 
       it('a location changed after stock moved there still reads its stock', async () => {
-        await t.post(locationsUrl('LS1'), { locations: [locationInput('B-02', { location_order: 25, tags: ['aisle-2', 'frozen'] })] });
+        await t.post(locationsUrl('LS1'), {
+          locations: [locationInput('B-02', { location_order: 25, tags: ['aisle-2', 'frozen'] })],
+        });
         const b02 = byCode((await list('?search_text=frozen')).list, 'B-02');
         expect(b02).toMatchObject({ location_order: 25, quantity: 7.5, tags: ['aisle-2', 'frozen'] });
       });
@@ -427,7 +541,9 @@ for (const dialect of DIALECTS) {
           ['DMG', 'Damaged'],
         ]);
         const { verifyAll } = await import('../../src/verify.js');
-        const mine = (await verifyAll(own.app.ctx.handle)).filter((v) => v.check === 'locations' || v.check === 'store products');
+        const mine = (await verifyAll(own.app.ctx.handle)).filter(
+          (v) => v.check === 'locations' || v.check === 'store products',
+        );
         expect(mine).toEqual([]);
       } finally {
         await own.close();

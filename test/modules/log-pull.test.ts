@@ -25,7 +25,12 @@ for (const dialect of DIALECTS) {
     const now = Date.now();
     beforeAll(async () => {
       t = await buildTestApp(dialect);
-      await generateChain(t.app.ctx, { stores: 2, products: 30, days: 3, entriesPerDay: 400, seed: 3 }, () => undefined, now);
+      await generateChain(
+        t.app.ctx,
+        { stores: 2, products: 30, days: 3, entriesPerDay: 400, seed: 3 },
+        () => undefined,
+        now,
+      );
       const reason = reasonCodeInput(REVIEWED_REASON, { default_review_status: 1, reason_code_type: 1, is_loss: true });
       expect((await t.post(`${API}/reasoncodes`, { reason_codes: [reason] })).statusCode).toBe(200);
     });
@@ -42,17 +47,23 @@ for (const dialect of DIALECTS) {
         modification_datetime: new Date().toISOString(),
         ...extra,
       }));
-      const answer = await t.post(`${API}/stores/${storeNumberOf(0)}/products/stock/storeproductlogs`, { storeproductlog: entries });
+      const answer = await t.post(`${API}/stores/${storeNumberOf(0)}/products/stock/storeproductlogs`, {
+        storeproductlog: entries,
+      });
       expect(answer.statusCode).toBe(200);
     };
-    const query = (from: number, to?: number) => `last_modified_date=${new Date(from).toISOString()}${to === undefined ? '' : `&to_modified_date=${new Date(to).toISOString()}`}`;
+    const query = (from: number, to?: number) =>
+      `last_modified_date=${new Date(from).toISOString()}${to === undefined ? '' : `&to_modified_date=${new Date(to).toISOString()}`}`;
     const directIds = async (from: number, to: number | undefined, offset: number, limit: number) => {
       let q = t.app.ctx.db.selectFrom('stock_logs').select('id').where('updated_on', '>=', from);
       if (to !== undefined) q = q.where('updated_on', '<=', to);
       return (await q.orderBy('id').limit(limit).offset(offset).execute()).map((r) => Number(r.id));
     };
     const directCount = async (from: number, to?: number) => {
-      let q = t.app.ctx.db.selectFrom('stock_logs').select((eb) => eb.fn.countAll<number>().as('n')).where('updated_on', '>=', from);
+      let q = t.app.ctx.db
+        .selectFrom('stock_logs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('updated_on', '>=', from);
       if (to !== undefined) q = q.where('updated_on', '<=', to);
       return Number((await q.executeTakeFirstOrThrow()).n);
     };
@@ -61,7 +72,9 @@ for (const dialect of DIALECTS) {
       const answer = await t.get(`${PULL}?${query(from, to)}&Page_Size=${SIZE}&Page_Start=${page}`);
       expect(answer.statusCode).toBe(200);
       const body = answer.json();
-      expect(body.list.map((item: { id: number }) => item.id)).toEqual(await directIds(from, to, (page - 1) * SIZE, SIZE));
+      expect(body.list.map((item: { id: number }) => item.id)).toEqual(
+        await directIds(from, to, (page - 1) * SIZE, SIZE),
+      );
       expect(body.total_count).toBe(await directCount(from, to));
       return body as { total_count: number; list: Array<{ id: number }> };
     };
@@ -106,14 +119,22 @@ for (const dialect of DIALECTS) {
 
     it('still gives the OFFSET page after an entry moved into the window (a review)', async () => {
       await post(4, { reason_code: REVIEWED_REASON });
-      const pending = await t.app.ctx.db.selectFrom('stock_logs').select('id').where('review_status', '=', 1).orderBy('id').execute();
+      const pending = await t.app.ctx.db
+        .selectFrom('stock_logs')
+        .select('id')
+        .where('review_status', '=', 1)
+        .orderBy('id')
+        .execute();
       expect(pending.length).toBeGreaterThanOrEqual(4);
       await new Promise((resolve) => setTimeout(resolve, 5));
       const from = Date.now();
       await post(3 * SIZE);
       await pageMatchesOffset(from, 1);
       await pageMatchesOffset(from, 2);
-      const reviewed = await t.post(`${API}/stores/${storeNumberOf(0)}/products/stock/storeproductlogs/review`, { ids: pending.map((p) => Number(p.id)), approve: true });
+      const reviewed = await t.post(`${API}/stores/${storeNumberOf(0)}/products/stock/storeproductlogs/review`, {
+        ids: pending.map((p) => Number(p.id)),
+        approve: true,
+      });
       expect(reviewed.statusCode).toBe(200);
       // The reviewed entries now open the window: page 3 shifts by their number.
       const page3 = await pageMatchesOffset(from, 3);
@@ -125,14 +146,30 @@ for (const dialect of DIALECTS) {
       await post(3 * SIZE);
       await pageMatchesOffset(from, 1);
       // Leave a gap of ids, then fill it as a late commit would.
-      const gapId = Number((await t.app.ctx.db.selectFrom('stock_logs').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow()).id) + 1;
-      if (dialect.name === 'postgres') await sql`select setval(pg_get_serial_sequence('stock_logs', 'id'), ${gapId + 10})`.execute(t.app.ctx.db);
+      const gapId =
+        Number(
+          (
+            await t.app.ctx.db
+              .selectFrom('stock_logs')
+              .select((eb) => eb.fn.max('id').as('id'))
+              .executeTakeFirstOrThrow()
+          ).id,
+        ) + 1;
+      if (dialect.name === 'postgres')
+        await sql`select setval(pg_get_serial_sequence('stock_logs', 'id'), ${gapId + 10})`.execute(t.app.ctx.db);
       else await sql`update sqlite_sequence set seq = ${gapId + 10} where name = 'stock_logs'`.execute(t.app.ctx.db);
       await post(2 * SIZE);
       await pageMatchesOffset(from, 2);
-      const template = await t.app.ctx.db.selectFrom('stock_logs').selectAll().where('id', '=', gapId + 11).executeTakeFirstOrThrow();
+      const template = await t.app.ctx.db
+        .selectFrom('stock_logs')
+        .selectAll()
+        .where('id', '=', gapId + 11)
+        .executeTakeFirstOrThrow();
       // Not applied: an entry without ledger rows, so the stock stays as it was.
-      await t.app.ctx.db.insertInto('stock_logs').values({ ...template, id: gapId, updated_on: from + 1, is_applied: 0 }).execute();
+      await t.app.ctx.db
+        .insertInto('stock_logs')
+        .values({ ...template, id: gapId, updated_on: from + 1, is_applied: 0 })
+        .execute();
       for (let page = 3; page <= 6; page++) await pageMatchesOffset(from, page);
       await t.app.ctx.db.deleteFrom('stock_logs').where('id', '=', gapId).execute();
     });
@@ -150,10 +187,25 @@ for (const dialect of DIALECTS) {
       expect((await t.get(`${PULL}?${query(0)}&Page_Size=1`)).json().total_count).toBe(before);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
 
-      const hour = await t.app.ctx.db.selectFrom('stock_log_hours').select(['hour', 'entries']).orderBy('hour', 'desc').limit(1).executeTakeFirstOrThrow();
-      await t.app.ctx.db.updateTable('stock_log_hours').set({ entries: Number(hour.entries) + 1 }).where('hour', '=', hour.hour).execute();
-      expect((await verifyAll(t.app.ctx.handle)).map((v) => v.detail)).toEqual([expect.stringMatching(/^stock log hour .*counted \d+ entries/)]);
-      await t.app.ctx.db.updateTable('stock_log_hours').set({ entries: Number(hour.entries) }).where('hour', '=', hour.hour).execute();
+      const hour = await t.app.ctx.db
+        .selectFrom('stock_log_hours')
+        .select(['hour', 'entries'])
+        .orderBy('hour', 'desc')
+        .limit(1)
+        .executeTakeFirstOrThrow();
+      await t.app.ctx.db
+        .updateTable('stock_log_hours')
+        .set({ entries: Number(hour.entries) + 1 })
+        .where('hour', '=', hour.hour)
+        .execute();
+      expect((await verifyAll(t.app.ctx.handle)).map((v) => v.detail)).toEqual([
+        expect.stringMatching(/^stock log hour .*counted \d+ entries/),
+      ]);
+      await t.app.ctx.db
+        .updateTable('stock_log_hours')
+        .set({ entries: Number(hour.entries) })
+        .where('hour', '=', hour.hour)
+        .execute();
     });
   });
 }

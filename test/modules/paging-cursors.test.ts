@@ -48,7 +48,8 @@ const PAGING = new Set(['page_size', 'page_start', 'scroll_id']);
 /** A valid value of a query parameter's type, and a second, different one. */
 function sampleValues(parameter: Parameter): [string, string] {
   const schema = parameter.schema ?? {};
-  const choices = schema.enum ?? schema.anyOf?.flatMap((option) => option.enum ?? (option.const === undefined ? [] : [option.const]));
+  const choices =
+    schema.enum ?? schema.anyOf?.flatMap((option) => option.enum ?? (option.const === undefined ? [] : [option.const]));
   if (choices && choices.length >= 2) return [choices[0]!, choices[1]!];
   if (schema.type === 'boolean') return ['true', 'false'];
   if (schema.type === 'integer') return ['1', '2'];
@@ -71,9 +72,16 @@ for (const dialect of DIALECTS) {
       };
       await ok('/stores', { stores: [storeInput('S1'), storeInput('S2')] });
       await ok('/categories', { categories: [categoryInput('C1'), categoryInput('C2')] });
-      await ok('/products', { products: [productInput('P1', { barcode: '8710001' }), productInput('P2', { barcode: '8710002' })] });
+      await ok('/products', {
+        products: [productInput('P1', { barcode: '8710001' }), productInput('P2', { barcode: '8710002' })],
+      });
       for (const store of ['S1', 'S2']) {
-        await ok(`/stores/${store}/locations`, { locations: [{ location_code: 'A-01', tags: ['front'] }, { location_code: 'B-01', tags: ['back'] }] });
+        await ok(`/stores/${store}/locations`, {
+          locations: [
+            { location_code: 'A-01', tags: ['front'] },
+            { location_code: 'B-01', tags: ['back'] },
+          ],
+        });
         const entry = (product: string) => ({
           product_number: product,
           quantity: 5,
@@ -85,7 +93,10 @@ for (const dialect of DIALECTS) {
         await ok('/externalcountinglines', {
           CountingDateTime: '2026-05-02T06:00:00Z',
           StoreNo: store,
-          Lines: [{ product_barcode: 'UNKNOWN-1', counted_quantity: 1 }, { product_barcode: 'UNKNOWN-2', counted_quantity: 2 }],
+          Lines: [
+            { product_barcode: 'UNKNOWN-1', counted_quantity: 1 },
+            { product_barcode: 'UNKNOWN-2', counted_quantity: 2 },
+          ],
         });
       }
       // Two deliveries of S1, each received on twice (two receipts, the second with two lines).
@@ -99,17 +110,28 @@ for (const dialect of DIALECTS) {
       });
       await ok('/stores/S1/orders/deliveries', { orders: [delivery('PC-1'), delivery('PC-2')] });
       for (const orderNumber of ['PC-1', 'PC-2', 'PC-1']) {
-        await ok(`/stores/S1/orders/deliveries/${orderNumber}/receive`, { lines: [{ line_number: 1, received_quantity: 1 }] });
+        await ok(`/stores/S1/orders/deliveries/${orderNumber}/receive`, {
+          lines: [{ line_number: 1, received_quantity: 1 }],
+        });
       }
       await ok('/stores/S1/orders/customerorders', {
-        orders: ['CO-1', 'CO-2'].map((order_number) => ({ order_number, lines: [{ line_number: 1, product_number: 'P1', quantity: 1 }] })),
+        orders: ['CO-1', 'CO-2'].map((order_number) => ({
+          order_number,
+          lines: [{ line_number: 1, product_number: 'P1', quantity: 1 }],
+        })),
       });
       for (const name of ['Reorder A', 'Reorder B']) {
-        await ok('/stores/S1/productlists', { product_list_name: name, product_list_type: 1, lines: [{ product_number: 'P1', quantity: 2 }] });
+        await ok('/stores/S1/productlists', {
+          product_list_name: name,
+          product_list_type: 1,
+          lines: [{ product_number: 'P1', quantity: 2 }],
+        });
       }
       // A receipt listing shows receipts changed before its moment: let the clock pass the last one.
       await new Promise((resolve) => setTimeout(resolve, 5));
-      const document = (await t.get(`${API}/openapi.json`, null)).json() as { paths: Record<string, { get?: { parameters?: Parameter[] } }> };
+      const document = (await t.get(`${API}/openapi.json`, null)).json() as {
+        paths: Record<string, { get?: { parameters?: Parameter[] } }>;
+      };
       pagedPaths = Object.entries(document.paths)
         .filter(([, item]) => item.get?.parameters?.some((p) => p.in === 'query' && p.name === 'scroll_id'))
         .map(([path, item]) => ({
@@ -140,7 +162,8 @@ for (const dialect of DIALECTS) {
       for (const { path, query, pathNames } of pagedPaths) {
         const keep = KEEPS_BOTH[path] ?? null;
         const required = REQUIRED[path] ?? {};
-        const filters: Record<string, string> = keep === null ? { ...required } : { ...required, [keep.name]: keep.value };
+        const filters: Record<string, string> =
+          keep === null ? { ...required } : { ...required, [keep.name]: keep.value };
         const first = await t.get(urlOf(path, PATH_VALUES, { ...filters, page_size: '1' }));
         expect(first.statusCode, `${path}: ${first.body}`).toBe(200);
         const scrollId = first.json().scroll_id as string | null;
@@ -164,21 +187,35 @@ for (const dialect of DIALECTS) {
         // Any other declared filter added (or a required one changed): every one of them is part of the fingerprint.
         for (const parameter of query.filter((p) => p.name !== keep?.name)) {
           if (parameter.name in required) {
-            await refusedCursor(urlOf(path, PATH_VALUES, { ...filters, [parameter.name]: sampleValues(parameter).find((v) => v !== required[parameter.name])!, ...cursor }));
+            await refusedCursor(
+              urlOf(path, PATH_VALUES, {
+                ...filters,
+                [parameter.name]: sampleValues(parameter).find((v) => v !== required[parameter.name])!,
+                ...cursor,
+              }),
+            );
             continue;
           }
-          await refusedCursor(urlOf(path, PATH_VALUES, { ...filters, [parameter.name]: sampleValues(parameter)[0], ...cursor }));
+          await refusedCursor(
+            urlOf(path, PATH_VALUES, { ...filters, [parameter.name]: sampleValues(parameter)[0], ...cursor }),
+          );
         }
         // Another store in the path (same filters, same location code).
-        if (pathNames.includes('store_number')) await refusedCursor(urlOf(path, { ...PATH_VALUES, store_number: 'S2' }, { ...filters, ...cursor }));
-        if (pathNames.includes('location_code')) await refusedCursor(urlOf(path, { ...PATH_VALUES, location_code: 'B-01' }, { ...filters, ...cursor }));
+        if (pathNames.includes('store_number'))
+          await refusedCursor(urlOf(path, { ...PATH_VALUES, store_number: 'S2' }, { ...filters, ...cursor }));
+        if (pathNames.includes('location_code'))
+          await refusedCursor(urlOf(path, { ...PATH_VALUES, location_code: 'B-01' }, { ...filters, ...cursor }));
       }
     });
 
     it('the fingerprint is of the validated query: name spelling, parameter order and coerced values do not matter', async () => {
       const first = (await t.get(`${API}/stores?is_warehouse=false&search_text=S&page_size=1`)).json();
       const cursor = encodeURIComponent(first.scroll_id);
-      for (const query of ['search_text=S&is_warehouse=false', 'IS_WAREHOUSE=false&Search_Text=S', 'is_warehouse=false&search_text=S&unknown_name=1']) {
+      for (const query of [
+        'search_text=S&is_warehouse=false',
+        'IS_WAREHOUSE=false&Search_Text=S',
+        'is_warehouse=false&search_text=S&unknown_name=1',
+      ]) {
         const next = await t.get(`${API}/stores?${query}&scroll_id=${cursor}`);
         expect(next.statusCode, `${query}: ${next.body}`).toBe(200);
         expect(next.json().list.map((s: { store_number: string }) => s.store_number)).toEqual(['S2']);
@@ -186,7 +223,9 @@ for (const dialect of DIALECTS) {
       }
       const logs = (await t.get(`${API}/products/stock/storeproductlogs?from_id=1&page_size=1`)).json();
       const logCursor = encodeURIComponent(logs.scroll_id);
-      expect((await t.get(`${API}/products/stock/storeproductlogs?from_id=01&scroll_id=${logCursor}`)).statusCode).toBe(200);
+      expect((await t.get(`${API}/products/stock/storeproductlogs?from_id=01&scroll_id=${logCursor}`)).statusCode).toBe(
+        200,
+      );
       await refusedCursor(`${API}/products/stock/storeproductlogs?from_id=2&scroll_id=${logCursor}`);
     });
 

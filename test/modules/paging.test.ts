@@ -17,7 +17,9 @@ type Page = {
 const STORE_COUNT = 25;
 const storeNumber = (i: number) => `P${String(i).padStart(2, '0')}`;
 /** P01..P25; every fifth one is a warehouse. */
-const ALL_STORES = Array.from({ length: STORE_COUNT }, (_, i) => storeInput(storeNumber(i + 1), { is_warehouse: (i + 1) % 5 === 0 }));
+const ALL_STORES = Array.from({ length: STORE_COUNT }, (_, i) =>
+  storeInput(storeNumber(i + 1), { is_warehouse: (i + 1) % 5 === 0 }),
+);
 const ALL_NUMBERS = ALL_STORES.map((s) => s.store_number);
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -31,7 +33,10 @@ for (const dialect of DIALECTS) {
     };
     const numbers = (p: Page) => p.list.map((s) => s.store_number);
     const newestUpdatedOn = async () => {
-      const row = await t.app.ctx.db.selectFrom('stores').select((eb) => eb.fn.max('updated_on').as('last')).executeTakeFirstOrThrow();
+      const row = await t.app.ctx.db
+        .selectFrom('stores')
+        .select((eb) => eb.fn.max('updated_on').as('last'))
+        .executeTakeFirstOrThrow();
       return new Date(Number(row.last)).toISOString();
     };
 
@@ -62,8 +67,19 @@ for (const dialect of DIALECTS) {
       const body = response.json();
       expect(Object.keys(body).sort()).toEqual(
         [
-          'page_size', 'page_start', 'total_count', 'list', 'list_filters', 'next_page', 'previous_page',
-          'project_last_modified_date', 'scroll_id', 'server_time', 'sort_column', 'sort_order', 'task_last_modified_date',
+          'page_size',
+          'page_start',
+          'total_count',
+          'list',
+          'list_filters',
+          'next_page',
+          'previous_page',
+          'project_last_modified_date',
+          'scroll_id',
+          'server_time',
+          'sort_column',
+          'sort_order',
+          'task_last_modified_date',
         ].sort(),
       );
       expect(body).toMatchObject({
@@ -88,7 +104,13 @@ for (const dialect of DIALECTS) {
 
     it('next_page and previous_page are null at the ends', async () => {
       const first = await page('page_size=10');
-      expect(first).toMatchObject({ page_start: 1, page_size: 10, next_page: 2, previous_page: null, total_count: STORE_COUNT });
+      expect(first).toMatchObject({
+        page_start: 1,
+        page_size: 10,
+        next_page: 2,
+        previous_page: null,
+        total_count: STORE_COUNT,
+      });
       expect(numbers(first)).toEqual(ALL_NUMBERS.slice(0, 10));
       const middle = await page('page_size=10&page_start=2');
       expect(middle).toMatchObject({ page_start: 2, next_page: 3, previous_page: 1 });
@@ -103,7 +125,13 @@ for (const dialect of DIALECTS) {
 
     it('a page past the last is 200 with an empty list', async () => {
       const past = await page('page_size=10&page_start=4');
-      expect(past).toMatchObject({ page_start: 4, total_count: STORE_COUNT, list: [], next_page: null, scroll_id: null });
+      expect(past).toMatchObject({
+        page_start: 4,
+        total_count: STORE_COUNT,
+        list: [],
+        next_page: null,
+        scroll_id: null,
+      });
       expect((await page('page_start=999999')).list).toEqual([]);
     });
 
@@ -126,7 +154,11 @@ for (const dialect of DIALECTS) {
       expect((await t.post(`${API}/stores`, { stores: [{ ...ALL_STORES[2]!, city: 'Changed' }] })).json().message).toBe(
         'created 0, updated 1, unchanged 0, deleted 0',
       );
-      const row = await t.app.ctx.db.selectFrom('stores').select('updated_on').where('store_number', '=', 'P03').executeTakeFirstOrThrow();
+      const row = await t.app.ctx.db
+        .selectFrom('stores')
+        .select('updated_on')
+        .where('store_number', '=', 'P03')
+        .executeTakeFirstOrThrow();
       const after = (await page('page_size=1&is_warehouse=true')).project_last_modified_date;
       expect(after).toBe(new Date(Number(row.updated_on)).toISOString());
       expect(Date.parse(after!)).toBeGreaterThan(Date.parse(before!));
@@ -164,23 +196,34 @@ for (const dialect of DIALECTS) {
 
     it('scroll_id is a keyset cursor: removing a record from an earlier page shifts nothing', async () => {
       const first = await page('page_size=10');
-      const flushed = await t.post(`${API}/stores?flush=true`, { stores: ALL_STORES.filter((s) => s.store_number !== 'P03') });
+      const flushed = await t.post(`${API}/stores?flush=true`, {
+        stores: ALL_STORES.filter((s) => s.store_number !== 'P03'),
+      });
       expect(flushed.json().message).toMatch(/deleted 1$/);
       const next = await page(`page_size=10&scroll_id=${encodeURIComponent(first.scroll_id!)}`);
       expect(numbers(next)).toEqual(ALL_NUMBERS.slice(10, 20));
       expect(next.total_count).toBe(STORE_COUNT - 1);
-      expect((await t.post(`${API}/stores`, { stores: [ALL_STORES[2]] })).json().message).toBe('created 0, updated 1, unchanged 0, deleted 0');
+      expect((await t.post(`${API}/stores`, { stores: [ALL_STORES[2]] })).json().message).toBe(
+        'created 0, updated 1, unchanged 0, deleted 0',
+      );
     });
 
     it('a tampered, foreign or garbage scroll_id is a 400', async () => {
       const { scroll_id: cursor } = await page('page_size=10&is_warehouse=false');
       expect(cursor).toEqual(expect.any(String));
       const [body, signature] = cursor!.split('.') as [string, string];
-      const flip = (text: string, at: number) => text.slice(0, at) + (text[at] === 'A' ? 'B' : 'A') + text.slice(at + 1);
+      const flip = (text: string, at: number) =>
+        text.slice(0, at) + (text[at] === 'A' ? 'B' : 'A') + text.slice(at + 1);
       const forged = Buffer.from(JSON.stringify([1, 2, 'x', 10])).toString('base64url');
       const candidates: Array<[string, string]> = [
-        ['flipped body', 'page_size=10&is_warehouse=false&scroll_id=' + encodeURIComponent(`${flip(body, 3)}.${signature}`)],
-        ['flipped signature', 'page_size=10&is_warehouse=false&scroll_id=' + encodeURIComponent(`${body}.${flip(signature, 5)}`)],
+        [
+          'flipped body',
+          'page_size=10&is_warehouse=false&scroll_id=' + encodeURIComponent(`${flip(body, 3)}.${signature}`),
+        ],
+        [
+          'flipped signature',
+          'page_size=10&is_warehouse=false&scroll_id=' + encodeURIComponent(`${body}.${flip(signature, 5)}`),
+        ],
         ['forged body', 'page_size=10&is_warehouse=false&scroll_id=' + encodeURIComponent(`${forged}.${signature}`)],
         ['garbage', 'page_size=10&is_warehouse=false&scroll_id=garbage'],
         ['three parts', 'page_size=10&is_warehouse=false&scroll_id=' + encodeURIComponent(`${cursor}.x`)],
@@ -191,9 +234,15 @@ for (const dialect of DIALECTS) {
       for (const [label, query] of candidates) {
         const response = await t.get(`${API}/stores?${query}`);
         expect(response.statusCode, label).toBe(400);
-        expect(response.json(), label).toMatchObject({ success: false, code: 'VALIDATION_FAILED', errors: [{ path: 'query.scroll_id' }] });
+        expect(response.json(), label).toMatchObject({
+          success: false,
+          code: 'VALIDATION_FAILED',
+          errors: [{ path: 'query.scroll_id' }],
+        });
       }
-      expect((await t.get(`${API}/stores?is_warehouse=false&scroll_id=${encodeURIComponent(cursor!)}`)).statusCode).toBe(200);
+      expect(
+        (await t.get(`${API}/stores?is_warehouse=false&scroll_id=${encodeURIComponent(cursor!)}`)).statusCode,
+      ).toBe(200);
     });
   });
 }

@@ -50,8 +50,12 @@ for (const dialect of DIALECTS) {
       expect(metrics.headers['content-type']).toMatch(/^text\/plain/);
       const text = metrics.body;
       expect(text).toContain('# TYPE http_request_duration_seconds histogram');
-      expect(text).toMatch(/^http_request_duration_seconds_count\{[^}]*route="\/api\/v2\/public\/stores"[^}]*\} [1-9]/m);
-      expect(text).toMatch(/^http_request_duration_seconds_bucket\{[^}]*method="GET"[^}]*route="\/api\/v2\/public\/stores"/m);
+      expect(text).toMatch(
+        /^http_request_duration_seconds_count\{[^}]*route="\/api\/v2\/public\/stores"[^}]*\} [1-9]/m,
+      );
+      expect(text).toMatch(
+        /^http_request_duration_seconds_bucket\{[^}]*method="GET"[^}]*route="\/api\/v2\/public\/stores"/m,
+      );
       for (const gauge of ['db_pool_connections_total', 'db_pool_connections_idle', 'db_pool_requests_waiting']) {
         expect(text).toMatch(new RegExp(`^# TYPE ${gauge} gauge$`, 'm'));
         expect(text).toMatch(new RegExp(`^${gauge} \\d+$`, 'm'));
@@ -60,7 +64,8 @@ for (const dialect of DIALECTS) {
       // The database's faults (issue 27): reachable now, no connection lost, nothing refused.
       expect(text).toMatch(/^db_up 1$/m);
       expect(text).toMatch(/^db_connections_lost_total 0$/m);
-      for (const fault of ['unavailable', 'busy', 'full']) expect(text).toMatch(new RegExp(`^db_fault_answers_total\\{fault="${fault}"\\} 0$`, 'm'));
+      for (const fault of ['unavailable', 'busy', 'full'])
+        expect(text).toMatch(new RegExp(`^db_fault_answers_total\\{fault="${fault}"\\} 0$`, 'm'));
     });
 
     it('/api/v2/public/openapi.json is OpenAPI 3.1 and documents every API route with response schemas', async () => {
@@ -73,7 +78,12 @@ for (const dialect of DIALECTS) {
       const apiRoutes = registeredRoutes(t.app).filter(
         (route) => route.url.startsWith(`${API}/`) && route.method !== 'HEAD' && route.url !== `${API}/openapi.json`,
       );
-      expect(apiRoutes).toEqual(expect.arrayContaining([{ method: 'GET', url: `${API}/stores` }, { method: 'POST', url: `${API}/stores` }]));
+      expect(apiRoutes).toEqual(
+        expect.arrayContaining([
+          { method: 'GET', url: `${API}/stores` },
+          { method: 'POST', url: `${API}/stores` },
+        ]),
+      );
       for (const route of apiRoutes) {
         const label = `${route.method} ${route.url}`;
         const operation = document.paths?.[toOpenApiPath(route.url)]?.[route.method.toLowerCase()];
@@ -81,12 +91,22 @@ for (const dialect of DIALECTS) {
         const success = Object.keys(operation.responses).filter((status) => status.startsWith('2'));
         expect(success.length, label).toBeGreaterThan(0);
         for (const status of [...success, '4XX', '5XX']) {
-          expect(operation.responses[status]?.content?.['application/json']?.schema, `${label} ${status}`).toBeDefined();
+          expect(
+            operation.responses[status]?.content?.['application/json']?.schema,
+            `${label} ${status}`,
+          ).toBeDefined();
         }
       }
       const stores = document.paths[`${API}/stores`];
       expect(stores.get.parameters.map((p: { name: string }) => p.name)).toEqual(
-        expect.arrayContaining(['is_warehouse', 'search_text', 'secondary_key', 'page_size', 'page_start', 'scroll_id']),
+        expect.arrayContaining([
+          'is_warehouse',
+          'search_text',
+          'secondary_key',
+          'page_size',
+          'page_start',
+          'scroll_id',
+        ]),
       );
       expect(stores.post.requestBody.content['application/json'].schema.properties.stores.maxItems).toBe(10_000);
     });

@@ -1,6 +1,12 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { listConfiguration, removeModule, setListType, setModuleType, UnknownListTypeError } from '../../src/modules/product-lists/configuration.js';
+import {
+  listConfiguration,
+  removeModule,
+  setListType,
+  setModuleType,
+  UnknownListTypeError,
+} from '../../src/modules/product-lists/configuration.js';
 import { verifyAll } from '../../src/verify.js';
 import { ADMIN_TOKEN, API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
@@ -59,7 +65,13 @@ interface Page {
 
 type Body = Record<string, unknown>;
 type SentLine = { product_number: string; quantity: number; barcode?: string };
-type UpdateLine = { quantity: number; product_number?: string | number; article_no?: string; barcode?: string; stock_pool?: string | number };
+type UpdateLine = {
+  quantity: number;
+  product_number?: string | number;
+  article_no?: string;
+  barcode?: string;
+  stock_pool?: string | number;
+};
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DEFAULT_TYPES: Array<[number, string]> = [
@@ -71,7 +83,8 @@ const DEFAULT_TYPES: Array<[number, string]> = [
 ];
 
 const errorsOf = (response: LightMyRequestResponse): FieldError[] => response.json().errors;
-const pathsOf = (response: LightMyRequestResponse): string[] => [...new Set(errorsOf(response).map((e) => e.path))].sort();
+const pathsOf = (response: LightMyRequestResponse): string[] =>
+  [...new Set(errorsOf(response).map((e) => e.path))].sort();
 
 function expectError(response: LightMyRequestResponse, status: number, code: string): void {
   expect(response.statusCode, response.body).toBe(status);
@@ -83,7 +96,11 @@ async function pastMoment(at: number): Promise<void> {
   while (Date.now() <= at + 1) await new Promise((resolve) => setTimeout(resolve, 2));
 }
 
-const line = (productNumber: string, quantity: number, extra: Partial<SentLine> = {}): SentLine => ({ product_number: productNumber, quantity, ...extra });
+const line = (productNumber: string, quantity: number, extra: Partial<SentLine> = {}): SentLine => ({
+  product_number: productNumber,
+  quantity,
+  ...extra,
+});
 /** Product number and quantity of each line, in list order. */
 const pairs = (list: ProductList | undefined) => (list?.lines ?? []).map((l) => [l.product_number, l.quantity]);
 
@@ -126,9 +143,14 @@ for (const dialect of DIALECTS) {
       expect(response.statusCode, response.body).toBe(200);
     }
 
-    const listBody = (overrides: Body = {}): Body => ({ product_list_name: uniqueName(), product_list_type: 1, ...overrides });
+    const listBody = (overrides: Body = {}): Body => ({
+      product_list_name: uniqueName(),
+      product_list_type: 1,
+      ...overrides,
+    });
 
-    const createRaw = (body: Body, store = 'S1', query = '', token?: string | null) => t.post(`${LISTS(store)}${query}`, body, token);
+    const createRaw = (body: Body, store = 'S1', query = '', token?: string | null) =>
+      t.post(`${LISTS(store)}${query}`, body, token);
 
     /** Creates a list; returns its id. */
     async function create(overrides: Body = {}, store = 'S1', query = ''): Promise<number> {
@@ -158,7 +180,8 @@ for (const dialect of DIALECTS) {
       return list!;
     }
 
-    const update = (id: number | string, lines: UpdateLine[], store = 'S1', token?: string | null) => t.post(LINES(store, id), { lines }, token);
+    const update = (id: number | string, lines: UpdateLine[], store = 'S1', token?: string | null) =>
+      t.post(LINES(store, id), { lines }, token);
 
     async function updateOk(id: number, lines: UpdateLine[], store = 'S1'): Promise<string> {
       const response = await update(id, lines, store);
@@ -167,13 +190,36 @@ for (const dialect of DIALECTS) {
       return response.json().message;
     }
 
-    const remove = (query: string, store = 'S1', token?: string | null) => t.request({ method: 'DELETE', url: `${LISTS(store)}?${query}`, token });
+    const remove = (query: string, store = 'S1', token?: string | null) =>
+      t.request({ method: 'DELETE', url: `${LISTS(store)}?${query}`, token });
 
     const withApiKey = (method: 'GET' | 'POST' | 'DELETE', url: string, apiKey: string, payload?: Body) =>
-      t.request({ method, url, token: null, headers: { api_key: apiKey }, ...(payload === undefined ? {} : { payload }) });
+      t.request({
+        method,
+        url,
+        token: null,
+        headers: { api_key: apiKey },
+        ...(payload === undefined ? {} : { payload }),
+      });
 
-    const listCount = async () => Number((await t.app.ctx.db.selectFrom('product_lists').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-    const lineCount = async () => Number((await t.app.ctx.db.selectFrom('product_list_lines').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const listCount = async () =>
+      Number(
+        (
+          await t.app.ctx.db
+            .selectFrom('product_lists')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const lineCount = async () =>
+      Number(
+        (
+          await t.app.ctx.db
+            .selectFrom('product_list_lines')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     // ---- set-up ------------------------------------------------------------------------
 
@@ -181,7 +227,11 @@ for (const dialect of DIALECTS) {
       t = await buildTestApp(dialect);
       const ok = (r: LightMyRequestResponse) => expect(r.statusCode, r.body).toBe(200);
       ok(await t.post(`${API}/stores`, { stores: [storeInput('S1'), storeInput('S2')] }));
-      ok(await t.post(`${API}/categories`, { categories: [categoryInput('FOOD'), categoryInput('CHEESE', { parent_category_code: 'FOOD' })] }));
+      ok(
+        await t.post(`${API}/categories`, {
+          categories: [categoryInput('FOOD'), categoryInput('CHEESE', { parent_category_code: 'FOOD' })],
+        }),
+      );
       ok(
         await t.post(`${API}/stores/S1/locations`, {
           locations: [
@@ -243,7 +293,19 @@ for (const dialect of DIALECTS) {
       });
 
       it('names of letters (any script), digits, spaces, dots, hyphens and underscores are accepted as sent', async () => {
-        const names = ['Käse Regal 3', 'Ka\u0308se', 'Réassort_2026-11.v2', '  leading and trailing  ', 'Ωμέγα', '名前リスト', '.', '-', '_', '0', 'x'.repeat(100)];
+        const names = [
+          'Käse Regal 3',
+          'Ka\u0308se',
+          'Réassort_2026-11.v2',
+          '  leading and trailing  ',
+          'Ωμέγα',
+          '名前リスト',
+          '.',
+          '-',
+          '_',
+          '0',
+          'x'.repeat(100),
+        ];
         for (const name of names) {
           const response = await createRaw({ product_list_name: name, product_list_type: 1 });
           expect(response.statusCode, `${JSON.stringify(name)}: ${response.body}`).toBe(200);
@@ -253,7 +315,19 @@ for (const dialect of DIALECTS) {
 
       it('other characters, only spaces, empty or over 100 characters: 400 naming product_list_name, nothing stored', async () => {
         const before = await listCount();
-        const names = ['a/b', 'Regal #3', 'Liste 😀', '   ', '', 'tab\there', 'line\nbreak', '100%', 'a,b', "it's", 'x'.repeat(101)];
+        const names = [
+          'a/b',
+          'Regal #3',
+          'Liste 😀',
+          '   ',
+          '',
+          'tab\there',
+          'line\nbreak',
+          '100%',
+          'a,b',
+          "it's",
+          'x'.repeat(101),
+        ];
         for (const name of names) {
           const response = await createRaw({ product_list_name: name, product_list_type: 1 });
           expectError(response, 400, 'VALIDATION_FAILED');
@@ -331,13 +405,16 @@ for (const dialect of DIALECTS) {
       });
 
       it('no lines, or an empty array: a list with 0 lines', async () => {
-        for (const id of [await create(), await create({ lines: [] })]) expect(await mustRead(id)).toMatchObject({ line_count: 0, lines: [] });
+        for (const id of [await create(), await create({ lines: [] })])
+          expect(await mustRead(id)).toMatchObject({ line_count: 0, lines: [] });
       });
 
       it('the barcode sent on a line is ignored: the line shows the master’s barcode, read live', async () => {
         const p = await product({ barcode: '8711000000011' });
         const noBarcode = await product();
-        const id = await create({ lines: [line(p, 1, { barcode: 'SENT-BARCODE' }), line(noBarcode, 1, { barcode: 'ALSO-IGNORED' })] });
+        const id = await create({
+          lines: [line(p, 1, { barcode: 'SENT-BARCODE' }), line(noBarcode, 1, { barcode: 'ALSO-IGNORED' })],
+        });
         const [first, second] = (await mustRead(id)).lines!;
         expect(first!.barcode).toBe('8711000000011');
         expect(second).not.toHaveProperty('barcode');
@@ -382,7 +459,9 @@ for (const dialect of DIALECTS) {
       it('merged quantities beyond 999,999,999,999: 422 naming the line, nothing stored (PRODUCT §3 exact sums)', async () => {
         const p = await product();
         const before = await listCount();
-        const response = await createRaw(listBody({ is_allow_duplicate_products: false, lines: [line(p, 999_999_999_999), line(p, 1)] }));
+        const response = await createRaw(
+          listBody({ is_allow_duplicate_products: false, lines: [line(p, 999_999_999_999), line(p, 1)] }),
+        );
         expectError(response, 422, 'UNPROCESSABLE');
         expect(pathsOf(response)).toEqual(['lines[1].quantity']);
         expect(await listCount()).toBe(before);
@@ -406,10 +485,20 @@ for (const dialect of DIALECTS) {
 
       it('duplicate free field keys, or a field without key or value: 400, nothing stored', async () => {
         const before = await listCount();
-        const duplicate = await createRaw(listBody({ free_fields: [{ key: 'a', value: '1' }, { key: 'b', value: '2' }, { key: 'a', value: '3' }] }));
+        const duplicate = await createRaw(
+          listBody({
+            free_fields: [
+              { key: 'a', value: '1' },
+              { key: 'b', value: '2' },
+              { key: 'a', value: '3' },
+            ],
+          }),
+        );
         expectError(duplicate, 400, 'VALIDATION_FAILED');
         expect(pathsOf(duplicate)).toEqual(['free_fields[2].key']);
-        const incomplete = await createRaw(listBody({ free_fields: [{ key: '', value: '1' }, { value: 'x' }, { key: 'k' }] }));
+        const incomplete = await createRaw(
+          listBody({ free_fields: [{ key: '', value: '1' }, { value: 'x' }, { key: 'k' }] }),
+        );
         expectError(incomplete, 400, 'VALIDATION_FAILED');
         expect(pathsOf(incomplete)).toEqual(['free_fields[0].key', 'free_fields[1].key', 'free_fields[2].value']);
         expect(await listCount()).toBe(before);
@@ -462,7 +551,12 @@ for (const dialect of DIALECTS) {
         const store = await newStore();
         const [a, b] = [await product(), await product()];
         const responses = await Promise.all(
-          Array.from({ length: 8 }, (_, i) => createRaw({ product_list_name: `Parallel ${i}`, product_list_type: 1, lines: [line(a, i + 1), line(b, 1)] }, store)),
+          Array.from({ length: 8 }, (_, i) =>
+            createRaw(
+              { product_list_name: `Parallel ${i}`, product_list_type: 1, lines: [line(a, i + 1), line(b, 1)] },
+              store,
+            ),
+          ),
         );
         for (const response of responses) expect(response.statusCode, response.body).toBe(200);
         const ids = responses.map((r) => r.json().product_list_id as number);
@@ -524,7 +618,13 @@ for (const dialect of DIALECTS) {
         const p = await product();
         const name = uniqueName();
         const body = { product_list_name: name, product_list_type: 1, lines: [line(p, 1)] };
-        const send = (payload: Body) => t.request({ method: 'POST', url: LISTS('S1'), payload, headers: { 'idempotency-key': `pl-${dialect.name}-${name}` } });
+        const send = (payload: Body) =>
+          t.request({
+            method: 'POST',
+            url: LISTS('S1'),
+            payload,
+            headers: { 'idempotency-key': `pl-${dialect.name}-${name}` },
+          });
         const first = await send(body);
         expect(first.statusCode, first.body).toBe(200);
         const replay = await send(body);
@@ -554,7 +654,12 @@ for (const dialect of DIALECTS) {
           allow_decimal: true,
           category_code: 'CHEESE',
         });
-        const root = await product({ product_name: 'Bread', carrier_item_quantity: 2.5, allow_decimal: false, category_code: 'FOOD' });
+        const root = await product({
+          product_name: 'Bread',
+          carrier_item_quantity: 2.5,
+          allow_decimal: false,
+          category_code: 'FOOD',
+        });
         const uncategorised = await product({ product_name: 'Loose item', category_code: 'NOT-A-CATEGORY' });
         const bare = await product({ product_name: 'Bare' });
         const id = await create({ lines: [line(full, 1.5), line(root, 2), line(uncategorised, 3), line(bare, 4)] });
@@ -589,14 +694,23 @@ for (const dialect of DIALECTS) {
           product_number: uncategorised,
           store_walking_order: 0,
         });
-        expect(lines[3]).toEqual({ quantity: 4, colli: 1, is_decimal: false, product_name: 'Bare', product_number: bare, store_walking_order: 0 });
+        expect(lines[3]).toEqual({
+          quantity: 4,
+          colli: 1,
+          is_decimal: false,
+          product_name: 'Bare',
+          product_number: bare,
+          store_walking_order: 0,
+        });
       });
 
       it('what the master says is read live: a renamed product shows its new name and colli', async () => {
         const p = await product({ product_name: 'Before', carrier_item_quantity: 4 });
         const id = await create({ lines: [line(p, 1)] });
         expect((await mustRead(id)).lines![0]).toMatchObject({ product_name: 'Before', colli: 4 });
-        const changed = await t.post(`${API}/products`, { products: [productInput(p, { product_name: 'After', carrier_item_quantity: 12 })] });
+        const changed = await t.post(`${API}/products`, {
+          products: [productInput(p, { product_name: 'After', carrier_item_quantity: 12 })],
+        });
         expect(changed.statusCode, changed.body).toBe(200);
         expect((await mustRead(id)).lines![0]).toMatchObject({ product_name: 'After', colli: 12 });
       });
@@ -606,12 +720,24 @@ for (const dialect of DIALECTS) {
           const response = await t.post(`${API}${url}`, body);
           expect(response.statusCode, response.body).toBe(200);
         };
-        await ok('/categories', { categories: [categoryInput('LIVE-ROOT-A'), categoryInput('LIVE-ROOT-B'), categoryInput('LIVE-LEAF', { parent_category_code: 'LIVE-ROOT-A' })] });
+        await ok('/categories', {
+          categories: [
+            categoryInput('LIVE-ROOT-A'),
+            categoryInput('LIVE-ROOT-B'),
+            categoryInput('LIVE-LEAF', { parent_category_code: 'LIVE-ROOT-A' }),
+          ],
+        });
         const p = await product({ category_code: 'LIVE-LEAF' });
         const id = await create({ lines: [line(p, 1)] });
-        expect((await mustRead(id)).lines![0]).toMatchObject({ category_code: 'LIVE-LEAF', parent_category_code: 'LIVE-ROOT-A' });
+        expect((await mustRead(id)).lines![0]).toMatchObject({
+          category_code: 'LIVE-LEAF',
+          parent_category_code: 'LIVE-ROOT-A',
+        });
         await ok('/categories', { categories: [categoryInput('LIVE-LEAF', { parent_category_code: 'LIVE-ROOT-B' })] });
-        expect((await mustRead(id)).lines![0]).toMatchObject({ category_code: 'LIVE-LEAF', parent_category_code: 'LIVE-ROOT-B' });
+        expect((await mustRead(id)).lines![0]).toMatchObject({
+          category_code: 'LIVE-LEAF',
+          parent_category_code: 'LIVE-ROOT-B',
+        });
         await ok('/products', { products: [productInput(p, { category_code: 'LIVE-ROOT-A' })] });
         expect((await mustRead(id)).lines![0]).toMatchObject({ category_code: 'LIVE-ROOT-A' });
       });
@@ -637,7 +763,9 @@ for (const dialect of DIALECTS) {
         const otherStore = await product();
         await stock(otherStore, 4, 'S2-FIRST', 'S2'); // S2's location does not count in S1
         const nowhere = await product();
-        const id = await create({ lines: [line(twoPlaces, 1), line(emptyShelf, 1), line(unlocated, 1), line(otherStore, 1), line(nowhere, 1)] });
+        const id = await create({
+          lines: [line(twoPlaces, 1), line(emptyShelf, 1), line(unlocated, 1), line(otherStore, 1), line(nowhere, 1)],
+        });
         expect((await mustRead(id)).lines!.map((l) => [l.product_number, l.store_walking_order])).toEqual([
           [twoPlaces, 20],
           [emptyShelf, 10],
@@ -652,14 +780,21 @@ for (const dialect of DIALECTS) {
 
       it('store_walking_order follows a location’s order when it changes', async () => {
         const store = await newStore();
-        const ok = await t.post(`${API}/stores/${store}/locations`, { locations: [{ location_code: 'A', location_order: 5 }, { location_code: 'B', location_order: 9 }] });
+        const ok = await t.post(`${API}/stores/${store}/locations`, {
+          locations: [
+            { location_code: 'A', location_order: 5 },
+            { location_code: 'B', location_order: 9 },
+          ],
+        });
         expect(ok.statusCode, ok.body).toBe(200);
         const p = await product();
         await stock(p, 1, 'A', store);
         await stock(p, 1, 'B', store);
         const id = await create({ lines: [line(p, 1)] }, store);
         expect((await mustRead(id, store)).lines![0]!.store_walking_order).toBe(5);
-        const moved = await t.post(`${API}/stores/${store}/locations`, { locations: [{ location_code: 'A', location_order: 50 }] });
+        const moved = await t.post(`${API}/stores/${store}/locations`, {
+          locations: [{ location_code: 'A', location_order: 50 }],
+        });
         expect(moved.statusCode, moved.body).toBe(200);
         expect((await mustRead(id, store)).lines![0]!.store_walking_order).toBe(9);
       });
@@ -696,7 +831,8 @@ for (const dialect of DIALECTS) {
         const kase = await create({ product_list_name: 'Käse Regal 3' }, store);
         const upper = await create({ product_list_name: 'KÄSE extra' }, store);
         const other = await create({ product_list_name: 'Brot' }, store);
-        const ids = async (name: string) => (await page(store, `?name=${encodeURIComponent(name)}`)).list.map((l) => l.id);
+        const ids = async (name: string) =>
+          (await page(store, `?name=${encodeURIComponent(name)}`)).list.map((l) => l.id);
         expect(await ids('käse')).toEqual([kase, upper]);
         expect(await ids('KÄSE')).toEqual([kase, upper]);
         expect(await ids('regal 3')).toEqual([kase]);
@@ -710,7 +846,8 @@ for (const dialect of DIALECTS) {
         const underscore = await create({ product_list_name: 'a_b' }, store);
         await create({ product_list_name: 'axb' }, store);
         await create({ product_list_name: 'a.b' }, store);
-        const ids = async (name: string) => (await page(store, `?name=${encodeURIComponent(name)}`)).list.map((l) => l.id);
+        const ids = async (name: string) =>
+          (await page(store, `?name=${encodeURIComponent(name)}`)).list.map((l) => l.id);
         expect(await ids('a_b')).toEqual([underscore]);
         expect(await ids('_')).toEqual([underscore]);
         expect(await ids('%')).toEqual([]);
@@ -738,7 +875,8 @@ for (const dialect of DIALECTS) {
         await pastMoment(olderModified);
         const newer = await create({}, store);
         const newerModified = (await mustRead(newer, store)).modified_on!;
-        const since = async (moment: string) => (await page(store, `?last_updated_on=${encodeURIComponent(moment)}`)).list.map((l) => l.id);
+        const since = async (moment: string) =>
+          (await page(store, `?last_updated_on=${encodeURIComponent(moment)}`)).list.map((l) => l.id);
         expect(await since(newerModified)).toEqual([newer]);
         expect(await since(new Date(Date.parse(newerModified) + 1).toISOString())).toEqual([]);
         expect(await since(new Date(olderModified).toISOString())).toEqual([older, newer]);
@@ -758,9 +896,17 @@ for (const dialect of DIALECTS) {
       it('list_filters echoes the active filters as strings', async () => {
         const store = await newStore();
         await create({ product_list_name: 'Echo me', product_list_type: 3 }, store);
-        const body = await page(store, '?name=Echo&type=3&show_lines=true&last_updated_on=2020-01-01T00:00:00Z&page_size=5');
+        const body = await page(
+          store,
+          '?name=Echo&type=3&show_lines=true&last_updated_on=2020-01-01T00:00:00Z&page_size=5',
+        );
         expect(body.total_count).toBe(1);
-        expect(body.list_filters).toEqual({ name: ['Echo'], type: ['3'], show_lines: ['true'], last_updated_on: ['2020-01-01T00:00:00Z'] });
+        expect(body.list_filters).toEqual({
+          name: ['Echo'],
+          type: ['3'],
+          show_lines: ['true'],
+          last_updated_on: ['2020-01-01T00:00:00Z'],
+        });
         expect((await page(store)).list_filters).toEqual({});
       });
 
@@ -771,7 +917,15 @@ for (const dialect of DIALECTS) {
         expect(ids).toEqual([...ids].sort((a, b) => a - b));
 
         const first = await page(store, '?page_size=2');
-        expect(first).toMatchObject({ page_size: 2, page_start: 1, total_count: 5, next_page: 2, previous_page: null, sort_column: 'id', sort_order: 'asc' });
+        expect(first).toMatchObject({
+          page_size: 2,
+          page_start: 1,
+          total_count: 5,
+          next_page: 2,
+          previous_page: null,
+          sort_column: 'id',
+          sort_order: 'asc',
+        });
         expect(first.list.map((l) => l.id)).toEqual(ids.slice(0, 2));
         expect(first.scroll_id).toEqual(expect.any(String));
         expect(first.project_last_modified_date).toMatch(ISO_MS);
@@ -786,7 +940,11 @@ for (const dialect of DIALECTS) {
         expect((await page(store, '?page_size=2&page_start=3')).list.map((l) => l.id)).toEqual(ids.slice(4));
         expect((await page(store, '?page_size=2&page_start=4')).list).toEqual([]);
         // A scroll_id of another store's listing is refused.
-        expectError(await t.get(`${LISTS('S1')}?scroll_id=${encodeURIComponent(first.scroll_id!)}`), 400, 'VALIDATION_FAILED');
+        expectError(
+          await t.get(`${LISTS('S1')}?scroll_id=${encodeURIComponent(first.scroll_id!)}`),
+          400,
+          'VALIDATION_FAILED',
+        );
       });
 
       it('show_lines on a page: every list of the page carries its own lines', async () => {
@@ -822,10 +980,15 @@ for (const dialect of DIALECTS) {
         const seeded = await t.post(`${API}/products`, { products: numbers.map((number) => productInput(number)) });
         expect(seeded.statusCode, seeded.body).toBe(200);
         const id = await create({ lines: numbers.map((number) => line(number, 1)) });
-        const message = await updateOk(id, numbers.map((number, i) => ({ product_number: number, quantity: i + 2, stock_pool: String((i % 10) + 1) })));
+        const message = await updateOk(
+          id,
+          numbers.map((number, i) => ({ product_number: number, quantity: i + 2, stock_pool: String((i % 10) + 1) })),
+        );
         expect(message).toBe('added 0, updated 1200, unchanged 0');
         const lines = (await mustRead(id)).lines!;
-        expect(lines.map((l) => [l.product_number, l.quantity, l.stock_pool])).toEqual(numbers.map((number, i) => [number, i + 2, String((i % 10) + 1)]));
+        expect(lines.map((l) => [l.product_number, l.quantity, l.stock_pool])).toEqual(
+          numbers.map((number, i) => [number, i + 2, String((i % 10) + 1)]),
+        );
       });
 
       it('adds new products at the end and sets the quantity of a product’s first line', async () => {
@@ -833,7 +996,12 @@ for (const dialect of DIALECTS) {
         const id = await create({ lines: [line(a, 2), line(b, 3), line(a, 4)] });
         const response = await update(id, [line(a, 10), line(c, 1)]);
         expect(response.statusCode, response.body).toBe(200);
-        expect(response.json()).toEqual({ code: 200, status: 'success', data: String(id), message: 'added 1, updated 1, unchanged 0' });
+        expect(response.json()).toEqual({
+          code: 200,
+          status: 'success',
+          data: String(id),
+          message: 'added 1, updated 1, unchanged 0',
+        });
         const list = await mustRead(id);
         expect(list.line_count).toBe(4);
         expect(pairs(list)).toEqual([
@@ -847,9 +1015,12 @@ for (const dialect of DIALECTS) {
       it('stock_pool is set when sent (text or integer) and kept when not', async () => {
         const [a, b] = [await product(), await product()];
         const id = await create({ lines: [line(a, 1), line(b, 1)] });
-        expect(await updateOk(id, [{ product_number: a, quantity: 1, stock_pool: '3' }, { product_number: b, quantity: 1, stock_pool: 10 }])).toBe(
-          'added 0, updated 2, unchanged 0',
-        );
+        expect(
+          await updateOk(id, [
+            { product_number: a, quantity: 1, stock_pool: '3' },
+            { product_number: b, quantity: 1, stock_pool: 10 },
+          ]),
+        ).toBe('added 0, updated 2, unchanged 0');
         expect((await mustRead(id)).lines!.map((l) => l.stock_pool)).toEqual(['3', '10']);
         expect(await updateOk(id, [line(a, 6)])).toBe('added 0, updated 1, unchanged 0');
         expect((await mustRead(id)).lines!.map((l) => [l.quantity, l.stock_pool])).toEqual([
@@ -875,7 +1046,12 @@ for (const dialect of DIALECTS) {
       it('article_no (deprecated) names the product like product_number; both the same is fine', async () => {
         const [a, b] = [await product(), await product()];
         const id = await create({ lines: [line(a, 1)] });
-        expect(await updateOk(id, [{ article_no: a, quantity: 7 }, { article_no: b, product_number: b, quantity: 2 }])).toBe('added 1, updated 1, unchanged 0');
+        expect(
+          await updateOk(id, [
+            { article_no: a, quantity: 7 },
+            { article_no: b, product_number: b, quantity: 2 },
+          ]),
+        ).toBe('added 1, updated 1, unchanged 0');
         expect(pairs(await mustRead(id))).toEqual([
           [a, 7],
           [b, 2],
@@ -897,7 +1073,9 @@ for (const dialect of DIALECTS) {
       it('lines of one product in one request are summed', async () => {
         const [a, b] = [await product(), await product()];
         const id = await create({ lines: [line(a, 9)] });
-        expect(await updateOk(id, [line(a, 1), line(b, 2), { article_no: a, quantity: 2.5 }, line(b, 0)])).toBe('added 1, updated 1, unchanged 0');
+        expect(await updateOk(id, [line(a, 1), line(b, 2), { article_no: a, quantity: 2.5 }, line(b, 0)])).toBe(
+          'added 1, updated 1, unchanged 0',
+        );
         expect(pairs(await mustRead(id))).toEqual([
           [a, 3.5],
           [b, 3],
@@ -915,7 +1093,11 @@ for (const dialect of DIALECTS) {
         expect(pathsOf(response)).toEqual(['lines[1].stock_pool']);
         expect(pairs(await mustRead(id))).toEqual([[a, 1]]);
 
-        await updateOk(id, [{ product_number: a, quantity: 1 }, { product_number: a, quantity: 1, stock_pool: '2' }, { product_number: a, quantity: 1, stock_pool: '2' }]);
+        await updateOk(id, [
+          { product_number: a, quantity: 1 },
+          { product_number: a, quantity: 1, stock_pool: '2' },
+          { product_number: a, quantity: 1, stock_pool: '2' },
+        ]);
         expect((await mustRead(id)).lines![0]).toMatchObject({ quantity: 3, stock_pool: '2' });
       });
 
@@ -965,18 +1147,26 @@ for (const dialect of DIALECTS) {
       it('an identical re-send is "unchanged" and leaves modified_on; a change moves it', async () => {
         const [a, b] = [await product(), await product()];
         const id = await create({ lines: [line(a, 1)] });
-        expect(await updateOk(id, [{ product_number: a, quantity: 2, stock_pool: '5' }, line(b, 1)])).toBe('added 1, updated 1, unchanged 0');
+        expect(await updateOk(id, [{ product_number: a, quantity: 2, stock_pool: '5' }, line(b, 1)])).toBe(
+          'added 1, updated 1, unchanged 0',
+        );
         const before = await mustRead(id);
         await pastMoment(Date.parse(before.modified_on!));
-        expect(await updateOk(id, [{ product_number: a, quantity: 2, stock_pool: '5' }, line(b, 1)])).toBe('added 0, updated 0, unchanged 2');
+        expect(await updateOk(id, [{ product_number: a, quantity: 2, stock_pool: '5' }, line(b, 1)])).toBe(
+          'added 0, updated 0, unchanged 2',
+        );
         expect(await updateOk(id, [{ product_number: a, quantity: 2 }])).toBe('added 0, updated 0, unchanged 1');
         expect(await updateOk(id, [])).toBe('added 0, updated 0, unchanged 0');
-        expect(await updateOk(id, [line('NOPE-X', 1)])).toBe("added 0, updated 0, unchanged 0, skipped 1 (unknown products: 'NOPE-X')");
+        expect(await updateOk(id, [line('NOPE-X', 1)])).toBe(
+          "added 0, updated 0, unchanged 0, skipped 1 (unknown products: 'NOPE-X')",
+        );
         const unchanged = await mustRead(id);
         expect(unchanged.modified_on).toBe(before.modified_on);
         expect(unchanged.lines).toEqual(before.lines);
 
-        expect(await updateOk(id, [{ product_number: a, quantity: 2, stock_pool: '6' }])).toBe('added 0, updated 1, unchanged 0');
+        expect(await updateOk(id, [{ product_number: a, quantity: 2, stock_pool: '6' }])).toBe(
+          'added 0, updated 1, unchanged 0',
+        );
         const changed = await mustRead(id);
         expect(Date.parse(changed.modified_on!)).toBeGreaterThan(Date.parse(before.modified_on!));
         expect(changed.created_on).toBe(before.created_on);
@@ -1005,7 +1195,13 @@ for (const dialect of DIALECTS) {
       it('an Idempotency-Key replays the first answer without applying the update again', async () => {
         const a = await product();
         const id = await create({ lines: [line(a, 1)] });
-        const send = () => t.request({ method: 'POST', url: LINES('S1', id), payload: { lines: [line(a, 5)] }, headers: { 'idempotency-key': `lines-${dialect.name}-${id}` } });
+        const send = () =>
+          t.request({
+            method: 'POST',
+            url: LINES('S1', id),
+            payload: { lines: [line(a, 5)] },
+            headers: { 'idempotency-key': `lines-${dialect.name}-${id}` },
+          });
         const first = await send();
         expect(first.json().message).toBe('added 0, updated 1, unchanged 0');
         await updateOk(id, [line(a, 7)]);
@@ -1027,7 +1223,11 @@ for (const dialect of DIALECTS) {
         const a = await product();
         const unknown = await update(987_654_321, [line(a, 1)]);
         expectError(unknown, 404, 'NOT_FOUND');
-        expect(unknown.json()).toMatchObject({ success: false, code: 'NOT_FOUND', message: expect.stringContaining('987654321') });
+        expect(unknown.json()).toMatchObject({
+          success: false,
+          code: 'NOT_FOUND',
+          message: expect.stringContaining('987654321'),
+        });
 
         const inS2 = await create({ lines: [line(a, 1)] }, 'S2');
         expectError(await update(inS2, [line(a, 5)], 'S1'), 404, 'NOT_FOUND');
@@ -1058,7 +1258,11 @@ for (const dialect of DIALECTS) {
         const attempts: UpdateLine[][] = [
           [line(a, 5), line(b, 1), { product_number: a, article_no: b, quantity: 1 }],
           [line(a, 5), line(b, 1), { product_number: b, quantity: 1, stock_pool: '12' }],
-          [line(a, 5), { product_number: b, quantity: 1, stock_pool: '1' }, { product_number: b, quantity: 1, stock_pool: '2' }],
+          [
+            line(a, 5),
+            { product_number: b, quantity: 1, stock_pool: '1' },
+            { product_number: b, quantity: 1, stock_pool: '2' },
+          ],
           [line(b, 1), line(a, 5), { quantity: 1 }],
         ];
         for (const lines of attempts) expectError(await update(id, lines), 400, 'VALIDATION_FAILED');
@@ -1164,7 +1368,13 @@ for (const dialect of DIALECTS) {
       });
 
       it('product_list_id missing or not a positive integer: 400 naming query.product_list_id; an unknown store: 404', async () => {
-        for (const query of ['', 'is_archived=true', 'product_list_id=abc', 'product_list_id=0', 'product_list_id=1.5']) {
+        for (const query of [
+          '',
+          'is_archived=true',
+          'product_list_id=abc',
+          'product_list_id=0',
+          'product_list_id=1.5',
+        ]) {
           const response = await remove(query);
           expectError(response, 400, 'VALIDATION_FAILED');
           expect(pathsOf(response), query).toEqual(['query.product_list_id']);
@@ -1174,7 +1384,12 @@ for (const dialect of DIALECTS) {
 
       it('an Idempotency-Key replays the bare boolean', async () => {
         const id = await create();
-        const send = () => t.request({ method: 'DELETE', url: `${LISTS('S1')}?product_list_id=${id}&is_delete_header=true`, headers: { 'idempotency-key': `del-${dialect.name}-${id}` } });
+        const send = () =>
+          t.request({
+            method: 'DELETE',
+            url: `${LISTS('S1')}?product_list_id=${id}&is_delete_header=true`,
+            headers: { 'idempotency-key': `del-${dialect.name}-${id}` },
+          });
         const first = await send();
         expect(first.body).toBe('true');
         const replay = await send();
@@ -1188,7 +1403,11 @@ for (const dialect of DIALECTS) {
 
       it('Accept-Language is accepted and changes nothing', async () => {
         const id = await create();
-        const response = await t.request({ method: 'DELETE', url: `${LISTS('S1')}?product_list_id=${id}&is_delete_header=true`, headers: { 'accept-language': 'de-DE' } });
+        const response = await t.request({
+          method: 'DELETE',
+          url: `${LISTS('S1')}?product_list_id=${id}&is_delete_header=true`,
+          headers: { 'accept-language': 'de-DE' },
+        });
         expect(response.statusCode).toBe(200);
         expect(response.body).toBe('true');
       });
@@ -1203,7 +1422,11 @@ for (const dialect of DIALECTS) {
         const updated = await withApiKey('POST', LINES('S1', id), ADMIN_TOKEN, { lines: [line(a, 4)] });
         expect(updated.statusCode, updated.body).toBe(200);
         expect(updated.json().message).toBe('added 0, updated 1, unchanged 0');
-        const deleted = await withApiKey('DELETE', `${LISTS('S1')}?product_list_id=${id}&is_delete_header=true`, ADMIN_TOKEN);
+        const deleted = await withApiKey(
+          'DELETE',
+          `${LISTS('S1')}?product_list_id=${id}&is_delete_header=true`,
+          ADMIN_TOKEN,
+        );
         expect(deleted.statusCode, deleted.body).toBe(200);
         expect(deleted.body).toBe('true');
       });
@@ -1223,8 +1446,16 @@ for (const dialect of DIALECTS) {
         expectError(await update(id, [line(a, 5)], 'S1', null), 401, 'UNAUTHORIZED');
         expectError(await remove(`product_list_id=${id}`, 'S1', null), 401, 'UNAUTHORIZED');
         expectError(await update(id, [line(a, 5)], 'S1', 'sot_unknown-token'), 401, 'UNAUTHORIZED');
-        expectError(await withApiKey('POST', LINES('S1', id), 'sot_unknown-token', { lines: [line(a, 5)] }), 401, 'UNAUTHORIZED');
-        expectError(await withApiKey('DELETE', `${LISTS('S1')}?product_list_id=${id}`, 'sot_unknown-token'), 401, 'UNAUTHORIZED');
+        expectError(
+          await withApiKey('POST', LINES('S1', id), 'sot_unknown-token', { lines: [line(a, 5)] }),
+          401,
+          'UNAUTHORIZED',
+        );
+        expectError(
+          await withApiKey('DELETE', `${LISTS('S1')}?product_list_id=${id}`, 'sot_unknown-token'),
+          401,
+          'UNAUTHORIZED',
+        );
         expect(pairs(await mustRead(id))).toEqual([[a, 1]]);
       });
 
@@ -1236,7 +1467,9 @@ for (const dialect of DIALECTS) {
         const ownId = own.json().product_list_id;
         expect((await page('S1', `?product_list_id=${ownId}`, storeToken)).total_count).toBe(1);
         expect((await update(ownId, [line(a, 3)], 'S1', storeToken)).statusCode).toBe(200);
-        expect((await withApiKey('POST', LINES('S1', ownId), storeToken, { lines: [line(a, 4)] })).statusCode).toBe(200);
+        expect((await withApiKey('POST', LINES('S1', ownId), storeToken, { lines: [line(a, 4)] })).statusCode).toBe(
+          200,
+        );
         expect(pairs(await mustRead(ownId))).toEqual([[a, 4]]);
         expect((await withApiKey('DELETE', `${LISTS('S1')}?product_list_id=${ownId}`, storeToken)).body).toBe('true');
 
@@ -1246,9 +1479,21 @@ for (const dialect of DIALECTS) {
         expectError(await t.get(LISTS('S2'), storeToken), 403, 'FORBIDDEN');
         expectError(await createRaw(listBody(), 'S2', '', storeToken), 403, 'FORBIDDEN');
         expectError(await update(s2List, [line(a, 9)], 'S2', storeToken), 403, 'FORBIDDEN');
-        expectError(await withApiKey('POST', LINES('S2', s2List), storeToken, { lines: [line(a, 9)] }), 403, 'FORBIDDEN');
-        expectError(await remove(`product_list_id=${s2List}&is_delete_header=true`, 'S2', storeToken), 403, 'FORBIDDEN');
-        expectError(await withApiKey('DELETE', `${LISTS('S2')}?product_list_id=${s2List}&is_archived=true`, storeToken), 403, 'FORBIDDEN');
+        expectError(
+          await withApiKey('POST', LINES('S2', s2List), storeToken, { lines: [line(a, 9)] }),
+          403,
+          'FORBIDDEN',
+        );
+        expectError(
+          await remove(`product_list_id=${s2List}&is_delete_header=true`, 'S2', storeToken),
+          403,
+          'FORBIDDEN',
+        );
+        expectError(
+          await withApiKey('DELETE', `${LISTS('S2')}?product_list_id=${s2List}&is_archived=true`, storeToken),
+          403,
+          'FORBIDDEN',
+        );
         const s2After = await page('S2', '?page_size=1000&show_lines=true');
         expect(s2After.list).toEqual(s2Before.list);
         expect((await page('S2', '?page_size=1000&is_archived=true')).list).toEqual(archivedBefore.list);
@@ -1264,7 +1509,11 @@ for (const dialect of DIALECTS) {
         expectError(await update(id, [line(a, 5)], 'S1', readToken), 403, 'FORBIDDEN');
         expectError(await withApiKey('POST', LINES('S1', id), readToken, { lines: [line(a, 5)] }), 403, 'FORBIDDEN');
         expectError(await remove(`product_list_id=${id}`, 'S1', readToken), 403, 'FORBIDDEN');
-        expectError(await withApiKey('DELETE', `${LISTS('S1')}?product_list_id=${id}&is_delete_header=true`, readToken), 403, 'FORBIDDEN');
+        expectError(
+          await withApiKey('DELETE', `${LISTS('S1')}?product_list_id=${id}&is_delete_header=true`, readToken),
+          403,
+          'FORBIDDEN',
+        );
         expect(await listCount()).toBe(before);
         expect(pairs(await mustRead(id))).toEqual([[a, 1]]);
       });
@@ -1278,7 +1527,9 @@ for (const dialect of DIALECTS) {
           const id = created.json().product_list_id;
           expect((await page(store, `?product_list_id=${id}`, integration)).total_count).toBe(1);
           expect((await update(id, [line(a, 2)], store, integration)).statusCode).toBe(200);
-          expect((await withApiKey('POST', LINES(store, id), integration, { lines: [line(a, 3)] })).statusCode).toBe(200);
+          expect((await withApiKey('POST', LINES(store, id), integration, { lines: [line(a, 3)] })).statusCode).toBe(
+            200,
+          );
           expect(pairs(await mustRead(id, store))).toEqual([[a, 3]]);
           expect((await remove(`product_list_id=${id}&is_delete_header=true`, store, integration)).body).toBe('true');
         }
@@ -1289,9 +1540,24 @@ for (const dialect of DIALECTS) {
 
     describe('store-ops verify checks', () => {
       const productId = async (number: string) =>
-        Number((await t.app.ctx.db.selectFrom('products').select('id').where('product_number', '=', number).executeTakeFirstOrThrow()).id);
+        Number(
+          (
+            await t.app.ctx.db
+              .selectFrom('products')
+              .select('id')
+              .where('product_number', '=', number)
+              .executeTakeFirstOrThrow()
+          ).id,
+        );
       const lineIds = async (listId: number) =>
-        (await t.app.ctx.db.selectFrom('product_list_lines').select('line_no').where('list_id', '=', listId).orderBy('line_no').execute()).map((r) => Number(r.line_no));
+        (
+          await t.app.ctx.db
+            .selectFrom('product_list_lines')
+            .select('line_no')
+            .where('list_id', '=', listId)
+            .orderBy('line_no')
+            .execute()
+        ).map((r) => Number(r.line_no));
       const listViolations = async () => (await verifyAll(t.app.ctx.handle)).filter((v) => v.check === 'product lists');
 
       it('a line below a thousandth or with a pool outside 1-10 is reported, and nothing else', async () => {
@@ -1299,15 +1565,29 @@ for (const dialect of DIALECTS) {
         const id = await create({ lines: [line(a, 1), line(a, 2)] });
         const [first, second] = await lineIds(id);
         const pid = await productId(a);
-        await t.app.ctx.db.updateTable('product_list_lines').set({ quantity: 0 }).where('list_id', '=', id).where('line_no', '=', first!).execute();
-        await t.app.ctx.db.updateTable('product_list_lines').set({ stock_pool: 11 }).where('list_id', '=', id).where('line_no', '=', second!).execute();
+        await t.app.ctx.db
+          .updateTable('product_list_lines')
+          .set({ quantity: 0 })
+          .where('list_id', '=', id)
+          .where('line_no', '=', first!)
+          .execute();
+        await t.app.ctx.db
+          .updateTable('product_list_lines')
+          .set({ stock_pool: 11 })
+          .where('list_id', '=', id)
+          .where('line_no', '=', second!)
+          .execute();
         try {
           expect(await listViolations()).toEqual([
             { check: 'product lists', detail: `list ${id} product ${pid}: impossible line` },
             { check: 'product lists', detail: `list ${id} product ${pid}: impossible line` },
           ]);
         } finally {
-          await t.app.ctx.db.updateTable('product_list_lines').set({ quantity: 1000, stock_pool: null }).where('list_id', '=', id).execute();
+          await t.app.ctx.db
+            .updateTable('product_list_lines')
+            .set({ quantity: 1000, stock_pool: null })
+            .where('list_id', '=', id)
+            .execute();
         }
         expect(await listViolations()).toEqual([]);
       });
@@ -1317,11 +1597,26 @@ for (const dialect of DIALECTS) {
         const id = await create({ is_allow_duplicate_products: false, lines: [line(a, 1), line(b, 1)] });
         const [, second] = await lineIds(id);
         const pid = await productId(a);
-        await t.app.ctx.db.updateTable('product_list_lines').set({ product_id: pid }).where('list_id', '=', id).where('line_no', '=', second!).execute();
+        await t.app.ctx.db
+          .updateTable('product_list_lines')
+          .set({ product_id: pid })
+          .where('list_id', '=', id)
+          .where('line_no', '=', second!)
+          .execute();
         try {
-          expect(await listViolations()).toEqual([{ check: 'product lists', detail: `list ${id} product ${pid}: duplicate product on a list that merges duplicates` }]);
+          expect(await listViolations()).toEqual([
+            {
+              check: 'product lists',
+              detail: `list ${id} product ${pid}: duplicate product on a list that merges duplicates`,
+            },
+          ]);
         } finally {
-          await t.app.ctx.db.updateTable('product_list_lines').set({ product_id: await productId(b) }).where('list_id', '=', id).where('line_no', '=', second!).execute();
+          await t.app.ctx.db
+            .updateTable('product_list_lines')
+            .set({ product_id: await productId(b) })
+            .where('list_id', '=', id)
+            .where('line_no', '=', second!)
+            .execute();
         }
         expect(await listViolations()).toEqual([]);
       });
@@ -1334,7 +1629,11 @@ for (const dialect of DIALECTS) {
           try {
             expect(await listViolations(), JSON.stringify(change)).toEqual([{ check: 'product lists', detail }]);
           } finally {
-            await t.app.ctx.db.updateTable('product_lists').set({ free_fields: '[{"key":"k","value":"v"}]', store_number: 'S1' }).where('id', '=', id).execute();
+            await t.app.ctx.db
+              .updateTable('product_lists')
+              .set({ free_fields: '[{"key":"k","value":"v"}]', store_number: 'S1' })
+              .where('id', '=', id)
+              .execute();
           }
         }
         expect(await listViolations()).toEqual([]);
@@ -1346,8 +1645,12 @@ for (const dialect of DIALECTS) {
     describe('configuration of types and modules', () => {
       it('is seeded with types 1-5 and module n → type n', async () => {
         const configuration = await listConfiguration(t.app.ctx.db);
-        expect(configuration.types.filter((x) => x.type <= 5)).toEqual(DEFAULT_TYPES.map(([type, description]) => ({ type, description })));
-        expect(configuration.modules.filter((m) => m.module_id <= 5)).toEqual(DEFAULT_TYPES.map(([type]) => ({ module_id: type, type })));
+        expect(configuration.types.filter((x) => x.type <= 5)).toEqual(
+          DEFAULT_TYPES.map(([type, description]) => ({ type, description })),
+        );
+        expect(configuration.modules.filter((m) => m.module_id <= 5)).toEqual(
+          DEFAULT_TYPES.map(([type]) => ({ module_id: type, type })),
+        );
       });
 
       it('a named type and a module pointing at it are used at once by create and read', async () => {

@@ -17,7 +17,11 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       t = await buildTestApp(dialect);
       await t.post(`${API}/stores`, {
-        stores: [storeInput('1001', { country_code: 'NL', price_line_id: 7 }), storeInput('1002', { country_code: 'NL', price_line_id: 7 }), storeInput('2001', { country_code: 'BE' })],
+        stores: [
+          storeInput('1001', { country_code: 'NL', price_line_id: 7 }),
+          storeInput('1002', { country_code: 'NL', price_line_id: 7 }),
+          storeInput('2001', { country_code: 'BE' }),
+        ],
       });
       const response = await t.post(`${API}/products`, {
         products: ['E1', 'E2', 'S1', 'O1', 'DH'].map((n) => productInput(n, { price: 3 })),
@@ -44,7 +48,8 @@ for (const dialect of DIALECTS) {
         const response = await postPrices([{}, priceInput('V1', 'E1', 1.23456)]);
         expect(response.statusCode).toBe(400);
         const paths = response.json().errors.map((e: Json) => e.path);
-        for (const field of ['price', 'price_id', 'price_type', 'product_number', 'valid_from', 'valid_to']) expect(paths).toContain(`prices[0].${field}`);
+        for (const field of ['price', 'price_id', 'price_type', 'product_number', 'valid_from', 'valid_to'])
+          expect(paths).toContain(`prices[0].${field}`);
         expect(paths).toContain('prices[1].price');
       });
 
@@ -57,31 +62,50 @@ for (const dialect of DIALECTS) {
         ]);
         expect(response.statusCode).toBe(400);
         expect(response.json().errors.map((e: Json) => e.path)).toEqual(['prices[1].valid_from']);
-        const again = await postPrices([priceInput('V2', 'E1', 1, { valid_from: FAR, valid_to: FUTURE }), priceInput('V4', 'E1', 1), priceInput('V4', 'E1', 2)]);
+        const again = await postPrices([
+          priceInput('V2', 'E1', 1, { valid_from: FAR, valid_to: FUTURE }),
+          priceInput('V4', 'E1', 1),
+          priceInput('V4', 'E1', 2),
+        ]);
         expect(again.json().errors.map((e: Json) => e.path)).toEqual(['prices[2].price_id', 'prices[0].valid_to']);
       });
 
       it('refuses unknown products and stores (422 naming the line), storing nothing', async () => {
-        const response = await postPrices([priceInput('U1', 'E1', 1), priceInput('U2', 'NOPE', 1), priceInput('U3', 'E1', 1, { store_number: '9999' })]);
+        const response = await postPrices([
+          priceInput('U1', 'E1', 1),
+          priceInput('U2', 'NOPE', 1),
+          priceInput('U3', 'E1', 1, { store_number: '9999' }),
+        ]);
         expect(response.statusCode).toBe(422);
         expect(response.json().errors).toEqual([
           { path: 'prices[1].product_number', message: "unknown product 'NOPE'" },
           { path: 'prices[2].store_number', message: "unknown store '9999'" },
         ]);
-        expect(await t.app.ctx.db.selectFrom('product_prices').select('id').where('price_id', '=', 'U1').execute()).toEqual([]);
+        expect(
+          await t.app.ctx.db.selectFrom('product_prices').select('id').where('price_id', '=', 'U1').execute(),
+        ).toEqual([]);
       });
 
       it('upserts by price_id and leaves an identical re-send alone', async () => {
-        expect((await postPrices([priceInput('UP1', 'E2', 2.5)])).json().message).toBe('created 1, updated 0, unchanged 0, deleted 0');
-        expect((await postPrices([priceInput('UP1', 'E2', 2.5)])).json().message).toBe('created 0, updated 0, unchanged 1, deleted 0');
-        expect((await postPrices([priceInput('UP1', 'E2', 2.25)])).json().message).toBe('created 0, updated 1, unchanged 0, deleted 0');
+        expect((await postPrices([priceInput('UP1', 'E2', 2.5)])).json().message).toBe(
+          'created 1, updated 0, unchanged 0, deleted 0',
+        );
+        expect((await postPrices([priceInput('UP1', 'E2', 2.5)])).json().message).toBe(
+          'created 0, updated 0, unchanged 1, deleted 0',
+        );
+        expect((await postPrices([priceInput('UP1', 'E2', 2.25)])).json().message).toBe(
+          'created 0, updated 1, unchanged 0, deleted 0',
+        );
         expect((await product('E2')).price).toBe(2.25);
       });
     });
 
     describe('effective price (PRODUCT §6)', () => {
       it('uses the master price while no price record is valid', async () => {
-        await postPrices([priceInput('F1', 'E1', 1, { valid_from: FUTURE, valid_to: FAR }), priceInput('F2', 'E1', 1.1, { valid_from: PAST, valid_to: ENDED })]);
+        await postPrices([
+          priceInput('F1', 'E1', 1, { valid_from: FUTURE, valid_to: FAR }),
+          priceInput('F2', 'E1', 1.1, { valid_from: PAST, valid_to: ENDED }),
+        ]);
         expect((await product('E1')).price).toBe(3);
       });
 
@@ -93,7 +117,10 @@ for (const dialect of DIALECTS) {
         expect((await product('E1')).price).toBe(2.8);
         expect((await product('E1', '2001')).price).toBe(2.8);
 
-        await postPrices([priceInput('CO-NL', 'E1', 2.7, { country_code: 'NL' }), priceInput('CO-BE', 'E1', 2.75, { country_code: 'BE' })]);
+        await postPrices([
+          priceInput('CO-NL', 'E1', 2.7, { country_code: 'NL' }),
+          priceInput('CO-BE', 'E1', 2.75, { country_code: 'BE' }),
+        ]);
         expect((await product('E1')).price).toBe(2.7); // the product's own country (NL by default)
         expect((await product('E1', '2001')).price).toBe(2.75);
 
@@ -129,10 +156,19 @@ for (const dialect of DIALECTS) {
       });
 
       it('validates lines: product and price unless is_delete, valid window, unknown product (422)', async () => {
-        const bad = await postDiscounts([{ is_delete: false, discount_id: 'X' }, { is_delete: true }, discountInput('S1', 1, { valid_from: FAR, valid_to: PAST }), discountInput('S1', 1.00001)]);
+        const bad = await postDiscounts([
+          { is_delete: false, discount_id: 'X' },
+          { is_delete: true },
+          discountInput('S1', 1, { valid_from: FAR, valid_to: PAST }),
+          discountInput('S1', 1.00001),
+        ]);
         expect(bad.statusCode).toBe(400);
         expect(bad.json().errors.map((e: Json) => e.path)).toEqual(['discounts[3].price']);
-        const rules = await postDiscounts([{ is_delete: false, discount_id: 'X' }, { is_delete: true }, discountInput('S1', 1, { valid_from: FAR, valid_to: PAST })]);
+        const rules = await postDiscounts([
+          { is_delete: false, discount_id: 'X' },
+          { is_delete: true },
+          discountInput('S1', 1, { valid_from: FAR, valid_to: PAST }),
+        ]);
         expect(rules.statusCode).toBe(400);
         expect(rules.json().errors.map((e: Json) => e.path)).toEqual([
           'discounts[0].product_number',
@@ -140,25 +176,42 @@ for (const dialect of DIALECTS) {
           'discounts[1].discount_id',
           'discounts[2].valid_to',
         ]);
-        const repeated = await postDiscounts([discountInput('S1', 1, { line_number: 1 }), discountInput('S1', 2, { line_number: 1 })]);
+        const repeated = await postDiscounts([
+          discountInput('S1', 1, { line_number: 1 }),
+          discountInput('S1', 2, { line_number: 1 }),
+        ]);
         expect(repeated.statusCode).toBe(400);
         expect(repeated.json().errors[0].path).toBe('discounts[1].discount_id');
         const unknown = await postDiscounts([discountInput('S1', 1), discountInput('NOPE', 1)]);
         expect(unknown.statusCode).toBe(422);
-        expect(unknown.json().errors).toEqual([{ path: 'discounts[1].product_number', message: "unknown product 'NOPE'" }]);
+        expect(unknown.json().errors).toEqual([
+          { path: 'discounts[1].product_number', message: "unknown product 'NOPE'" },
+        ]);
       });
 
       it('is_delete removes the matching entry; a delete matching nothing is reported', async () => {
-        const response = await postDiscounts([{ is_delete: true, discount_id: 'D-B' }, { is_delete: true, discount_id: 'NONE' }]);
-        expect(response.json().message).toBe('created 0, updated 0, unchanged 0, deleted 1; delete lines matching nothing: 1');
+        const response = await postDiscounts([
+          { is_delete: true, discount_id: 'D-B' },
+          { is_delete: true, discount_id: 'NONE' },
+        ]);
+        expect(response.json().message).toBe(
+          'created 0, updated 0, unchanged 0, deleted 1; delete lines matching nothing: 1',
+        );
         expect((await product('S1')).special_price).toBe(1.99);
       });
 
       it('is_expire_discounts first removes discounts whose valid_to has passed', async () => {
         const live = () =>
-          t.app.ctx.db.selectFrom('product_discounts').select('discount_id').where('deleted_on', 'is', null).orderBy('discount_id').execute();
+          t.app.ctx.db
+            .selectFrom('product_discounts')
+            .select('discount_id')
+            .where('deleted_on', 'is', null)
+            .orderBy('discount_id')
+            .execute();
         expect((await live()).map((r) => r.discount_id)).toEqual(['D-A', 'D-C', 'D-D']);
-        const response = await postDiscounts([discountInput('DH', 2.5, { discount_id: 'H-1' })], { is_expire_discounts: 'true' });
+        const response = await postDiscounts([discountInput('DH', 2.5, { discount_id: 'H-1' })], {
+          is_expire_discounts: 'true',
+        });
         expect(response.json().message).toBe('created 1, updated 0, unchanged 0, deleted 1; expired 1');
         expect((await live()).map((r) => r.discount_id)).toEqual(['D-A', 'D-C', 'H-1']);
       });
@@ -181,7 +234,9 @@ for (const dialect of DIALECTS) {
         ]);
         expect(created.json().message).toBe('created 3, updated 0, unchanged 0, deleted 0');
         expect((await product('E2')).special_price).toBe(2);
-        const oneLine = await postDiscounts([{ is_delete: true, discount_id: 'CAMPAIGN', product_number: 'E2', line_number: 3 }]);
+        const oneLine = await postDiscounts([
+          { is_delete: true, discount_id: 'CAMPAIGN', product_number: 'E2', line_number: 3 },
+        ]);
         expect(oneLine.json().message).toBe('created 0, updated 0, unchanged 0, deleted 1');
         expect((await product('E2')).special_price).toBe(2.2);
         const campaign = await postDiscounts([{ is_delete: true, discount_id: 'CAMPAIGN' }]);
@@ -198,7 +253,8 @@ for (const dialect of DIALECTS) {
 
     describe('old_price (the master price before its last change)', () => {
       it('follows master price changes through POST /products', async () => {
-        const send = (overrides: Record<string, unknown>) => t.post(`${API}/products`, { products: [productInput('O1', overrides)] });
+        const send = (overrides: Record<string, unknown>) =>
+          t.post(`${API}/products`, { products: [productInput('O1', overrides)] });
         expect((await product('O1')).old_price).toBeUndefined();
         await send({ price: 2.5 });
         expect((await product('O1')).old_price).toBe(3);

@@ -33,19 +33,31 @@ for (const dialect of DIALECTS) {
       expect((await read('product_number=100011&store_number=1001'))[0]!.price).toBe(1.79);
       expect((await read('product_number=100022'))[0]!.special_price).toBe(9.99);
       const tray = DEMO_PRODUCTS[0]!.units![0]!;
-      expect((await findProductsByBarcodes(t.app.ctx.db, [tray.unit_barcode])).get(tray.unit_barcode)?.unitQuantityMilli).toBe(12_000);
+      expect(
+        (await findProductsByBarcodes(t.app.ctx.db, [tray.unit_barcode])).get(tray.unit_barcode)?.unitQuantityMilli,
+      ).toBe(12_000);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
       // The demo stock is what a store could hold: nothing below zero (the console shows it first).
-      const negative = await t.app.ctx.db.selectFrom('stock_balances').select(['store_number', 'product_id', 'location_id', 'pool', 'quantity']).where('quantity', '<', 0).execute();
+      const negative = await t.app.ctx.db
+        .selectFrom('stock_balances')
+        .select(['store_number', 'product_id', 'location_id', 'pool', 'quantity'])
+        .where('quantity', '<', 0)
+        .execute();
       expect(negative).toEqual([]);
     });
 
     it('verify finds a stale hash and read document, an unresolved barcode and an empty price window', async () => {
       const db = t.app.ctx.db;
-      await db.updateTable('products').set({ color: 'edited behind the service' }).where('product_number', '=', '100001').execute();
+      await db
+        .updateTable('products')
+        .set({ color: 'edited behind the service' })
+        .where('product_number', '=', '100001')
+        .execute();
       await db.deleteFrom('product_barcodes').where('barcode', '=', DEMO_PRODUCTS[1]!.barcode!).execute();
       await db.updateTable('product_prices').set({ valid_to: 0 }).where('price_id', '=', 'DEMO-CHAIN-100001').execute();
-      const details = (await verifyAll(t.app.ctx.handle)).filter((v) => v.check.startsWith('product')).map((v) => v.detail);
+      const details = (await verifyAll(t.app.ctx.handle))
+        .filter((v) => v.check.startsWith('product'))
+        .map((v) => v.detail);
       expect(details).toEqual([
         "product '100001' has a content_hash that does not match its content",
         "product '100001' has a read_document that does not match its content",
@@ -57,8 +69,14 @@ for (const dialect of DIALECTS) {
     it('verify finds a barcode carried by two live products (the look-up names one of them)', async () => {
       const [owner, other] = [DEMO_PRODUCTS[2]!, DEMO_PRODUCTS[3]!];
       const shared = owner.barcode!;
-      await t.app.ctx.db.updateTable('products').set({ barcode: shared }).where('product_number', '=', other.product_number).execute();
-      const details = (await verifyAll(t.app.ctx.handle)).map((v) => v.detail).filter((detail) => detail.includes(`'${shared}'`));
+      await t.app.ctx.db
+        .updateTable('products')
+        .set({ barcode: shared })
+        .where('product_number', '=', other.product_number)
+        .execute();
+      const details = (await verifyAll(t.app.ctx.handle))
+        .map((v) => v.detail)
+        .filter((detail) => detail.includes(`'${shared}'`));
       expect(details).toEqual([
         `barcode '${shared}' is on live products '${owner.product_number}' and '${other.product_number}'`,
         `barcode '${shared}' of product '${other.product_number}' does not resolve to it`,

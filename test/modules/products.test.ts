@@ -24,16 +24,31 @@ for (const dialect of DIALECTS) {
       return response.json() as { page_number: number; page_size: number; total_record_count: number; records: Json[] };
     };
     const stored = (productNumber: string) =>
-      t.app.ctx.db.selectFrom('products').selectAll().where('product_number', '=', productNumber).executeTakeFirstOrThrow();
+      t.app.ctx.db
+        .selectFrom('products')
+        .selectAll()
+        .where('product_number', '=', productNumber)
+        .executeTakeFirstOrThrow();
     const owners = async (...barcodes: string[]) =>
-      Object.fromEntries([...(await findProductsByBarcodes(t.app.ctx.db, barcodes))].map(([code, m]) => [code, [m.productNumber, m.kind, m.unitQuantityMilli]]));
+      Object.fromEntries(
+        [...(await findProductsByBarcodes(t.app.ctx.db, barcodes))].map(([code, m]) => [
+          code,
+          [m.productNumber, m.kind, m.unitQuantityMilli],
+        ]),
+      );
 
     describe('validation (400, every path at once)', () => {
       it('lists every missing required field of every product', async () => {
         const response = await importProducts([{}, { product_number: 'X' }]);
         expect(response.statusCode).toBe(400);
         const paths = response.json().errors.map((e: Json) => e.path);
-        for (const field of ['product_number', 'product_name', 'carrier_item_quantity', 'is_counted', 'price_compare_multiplier']) {
+        for (const field of [
+          'product_number',
+          'product_name',
+          'carrier_item_quantity',
+          'is_counted',
+          'price_compare_multiplier',
+        ]) {
           expect(paths).toContain(`products[0].${field}`);
         }
         expect(paths).toContain('products[1].product_name');
@@ -44,7 +59,10 @@ for (const dialect of DIALECTS) {
         const response = await importProducts([
           productInput('V1', unchecked({ is_counted: 'yes', carrier_item_quantity: '1' })),
           productInput('V2', { product_name: 'x'.repeat(256), price: 1.23456, moq: 1.2345 }),
-          productInput('V3', unchecked({ units: [{ unit_barcode: 'U', unit_name: 'box', unit_quantity: 0 }], attention_code: 'A' })),
+          productInput(
+            'V3',
+            unchecked({ units: [{ unit_barcode: 'U', unit_name: 'box', unit_quantity: 0 }], attention_code: 'A' }),
+          ),
         ]);
         expect(response.statusCode).toBe(400);
         expect(response.json().code).toBe('VALIDATION_FAILED');
@@ -64,7 +82,9 @@ for (const dialect of DIALECTS) {
       });
 
       it('accepts 4 decimals on money and 3 on quantities', async () => {
-        const response = await importProducts([productInput('V4', { price: 1.2345, moq: 1.234, carrier_item_quantity: 0.125 })]);
+        const response = await importProducts([
+          productInput('V4', { price: 1.2345, moq: 1.234, carrier_item_quantity: 0.125 }),
+        ]);
         expect(response.statusCode).toBe(200);
         const [product] = (await getProducts('product_number=V4')).records;
         expect(product).toMatchObject({ price: 1.2345, moq: 1.234, carrier_item_quantity: 0.125 });
@@ -191,13 +211,18 @@ for (const dialect of DIALECTS) {
           productInput('B2', { units: [{ unit_barcode: 'DUP-1', unit_name: 'box', unit_quantity: 4 }] }),
         ]);
         expect(response.statusCode).toBe(400);
-        expect(response.json().errors).toEqual([{ path: 'products[1].units[0].unit_barcode', message: expect.stringContaining('products[0].barcode') }]);
+        expect(response.json().errors).toEqual([
+          { path: 'products[1].units[0].unit_barcode', message: expect.stringContaining('products[0].barcode') },
+        ]);
       });
 
       it('lets a product repeat its own barcode, but not with another quantity per scan', async () => {
         const repeated = productInput('B3', { barcode: 'OWN-1', barcodes_array: [{ barcode: 'OWN-1' }] });
         expect((await importProducts([repeated])).statusCode).toBe(200);
-        const clash = productInput('B4', { barcode: 'OWN-2', units: [{ unit_barcode: 'OWN-2', unit_name: 'box', unit_quantity: 6 }] });
+        const clash = productInput('B4', {
+          barcode: 'OWN-2',
+          units: [{ unit_barcode: 'OWN-2', unit_name: 'box', unit_quantity: 6 }],
+        });
         const response = await importProducts([clash]);
         expect(response.statusCode).toBe(400);
         expect(response.json().errors[0].path).toBe('products[0].units[0].unit_barcode');
@@ -205,7 +230,10 @@ for (const dialect of DIALECTS) {
 
       it('refuses a barcode held by another live product outside the request (422 naming line, barcode, owner)', async () => {
         expect((await importProducts([productInput('OWNER', { barcode: 'TAKEN-1' })])).statusCode).toBe(200);
-        const response = await importProducts([productInput('OTHER'), productInput('THIEF', { barcodes_array: [{ barcode: 'TAKEN-1' }] })]);
+        const response = await importProducts([
+          productInput('OTHER'),
+          productInput('THIEF', { barcodes_array: [{ barcode: 'TAKEN-1' }] }),
+        ]);
         expect(response.statusCode).toBe(422);
         expect(response.json().code).toBe('UNPROCESSABLE');
         expect(response.json().errors).toEqual([
@@ -215,9 +243,15 @@ for (const dialect of DIALECTS) {
       });
 
       it('moves a barcode when both products come in one request', async () => {
-        const response = await importProducts([productInput('OWNER', { barcode: 'TAKEN-2' }), productInput('THIEF', { barcode: 'TAKEN-1' })]);
+        const response = await importProducts([
+          productInput('OWNER', { barcode: 'TAKEN-2' }),
+          productInput('THIEF', { barcode: 'TAKEN-1' }),
+        ]);
         expect(response.statusCode).toBe(200);
-        expect(await owners('TAKEN-1', 'TAKEN-2')).toEqual({ 'TAKEN-1': ['THIEF', 'product', 1000], 'TAKEN-2': ['OWNER', 'product', 1000] });
+        expect(await owners('TAKEN-1', 'TAKEN-2')).toEqual({
+          'TAKEN-1': ['THIEF', 'product', 1000],
+          'TAKEN-2': ['OWNER', 'product', 1000],
+        });
       });
 
       it('lets a new product take the barcode of a deleted one; restoring that one then conflicts', async () => {
@@ -244,9 +278,15 @@ for (const dialect of DIALECTS) {
           const listed = await fresh.get(`${API}/products`);
           expect(listed.json().records.map((r: Json) => r.product_number)).toEqual(['K1']);
           expect([...(await findProductsByBarcodes(fresh.app.ctx.db, ['K2'])).keys()]).toEqual([]);
-          const row = await fresh.app.ctx.db.selectFrom('products').select('deleted_on').where('product_number', '=', 'K2').executeTakeFirstOrThrow();
+          const row = await fresh.app.ctx.db
+            .selectFrom('products')
+            .select('deleted_on')
+            .where('product_number', '=', 'K2')
+            .executeTakeFirstOrThrow();
           expect(row.deleted_on).not.toBeNull();
-          expect((await post([productInput('K2', { barcode: 'K2' })])).json().message).toBe('created 0, updated 1, unchanged 0, deleted 0');
+          expect((await post([productInput('K2', { barcode: 'K2' })])).json().message).toBe(
+            'created 0, updated 1, unchanged 0, deleted 0',
+          );
           expect((await fresh.get(`${API}/products`)).json().total_record_count).toBe(2);
           expect([...(await findProductsByBarcodes(fresh.app.ctx.db, ['K2'])).keys()]).toEqual(['K2']);
         } finally {
@@ -256,10 +296,15 @@ for (const dialect of DIALECTS) {
 
       it('soft-deletes a product sent with is_deleted=true, and leaves an unknown one alone', async () => {
         await importProducts([productInput('ISDEL', { barcode: 'ISDEL' })]);
-        const response = await importProducts([productInput('ISDEL', { is_deleted: true }), productInput('NEVER', { is_deleted: true })]);
+        const response = await importProducts([
+          productInput('ISDEL', { is_deleted: true }),
+          productInput('NEVER', { is_deleted: true }),
+        ]);
         expect(response.json().message).toBe('created 0, updated 0, unchanged 0, deleted 1');
         expect((await getProducts('product_number=ISDEL&product_number=NEVER')).total_record_count).toBe(0);
-        expect(await t.app.ctx.db.selectFrom('products').select('id').where('product_number', '=', 'NEVER').execute()).toEqual([]);
+        expect(
+          await t.app.ctx.db.selectFrom('products').select('id').where('product_number', '=', 'NEVER').execute(),
+        ).toEqual([]);
       });
 
       it('DELETE soft-deletes and reports unknown numbers in the message', async () => {
@@ -269,7 +314,9 @@ for (const dialect of DIALECTS) {
         expect(response.json()).toEqual({ success: true, message: 'deleted 2; unknown: X-UNKNOWN, Y-UNKNOWN' });
         expect((await getProducts('product_number=DEL1')).total_record_count).toBe(0);
         expect((await stored('DEL1')).deleted_on).not.toBeNull();
-        expect((await t.del(`${API}/products`, { product_number: ['DEL1'] })).json().message).toBe('deleted 0; unknown: DEL1');
+        expect((await t.del(`${API}/products`, { product_number: ['DEL1'] })).json().message).toBe(
+          'deleted 0; unknown: DEL1',
+        );
       });
 
       it('DELETE validates its body', async () => {
@@ -285,7 +332,9 @@ for (const dialect of DIALECTS) {
         const repeated = await getProducts('product_number=P1&product_number=P3');
         expect(repeated.records.map((r) => r.product_number)).toEqual(['P1', 'P3']);
         expect((await getProducts('Product_Number=P2')).records.map((r) => r.product_number)).toEqual(['P2']);
-        const page = await getProducts('product_number=P1&product_number=P2&product_number=P3&page_size=2&page_start=2');
+        const page = await getProducts(
+          'product_number=P1&product_number=P2&product_number=P3&page_size=2&page_start=2',
+        );
         expect(page).toMatchObject({ page_number: 2, page_size: 2, total_record_count: 3 });
         expect(page.records.map((r) => r.product_number)).toEqual(['P3']);
         expect(await getProducts('page_size=5000&page_start=0')).toMatchObject({ page_size: 1000, page_number: 1 });
@@ -298,7 +347,9 @@ for (const dialect of DIALECTS) {
         await new Promise((resolve) => setTimeout(resolve, 5));
         const since = new Date().toISOString();
         await importProducts([productInput('LM2', { product_name: 'renamed' }), productInput('LM3')]);
-        const changed = await getProducts(`product_number=LM1&product_number=LM2&product_number=LM3&last_modified_date=${since}`);
+        const changed = await getProducts(
+          `product_number=LM1&product_number=LM2&product_number=LM3&last_modified_date=${since}`,
+        );
         expect(changed.records.map((r) => r.product_number)).toEqual(['LM2', 'LM3']);
         expect(changed.total_record_count).toBe(2);
         const bad = await t.get(`${API}/products?last_modified_date=yesterday`);
@@ -318,7 +369,15 @@ for (const dialect of DIALECTS) {
         expect((await t.get(`${API}/products`, storeToken)).statusCode).toBe(200);
         expect((await t.post(`${API}/products`, { products: [productInput('R1')] }, storeToken)).statusCode).toBe(403);
         expect((await t.del(`${API}/products`, { product_number: ['P1'] }, storeToken)).statusCode).toBe(403);
-        expect((await t.put(`${API}/products/attributes`, { attribute: 'color', old_value: 'a', new_value: 'b' }, storeToken)).statusCode).toBe(403);
+        expect(
+          (
+            await t.put(
+              `${API}/products/attributes`,
+              { attribute: 'color', old_value: 'a', new_value: 'b' },
+              storeToken,
+            )
+          ).statusCode,
+        ).toBe(403);
         const readToken = await t.token('read');
         expect((await t.post(`${API}/products/prices`, { prices: [] }, readToken)).statusCode).toBe(403);
         expect((await t.get(`${API}/products`, null)).statusCode).toBe(401);

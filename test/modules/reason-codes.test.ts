@@ -35,7 +35,8 @@ for (const dialect of DIALECTS) {
       await dialect.cleanup();
     });
 
-    const post = (reasonCodes: unknown[], query = '', token?: string) => t.post(`${API}/reasoncodes${query}`, { reason_codes: reasonCodes }, token);
+    const post = (reasonCodes: unknown[], query = '', token?: string) =>
+      t.post(`${API}/reasoncodes${query}`, { reason_codes: reasonCodes }, token);
     const list = async (query = '', token?: string): Promise<ReasonCodeRead[]> => {
       const response = await t.get(`${API}/reasoncodes${query}`, token);
       expect(response.statusCode).toBe(200);
@@ -44,7 +45,11 @@ for (const dialect of DIALECTS) {
     const codes = async (query = '') => (await list(query)).map((r) => r.code);
     const errorsOf = (response: { json(): { errors: FieldErrors } }) => response.json().errors;
     const storedRow = (code: number) =>
-      t.app.ctx.db.selectFrom('reason_codes').select(['updated_on', 'deleted_on', 'modified_by']).where('reason_code', '=', code).executeTakeFirstOrThrow();
+      t.app.ctx.db
+        .selectFrom('reason_codes')
+        .select(['updated_on', 'deleted_on', 'modified_by'])
+        .where('reason_code', '=', code)
+        .executeTakeFirstOrThrow();
 
     it('creates reason codes and reads them as a bare array in the §2.6 shape, misspelling included', async () => {
       const created = await post([
@@ -91,7 +96,12 @@ for (const dialect of DIALECTS) {
       });
       expect(full).not.toHaveProperty('is_sales_order_discount');
       expect(full).not.toHaveProperty('reason_code');
-      expect(plain).toMatchObject({ code: 10, description: 'Reason 10', review_status: 0, is_sales_order_discsount: false });
+      expect(plain).toMatchObject({
+        code: 10,
+        description: 'Reason 10',
+        review_status: 0,
+        is_sales_order_discsount: false,
+      });
       expect(plain).not.toHaveProperty('code_description');
     });
 
@@ -104,15 +114,21 @@ for (const dialect of DIALECTS) {
 
       const changed = await post([reasonCodeInput(41, { code_description: 'y', is_rollback_allowed: true })]);
       expect(changed.json().message).toBe('created 0, updated 1, unchanged 0, deleted 0');
-      expect(await list('?code=41')).toEqual([expect.objectContaining({ code: 41, code_description: 'y', is_rollback_allowed: true })]);
+      expect(await list('?code=41')).toEqual([
+        expect.objectContaining({ code: 41, code_description: 'y', is_rollback_allowed: true }),
+      ]);
     });
 
     it('lists every missing required field of every line in one 400, code_description not among them', async () => {
       const response = await post([{}, reasonCodeInput(50, { reason_code_type: undefined })]);
       expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
-      const paths = errorsOf(response).map((e) => e.path).sort();
-      expect(paths).toEqual([...REQUIRED_FIELDS.map((field) => `reason_codes[0].${field}`), 'reason_codes[1].reason_code_type'].sort());
+      const paths = errorsOf(response)
+        .map((e) => e.path)
+        .sort();
+      expect(paths).toEqual(
+        [...REQUIRED_FIELDS.map((field) => `reason_codes[0].${field}`), 'reason_codes[1].reason_code_type'].sort(),
+      );
       expect((await t.post(`${API}/reasoncodes`, {})).statusCode).toBe(400);
       expect(await list('?code=50')).toEqual([]);
     });
@@ -153,7 +169,11 @@ for (const dialect of DIALECTS) {
     it('accepts the longest descriptions the interface allows and every reason_code_type 1–9', async () => {
       const response = await post(
         [1, 2, 3, 4, 5, 6, 7, 8, 9].map((type) =>
-          reasonCodeInput(700 + type, { reason_code_type: type, reason_code_description: 'd'.repeat(250), code_description: 'c'.repeat(500) }),
+          reasonCodeInput(700 + type, {
+            reason_code_type: type,
+            reason_code_description: 'd'.repeat(250),
+            code_description: 'c'.repeat(500),
+          }),
         ),
       );
       expect(response.statusCode).toBe(200);
@@ -163,9 +183,17 @@ for (const dialect of DIALECTS) {
     });
 
     it('refuses a duplicate reason_code and a code that is both gain and loss with 400', async () => {
-      const response = await post([reasonCodeInput(80), reasonCodeInput(81, { is_gain: true, is_loss: true }), reasonCodeInput(80)]);
+      const response = await post([
+        reasonCodeInput(80),
+        reasonCodeInput(81, { is_gain: true, is_loss: true }),
+        reasonCodeInput(80),
+      ]);
       expect(response.statusCode).toBe(400);
-      expect(errorsOf(response).map((e) => e.path).sort()).toEqual(['reason_codes[1].is_loss', 'reason_codes[2].reason_code']);
+      expect(
+        errorsOf(response)
+          .map((e) => e.path)
+          .sort(),
+      ).toEqual(['reason_codes[1].is_loss', 'reason_codes[2].reason_code']);
       expect(await list('?code=80')).toEqual([]);
     });
 
@@ -173,7 +201,12 @@ for (const dialect of DIALECTS) {
       expect(
         (
           await post([
-            reasonCodeInput(93, { is_loss: true, is_store: true, code_description: 'Damaged GOODS', function_key: 'F1' }),
+            reasonCodeInput(93, {
+              is_loss: true,
+              is_store: true,
+              code_description: 'Damaged GOODS',
+              function_key: 'F1',
+            }),
             reasonCodeInput(91, { is_gain: true, code_description: '50% off', function_key: 'F2', store_type: 'MALL' }),
             reasonCodeInput(92, { is_loss: true, code_description: 'goods expired', function_key: 'F1' }),
           ])
@@ -209,14 +242,20 @@ for (const dialect of DIALECTS) {
     it('flush soft-deletes the absent codes (rows kept) and a re-send restores them', async () => {
       const own = await buildTestApp(dialect);
       try {
-        const send = (reasonCodes: unknown[], query = '') => own.post(`${API}/reasoncodes${query}`, { reason_codes: reasonCodes });
-        const listed = async () => ((await own.get(`${API}/reasoncodes`)).json() as ReasonCodeRead[]).map((r) => r.code);
+        const send = (reasonCodes: unknown[], query = '') =>
+          own.post(`${API}/reasoncodes${query}`, { reason_codes: reasonCodes });
+        const listed = async () =>
+          ((await own.get(`${API}/reasoncodes`)).json() as ReasonCodeRead[]).map((r) => r.code);
         expect((await send([reasonCodeInput(1), reasonCodeInput(2), reasonCodeInput(3)])).statusCode).toBe(200);
 
         const flushed = await send([reasonCodeInput(2), reasonCodeInput(4)], '?flush=true');
         expect(flushed.json().message).toBe('created 1, updated 0, unchanged 1, deleted 2');
         expect(await listed()).toEqual([2, 4]);
-        const kept = await own.app.ctx.db.selectFrom('reason_codes').select(['reason_code', 'deleted_on']).orderBy('reason_code').execute();
+        const kept = await own.app.ctx.db
+          .selectFrom('reason_codes')
+          .select(['reason_code', 'deleted_on'])
+          .orderBy('reason_code')
+          .execute();
         expect(kept.map((r) => [r.reason_code, r.deleted_on === null])).toEqual([
           [1, false],
           [2, true],
@@ -231,9 +270,9 @@ for (const dialect of DIALECTS) {
         const restored = await send([reasonCodeInput(1)]);
         expect(restored.json().message).toBe('created 0, updated 1, unchanged 0, deleted 0');
         expect(await listed()).toEqual([1, 2, 4]);
-        expect((await send([reasonCodeInput(1), reasonCodeInput(2), reasonCodeInput(4)], '?flush=true')).json().message).toBe(
-          'created 0, updated 0, unchanged 3, deleted 0',
-        );
+        expect(
+          (await send([reasonCodeInput(1), reasonCodeInput(2), reasonCodeInput(4)], '?flush=true')).json().message,
+        ).toBe('created 0, updated 0, unchanged 3, deleted 0');
       } finally {
         await own.close();
       }
@@ -260,13 +299,21 @@ for (const dialect of DIALECTS) {
       try {
         await seedDemoData(own.app.ctx);
         const again = await seedDemoData(own.app.ctx);
-        expect(again.find((line) => line.startsWith('reason codes:'))).toBe(`reason codes: created 0, updated 0, unchanged ${DEMO_REASON_CODES.length}, deleted 0`);
+        expect(again.find((line) => line.startsWith('reason codes:'))).toBe(
+          `reason codes: created 0, updated 0, unchanged ${DEMO_REASON_CODES.length}, deleted 0`,
+        );
         const types = ((await own.get(`${API}/reasoncodes`)).json() as ReasonCodeRead[]).map((r) => r.reason_code_type);
         expect(new Set(types)).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]));
         expect(await verifyAll(own.app.ctx.handle)).toEqual([]);
 
-        await own.app.ctx.db.updateTable('reason_codes').set({ is_gain: 1, is_loss: 1 }).where('reason_code', '=', 101).execute();
-        expect(await verifyAll(own.app.ctx.handle)).toEqual([{ check: 'reason codes', detail: 'reason code 101 is both a gain and a loss code' }]);
+        await own.app.ctx.db
+          .updateTable('reason_codes')
+          .set({ is_gain: 1, is_loss: 1 })
+          .where('reason_code', '=', 101)
+          .execute();
+        expect(await verifyAll(own.app.ctx.handle)).toEqual([
+          { check: 'reason codes', detail: 'reason code 101 is both a gain and a loss code' },
+        ]);
       } finally {
         await own.close();
       }

@@ -8,11 +8,18 @@ import { productInput, storeInput } from '../helpers/factories.js';
 // of receiving, and the ERP's incremental pull that sees every receipt change exactly once.
 
 const LOGS = (store: string) => `${API}/stores/${store}/products/stock/storeproductlogs`;
-const RECEIVE = (store: string, order: string) => `${API}/stores/${store}/orders/deliveries/${encodeURIComponent(order)}/receive`;
+const RECEIVE = (store: string, order: string) =>
+  `${API}/stores/${store}/orders/deliveries/${encodeURIComponent(order)}/receive`;
 
 type Json = Record<string, any>;
 
-const line = (line_number: number, product_number: string, quantity: number, target_stock_pool = 1, extra: Json = {}) => ({
+const line = (
+  line_number: number,
+  product_number: string,
+  quantity: number,
+  target_stock_pool = 1,
+  extra: Json = {},
+) => ({
   line_number,
   product_number,
   quantity,
@@ -104,8 +111,15 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       t = await buildTestApp(dialect);
       expect(
-        (await t.post(`${API}/stores`, { stores: [storeInput('S1', { store_gln: '8710000000017' }), storeInput('S2', { store_gln: '8710000000024' }), storeInput('S3')] }))
-          .statusCode,
+        (
+          await t.post(`${API}/stores`, {
+            stores: [
+              storeInput('S1', { store_gln: '8710000000017' }),
+              storeInput('S2', { store_gln: '8710000000024' }),
+              storeInput('S3'),
+            ],
+          })
+        ).statusCode,
       ).toBe(200);
       expect(
         (
@@ -131,7 +145,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('receipt_type is required on both paths (400); an unknown store is 404', async () => {
-      for (const url of [`${API}/orders/receipts`, `${API}/stores/S1/orders/receipts`, `${API}/orders/receipts?store_number=S1`]) {
+      for (const url of [
+        `${API}/orders/receipts`,
+        `${API}/stores/S1/orders/receipts`,
+        `${API}/orders/receipts?store_number=S1`,
+      ]) {
         const response = await t.get(url);
         expect(response.statusCode, url).toBe(400);
         expect(response.json()).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
@@ -144,9 +162,13 @@ for (const dialect of DIALECTS) {
     });
 
     it('a receipt shows §2.4: the delivery type, status, its first moment, the delivery header; one line per receiving entry', async () => {
-      const order = await announce('S1', [line(1, 'P-A', 10, 1, { purchase_price: 2.5, barcode: 'LINE-A' }), line(2, 'P-B', 4, 2)], {
-        datetime_expected: '2026-05-02T07:30:00Z',
-      });
+      const order = await announce(
+        'S1',
+        [line(1, 'P-A', 10, 1, { purchase_price: 2.5, barcode: 'LINE-A' }), line(2, 'P-B', 4, 2)],
+        {
+          datetime_expected: '2026-05-02T07:30:00Z',
+        },
+      );
       expect((await list(`${API}/orders/receipts?receipt_type=1&order_number=${order}`)).list).toEqual([]);
 
       const before = Date.now();
@@ -175,9 +197,33 @@ for (const dialect of DIALECTS) {
       expect(receipt.receipt_lines).toHaveLength(3);
       expect(new Set(receipt.receipt_lines.map((r: Json) => r.id)).size).toBe(3);
       expect(receipt.receipt_lines.map(({ id, updated_on, ...rest }: Json) => rest)).toEqual([
-        expect.objectContaining({ line_number: 1, product_number: 'P-A', barcode: 'LINE-A', received_quantity: 4, shipped_quantity: 10, purchase_price: 2.5, store_products_price: 4.99 }),
-        expect.objectContaining({ line_number: 1, product_number: 'P-A', barcode: 'LINE-A', received_quantity: 3, shipped_quantity: 10, purchase_price: 2.5, store_products_price: 4.99 }),
-        expect.objectContaining({ line_number: 2, product_number: 'P-B', barcode: '8700000000028', received_quantity: 4, shipped_quantity: 4, purchase_price: 6.5, store_products_price: 10 }),
+        expect.objectContaining({
+          line_number: 1,
+          product_number: 'P-A',
+          barcode: 'LINE-A',
+          received_quantity: 4,
+          shipped_quantity: 10,
+          purchase_price: 2.5,
+          store_products_price: 4.99,
+        }),
+        expect.objectContaining({
+          line_number: 1,
+          product_number: 'P-A',
+          barcode: 'LINE-A',
+          received_quantity: 3,
+          shipped_quantity: 10,
+          purchase_price: 2.5,
+          store_products_price: 4.99,
+        }),
+        expect.objectContaining({
+          line_number: 2,
+          product_number: 'P-B',
+          barcode: '8700000000028',
+          received_quantity: 4,
+          shipped_quantity: 4,
+          purchase_price: 6.5,
+          store_products_price: 10,
+        }),
       ]);
 
       // shipped_quantity is the line's announced quantity at the moment of each receipt.
@@ -200,7 +246,9 @@ for (const dialect of DIALECTS) {
       expect(submitted.status).toBe('received');
       expect(submitted.datetime_created).toBe(receipt.datetime_created);
       expect(submitted.import_id).toBe(receipt.import_id);
-      expect(submitted.receipt_lines.map((r: Json) => [r.line_number, r.received_quantity, r.shipped_quantity])).toEqual([
+      expect(
+        submitted.receipt_lines.map((r: Json) => [r.line_number, r.received_quantity, r.shipped_quantity]),
+      ).toEqual([
         [1, 4, 10],
         [1, 3, 10],
         [2, 4, 4],
@@ -211,11 +259,17 @@ for (const dialect of DIALECTS) {
       expect((await list(`${API}/orders/receipts?receipt_type=2&order_number=${order}`)).list).toEqual([]);
       const transfer = await announce('S1', [line(1, 'P-C', 1)], { order_type: 2, store_origin: 'OUTSIDE' });
       await receive('S1', transfer, { lines: [{ line_number: 1, received_quantity: 1 }] });
-      expect(orderNumbers(await list(`${API}/orders/receipts?receipt_type=2&order_number=${transfer}`))).toEqual([transfer]);
+      expect(orderNumbers(await list(`${API}/orders/receipts?receipt_type=2&order_number=${transfer}`))).toEqual([
+        transfer,
+      ]);
       expect((await receiptOf(transfer, 2)).order_type_id).toBe(2);
       expect((await list(`${API}/orders/receipts?receipt_type=1&order_number=${transfer}`)).list).toEqual([]);
       // A line without a purchase price and a product without one: 0.
-      expect((await receiptOf(transfer, 2)).receipt_lines[0]).toMatchObject({ purchase_price: 0, store_products_price: 1, barcode: '8700000000035' });
+      expect((await receiptOf(transfer, 2)).receipt_lines[0]).toMatchObject({
+        purchase_price: 0,
+        store_products_price: 1,
+        barcode: '8700000000035',
+      });
     });
 
     describe('filters and access', () => {
@@ -254,8 +308,12 @@ for (const dialect of DIALECTS) {
         const storePath = await list(`${API}/stores/S1/orders/receipts?receipt_type=${TYPE}`);
         expect(orderNumbers(storePath)).toEqual([a, b]);
         expect(storePath.total_count).toBe(2);
-        expect(orderNumbers(await list(`${API}/stores/S1/orders/receipts?receipt_type=${TYPE}&is_submitted=false`))).toEqual([b]);
-        expect(orderNumbers(await list(`${API}/stores/S2/orders/receipts?receipt_type=${TYPE}&order_number=${c}`))).toEqual([c]);
+        expect(
+          orderNumbers(await list(`${API}/stores/S1/orders/receipts?receipt_type=${TYPE}&is_submitted=false`)),
+        ).toEqual([b]);
+        expect(
+          orderNumbers(await list(`${API}/stores/S2/orders/receipts?receipt_type=${TYPE}&order_number=${c}`)),
+        ).toEqual([c]);
         expect(orderNumbers(await list(`${API}/stores/S3/orders/receipts?receipt_type=${TYPE}`))).toEqual([]);
       });
 
@@ -270,7 +328,9 @@ for (const dialect of DIALECTS) {
         expect(Date.parse(changed.list[0].updated_on)).toBeGreaterThanOrEqual(Date.parse(since));
         expect(changed.list[0].receipt_lines.map((r: Json) => r.received_quantity)).toEqual([2, 1]);
         // Inclusive: the receipt's own updated_on still lists it.
-        expect(orderNumbers(await list(`${base}&last_modified_date=${encodeURIComponent(changed.list[0].updated_on)}`))).toContain(b);
+        expect(
+          orderNumbers(await list(`${base}&last_modified_date=${encodeURIComponent(changed.list[0].updated_on)}`)),
+        ).toContain(b);
         expect(orderNumbers(await list(`${base}&last_modified_date=2099-01-01T00:00:00Z`))).toEqual([]);
       });
 
@@ -285,7 +345,11 @@ for (const dialect of DIALECTS) {
         const both = await t.token('store', ['S1', 'S2']);
         expect(orderNumbers(await list(`${API}/orders/receipts?receipt_type=${TYPE}`, both))).toEqual([a, b, c]);
         // A read token reads.
-        expect(orderNumbers(await list(`${API}/orders/receipts?receipt_type=${TYPE}`, await t.token('read')))).toEqual([a, b, c]);
+        expect(orderNumbers(await list(`${API}/orders/receipts?receipt_type=${TYPE}`, await t.token('read')))).toEqual([
+          a,
+          b,
+          c,
+        ]);
       });
     });
 
@@ -299,7 +363,11 @@ for (const dialect of DIALECTS) {
        * One ERP pull: last_modified_date = `since` (none on the first), pages of 2 by scroll_id,
        * `between(pageIndex)` run after each page before the next is asked.
        */
-      async function pull(type: number, since: string | undefined, between: (pageIndex: number) => Promise<void> = async () => undefined): Promise<Pull> {
+      async function pull(
+        type: number,
+        since: string | undefined,
+        between: (pageIndex: number) => Promise<void> = async () => undefined,
+      ): Promise<Pull> {
         const base = `${API}/orders/receipts?receipt_type=${type}&page_size=2${since === undefined ? '' : `&last_modified_date=${encodeURIComponent(since)}`}`;
         const result: Pull = { serverTimes: [], items: [] };
         let scroll: string | null = null;
@@ -326,7 +394,8 @@ for (const dialect of DIALECTS) {
           expect(Date.parse(receipt.updated_on)).toBeLessThan(Date.parse(moment));
           if (since !== undefined) expect(Date.parse(receipt.updated_on)).toBeGreaterThanOrEqual(Date.parse(since));
           // A receipt as listed is one consistent version: none of its lines is newer than it.
-          for (const receiptLine of receipt.receipt_lines as Json[]) expect(Date.parse(receiptLine.updated_on)).toBeLessThanOrEqual(Date.parse(receipt.updated_on));
+          for (const receiptLine of receipt.receipt_lines as Json[])
+            expect(Date.parse(receiptLine.updated_on)).toBeLessThanOrEqual(Date.parse(receipt.updated_on));
         }
         return moment;
       }
@@ -356,16 +425,24 @@ for (const dialect of DIALECTS) {
         expect(seen1).not.toContain(created);
         expect(seen1.filter((o) => o === first)).toHaveLength(1);
         // The first version of `first` is what the pull saw.
-        expect(pull1.items.find((r) => r.order_number === first)!.receipt_lines.map((r: Json) => r.received_quantity)).toEqual([1]);
+        expect(
+          pull1.items.find((r) => r.order_number === first)!.receipt_lines.map((r: Json) => r.received_quantity),
+        ).toEqual([1]);
 
         await settle(); // the changes above are before pull 2's moment
         const pull2 = await pull(TYPE, t1);
         const t2 = checkPull(pull2, t1);
         const seen2 = pull2.items.map((r) => r.order_number);
         expect(new Set(seen2)).toEqual(new Set([first, last, created]));
-        expect(pull2.items.find((r) => r.order_number === first)!.receipt_lines.map((r: Json) => r.received_quantity)).toEqual([1, 2]);
-        expect(pull2.items.find((r) => r.order_number === last)!.receipt_lines.map((r: Json) => r.received_quantity)).toEqual([1, 3]);
-        expect(pull2.items.find((r) => r.order_number === created)!.receipt_lines.map((r: Json) => r.received_quantity)).toEqual([4]);
+        expect(
+          pull2.items.find((r) => r.order_number === first)!.receipt_lines.map((r: Json) => r.received_quantity),
+        ).toEqual([1, 2]);
+        expect(
+          pull2.items.find((r) => r.order_number === last)!.receipt_lines.map((r: Json) => r.received_quantity),
+        ).toEqual([1, 3]);
+        expect(
+          pull2.items.find((r) => r.order_number === created)!.receipt_lines.map((r: Json) => r.received_quantity),
+        ).toEqual([4]);
 
         // No (receipt, version) pair twice across the pulls; every receipt's latest version seen.
         const versions = [...pull1.items, ...pull2.items].map(versionOf);
@@ -376,7 +453,9 @@ for (const dialect of DIALECTS) {
         const current = (await list(`${API}/orders/receipts?receipt_type=${TYPE}`)).list as Json[];
         const lastSeen = new Map([...pull1.items, ...pull2.items].map((r) => [r.import_id, r]));
         expect(current.map((r) => versionOf(lastSeen.get(r.import_id) ?? {}))).toEqual(current.map(versionOf));
-        expect(current.map((r) => lastSeen.get(r.import_id)?.receipt_lines.length)).toEqual(current.map((r) => r.receipt_lines.length));
+        expect(current.map((r) => lastSeen.get(r.import_id)?.receipt_lines.length)).toEqual(
+          current.map((r) => r.receipt_lines.length),
+        );
       });
 
       it('an ERP polling while receipts keep changing between its page requests sees each change exactly once', async () => {
@@ -388,7 +467,9 @@ for (const dialect of DIALECTS) {
           step++;
           const open = orders.filter((o) => !submitted.has(o));
           if (open.length === 0 || step % 5 === 0) {
-            const order = await announce(step % 2 === 0 ? 'S1' : 'S2', [line(1, 'P-A', 10), line(2, 'P-B', 10)], { order_type: TYPE });
+            const order = await announce(step % 2 === 0 ? 'S1' : 'S2', [line(1, 'P-A', 10), line(2, 'P-B', 10)], {
+              order_type: TYPE,
+            });
             await receive(step % 2 === 0 ? 'S1' : 'S2', order, { lines: [{ line_number: 1, received_quantity: 1 }] });
             orders.push(order);
             storeOf.set(order, step % 2 === 0 ? 'S1' : 'S2');
@@ -401,7 +482,15 @@ for (const dialect of DIALECTS) {
             submitted.add(order);
           } else if (step % 3 === 0) {
             const response = await t.post(`${API}/stores/${store}/orders/deliveries`, {
-              orders: [{ order_number: order, order_type: TYPE, datetime_expected: '2026-05-01T08:00:00Z', no_of_containers: 1, supplier_name: `Supplier ${step}` }],
+              orders: [
+                {
+                  order_number: order,
+                  order_type: TYPE,
+                  datetime_expected: '2026-05-01T08:00:00Z',
+                  no_of_containers: 1,
+                  supplier_name: `Supplier ${step}`,
+                },
+              ],
             });
             expect(response.statusCode, response.body).toBe(200);
             expect(response.json().message).toContain('updated 1');
@@ -457,7 +546,13 @@ for (const dialect of DIALECTS) {
 
     it("a header update of a delivery with a receipt moves the receipt's updated_on; an identical re-send does not", async () => {
       const TYPE = 51;
-      const header = { order_type: TYPE, datetime_expected: '2026-05-01T08:00:00Z', no_of_containers: 1, supplier_code: 'SUP-1', supplier_name: 'Acme Foods' };
+      const header = {
+        order_type: TYPE,
+        datetime_expected: '2026-05-01T08:00:00Z',
+        no_of_containers: 1,
+        supplier_code: 'SUP-1',
+        supplier_name: 'Acme Foods',
+      };
       const order = await announce('S1', [line(1, 'P-A', 10)], header);
       const untouched = await announce('S1', [line(1, 'P-A', 10)], header);
       await receive('S1', order, { lines: [{ line_number: 1, received_quantity: 1 }] });
@@ -467,21 +562,35 @@ for (const dialect of DIALECTS) {
       await tickPast(before.updated_on);
       await tickPast(since);
 
-      const send = (order_number: string, extra: Json) => t.post(`${API}/stores/S1/orders/deliveries`, { orders: [{ order_number, ...header, ...extra }] });
+      const send = (order_number: string, extra: Json) =>
+        t.post(`${API}/stores/S1/orders/deliveries`, { orders: [{ order_number, ...header, ...extra }] });
       const same = await send(order, {});
       expect(same.statusCode).toBe(200);
       expect(same.json().message).toContain('unchanged 1');
       expect((await receiptOf(order, TYPE)).updated_on).toBe(before.updated_on);
-      expect(orderNumbers(await list(`${API}/orders/receipts?receipt_type=${TYPE}&last_modified_date=${encodeURIComponent(since)}`))).toEqual([]);
+      expect(
+        orderNumbers(
+          await list(`${API}/orders/receipts?receipt_type=${TYPE}&last_modified_date=${encodeURIComponent(since)}`),
+        ),
+      ).toEqual([]);
 
-      const renamed = await send(order, { supplier_name: 'Acme Foods Europe', datetime_expected: '2026-05-03T08:00:00Z' });
+      const renamed = await send(order, {
+        supplier_name: 'Acme Foods Europe',
+        datetime_expected: '2026-05-03T08:00:00Z',
+      });
       expect(renamed.statusCode, renamed.body).toBe(200);
       expect(renamed.json().message).toContain('updated 1');
       const after = await receiptOf(order, TYPE);
       expect(Date.parse(after.updated_on)).toBeGreaterThan(Date.parse(before.updated_on));
-      expect(after).toMatchObject({ supplier_name: 'Acme Foods Europe', datetime_expected: '2026-05-03T08:00:00.000Z', import_id: before.import_id });
+      expect(after).toMatchObject({
+        supplier_name: 'Acme Foods Europe',
+        datetime_expected: '2026-05-03T08:00:00.000Z',
+        import_id: before.import_id,
+      });
       expect(after.receipt_lines).toEqual(before.receipt_lines);
-      const next = await list(`${API}/orders/receipts?receipt_type=${TYPE}&last_modified_date=${encodeURIComponent(since)}`);
+      const next = await list(
+        `${API}/orders/receipts?receipt_type=${TYPE}&last_modified_date=${encodeURIComponent(since)}`,
+      );
       expect(orderNumbers(next)).toEqual([order]);
 
       // An open delivery's header update makes no receipt.
@@ -490,7 +599,11 @@ for (const dialect of DIALECTS) {
 
       // The receipt's type is the delivery's: a type change moves it to the other receipt_type.
       await tickPast(after.updated_on);
-      const retyped = await send(order, { order_type: TYPE + 1, supplier_name: 'Acme Foods Europe', datetime_expected: '2026-05-03T08:00:00Z' });
+      const retyped = await send(order, {
+        order_type: TYPE + 1,
+        supplier_name: 'Acme Foods Europe',
+        datetime_expected: '2026-05-03T08:00:00Z',
+      });
       expect(retyped.statusCode, retyped.body).toBe(200);
       expect(orderNumbers(await list(`${API}/orders/receipts?receipt_type=${TYPE}`))).toEqual([]);
       const moved = await receiptOf(order, TYPE + 1);

@@ -10,11 +10,18 @@ import { balancesOf } from '../helpers/stock.js';
 // is_from_receipt=true whose reference is an order number.
 
 const LOGS = (store: string) => `${API}/stores/${store}/products/stock/storeproductlogs`;
-const RECEIVE = (store: string, order: string) => `${API}/stores/${store}/orders/deliveries/${encodeURIComponent(order)}/receive`;
+const RECEIVE = (store: string, order: string) =>
+  `${API}/stores/${store}/orders/deliveries/${encodeURIComponent(order)}/receive`;
 
 type Json = Record<string, any>;
 
-const line = (line_number: number, product_number: string, quantity: number, target_stock_pool = 1, extra: Json = {}) => ({
+const line = (
+  line_number: number,
+  product_number: string,
+  quantity: number,
+  target_stock_pool = 1,
+  extra: Json = {},
+) => ({
   line_number,
   product_number,
   quantity,
@@ -40,7 +47,9 @@ for (const dialect of DIALECTS) {
 
     async function newProduct(extra: Json = {}): Promise<string> {
       const number = unique('RP');
-      const response = await t.post(`${API}/products`, { products: [productInput(number, { barcode: `BC-${number}`, price: 4.5, purchase_price: 2.25, ...extra })] });
+      const response = await t.post(`${API}/products`, {
+        products: [productInput(number, { barcode: `BC-${number}`, price: 4.5, purchase_price: 2.25, ...extra })],
+      });
       expect(response.statusCode).toBe(200);
       return number;
     }
@@ -48,13 +57,24 @@ for (const dialect of DIALECTS) {
     async function announce(store: string, lines: Json[], extra: Json = {}): Promise<string> {
       const order_number = (extra.order_number as string | undefined) ?? unique('DEL');
       const response = await t.post(`${API}/stores/${store}/orders/deliveries`, {
-        orders: [{ order_number, order_type: 1, datetime_expected: '2026-02-01T08:00:00Z', no_of_containers: 1, supplier_name: 'Acme', order_lines: lines, ...extra }],
+        orders: [
+          {
+            order_number,
+            order_type: 1,
+            datetime_expected: '2026-02-01T08:00:00Z',
+            no_of_containers: 1,
+            supplier_name: 'Acme',
+            order_lines: lines,
+            ...extra,
+          },
+        ],
       });
       expect(response.statusCode, response.body).toBe(200);
       return order_number;
     }
 
-    const receive = (store: string, order: string, body: Json, query = '', token?: string) => t.post(`${RECEIVE(store, order)}${query}`, body, token);
+    const receive = (store: string, order: string, body: Json, query = '', token?: string) =>
+      t.post(`${RECEIVE(store, order)}${query}`, body, token);
     const postEntries = (store: string, entries: Json[], query = '?is_from_receipt=true', token?: string) =>
       t.post(`${LOGS(store)}${query}`, { storeproductlog: entries }, token);
 
@@ -65,13 +85,17 @@ for (const dialect of DIALECTS) {
       return response.json().list[0];
     }
     const receivedOf = async (order: string) =>
-      Object.fromEntries(((await deliveryOf(order)).order_lines as Json[]).map((l) => [l.line_number, l.received_quantity]));
+      Object.fromEntries(
+        ((await deliveryOf(order)).order_lines as Json[]).map((l) => [l.line_number, l.received_quantity]),
+      );
 
     async function receiptOf(order: string, type = 1): Promise<Json | undefined> {
       // A listing shows receipts changed before its moment (updated_on < server_time): let the clock pass the last write.
       const at = Date.now();
       while (Date.now() <= at) await new Promise((resolve) => setTimeout(resolve, 1));
-      const response = await t.get(`${API}/orders/receipts?receipt_type=${type}&order_number=${encodeURIComponent(order)}`);
+      const response = await t.get(
+        `${API}/orders/receipts?receipt_type=${type}&order_number=${encodeURIComponent(order)}`,
+      );
       expect(response.statusCode).toBe(200);
       return response.json().list[0];
     }
@@ -83,19 +107,31 @@ for (const dialect of DIALECTS) {
     }
 
     const logRows = (ids: number[]) =>
-      t.app.ctx.db.selectFrom('stock_logs').select(['id', 'is_from_receipt', 'reference', 'reference_id', 'source', 'store_number']).where('id', 'in', ids).orderBy('id').execute();
+      t.app.ctx.db
+        .selectFrom('stock_logs')
+        .select(['id', 'is_from_receipt', 'reference', 'reference_id', 'source', 'store_number'])
+        .where('id', 'in', ids)
+        .orderBy('id')
+        .execute();
 
     const balances = (product: string, store = 'R1') => balancesOf(t.app.ctx.db, product, store);
 
     beforeAll(async () => {
       t = await buildTestApp(dialect);
       expect(
-        (await t.post(`${API}/stores`, { stores: [storeInput('R1', { store_gln: '8712345000011' }), storeInput('R2'), storeInput('R3')] })).statusCode,
+        (
+          await t.post(`${API}/stores`, {
+            stores: [storeInput('R1', { store_gln: '8712345000011' }), storeInput('R2'), storeInput('R3')],
+          })
+        ).statusCode,
       ).toBe(200);
       expect(
         (
           await t.post(`${API}/reasoncodes`, {
-            reason_codes: [reasonCodeInput(500, { reason_code_description: 'Receipt' }), reasonCodeInput(501, { default_review_status: 1, reason_code_description: 'Needs review' })],
+            reason_codes: [
+              reasonCodeInput(500, { reason_code_description: 'Receipt' }),
+              reasonCodeInput(501, { default_review_status: 1, reason_code_description: 'Needs review' }),
+            ],
           })
         ).statusCode,
       ).toBe(200);
@@ -130,7 +166,17 @@ for (const dialect of DIALECTS) {
         expect(before).toMatchObject({ status: 'open', is_downloaded: false });
         expect(await receiptOf(order)).toBeUndefined();
 
-        const first = await receive('R1', order, { lines: [{ line_number: 1, received_quantity: 4 }, { line_number: 2, received_quantity: 5, target_stock_pool: 3 }] }, '?appUserName=rita');
+        const first = await receive(
+          'R1',
+          order,
+          {
+            lines: [
+              { line_number: 1, received_quantity: 4 },
+              { line_number: 2, received_quantity: 5, target_stock_pool: 3 },
+            ],
+          },
+          '?appUserName=rita',
+        );
         expect(first.statusCode, first.body).toBe(200);
         expect(first.json().success).toBe(true);
         expect(await balances(a)).toEqual({ '-|2|-': 4 });
@@ -142,11 +188,25 @@ for (const dialect of DIALECTS) {
         // One ledger entry per received line: is_from_receipt, reference = the order number, the line's product.
         const entries = await logsOf(`reference=${order}`);
         expect(entries).toHaveLength(2);
-        expect(entries[0]).toMatchObject({ product_number: a, quantity: 4, stock_pool_2: 4, reference: order, app_user_name: 'rita', store_number: 'R1', purged_to_most_likely: true });
+        expect(entries[0]).toMatchObject({
+          product_number: a,
+          quantity: 4,
+          stock_pool_2: 4,
+          reference: order,
+          app_user_name: 'rita',
+          store_number: 'R1',
+          purged_to_most_likely: true,
+        });
         expect(entries[0].location_code).toBeUndefined();
-        expect(entries[1]).toMatchObject({ product_number: b, quantity: 5, stock_pool_3: 5, reference: order, app_user_name: 'rita' });
+        expect(entries[1]).toMatchObject({
+          product_number: b,
+          quantity: 5,
+          stock_pool_3: 5,
+          reference: order,
+          app_user_name: 'rita',
+        });
         expect((await logRows(entries.map((e) => e.id))).map((r) => Number(r.is_from_receipt))).toEqual([1, 1]);
-        expect((await receiptOf(order))).toMatchObject({ status: 'receiving', order_number: order });
+        expect(await receiptOf(order)).toMatchObject({ status: 'receiving', order_number: order });
 
         const submit = await receive('R1', order, { lines: [{ line_number: 1, received_quantity: 6 }], submit: true });
         expect(submit.statusCode, submit.body).toBe(200);
@@ -176,7 +236,10 @@ for (const dialect of DIALECTS) {
         expect(response.statusCode, response.body).toBe(200);
         expect(await deliveryOf(order)).toMatchObject({ status: 'received' });
         expect(await receiptOf(order)).toMatchObject({ order_number: order, status: 'received', receipt_lines: [] });
-        expect((await t.get(`${API}/orders/receipts?receipt_type=1&is_submitted=true&order_number=${order}`)).json().total_count).toBe(1);
+        expect(
+          (await t.get(`${API}/orders/receipts?receipt_type=1&is_submitted=true&order_number=${order}`)).json()
+            .total_count,
+        ).toBe(1);
         expect(await balances(a)).toEqual({});
         const more = await receive('R1', order, { lines: [{ line_number: 1, received_quantity: 3 }] });
         expect(more.statusCode).toBe(409);
@@ -186,12 +249,17 @@ for (const dialect of DIALECTS) {
       it('submit with lines: [] closes a receiving delivery; what was received stays', async () => {
         const a = await newProduct();
         const order = await announce('R1', [line(1, a, 3, 2)]);
-        expect((await receive('R1', order, { lines: [{ line_number: 1, received_quantity: 2 }] })).statusCode).toBe(200);
+        expect((await receive('R1', order, { lines: [{ line_number: 1, received_quantity: 2 }] })).statusCode).toBe(
+          200,
+        );
         const response = await receive('R1', order, { lines: [], submit: true });
         expect(response.statusCode, response.body).toBe(200);
         expect(await deliveryOf(order)).toMatchObject({ status: 'received', is_downloaded: true });
         expect(await receivedOf(order)).toEqual({ 1: 2 });
-        expect(await receiptOf(order)).toMatchObject({ status: 'received', receipt_lines: [expect.objectContaining({ line_number: 1, received_quantity: 2 })] });
+        expect(await receiptOf(order)).toMatchObject({
+          status: 'received',
+          receipt_lines: [expect.objectContaining({ line_number: 1, received_quantity: 2 })],
+        });
         expect(await balances(a)).toEqual({ '-|2|-': 2 });
       });
 
@@ -224,7 +292,11 @@ for (const dialect of DIALECTS) {
         const a = await newProduct();
         const order = await announce('R1', [line(1, a, 3)]);
         const body = { lines: [{ line_number: 1, received_quantity: 1 }] };
-        for (const response of [await receive('NOPE', order, body), await receive('R1', 'NO-SUCH-ORDER', body), await receive('R2', order, body)]) {
+        for (const response of [
+          await receive('NOPE', order, body),
+          await receive('R1', 'NO-SUCH-ORDER', body),
+          await receive('R2', order, body),
+        ]) {
           expect(response.statusCode).toBe(404);
           expect(response.json()).toMatchObject({ success: false, code: 'NOT_FOUND' });
         }
@@ -237,7 +309,11 @@ for (const dialect of DIALECTS) {
         const a = await newProduct();
         const order = await announce('R1', [line(1, a, 3), line(2, a, 3)]);
         const response = await receive('R1', order, {
-          lines: [{ line_number: 1, received_quantity: 1 }, { line_number: 7, received_quantity: 1 }, { line_number: 2, received_quantity: 1 }],
+          lines: [
+            { line_number: 1, received_quantity: 1 },
+            { line_number: 7, received_quantity: 1 },
+            { line_number: 2, received_quantity: 1 },
+          ],
           submit: true,
         });
         expect(response.statusCode).toBe(422);
@@ -263,14 +339,21 @@ for (const dialect of DIALECTS) {
       it('a negative quantity corrects a mis-scan; 409 naming the quantity when the line total would go below 0', async () => {
         const a = await newProduct();
         const order = await announce('R1', [line(1, a, 5, 2)]);
-        expect((await receive('R1', order, { lines: [{ line_number: 1, received_quantity: 5 }] })).statusCode).toBe(200);
+        expect((await receive('R1', order, { lines: [{ line_number: 1, received_quantity: 5 }] })).statusCode).toBe(
+          200,
+        );
         const correction = await receive('R1', order, { lines: [{ line_number: 1, received_quantity: -2 }] });
         expect(correction.statusCode, correction.body).toBe(200);
         expect(await receivedOf(order)).toEqual({ 1: 3 });
         expect(await balances(a)).toEqual({ '-|2|-': 3 });
         expect((await receiptOf(order))!.receipt_lines.map((r: Json) => r.received_quantity)).toEqual([5, -2]);
 
-        const tooMuch = await receive('R1', order, { lines: [{ line_number: 1, received_quantity: -1 }, { line_number: 1, received_quantity: -3 }] });
+        const tooMuch = await receive('R1', order, {
+          lines: [
+            { line_number: 1, received_quantity: -1 },
+            { line_number: 1, received_quantity: -3 },
+          ],
+        });
         expect(tooMuch.statusCode).toBe(409);
         expect(tooMuch.json().code).toBe('CONFLICT');
         expect(paths(tooMuch)).toEqual(['lines[1].received_quantity']);
@@ -292,7 +375,13 @@ for (const dialect of DIALECTS) {
         const a = await newProduct();
         const b = await newProduct();
         const order = await announce('R1', [line(1, a, 5), line(2, b, 5)]);
-        const response = await receive('R1', order, { lines: [{ line_number: 1, received_quantity: 7.5 }, { line_number: 2, received_quantity: 2 }], submit: true });
+        const response = await receive('R1', order, {
+          lines: [
+            { line_number: 1, received_quantity: 7.5 },
+            { line_number: 2, received_quantity: 2 },
+          ],
+          submit: true,
+        });
         expect(response.statusCode, response.body).toBe(200);
         const read = await deliveryOf(order);
         expect(read.status).toBe('received');
@@ -310,7 +399,13 @@ for (const dialect of DIALECTS) {
         const a = await newProduct();
         const b = await newProduct();
         const order = await announce('R1', [line(1, a, 3, 2), line(2, b, 1, 1), line(3, a, 4, 4)]);
-        const response = await postEntries('R1', [entry(a, 2, { reference: order }), entry(a, 2, { reference: order }), entry(a, 3, { reference: order }), entry(b, 1, { reference: order }), entry(a, 1, { reference: order })]);
+        const response = await postEntries('R1', [
+          entry(a, 2, { reference: order }),
+          entry(a, 2, { reference: order }),
+          entry(a, 3, { reference: order }),
+          entry(b, 1, { reference: order }),
+          entry(a, 1, { reference: order }),
+        ]);
         expect(response.statusCode, response.body).toBe(200);
         expect(response.json().message).toContain('received on deliveries 5');
         // 2 → line 1 (0 < 3), 2 → line 1 (2 < 3), 3 → line 3 (line 1 full, 0 < 4), 1 → line 3 (3 < 4).
@@ -321,7 +416,13 @@ for (const dialect of DIALECTS) {
         expect(await receivedOf(order)).toEqual({ 1: 5, 2: 1, 3: 4 });
         expect(await balances(a)).toEqual({ '-|2|-': 5, '-|4|-': 4 });
         expect(await deliveryOf(order)).toMatchObject({ status: 'receiving', is_downloaded: true });
-        expect((await receiptOf(order))!.receipt_lines.map((r: Json) => [r.line_number, r.product_number, r.received_quantity])).toEqual([
+        expect(
+          (await receiptOf(order))!.receipt_lines.map((r: Json) => [
+            r.line_number,
+            r.product_number,
+            r.received_quantity,
+          ]),
+        ).toEqual([
           [1, a, 2],
           [1, a, 2],
           [3, a, 3],
@@ -330,7 +431,9 @@ for (const dialect of DIALECTS) {
           [1, a, 1],
         ]);
         const rows = await logRows(response.json().data);
-        expect(rows.map((r) => [Number(r.is_from_receipt), r.reference])).toEqual(Array.from({ length: 5 }, () => [1, order]));
+        expect(rows.map((r) => [Number(r.is_from_receipt), r.reference])).toEqual(
+          Array.from({ length: 5 }, () => [1, order]),
+        );
       });
 
       it("pool: the line's target pool unless the entry names pools (pool_location, stock_pool_N); the entry's location is kept", async () => {
@@ -347,9 +450,20 @@ for (const dialect of DIALECTS) {
           entry(a, 7, { reference: order, stock_pool_8: 3, stock_pool_9: 4 }),
         ]);
         expect(response.statusCode, response.body).toBe(200);
-        expect(await balances(a)).toEqual({ '-|2|-': 1, '-|5|-': 2, '-|6|-': 3, 'SHELF|2|-': 4, 'BACK|2|-': 5, 'BACK|7|-': 6, '-|8|-': 3, '-|9|-': 4 });
+        expect(await balances(a)).toEqual({
+          '-|2|-': 1,
+          '-|5|-': 2,
+          '-|6|-': 3,
+          'SHELF|2|-': 4,
+          'BACK|2|-': 5,
+          'BACK|7|-': 6,
+          '-|8|-': 3,
+          '-|9|-': 4,
+        });
         expect(await receivedOf(order)).toEqual({ 1: 28 });
-        expect((await receiptOf(order))!.receipt_lines.map((r: Json) => r.received_quantity)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+        expect((await receiptOf(order))!.receipt_lines.map((r: Json) => r.received_quantity)).toEqual([
+          1, 2, 3, 4, 5, 6, 7,
+        ]);
         const entries = await logsOf(`reference=${order}`);
         expect(entries.map((e) => [e.location_code ?? null, e.stock_pool])).toEqual([
           [null, '2'],
@@ -366,7 +480,11 @@ for (const dialect of DIALECTS) {
         const a = await newProduct();
         const mine = await announce('R1', [line(1, a, 5, 2)]);
         const theirs = await announce('R2', [line(1, a, 5, 3)]);
-        const response = await postEntries('R1', [entry(a, 1, { reference: 'NO-DELIVERY-HERE' }), entry(a, 2, { reference: theirs }), entry(a, 3)]);
+        const response = await postEntries('R1', [
+          entry(a, 1, { reference: 'NO-DELIVERY-HERE' }),
+          entry(a, 2, { reference: theirs }),
+          entry(a, 3),
+        ]);
         expect(response.statusCode, response.body).toBe(200);
         expect(response.json().message).not.toContain('received on deliveries');
         expect(await balances(a, 'R1')).toEqual({ '-|1|-': 6 });
@@ -388,7 +506,10 @@ for (const dialect of DIALECTS) {
         const a = await newProduct();
         const other = await newProduct();
         const order = await announce('R1', [line(1, a, 5)]);
-        const response = await postEntries('R1', [entry(a, 1, { reference: order }), entry(other, 1, { reference: order })]);
+        const response = await postEntries('R1', [
+          entry(a, 1, { reference: order }),
+          entry(other, 1, { reference: order }),
+        ]);
         expect(response.statusCode).toBe(422);
         expect(response.json().code).toBe('UNPROCESSABLE');
         expect(paths(response)).toEqual(['storeproductlog[1].product_number']);
@@ -401,7 +522,11 @@ for (const dialect of DIALECTS) {
       it('a count on a delivery is 422: receipts are deltas', async () => {
         const a = await newProduct();
         const order = await announce('R1', [line(1, a, 5)]);
-        const response = await postEntries('R1', [entry(a, 4, { reference: order })], '?is_from_receipt=true&is_counted_quantity=true');
+        const response = await postEntries(
+          'R1',
+          [entry(a, 4, { reference: order })],
+          '?is_from_receipt=true&is_counted_quantity=true',
+        );
         expect(response.statusCode).toBe(422);
         expect(response.json().code).toBe('UNPROCESSABLE');
         expect(paths(response)[0]).toMatch(/^storeproductlog\[0\]/);
@@ -412,7 +537,10 @@ for (const dialect of DIALECTS) {
       it('a reason code that needs review is 422 storeproductlog[i].reason_code: a receipt is booked at once', async () => {
         const a = await newProduct();
         const order = await announce('R1', [line(1, a, 5)]);
-        const response = await postEntries('R1', [entry(a, 1, { reference: order, reason_code: 500 }), entry(a, 1, { reference: order, reason_code: 501 })]);
+        const response = await postEntries('R1', [
+          entry(a, 1, { reference: order, reason_code: 500 }),
+          entry(a, 1, { reference: order, reason_code: 501 }),
+        ]);
         expect(response.statusCode).toBe(422);
         expect(paths(response)).toEqual(['storeproductlog[1].reason_code']);
         expect(await balances(a)).toEqual({});
@@ -427,8 +555,13 @@ for (const dialect of DIALECTS) {
         const a = await newProduct();
         const open = await announce('R1', [line(1, a, 5)]);
         const closed = await announce('R1', [line(1, a, 5)]);
-        expect((await receive('R1', closed, { lines: [{ line_number: 1, received_quantity: 5 }], submit: true })).statusCode).toBe(200);
-        const response = await postEntries('R1', [entry(a, 1, { reference: open }), entry(a, 1, { reference: closed })]);
+        expect(
+          (await receive('R1', closed, { lines: [{ line_number: 1, received_quantity: 5 }], submit: true })).statusCode,
+        ).toBe(200);
+        const response = await postEntries('R1', [
+          entry(a, 1, { reference: open }),
+          entry(a, 1, { reference: closed }),
+        ]);
         expect(response.statusCode).toBe(409);
         expect(response.json().code).toBe('CONFLICT');
         expect(paths(response)).toEqual(['storeproductlog[1]']);
@@ -441,15 +574,34 @@ for (const dialect of DIALECTS) {
     it('both ways have the same effect: balances, line totals, receipt lines and log entries', async () => {
       const a = await newProduct({ price: 3.1, purchase_price: 1.7 });
       const b = await newProduct({ price: 8, purchase_price: 5.5 });
-      const lines = [line(1, a, 5, 2, { purchase_price: 1.9 }), line(2, b, 3, 1, { barcode: 'LINE-BC' }), line(3, a, 2, 4)];
+      const lines = [
+        line(1, a, 5, 2, { purchase_price: 1.9 }),
+        line(2, b, 3, 1, { barcode: 'LINE-BC' }),
+        line(3, a, 2, 4),
+      ];
       const viaEndpoint = await announce('R1', lines);
       const viaEntries = await announce('R2', lines);
 
-      const endpoint = await receive('R1', viaEndpoint, { lines: [{ line_number: 1, received_quantity: 5 }, { line_number: 2, received_quantity: 2 }, { line_number: 3, received_quantity: 1 }] }, '?AppUserName=sam');
+      const endpoint = await receive(
+        'R1',
+        viaEndpoint,
+        {
+          lines: [
+            { line_number: 1, received_quantity: 5 },
+            { line_number: 2, received_quantity: 2 },
+            { line_number: 3, received_quantity: 1 },
+          ],
+        },
+        '?AppUserName=sam',
+      );
       expect(endpoint.statusCode, endpoint.body).toBe(200);
       const entries = await postEntries(
         'R2',
-        [entry(a, 5, { reference: viaEntries }), entry(b, 2, { reference: viaEntries }), entry(a, 1, { reference: viaEntries })],
+        [
+          entry(a, 5, { reference: viaEntries }),
+          entry(b, 2, { reference: viaEntries }),
+          entry(a, 1, { reference: viaEntries }),
+        ],
         '?is_from_receipt=true&appUserName=sam',
       );
       expect(entries.statusCode, entries.body).toBe(200);
@@ -480,9 +632,23 @@ for (const dialect of DIALECTS) {
         const rows = new Map((await logRows(list.map((e) => e.id))).map((r) => [r.id, r]));
         return list.map((e) => {
           // customer_order_line_number is what the entries' sender put in (a required field there), not an effect.
-          const { id, created_on, updated_on, store_number, reference, moved_on, reference_id, customer_order_line_number, ...rest } = e;
+          const {
+            id,
+            created_on,
+            updated_on,
+            store_number,
+            reference,
+            moved_on,
+            reference_id,
+            customer_order_line_number,
+            ...rest
+          } = e;
           expect(reference).toBe(order);
-          return { ...rest, has_reference_id: reference_id !== undefined, is_from_receipt: Number(rows.get(id)!.is_from_receipt) };
+          return {
+            ...rest,
+            has_reference_id: reference_id !== undefined,
+            is_from_receipt: Number(rows.get(id)!.is_from_receipt),
+          };
         });
       };
       const l1 = await logView(viaEndpoint);
@@ -496,7 +662,8 @@ for (const dialect of DIALECTS) {
       const order = await announce('R1', [line(1, a, 10, 2)]);
       const key = unique('idem');
       const body = { lines: [{ line_number: 1, received_quantity: 3 }] };
-      const send = (payload: Json, k = key) => t.request({ method: 'POST', url: RECEIVE('R1', order), payload, headers: { 'idempotency-key': k } });
+      const send = (payload: Json, k = key) =>
+        t.request({ method: 'POST', url: RECEIVE('R1', order), payload, headers: { 'idempotency-key': k } });
       const first = await send(body);
       expect(first.statusCode, first.body).toBe(200);
       const second = await send(body);
@@ -538,16 +705,28 @@ for (const dialect of DIALECTS) {
         const pair = await logsOf(`reference_id=${received!.id}`);
         expect(pair).toHaveLength(2);
         const leg = pair.find((e) => e.store_number === 'R3')!;
-        expect(leg).toMatchObject({ product_number: a, quantity: -4, stock_pool_1: -4, source: 'transfer', reference: order, reference_id: received!.id });
+        expect(leg).toMatchObject({
+          product_number: a,
+          quantity: -4,
+          stock_pool_1: -4,
+          source: 'transfer',
+          reference: order,
+          reference_id: received!.id,
+        });
         expect(leg.location_code).toBeUndefined();
-        expect(pair.find((e) => e.store_number === 'R1')).toMatchObject({ id: received!.id, reference_id: received!.id });
+        expect(pair.find((e) => e.store_number === 'R1')).toMatchObject({
+          id: received!.id,
+          reference_id: received!.id,
+        });
 
         // By entries, and a correction: the origin follows each.
         // The destination's pool is the entry's choice; the origin's is always its unlocated pool 1.
         expect((await postEntries('R1', [entry(a, 2, { reference: order, pool_location: 5 })])).statusCode).toBe(200);
         expect(await balances(a, 'R1')).toEqual({ '-|2|-': 4, '-|5|-': 2 });
         expect(await balances(a, 'R3')).toEqual({ '-|1|-': 4 });
-        expect((await receive('R1', order, { lines: [{ line_number: 1, received_quantity: -1 }] })).statusCode).toBe(200);
+        expect((await receive('R1', order, { lines: [{ line_number: 1, received_quantity: -1 }] })).statusCode).toBe(
+          200,
+        );
         expect(await balances(a, 'R1')).toEqual({ '-|2|-': 3, '-|5|-': 2 });
         expect(await balances(a, 'R3')).toEqual({ '-|1|-': 5 });
         expect(await chainTotal()).toBe(10);
@@ -566,7 +745,9 @@ for (const dialect of DIALECTS) {
       it('an origin that is no store of this service books nothing there', async () => {
         const a = await newProduct();
         const order = await announce('R1', [line(1, a, 6, 1)], { order_type: 2, store_origin: 'OUTSIDE-WAREHOUSE' });
-        expect((await receive('R1', order, { lines: [{ line_number: 1, received_quantity: 6 }] })).statusCode).toBe(200);
+        expect((await receive('R1', order, { lines: [{ line_number: 1, received_quantity: 6 }] })).statusCode).toBe(
+          200,
+        );
         expect((await postEntries('R1', [entry(a, 1, { reference: order })])).statusCode).toBe(200);
         expect(await balances(a, 'R1')).toEqual({ '-|1|-': 7 });
         expect(await balancesOf(t.app.ctx.db, a)).toEqual({ '-|1|-': 7 });
@@ -588,7 +769,9 @@ for (const dialect of DIALECTS) {
           const response = await receive('R1', order, body, '', token);
           expect(response.statusCode).toBe(403);
           expect(response.json().code).toBe('FORBIDDEN');
-          expect((await postEntries('R1', [entry(a, 1, { reference: order })], '?is_from_receipt=true', token)).statusCode).toBe(403);
+          expect(
+            (await postEntries('R1', [entry(a, 1, { reference: order })], '?is_from_receipt=true', token)).statusCode,
+          ).toBe(403);
         }
         expect(await balances(a)).toEqual({});
         expect(await receivedOf(order)).toEqual({ 1: 0 });
@@ -596,7 +779,9 @@ for (const dialect of DIALECTS) {
 
         const mine = await receive('R1', order, body, '', own);
         expect(mine.statusCode, mine.body).toBe(200);
-        expect((await postEntries('R1', [entry(a, 1, { reference: order })], '?is_from_receipt=true', own)).statusCode).toBe(200);
+        expect(
+          (await postEntries('R1', [entry(a, 1, { reference: order })], '?is_from_receipt=true', own)).statusCode,
+        ).toBe(200);
         expect(await receivedOf(order)).toEqual({ 1: 2 });
         expect(await balances(a)).toEqual({ '-|1|-': 2 });
       });

@@ -20,7 +20,9 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       t = await buildTestApp(dialect);
       expect((await t.post(`${API}/stores`, { stores: [storeInput('C1')] })).statusCode).toBe(200);
-      expect((await t.post(`${API}/products`, { products: PRODUCTS.map((p) => productInput(p)) })).statusCode).toBe(200);
+      expect((await t.post(`${API}/products`, { products: PRODUCTS.map((p) => productInput(p)) })).statusCode).toBe(
+        200,
+      );
     });
     afterAll(async () => {
       await t.close();
@@ -30,7 +32,11 @@ for (const dialect of DIALECTS) {
     for (const keyed of [false, true]) {
       it(`a ${LINES}-line import${keyed ? ' with an Idempotency-Key' : ''} cut mid-way: 503 UNAVAILABLE with Retry-After, nothing stored, verify clean, the same request applies once the cut is lifted`, async () => {
         const reference = `cut-${keyed ? 'keyed' : 'plain'}`;
-        const payload = { storeproductlog: Array.from({ length: LINES }, (_, i) => stockLogInput(PRODUCTS[i % PRODUCTS.length]!, 1, '2026-03-01T10:00:00Z', { reference })) };
+        const payload = {
+          storeproductlog: Array.from({ length: LINES }, (_, i) =>
+            stockLogInput(PRODUCTS[i % PRODUCTS.length]!, 1, '2026-03-01T10:00:00Z', { reference }),
+          ),
+        };
         const db = t.app.ctx.db;
         let cutAt: string | undefined;
         listenToStatements(db, (sqlText) => {
@@ -49,7 +55,11 @@ for (const dialect of DIALECTS) {
         expect(cut.json()).toMatchObject({ success: false, code: 'UNAVAILABLE' });
         expect(cut.headers['retry-after']).toBe('1');
 
-        const stored = await db.selectFrom('stock_logs').select((eb) => eb.fn.countAll<number>().as('n')).where('reference', '=', reference).executeTakeFirstOrThrow();
+        const stored = await db
+          .selectFrom('stock_logs')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('reference', '=', reference)
+          .executeTakeFirstOrThrow();
         expect(Number(stored.n)).toBe(0);
         expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
 
@@ -57,7 +67,11 @@ for (const dialect of DIALECTS) {
         const retried = await t.request({ method: 'POST', url, payload, headers });
         expect(retried.statusCode, retried.body).toBe(200);
         expect(retried.headers['idempotent-replayed']).toBeUndefined();
-        const after = await db.selectFrom('stock_logs').select((eb) => eb.fn.countAll<number>().as('n')).where('reference', '=', reference).executeTakeFirstOrThrow();
+        const after = await db
+          .selectFrom('stock_logs')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('reference', '=', reference)
+          .executeTakeFirstOrThrow();
         expect(Number(after.n)).toBe(LINES);
       });
     }

@@ -46,7 +46,14 @@ for (const dialect of DIALECTS) {
       expect((await t.post(`${API}/stores`, { stores: [storeInput('G1')] })).statusCode).toBe(200);
       expect((await t.post(`${API}/products`, { products: [productInput('G-1')] })).statusCode).toBe(200);
       const post = await t.post(`${API}/stores/G1/products/stock/storeproductlogs`, {
-        storeproductlog: [{ product_number: 'G-1', quantity: 5, customer_order_line_number: 0, modification_datetime: '2026-01-10T10:00:00Z' }],
+        storeproductlog: [
+          {
+            product_number: 'G-1',
+            quantity: 5,
+            customer_order_line_number: 0,
+            modification_datetime: '2026-01-10T10:00:00Z',
+          },
+        ],
       });
       expect(post.statusCode, post.body).toBe(200);
     });
@@ -59,7 +66,10 @@ for (const dialect of DIALECTS) {
       expect(await stockOf()).toBe(5);
       expect(await stockOf()).toBe(5); // now answered from the cache
       // What an older build (or a repair by hand) would do: change the balance, nothing else.
-      await t.app.ctx.db.updateTable('stock_balances').set((eb) => ({ quantity: eb('quantity', '+', 7000) })).execute();
+      await t.app.ctx.db
+        .updateTable('stock_balances')
+        .set((eb) => ({ quantity: eb('quantity', '+', 7000) }))
+        .execute();
       expect(await stockOf()).toBe(12);
       // Balances are deleted only with the postings that name them (on PostgreSQL a foreign key):
       // since migration 0022 an entry's posting lives in its stock_logs row, a split entry's in
@@ -72,21 +82,49 @@ for (const dialect of DIALECTS) {
 
     it('a post bumps each store product it changes once, however many of its balances move; the triggers stay out of it', async () => {
       const versionOf = async () =>
-        Number((await t.app.ctx.db.selectFrom('store_products').select('stock_version').where('product_id', '=', productId).executeTakeFirstOrThrow()).stock_version);
-      const productId = Number((await t.app.ctx.db.selectFrom('products').select('id').where('product_number', '=', 'G-1').executeTakeFirstOrThrow()).id);
+        Number(
+          (
+            await t.app.ctx.db
+              .selectFrom('store_products')
+              .select('stock_version')
+              .where('product_id', '=', productId)
+              .executeTakeFirstOrThrow()
+          ).stock_version,
+        );
+      const productId = Number(
+        (
+          await t.app.ctx.db
+            .selectFrom('products')
+            .select('id')
+            .where('product_number', '=', 'G-1')
+            .executeTakeFirstOrThrow()
+        ).id,
+      );
       const before = await versionOf();
       // Six balances of one product (pools 1–6), created and moved by one request.
-      const entries = [1, 2, 3, 4, 5, 6].map((pool) => ({ product_number: 'G-1', quantity: pool, customer_order_line_number: 0, pool_location: pool, modification_datetime: '2026-01-11T10:00:00Z' }));
+      const entries = [1, 2, 3, 4, 5, 6].map((pool) => ({
+        product_number: 'G-1',
+        quantity: pool,
+        customer_order_line_number: 0,
+        pool_location: pool,
+        modification_datetime: '2026-01-11T10:00:00Z',
+      }));
       const post = await t.post(`${API}/stores/G1/products/stock/storeproductlogs`, { storeproductlog: entries });
       expect(post.statusCode, post.body).toBe(200);
       expect(await versionOf()).toBe(before + 1);
       if (dialect.name === 'sqlite') {
         // The engine's marker row lives only inside its own write transaction.
-        const { rows } = await sql<{ n: number }>`select count(*) as n from engine_balance_writes`.execute(t.app.ctx.db);
+        const { rows } = await sql<{ n: number }>`select count(*) as n from engine_balance_writes`.execute(
+          t.app.ctx.db,
+        );
         expect(Number(rows[0]!.n)).toBe(0);
       }
       // And a writer outside the engine is still seen, after the engine wrote in this session.
-      await t.app.ctx.db.updateTable('stock_balances').set((eb) => ({ quantity: eb('quantity', '+', 1000) })).where('pool', '=', 6).execute();
+      await t.app.ctx.db
+        .updateTable('stock_balances')
+        .set((eb) => ({ quantity: eb('quantity', '+', 1000) }))
+        .where('pool', '=', 6)
+        .execute();
       expect(await versionOf()).toBe(before + 2);
     });
   });

@@ -57,11 +57,16 @@ const productOf = (n: number, overrides: Record<string, unknown> = {}) => {
 
 const FLAG_VARIANTS: Flags[] = [false, true].flatMap((include_locations) =>
   [false, true].flatMap((include_zero_lines) =>
-    [false, true].map((exclude_customer_order_stock) => ({ include_locations, include_zero_lines, exclude_customer_order_stock })),
+    [false, true].map((exclude_customer_order_stock) => ({
+      include_locations,
+      include_zero_lines,
+      exclude_customer_order_stock,
+    })),
   ),
 );
 
-const locationQuantities = (e: Entry) => Object.fromEntries((e.store_locations ?? []).map((l) => [String(l.store_location_code ?? '-'), l.quantity]));
+const locationQuantities = (e: Entry) =>
+  Object.fromEntries((e.store_locations ?? []).map((l) => [String(l.store_location_code ?? '-'), l.quantity]));
 
 for (const dialect of DIALECTS) {
   describe(`single-product stock answer cache (${dialect.name})`, () => {
@@ -89,7 +94,8 @@ for (const dialect of DIALECTS) {
     /** The answer as built from the database with an empty cache: what any answer must equal. */
     async function coldAnswer(store: string, ref: string, flags: Flags): Promise<Entry> {
       const ctx = { ...a.app.ctx, stockAnswers: new StockAnswerCache() };
-      return JSON.parse(await productStockBody(ctx, store, ref, flags, (response) => JSON.stringify(response))).products[0];
+      return JSON.parse(await productStockBody(ctx, store, ref, flags, (response) => JSON.stringify(response)))
+        .products[0];
     }
 
     async function read(t: TestApp, store: string, ref: string, flags: Flags = {}): Promise<Answer> {
@@ -99,7 +105,9 @@ for (const dialect of DIALECTS) {
       ok(response);
       const hit = spy.mock.results.slice(before).some((r) => r.type === 'return' && r.value !== undefined);
       const answer: Answer = { body: response.body, entry: response.json().products[0], hit };
-      expect(answer.entry, `${store}/${ref} ${JSON.stringify(flags)} equals a cold read`).toEqual(await coldAnswer(store, ref, flags));
+      expect(answer.entry, `${store}/${ref} ${JSON.stringify(flags)} equals a cold read`).toEqual(
+        await coldAnswer(store, ref, flags),
+      );
       return answer;
     }
 
@@ -137,7 +145,10 @@ for (const dialect of DIALECTS) {
       ok(await a.post(`${API}/products`, { products: Array.from({ length: 12 }, (_, i) => productOf(i + 1)) }));
       ok(
         await a.post(`${API}/reasoncodes`, {
-          reason_codes: [reasonCodeInput(30, { is_loss: true, default_review_status: 1 }), reasonCodeInput(300, { reason_code_type: 3 })],
+          reason_codes: [
+            reasonCodeInput(30, { is_loss: true, default_review_status: 1 }),
+            reasonCodeInput(300, { reason_code_type: 3 }),
+          ],
         }),
       );
       ok(
@@ -165,12 +176,23 @@ for (const dialect of DIALECTS) {
     it('1. a stock post through B is seen by A, by product number and by every kind of barcode', async () => {
       const p = barcodes(1);
       await book(a, 'S1', [entry('AC-1', 5)]);
-      expect(await warm(a, 'S1', 'AC-1')).toEqual({ most_likely_stock: 5, stock_pool_1: 5, product_number: 'AC-1', store_number: 'S1' });
+      expect(await warm(a, 'S1', 'AC-1')).toEqual({
+        most_likely_stock: 5,
+        stock_pool_1: 5,
+        product_number: 'AC-1',
+        store_number: 'S1',
+      });
       for (const ref of [p.own, p.extra, p.unit]) expect((await read(a, 'S1', ref)).entry.most_likely_stock).toBe(5);
 
       await book(b, 'S1', [entry('AC-1', 3, { pool_location: 2 })]);
       for (const ref of ['AC-1', p.own, p.extra, p.unit]) {
-        expect((await read(a, 'S1', ref)).entry).toEqual({ most_likely_stock: 8, stock_pool_1: 5, stock_pool_2: 3, product_number: 'AC-1', store_number: 'S1' });
+        expect((await read(a, 'S1', ref)).entry).toEqual({
+          most_likely_stock: 8,
+          stock_pool_1: 5,
+          stock_pool_2: 3,
+          product_number: 'AC-1',
+          store_number: 'S1',
+        });
       }
 
       // First stock in another store (no store product there yet), then a change to it.
@@ -189,16 +211,36 @@ for (const dialect of DIALECTS) {
       expect(locationQuantities(await warm(a, 'S1', 'AC-2', locations))).toEqual({ L2: 10 });
       expect(await warm(a, 'S1', 'AC-2')).toMatchObject({ most_likely_stock: 10, stock_pool_2: 10 });
 
-      ok(await a.post(MOVE('S1'), { body: [{ product_number: 'AC-2', quantity: 4, from_location: { location_code: 'L2' }, to_location: { location_code: 'L1' }, reason_code: 300 }] }));
+      ok(
+        await a.post(MOVE('S1'), {
+          body: [
+            {
+              product_number: 'AC-2',
+              quantity: 4,
+              from_location: { location_code: 'L2' },
+              to_location: { location_code: 'L1' },
+              reason_code: 300,
+            },
+          ],
+        }),
+      );
       const afterA = await read(a, 'S1', 'AC-2', locations);
       expect(afterA.entry.store_locations).toEqual([
         { quantity: 4, stock_pool_3: 4, store_location_code: 'L1', tags: ['front'], default_stock_pool: 'Display' },
         { quantity: 6, stock_pool_2: 6, store_location_code: 'L2', tags: ['back'], default_stock_pool: 'Backroom' },
       ]);
-      expect((await read(a, 'S1', 'AC-2')).entry).toMatchObject({ most_likely_stock: 10, stock_pool_2: 6, stock_pool_3: 4 });
+      expect((await read(a, 'S1', 'AC-2')).entry).toMatchObject({
+        most_likely_stock: 10,
+        stock_pool_2: 6,
+        stock_pool_3: 4,
+      });
       await warm(a, 'S1', 'AC-2', locations);
 
-      ok(await b.post(MOVE('S1'), { body: [{ product_number: 'AC-2', quantity: 3, from_location: { location_code: 'L1' } }] }));
+      ok(
+        await b.post(MOVE('S1'), {
+          body: [{ product_number: 'AC-2', quantity: 3, from_location: { location_code: 'L1' } }],
+        }),
+      );
       expect(locationQuantities((await read(a, 'S1', 'AC-2', locations)).entry)).toEqual({ L1: 1, L2: 6, '-': 3 });
       const plain = (await read(a, 'S1', 'AC-2')).entry;
       expect(plain).toMatchObject({ most_likely_stock: 10, stock_pool_2: 6, stock_pool_3: 1 });
@@ -209,7 +251,10 @@ for (const dialect of DIALECTS) {
       // L9 has no default pool: its stock is free pool-1 stock, which a store-total count keeps.
       await book(a, 'S1', [entry('AC-3', 5), entry('AC-3', 2, { location_code: 'L9' })]);
       expect((await warm(a, 'S1', 'AC-3')).most_likely_stock).toBe(7);
-      expect(locationQuantities(await warm(a, 'S1', barcodes(3).own, { include_locations: true }))).toEqual({ L9: 2, '-': 5 });
+      expect(locationQuantities(await warm(a, 'S1', barcodes(3).own, { include_locations: true }))).toEqual({
+        L9: 2,
+        '-': 5,
+      });
 
       const counted = await b.post(`${API}/externalcountinglines`, {
         CountingDateTime: '2026-06-01T06:00:00Z',
@@ -218,7 +263,10 @@ for (const dialect of DIALECTS) {
       });
       ok(counted);
       expect((await read(a, 'S1', 'AC-3')).entry.most_likely_stock).toBe(10);
-      expect(locationQuantities((await read(a, 'S1', barcodes(3).own, { include_locations: true })).entry)).toEqual({ L9: 2, '-': 8 });
+      expect(locationQuantities((await read(a, 'S1', barcodes(3).own, { include_locations: true })).entry)).toEqual({
+        L9: 2,
+        '-': 8,
+      });
     });
 
     it('4. review: a pending entry leaves A unchanged; approval through B is seen by A', async () => {
@@ -237,14 +285,22 @@ for (const dialect of DIALECTS) {
     });
 
     it('5. a product import with is_reset_store_stock=true through B: A shows 0', async () => {
-      await book(a, 'S1', [entry('AC-5', 5), entry('AC-5', 2, { location_code: 'L1' }), entry('AC-5', 1, { customer_order_number: 'CO-5' })]);
+      await book(a, 'S1', [
+        entry('AC-5', 5),
+        entry('AC-5', 2, { location_code: 'L1' }),
+        entry('AC-5', 1, { customer_order_number: 'CO-5' }),
+      ]);
       const zeroLines = { include_locations: true, include_zero_lines: true };
       expect((await warm(a, 'S1', 'AC-5')).most_likely_stock).toBe(8);
       expect(locationQuantities(await warm(a, 'S1', 'AC-5', zeroLines))).toEqual({ L1: 2, '-': 6 });
       expect((await warm(a, 'S1', 'AC-5', { exclude_customer_order_stock: true })).most_likely_stock).toBe(7);
 
       ok(await b.post(`${API}/products`, { products: [productOf(5, { is_reset_store_stock: true })] }));
-      expect((await read(a, 'S1', 'AC-5')).entry).toEqual({ most_likely_stock: 0, product_number: 'AC-5', store_number: 'S1' });
+      expect((await read(a, 'S1', 'AC-5')).entry).toEqual({
+        most_likely_stock: 0,
+        product_number: 'AC-5',
+        store_number: 'S1',
+      });
       expect(locationQuantities((await read(a, 'S1', 'AC-5', zeroLines)).entry)).toEqual({ L1: 0, '-': 0 });
       expect((await read(a, 'S1', 'AC-5', { exclude_customer_order_stock: true })).entry.most_likely_stock).toBe(0);
     });
@@ -259,7 +315,11 @@ for (const dialect of DIALECTS) {
 
       // A location without tags: only the locations row changes (no location_tags row is
       // written), so only the version bump on locations itself can tell A.
-      ok(await b.post(LOCATIONS('S1'), { locations: [locationInput('L6B', { location_order: 6, default_stock_pool: 3 })] }));
+      ok(
+        await b.post(LOCATIONS('S1'), {
+          locations: [locationInput('L6B', { location_order: 6, default_stock_pool: 3 })],
+        }),
+      );
       expect((await read(a, 'S1', 'AC-6', locations)).entry.store_locations![1]).toEqual({
         quantity: 1,
         stock_pool_1: 1,
@@ -268,12 +328,22 @@ for (const dialect of DIALECTS) {
         default_stock_pool: 'Display',
       });
       await warm(a, 'S1', 'AC-6', locations);
-      ok(await b.post(LOCATIONS('S1'), { locations: [locationInput('L6B', { location_order: 1, default_stock_pool: 3 })] }));
-      expect((await read(a, 'S1', 'AC-6', locations)).entry.store_locations!.map((l) => l.store_location_code)).toEqual(['L6B', 'L6A']);
+      ok(
+        await b.post(LOCATIONS('S1'), {
+          locations: [locationInput('L6B', { location_order: 1, default_stock_pool: 3 })],
+        }),
+      );
+      expect((await read(a, 'S1', 'AC-6', locations)).entry.store_locations!.map((l) => l.store_location_code)).toEqual(
+        ['L6B', 'L6A'],
+      );
       await warm(a, 'S1', 'AC-6', locations);
 
       // Tags and default pool of a tagged location.
-      ok(await b.post(LOCATIONS('S1'), { locations: [locationInput('L6A', { location_order: 5, tags: ['t1', 'cold'], default_stock_pool: 3 })] }));
+      ok(
+        await b.post(LOCATIONS('S1'), {
+          locations: [locationInput('L6A', { location_order: 5, tags: ['t1', 'cold'], default_stock_pool: 3 })],
+        }),
+      );
       expect((await read(a, 'S1', 'AC-6', locations)).entry.store_locations![1]).toEqual({
         quantity: 2,
         stock_pool_2: 2,
@@ -284,8 +354,15 @@ for (const dialect of DIALECTS) {
       await warm(a, 'S1', 'AC-6', locations);
 
       // Only the tags.
-      ok(await b.post(LOCATIONS('S1'), { locations: [locationInput('L6B', { location_order: 1, default_stock_pool: 3, tags: ['bulk'] })] }));
-      expect((await read(a, 'S1', 'AC-6', locations)).entry.store_locations![0]).toMatchObject({ store_location_code: 'L6B', tags: ['bulk'] });
+      ok(
+        await b.post(LOCATIONS('S1'), {
+          locations: [locationInput('L6B', { location_order: 1, default_stock_pool: 3, tags: ['bulk'] })],
+        }),
+      );
+      expect((await read(a, 'S1', 'AC-6', locations)).entry.store_locations![0]).toMatchObject({
+        store_location_code: 'L6B',
+        tags: ['bulk'],
+      });
     });
 
     it("7. the store's pool names changed through B: A shows the new default_stock_pool name", async () => {
@@ -304,12 +381,20 @@ for (const dialect of DIALECTS) {
 
     it("8. the store product's schedule changed through B: A shows it", async () => {
       await book(a, 'S1', [entry('AC-8', 1)]);
-      expect(await warm(a, 'S1', 'AC-8')).toEqual({ most_likely_stock: 1, stock_pool_1: 1, product_number: 'AC-8', store_number: 'S1' });
+      expect(await warm(a, 'S1', 'AC-8')).toEqual({
+        most_likely_stock: 1,
+        stock_pool_1: 1,
+        product_number: 'AC-8',
+        store_number: 'S1',
+      });
 
       const steps: Array<[Record<string, unknown>, Record<string, unknown>]> = [
         [{ next_delivery_date: '2026-12-01T06:00:00Z' }, { next_delivery_datetime: '2026-12-01T06:00:00.000Z' }],
         [{ next_ordering_date: '2026-11-28T08:00:00Z' }, { next_ordering_datetime: '2026-11-28T08:00:00.000Z' }],
-        [{ delivery_datetimes: ['2026-12-01T06:00:00Z', '2026-12-08T06:00:00Z'] }, { delivery_datetimes: ['2026-12-01T06:00:00.000Z', '2026-12-08T06:00:00.000Z'] }],
+        [
+          { delivery_datetimes: ['2026-12-01T06:00:00Z', '2026-12-08T06:00:00Z'] },
+          { delivery_datetimes: ['2026-12-01T06:00:00.000Z', '2026-12-08T06:00:00.000Z'] },
+        ],
         [{ ordering_datetimes: ['2026-11-28T08:00:00Z'] }, { ordering_datetimes: ['2026-11-28T08:00:00.000Z'] }],
         [{ next_delivery_date: '2026-12-02T06:00:00Z' }, { next_delivery_datetime: '2026-12-02T06:00:00.000Z' }],
       ];
@@ -319,7 +404,11 @@ for (const dialect of DIALECTS) {
         await warm(a, 'S1', 'AC-8');
       }
       // POST too, and a cleared field disappears from A's answer.
-      ok(await b.post(STORE_PRODUCTS('S1'), { products: [{ product_number: 'AC-8', next_delivery_date: '2027-01-05T06:00:00Z' }] }));
+      ok(
+        await b.post(STORE_PRODUCTS('S1'), {
+          products: [{ product_number: 'AC-8', next_delivery_date: '2027-01-05T06:00:00Z' }],
+        }),
+      );
       expect((await read(a, 'S1', 'AC-8')).entry.next_delivery_datetime).toBe('2027-01-05T06:00:00.000Z');
       await warm(a, 'S1', 'AC-8');
       ok(await b.put(STORE_PRODUCTS('S1'), { products: [{ product_number: 'AC-8', next_delivery_date: null }] }));
@@ -333,7 +422,10 @@ for (const dialect of DIALECTS) {
         expect(warmEntry.most_likely_stock, JSON.stringify(flags)).toBe(7);
       }
       // Order-bound stock arrives at L9 and its free stock goes to zero.
-      await book(b, 'S1', [entry('AC-9', 3, { location_code: 'L9', customer_order_number: 'CO-9' }), entry('AC-9', -2, { location_code: 'L9' })]);
+      await book(b, 'S1', [
+        entry('AC-9', 3, { location_code: 'L9', customer_order_number: 'CO-9' }),
+        entry('AC-9', -2, { location_code: 'L9' }),
+      ]);
       for (const flags of FLAG_VARIANTS) {
         const label = JSON.stringify(flags);
         const { entry: e } = await read(a, 'S1', 'AC-9', flags);
@@ -371,7 +463,14 @@ for (const dialect of DIALECTS) {
       await book(a, 'S1', [entry('AC-11', 4), entry('AC-12', 9)]);
       const moving = barcodes(11).extra;
       expect((await warm(a, 'S1', moving)).product_number).toBe('AC-11');
-      ok(await b.post(`${API}/products`, { products: [productOf(11, { barcodes_array: [] }), productOf(12, { barcodes_array: [{ barcode: barcodes(12).extra }, { barcode: moving }] })] }));
+      ok(
+        await b.post(`${API}/products`, {
+          products: [
+            productOf(11, { barcodes_array: [] }),
+            productOf(12, { barcodes_array: [{ barcode: barcodes(12).extra }, { barcode: moving }] }),
+          ],
+        }),
+      );
       expect((await read(a, 'S1', moving)).entry).toMatchObject({ product_number: 'AC-12', most_likely_stock: 9 });
     });
 

@@ -11,7 +11,12 @@ import { categoryInput, productInput, storeInput } from '../helpers/factories.js
  */
 
 const LIST = `${API}/storeproducts/stock`;
-const entry = (productNumber: string) => ({ product_number: productNumber, quantity: 1, customer_order_line_number: 0, modification_datetime: '2026-01-10T10:00:00Z' });
+const entry = (productNumber: string) => ({
+  product_number: productNumber,
+  quantity: 1,
+  customer_order_line_number: 0,
+  modification_datetime: '2026-01-10T10:00:00Z',
+});
 
 for (const dialect of DIALECTS) {
   describe(`stock list total_count follows every change (${dialect.name})`, () => {
@@ -35,7 +40,9 @@ for (const dialect of DIALECTS) {
       await ok(t.post(`${API}/categories`, { categories: [categoryInput('KA'), categoryInput('KB')] }));
       await ok(
         t.post(`${API}/products`, {
-          products: ['Q1', 'Q2', 'Q3', 'Q4', 'Q5'].map((number, index) => productInput(number, { category_code: index < 3 ? 'KA' : 'KB', barcode: `99${index}` })),
+          products: ['Q1', 'Q2', 'Q3', 'Q4', 'Q5'].map((number, index) =>
+            productInput(number, { category_code: index < 3 ? 'KA' : 'KB', barcode: `99${index}` }),
+          ),
         }),
       );
       await book('C1', ['Q1', 'Q2']);
@@ -70,7 +77,11 @@ for (const dialect of DIALECTS) {
       await ok(t.post(`${API}/products`, { products: [productInput('Q1', { category_code: 'KB', barcode: '990' })] }));
       expect(await total('store_number=C1&category_code=KB')).toBe(1);
       expect(await total('store_number=C1&parent_category_code=TOP')).toBe(0);
-      await ok(t.post(`${API}/categories`, { categories: [categoryInput('TOP'), categoryInput('KB', { parent_category_code: 'TOP' })] }));
+      await ok(
+        t.post(`${API}/categories`, {
+          categories: [categoryInput('TOP'), categoryInput('KB', { parent_category_code: 'TOP' })],
+        }),
+      );
       expect(await total('store_number=C1&parent_category_code=TOP')).toBe(1);
       expect(await total('barcode=990')).toBe(2);
     });
@@ -78,22 +89,52 @@ for (const dialect of DIALECTS) {
     it('store products written or soft-deleted behind the service (another process, a manual fix) are counted at once', async () => {
       const db = t.app.ctx.db;
       const before = await total('store_number=C2');
-      const store = await db.selectFrom('stores').select(['id', 'store_number']).where('store_number', '=', 'C2').executeTakeFirstOrThrow();
-      const product = await db.selectFrom('products').select(['id', 'product_number']).where('product_number', '=', 'Q5').executeTakeFirstOrThrow();
+      const store = await db
+        .selectFrom('stores')
+        .select(['id', 'store_number'])
+        .where('store_number', '=', 'C2')
+        .executeTakeFirstOrThrow();
+      const product = await db
+        .selectFrom('products')
+        .select(['id', 'product_number'])
+        .where('product_number', '=', 'Q5')
+        .executeTakeFirstOrThrow();
       const now = Date.now();
       await db
         .insertInto('store_products')
         .values({
-          store_id: store.id, store_number: store.store_number, product_id: product.id, product_number: product.product_number,
-          created_on: now, updated_on: now, created_by: 'manual', modified_by: 'manual', deleted_on: null, content_hash: '',
+          store_id: store.id,
+          store_number: store.store_number,
+          product_id: product.id,
+          product_number: product.product_number,
+          created_on: now,
+          updated_on: now,
+          created_by: 'manual',
+          modified_by: 'manual',
+          deleted_on: null,
+          content_hash: '',
         } as never)
         .execute();
       expect(await total('store_number=C2')).toBe(before + 1);
-      await db.updateTable('store_products').set({ deleted_on: now }).where('store_id', '=', store.id).where('product_id', '=', product.id).execute();
+      await db
+        .updateTable('store_products')
+        .set({ deleted_on: now })
+        .where('store_id', '=', store.id)
+        .where('product_id', '=', product.id)
+        .execute();
       expect(await total('store_number=C2')).toBe(before);
-      await db.updateTable('store_products').set({ deleted_on: null }).where('store_id', '=', store.id).where('product_id', '=', product.id).execute();
+      await db
+        .updateTable('store_products')
+        .set({ deleted_on: null })
+        .where('store_id', '=', store.id)
+        .where('product_id', '=', product.id)
+        .execute();
       expect(await total('store_number=C2')).toBe(before + 1);
-      await db.deleteFrom('store_products').where('store_id', '=', store.id).where('product_id', '=', product.id).execute();
+      await db
+        .deleteFrom('store_products')
+        .where('store_id', '=', store.id)
+        .where('product_id', '=', product.id)
+        .execute();
       expect(await total('store_number=C2')).toBe(before);
     });
 

@@ -23,7 +23,10 @@ for (const dialect of DIALECTS) {
     /** A fresh product per test keeps balances independent. */
     async function newProduct(): Promise<string> {
       const number = `SL-${++productCounter}`;
-      expect((await t.post(`${API}/products`, { products: [productInput(number, { barcode: `871000${productCounter}` })] })).statusCode).toBe(200);
+      expect(
+        (await t.post(`${API}/products`, { products: [productInput(number, { barcode: `871000${productCounter}` })] }))
+          .statusCode,
+      ).toBe(200);
       return number;
     }
 
@@ -37,7 +40,11 @@ for (const dialect of DIALECTS) {
         reason_codes: [
           reasonCodeInput(10, { is_loss: true, reason_code_description: 'Damaged' }),
           reasonCodeInput(20, { is_gain: true, reason_code_type: 7, reason_code_description: 'Found' }),
-          reasonCodeInput(30, { is_loss: true, default_review_status: 1, reason_code_description: 'Theft (needs review)' }),
+          reasonCodeInput(30, {
+            is_loss: true,
+            default_review_status: 1,
+            reason_code_description: 'Theft (needs review)',
+          }),
           reasonCodeInput(40, { reason_code_description: 'Correction' }),
         ],
       });
@@ -62,7 +69,9 @@ for (const dialect of DIALECTS) {
 
     it('books deltas and returns the new ids in input order', async () => {
       const p = await newProduct();
-      const response = await t.post(`${LOGS('S1')}?appUserName=anna`, { storeproductlog: [entry(p, 5), entry(p, -2, { app_user_name: 'bob' })] });
+      const response = await t.post(`${LOGS('S1')}?appUserName=anna`, {
+        storeproductlog: [entry(p, 5), entry(p, -2, { app_user_name: 'bob' })],
+      });
       expect(response.statusCode).toBe(200);
       const body = response.json();
       expect(body.success).toBe(true);
@@ -72,14 +81,27 @@ for (const dialect of DIALECTS) {
       const listed = (await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}`)).json();
       expect(listed.total_count).toBe(2);
       expect(listed.list.map((l: { id: number }) => l.id)).toEqual(body.data);
-      expect(listed.list[0]).toMatchObject({ quantity: 5, app_user_name: 'anna', purged_to_most_likely: true, stock_pool_1: 5, stock_pool: '1', store_number: 'S1', review_status: '0' });
+      expect(listed.list[0]).toMatchObject({
+        quantity: 5,
+        app_user_name: 'anna',
+        purged_to_most_likely: true,
+        stock_pool_1: 5,
+        stock_pool: '1',
+        store_number: 'S1',
+        review_status: '0',
+      });
       expect(listed.list[1]).toMatchObject({ quantity: -2, app_user_name: 'bob' });
     });
 
     it('loss codes subtract |q|, gain codes add |q|, others keep the sign', async () => {
       const p = await newProduct();
       await t.post(LOGS('S1'), {
-        storeproductlog: [entry(p, 10), entry(p, 3, { reason_code: 10 }), entry(p, -2, { reason_code: 20 }), entry(p, -1, { reason_code: 40 })],
+        storeproductlog: [
+          entry(p, 10),
+          entry(p, 3, { reason_code: 10 }),
+          entry(p, -2, { reason_code: 20 }),
+          entry(p, -1, { reason_code: 40 }),
+        ],
       });
       expect(await balances(p)).toEqual({ '-|1|-': 10 - 3 + 2 - 1 });
     });
@@ -100,7 +122,9 @@ for (const dialect of DIALECTS) {
 
     it('a split that does not add up is a 400 naming the line; nothing is booked', async () => {
       const p = await newProduct();
-      const response = await t.post(LOGS('S1'), { storeproductlog: [entry(p, 1), entry(p, 5, { stock_pool_1: 1, stock_pool_2: 1 })] });
+      const response = await t.post(LOGS('S1'), {
+        storeproductlog: [entry(p, 1), entry(p, 5, { stock_pool_1: 1, stock_pool_2: 1 })],
+      });
       expect(response.statusCode).toBe(400);
       expect(response.json().errors).toEqual([expect.objectContaining({ path: 'storeproductlog[1].quantity' })]);
       expect(await balances(p)).toEqual({});
@@ -109,7 +133,12 @@ for (const dialect of DIALECTS) {
     it('unknown product, reason code or location is a 422 naming each line; the batch is atomic', async () => {
       const p = await newProduct();
       const response = await t.post(LOGS('S1'), {
-        storeproductlog: [entry(p, 1), entry('NOPE', 1), entry(p, 1, { reason_code: 999 }), entry(p, 1, { location_code: 'ZZ' })],
+        storeproductlog: [
+          entry(p, 1),
+          entry('NOPE', 1),
+          entry(p, 1, { reason_code: 999 }),
+          entry(p, 1, { location_code: 'ZZ' }),
+        ],
       });
       expect(response.statusCode).toBe(422);
       expect(response.json().code).toBe('UNPROCESSABLE');
@@ -123,16 +152,21 @@ for (const dialect of DIALECTS) {
 
     it('bad input is a 400 with every path: missing fields, decimals, bad date', async () => {
       const response = await t.post(LOGS('S1'), {
-        storeproductlog: [{ quantity: 1.2345, modification_datetime: 'yesterday' }, { product_number: 'x', customer_order_line_number: 0, modification_datetime: '2026-01-01T00:00:00Z' }],
+        storeproductlog: [
+          { quantity: 1.2345, modification_datetime: 'yesterday' },
+          { product_number: 'x', customer_order_line_number: 0, modification_datetime: '2026-01-01T00:00:00Z' },
+        ],
       });
       expect(response.statusCode).toBe(400);
       const paths = response.json().errors.map((e: { path: string }) => e.path);
-      expect(paths).toEqual(expect.arrayContaining([
-        'storeproductlog[0].customer_order_line_number',
-        'storeproductlog[0].modification_datetime',
-        'storeproductlog[0].quantity',
-        'storeproductlog[1].quantity',
-      ]));
+      expect(paths).toEqual(
+        expect.arrayContaining([
+          'storeproductlog[0].customer_order_line_number',
+          'storeproductlog[0].modification_datetime',
+          'storeproductlog[0].quantity',
+          'storeproductlog[1].quantity',
+        ]),
+      );
       const noProduct = await t.post(LOGS('S1'), { storeproductlog: [entry('', 1)] });
       expect(noProduct.statusCode).toBe(400);
       expect(noProduct.json().errors[0].path).toBe('storeproductlog[0].product_number');
@@ -145,12 +179,23 @@ for (const dialect of DIALECTS) {
 
     it('counts book counted − expected at their moment; later entries stay on top', async () => {
       const p = await newProduct();
-      await t.post(LOGS('S1'), { storeproductlog: [entry(p, 10, { modification_datetime: '2026-01-10T08:00:00Z' }), entry(p, -3, { modification_datetime: '2026-01-10T12:00:00Z' })] });
+      await t.post(LOGS('S1'), {
+        storeproductlog: [
+          entry(p, 10, { modification_datetime: '2026-01-10T08:00:00Z' }),
+          entry(p, -3, { modification_datetime: '2026-01-10T12:00:00Z' }),
+        ],
+      });
       // Counted 8 at 10:00 (arrives late, after the sale at 12:00): expected 10, delta −2.
-      const counted = await t.post(`${LOGS('S1')}?is_counted_quantity=true`, { storeproductlog: [entry(p, 8, { modification_datetime: '2026-01-10T10:00:00Z' })] });
+      const counted = await t.post(`${LOGS('S1')}?is_counted_quantity=true`, {
+        storeproductlog: [entry(p, 8, { modification_datetime: '2026-01-10T10:00:00Z' })],
+      });
       expect(counted.statusCode).toBe(200);
       expect(await balances(p)).toEqual({ '-|1|-': 5 });
-      const log = (await t.get(`${API}/products/stock/storeproductlogs?from_id=${counted.json().data[0]}&to_id=${counted.json().data[0]}`)).json().list[0];
+      const log = (
+        await t.get(
+          `${API}/products/stock/storeproductlogs?from_id=${counted.json().data[0]}&to_id=${counted.json().data[0]}`,
+        )
+      ).json().list[0];
       expect(log).toMatchObject({ counted_quantity: 8, expected_quantity: 10, quantity: -2 });
     });
 
@@ -158,9 +203,13 @@ for (const dialect of DIALECTS) {
       const p = await newProduct();
       const at = (h: number) => `2026-01-10T${String(h).padStart(2, '0')}:00:00Z`;
       await t.post(LOGS('S1'), { storeproductlog: [entry(p, 10, { modification_datetime: at(8) })] });
-      await t.post(`${LOGS('S1')}?is_counted_quantity=true`, { storeproductlog: [entry(p, 20, { modification_datetime: at(14) })] });
+      await t.post(`${LOGS('S1')}?is_counted_quantity=true`, {
+        storeproductlog: [entry(p, 20, { modification_datetime: at(14) })],
+      });
       await t.post(LOGS('S1'), { storeproductlog: [entry(p, -1, { modification_datetime: at(15) })] });
-      await t.post(`${LOGS('S1')}?is_counted_quantity=true`, { storeproductlog: [entry(p, 4, { modification_datetime: at(10) })] });
+      await t.post(`${LOGS('S1')}?is_counted_quantity=true`, {
+        storeproductlog: [entry(p, 4, { modification_datetime: at(10) })],
+      });
       await t.post(LOGS('S1'), { storeproductlog: [entry(p, -2, { modification_datetime: at(12) })] }); // late sale before the 14:00 count
       expect(await balances(p)).toEqual({ '-|1|-': 19 }); // 20 counted at 14:00, then −1
     });
@@ -173,14 +222,21 @@ for (const dialect of DIALECTS) {
 
     it('counting zero in a pool is booked', async () => {
       const p = await newProduct();
-      await t.post(LOGS('S1'), { storeproductlog: [entry(p, 6, { pool_location: 2, modification_datetime: '2026-01-01T00:00:00Z' })] });
+      await t.post(LOGS('S1'), {
+        storeproductlog: [entry(p, 6, { pool_location: 2, modification_datetime: '2026-01-01T00:00:00Z' })],
+      });
       await t.post(`${LOGS('S1')}?is_counted_quantity=true`, { storeproductlog: [entry(p, 0, { stock_pool_2: 0 })] });
       expect(await balances(p)).toEqual({});
     });
 
     it('order-bound stock has its own balance', async () => {
       const p = await newProduct();
-      await t.post(LOGS('S1'), { storeproductlog: [entry(p, 2, { customer_order_number: 'CO-1', location_code: 'B-01' }), entry(p, 5, { location_code: 'B-01' })] });
+      await t.post(LOGS('S1'), {
+        storeproductlog: [
+          entry(p, 2, { customer_order_number: 'CO-1', location_code: 'B-01' }),
+          entry(p, 5, { location_code: 'B-01' }),
+        ],
+      });
       expect(await balances(p)).toEqual({ 'B-01|1|CO-1': 2, 'B-01|1|-': 5 });
       const listed = (await t.get(`${API}/products/stock/storeproductlogs?customer_order_number=CO-1`)).json();
       expect(listed.list.map((l: { product_number: string }) => l.product_number)).toContain(p);
@@ -188,11 +244,17 @@ for (const dialect of DIALECTS) {
 
     it('review: pending entries are listed but not applied; approve applies, reject never; twice is 409', async () => {
       const p = await newProduct();
-      const posted = (await t.post(LOGS('S1'), { storeproductlog: [entry(p, 10), entry(p, 2, { reason_code: 30 }), entry(p, 3, { reason_code: 30 })] })).json();
+      const posted = (
+        await t.post(LOGS('S1'), {
+          storeproductlog: [entry(p, 10), entry(p, 2, { reason_code: 30 }), entry(p, 3, { reason_code: 30 })],
+        })
+      ).json();
       expect(posted.message).toContain('pending review 2');
       expect(await balances(p)).toEqual({ '-|1|-': 10 });
       const [, first, second] = posted.data as number[];
-      const pending = (await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}&is_historic=false`)).json();
+      const pending = (
+        await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}&is_historic=false`)
+      ).json();
       expect(pending.list.map((l: { id: number }) => l.id)).toEqual([first, second]);
       expect(pending.list[0]).toMatchObject({ purged_to_most_likely: false, review_status: '1', quantity: -2 });
 
@@ -205,11 +267,20 @@ for (const dialect of DIALECTS) {
       expect(again.statusCode).toBe(409);
       expect(again.json().code).toBe('CONFLICT');
 
-      const reviewed = (await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}&is_reviewed=true`)).json();
-      expect(reviewed.list.map((l: { id: number; review_status: string }) => [l.id, l.review_status])).toEqual([[first, '2'], [second, '3']]);
-      const rejected = (await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}&review_status=3`)).json();
+      const reviewed = (
+        await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}&is_reviewed=true`)
+      ).json();
+      expect(reviewed.list.map((l: { id: number; review_status: string }) => [l.id, l.review_status])).toEqual([
+        [first, '2'],
+        [second, '3'],
+      ]);
+      const rejected = (
+        await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}&review_status=3`)
+      ).json();
       expect(rejected.list.map((l: { id: number }) => l.id)).toEqual([second]);
-      const historic = (await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}&is_historic=true`)).json();
+      const historic = (
+        await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}&is_historic=true`)
+      ).json();
       expect(historic.list.map((l: { id: number }) => l.id)).toEqual([posted.data[0], first]);
     });
 
@@ -233,7 +304,9 @@ for (const dialect of DIALECTS) {
 
     it('the first stock change creates the store product and stamps its bookkeeping', async () => {
       const p = await newProduct();
-      await t.post(`${LOGS('S1')}?appUserName=carl`, { storeproductlog: [entry(p, 1, { reason_code: 10, modification_datetime: '2026-02-01T09:00:00Z' })] });
+      await t.post(`${LOGS('S1')}?appUserName=carl`, {
+        storeproductlog: [entry(p, 1, { reason_code: 10, modification_datetime: '2026-02-01T09:00:00Z' })],
+      });
       const row = await t.app.ctx.db
         .selectFrom('store_products')
         .selectAll()
@@ -246,31 +319,54 @@ for (const dialect of DIALECTS) {
 
     it('is_reset_store_stock on a written product counts its stock to zero in every store, through the ledger', async () => {
       const p = await newProduct();
-      await t.post(LOGS('S1'), { storeproductlog: [entry(p, 5), entry(p, 2, { location_code: 'A-01' }), entry(p, 1, { customer_order_number: 'CO-R' })] });
+      await t.post(LOGS('S1'), {
+        storeproductlog: [
+          entry(p, 5),
+          entry(p, 2, { location_code: 'A-01' }),
+          entry(p, 1, { customer_order_number: 'CO-R' }),
+        ],
+      });
       await t.post(LOGS('S2'), { storeproductlog: [entry(p, 7)] });
-      const reset = await t.post(`${API}/products`, { products: [productInput(p, { barcode: `871000${productCounter}`, is_reset_store_stock: true })] });
+      const reset = await t.post(`${API}/products`, {
+        products: [productInput(p, { barcode: `871000${productCounter}`, is_reset_store_stock: true })],
+      });
       expect(reset.statusCode).toBe(200);
       expect(await balances(p)).toEqual({});
-      const logs = (await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}`)).json().list.filter((l: { source?: string }) => l.source === 'reset_store_stock');
+      const logs = (await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}`))
+        .json()
+        .list.filter((l: { source?: string }) => l.source === 'reset_store_stock');
       expect(logs.map((l: { store_number: string; quantity: number }) => [l.store_number, l.quantity]).sort()).toEqual([
-        ['S1', -1], ['S1', -2], ['S1', -5], ['S2', -7],
+        ['S1', -1],
+        ['S1', -2],
+        ['S1', -5],
+        ['S2', -7],
       ]);
       // An identical re-send writes nothing, so it resets nothing.
       // After the reset's moment (the import's now): an entry of now, not of the future (PRODUCT §3 no future events).
       await t.post(LOGS('S1'), { storeproductlog: [entry(p, 3, { modification_datetime: new Date().toISOString() })] });
-      await t.post(`${API}/products`, { products: [productInput(p, { barcode: `871000${productCounter}`, is_reset_store_stock: true })] });
+      await t.post(`${API}/products`, {
+        products: [productInput(p, { barcode: `871000${productCounter}`, is_reset_store_stock: true })],
+      });
       expect(await balances(p)).toEqual({ '-|1|-': 3 });
-      const resetsAfter = (await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}`)).json().list.filter((l: { source?: string }) => l.source === 'reset_store_stock');
+      const resetsAfter = (await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}`))
+        .json()
+        .list.filter((l: { source?: string }) => l.source === 'reset_store_stock');
       expect(resetsAfter).toHaveLength(4);
     });
 
     it('lists with paging, scroll_id and filters', async () => {
       const p = await newProduct();
-      await t.post(LOGS('S1'), { storeproductlog: Array.from({ length: 7 }, (_, i) => entry(p, i + 1, { reference: i % 2 ? 'odd' : 'even' })) });
+      await t.post(LOGS('S1'), {
+        storeproductlog: Array.from({ length: 7 }, (_, i) => entry(p, i + 1, { reference: i % 2 ? 'odd' : 'even' })),
+      });
       let page = (await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}&page_size=3`)).json();
       const seen: number[] = page.list.map((l: { id: number }) => l.id);
       while (page.scroll_id) {
-        page = (await t.get(`${API}/products/stock/storeproductlogs?article_number=${p}&page_size=3&scroll_id=${encodeURIComponent(page.scroll_id)}`)).json();
+        page = (
+          await t.get(
+            `${API}/products/stock/storeproductlogs?article_number=${p}&page_size=3&scroll_id=${encodeURIComponent(page.scroll_id)}`,
+          )
+        ).json();
         seen.push(...page.list.map((l: { id: number }) => l.id));
       }
       expect(seen).toHaveLength(7);

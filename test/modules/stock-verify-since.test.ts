@@ -7,10 +7,17 @@ import { DIALECTS } from '../helpers/dialects.js';
 import { productInput, reasonCodeInput, storeInput } from '../helpers/factories.js';
 
 const LOGS = `${API}/stores/VS/products/stock/storeproductlogs`;
-const entry = (product: string, quantity: number, at: string) => ({ product_number: product, quantity, customer_order_line_number: 0, modification_datetime: at });
+const entry = (product: string, quantity: number, at: string) => ({
+  product_number: product,
+  quantity,
+  customer_order_line_number: 0,
+  modification_datetime: at,
+});
 const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
 const stockDetails = (violations: ReadonlyArray<{ check: string; detail: string }>) =>
-  violations.filter((v) => v.check === 'stock ledger' || v.check === 'store product stamps').map((v) => `${v.check}: ${v.detail}`);
+  violations
+    .filter((v) => v.check === 'stock ledger' || v.check === 'store product stamps')
+    .map((v) => `${v.check}: ${v.detail}`);
 
 /**
  * `store-ops verify --since T` (the nightly run) checks the balances touched since T — each
@@ -26,17 +33,32 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       t = await buildTestApp(dialect);
       expect((await t.post(`${API}/stores`, { stores: [storeInput('VS')] })).statusCode).toBe(200);
-      expect((await t.post(`${API}/products`, { products: ['SV1', 'SV2', 'SV3'].map((p) => productInput(p)) })).statusCode).toBe(200);
-      const before = [entry('SV1', 5, '2026-01-01T10:00:00Z'), entry('SV2', 3, '2026-01-01T10:00:00Z'), entry('SV3', 7, '2026-01-01T10:00:00Z')];
+      expect(
+        (await t.post(`${API}/products`, { products: ['SV1', 'SV2', 'SV3'].map((p) => productInput(p)) })).statusCode,
+      ).toBe(200);
+      const before = [
+        entry('SV1', 5, '2026-01-01T10:00:00Z'),
+        entry('SV2', 3, '2026-01-01T10:00:00Z'),
+        entry('SV3', 7, '2026-01-01T10:00:00Z'),
+      ];
       expect((await t.post(LOGS, { storeproductlog: before })).statusCode).toBe(200);
-      expect((await t.post(`${LOGS}?is_counted_quantity=true`, { storeproductlog: [entry('SV2', 4, '2026-01-01T11:00:00Z')] })).statusCode).toBe(200);
+      expect(
+        (
+          await t.post(`${LOGS}?is_counted_quantity=true`, {
+            storeproductlog: [entry('SV2', 4, '2026-01-01T11:00:00Z')],
+          })
+        ).statusCode,
+      ).toBe(200);
       await pause();
       since = Date.now();
       await pause();
       const after = [entry('SV2', 2, '2026-01-02T10:00:00Z'), entry('SV3', 1, '2026-01-02T10:00:00Z')];
       expect((await t.post(LOGS, { storeproductlog: after })).statusCode).toBe(200);
-      ids.store = (await t.app.ctx.db.selectFrom('stores').select('id').where('store_number', '=', 'VS').executeTakeFirstOrThrow()).id;
-      for (const p of await t.app.ctx.db.selectFrom('products').select(['id', 'product_number']).execute()) ids[p.product_number] = p.id;
+      ids.store = (
+        await t.app.ctx.db.selectFrom('stores').select('id').where('store_number', '=', 'VS').executeTakeFirstOrThrow()
+      ).id;
+      for (const p of await t.app.ctx.db.selectFrom('products').select(['id', 'product_number']).execute())
+        ids[p.product_number] = p.id;
     });
     afterAll(async () => {
       await t.close();
@@ -45,9 +67,14 @@ for (const dialect of DIALECTS) {
 
     const db = () => t.app.ctx.db;
     const balanceKey = (product: string) => `balance store ${ids.store} product ${ids[product]} location 0 pool 1`;
-    const balanceOf = (product: string) => db().selectFrom('stock_balances').selectAll().where('product_id', '=', ids[product]!).executeTakeFirstOrThrow();
+    const balanceOf = (product: string) =>
+      db().selectFrom('stock_balances').selectAll().where('product_id', '=', ids[product]!).executeTakeFirstOrThrow();
     /** Runs `look` with one change made behind the service's back, then undoes it. */
-    const behindTheBack = async <T>(change: () => Promise<unknown>, undo: () => Promise<unknown>, look: () => Promise<T>): Promise<T> => {
+    const behindTheBack = async <T>(
+      change: () => Promise<unknown>,
+      undo: () => Promise<unknown>,
+      look: () => Promise<T>,
+    ): Promise<T> => {
       await change();
       try {
         return await look();
@@ -55,12 +82,24 @@ for (const dialect of DIALECTS) {
         await undo();
       }
     };
-    const withBalance = async <T>(product: string, values: { quantity?: number; last_at?: number | null }, look: () => Promise<T>) => {
+    const withBalance = async <T>(
+      product: string,
+      values: { quantity?: number; last_at?: number | null },
+      look: () => Promise<T>,
+    ) => {
       const balance = await balanceOf(product);
-      const set = (v: typeof values) => db().updateTable('stock_balances').set(v).where('id', '=', balance.id).execute();
-      return behindTheBack(() => set(values), () => set({ quantity: balance.quantity, last_at: balance.last_at }), look);
+      const set = (v: typeof values) =>
+        db().updateTable('stock_balances').set(v).where('id', '=', balance.id).execute();
+      return behindTheBack(
+        () => set(values),
+        () => set({ quantity: balance.quantity, last_at: balance.last_at }),
+        look,
+      );
     };
-    const both = async () => ({ since: stockDetails((await verifySince(t.app.ctx.handle, since)).violations), full: stockDetails(await verifyAll(t.app.ctx.handle)) });
+    const both = async () => ({
+      since: stockDetails((await verifySince(t.app.ctx.handle, since)).violations),
+      full: stockDetails(await verifyAll(t.app.ctx.handle)),
+    });
 
     it('is clean after real postings, and counts the balances touched since', async () => {
       expect(await verifySince(t.app.ctx.handle, since)).toMatchObject({ violations: [], balances: 2 });
@@ -71,7 +110,9 @@ for (const dialect of DIALECTS) {
 
     it('names the checks it leaves to the full verify', async () => {
       const { skipped } = await verifySince(t.app.ctx.handle, since);
-      expect(skipped).toEqual(expect.arrayContaining(['migrations', 'tokens', 'stores', 'products', 'store products', 'locations']));
+      expect(skipped).toEqual(
+        expect.arrayContaining(['migrations', 'tokens', 'stores', 'products', 'store products', 'locations']),
+      );
       expect(skipped).not.toContain('stock ledger');
       expect(skipped).not.toContain('store product stamps');
     });
@@ -81,7 +122,9 @@ for (const dialect of DIALECTS) {
       expect(found.since).toEqual([`stock ledger: ${balanceKey('SV2')}: balance 0.001, ledger sum 6`]);
       expect(found.full).toEqual(found.since);
       const clock = await withBalance('SV3', { last_at: Date.parse('2026-01-01T10:00:00Z') }, both);
-      expect(clock.since).toEqual([`stock ledger: ${balanceKey('SV3')}: last_at 2026-01-01T10:00:00.000Z, latest ledger entry 2026-01-02T10:00:00.000Z`]);
+      expect(clock.since).toEqual([
+        `stock ledger: ${balanceKey('SV3')}: last_at 2026-01-01T10:00:00.000Z, latest ledger entry 2026-01-02T10:00:00.000Z`,
+      ]);
     });
 
     it('leaves a balance nothing touched since to the full verify', async () => {
@@ -99,8 +142,13 @@ for (const dialect of DIALECTS) {
         .where('b.product_id', '=', ids.SV3!)
         .where('l.updated_on', '<', since)
         .executeTakeFirstOrThrow();
-      const setDelta = (delta: number) => db().updateTable('stock_logs').set({ delta }).where('id', '=', old.id).execute();
-      const found = await behindTheBack(() => setDelta(old.delta! + 500), () => setDelta(old.delta!), both);
+      const setDelta = (delta: number) =>
+        db().updateTable('stock_logs').set({ delta }).where('id', '=', old.id).execute();
+      const found = await behindTheBack(
+        () => setDelta(old.delta! + 500),
+        () => setDelta(old.delta!),
+        both,
+      );
       expect(found.since).toEqual([`stock ledger: ${balanceKey('SV3')}: balance 8, ledger sum 8.5`]);
       expect(found.full).toEqual(found.since);
     });
@@ -113,7 +161,13 @@ for (const dialect of DIALECTS) {
         expect(await balanceOf('SV2')).toEqual(balance);
         return;
       }
-      const entries = await db().selectFrom('stock_ledger').select('log_id').where('balance_id', '=', balance.id).orderBy('at').orderBy('id').execute();
+      const entries = await db()
+        .selectFrom('stock_ledger')
+        .select('log_id')
+        .where('balance_id', '=', balance.id)
+        .orderBy('at')
+        .orderBy('id')
+        .execute();
       expect(entries).toHaveLength(3);
       const found = await behindTheBack(drop, () => db().insertInto('stock_balances').values(balance).execute(), both);
       const words = `stock ledger: balance ${balance.id} does not exist, but entries ${entries.map((e) => e.log_id).join(', ')} post to it (ledger sum 6)`;
@@ -127,31 +181,57 @@ for (const dialect of DIALECTS) {
         both,
       );
       expect(old.since).toEqual([]);
-      expect(old.full).toEqual([expect.stringMatching(new RegExp(`^stock ledger: balance ${sv1.id} does not exist, but entries \\d+ post to it \\(ledger sum 5\\)$`))]);
+      expect(old.full).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^stock ledger: balance ${sv1.id} does not exist, but entries \\d+ post to it \\(ledger sum 5\\)$`,
+          ),
+        ),
+      ]);
       expect(await both()).toEqual({ since: [], full: [] });
     });
 
     it('reports entries updated since that are not applied but have ledger rows, and only those', async () => {
       const logIds = async (recent: boolean) =>
-        (await db().selectFrom('stock_logs').select('id').where('updated_on', recent ? '>=' : '<', since).orderBy('id').execute()).map((l) => l.id);
+        (
+          await db()
+            .selectFrom('stock_logs')
+            .select('id')
+            .where('updated_on', recent ? '>=' : '<', since)
+            .orderBy('id')
+            .execute()
+        ).map((l) => l.id);
       const [recent] = await logIds(true);
       const [old] = await logIds(false);
-      const setApplied = (id: number, applied: 0 | 1) => db().updateTable('stock_logs').set({ is_applied: applied }).where('id', '=', id).execute();
+      const setApplied = (id: number, applied: 0 | 1) =>
+        db().updateTable('stock_logs').set({ is_applied: applied }).where('id', '=', id).execute();
       const found = await behindTheBack(
         async () => Promise.all([setApplied(recent!, 0), setApplied(old!, 0)]),
         async () => Promise.all([setApplied(recent!, 1), setApplied(old!, 1)]),
         both,
       );
       expect(found.since).toEqual([`stock ledger: entry ${recent} is not applied but has ledger rows`]);
-      expect(found.full.sort()).toEqual([`stock ledger: entry ${old} is not applied but has ledger rows`, `stock ledger: entry ${recent} is not applied but has ledger rows`].sort());
+      expect(found.full.sort()).toEqual(
+        [
+          `stock ledger: entry ${old} is not applied but has ledger rows`,
+          `stock ledger: entry ${recent} is not applied but has ledger rows`,
+        ].sort(),
+      );
     });
 
     it('reports applied entries updated since without ledger rows (their stock is lost), and only those', async () => {
       const entryOf = async (recent: boolean) =>
-        db().selectFrom('stock_logs').select(['id', 'balance_id']).where('updated_on', recent ? '>=' : '<', since).where('balance_id', 'is not', null).orderBy('id').executeTakeFirstOrThrow();
+        db()
+          .selectFrom('stock_logs')
+          .select(['id', 'balance_id'])
+          .where('updated_on', recent ? '>=' : '<', since)
+          .where('balance_id', 'is not', null)
+          .orderBy('id')
+          .executeTakeFirstOrThrow();
       const recent = await entryOf(true);
       const old = await entryOf(false);
-      const setBalance = (id: number, balanceId: number | null) => db().updateTable('stock_logs').set({ balance_id: balanceId }).where('id', '=', id).execute();
+      const setBalance = (id: number, balanceId: number | null) =>
+        db().updateTable('stock_logs').set({ balance_id: balanceId }).where('id', '=', id).execute();
       const found = await behindTheBack(
         async () => Promise.all([setBalance(recent.id, null), setBalance(old.id, null)]),
         async () => Promise.all([setBalance(recent.id, recent.balance_id), setBalance(old.id, old.balance_id)]),
@@ -168,20 +248,39 @@ for (const dialect of DIALECTS) {
     it('checks the log hours from the hour of the moment on', async () => {
       const HOUR = 3_600_000;
       const hourOfSince = Math.floor(since / HOUR);
-      const addHour = (hour: number) => db().insertInto('stock_log_hours').values({ hour, entries: 1, min_id: 1 }).execute();
+      const addHour = (hour: number) =>
+        db().insertInto('stock_log_hours').values({ hour, entries: 1, min_id: 1 }).execute();
       const dropHour = (hour: number) => db().deleteFrom('stock_log_hours').where('hour', '=', hour).execute();
       const early = hourOfSince - 48;
-      const found = await behindTheBack(() => addHour(early), () => dropHour(early), both);
+      const found = await behindTheBack(
+        () => addHour(early),
+        () => dropHour(early),
+        both,
+      );
       expect(found.since).toEqual([]);
-      expect(found.full).toEqual([`stock ledger: stock log hour ${new Date(early * HOUR).toISOString()}: counted 1 entries from id 1, has 0 from id none`]);
+      expect(found.full).toEqual([
+        `stock ledger: stock log hour ${new Date(early * HOUR).toISOString()}: counted 1 entries from id 1, has 0 from id none`,
+      ]);
       const late = hourOfSince + 48;
-      const recent = await behindTheBack(() => addHour(late), () => dropHour(late), both);
-      expect(recent.since).toEqual([`stock ledger: stock log hour ${new Date(late * HOUR).toISOString()}: counted 1 entries from id 1, has 0 from id none`]);
+      const recent = await behindTheBack(
+        () => addHour(late),
+        () => dropHour(late),
+        both,
+      );
+      expect(recent.since).toEqual([
+        `stock ledger: stock log hour ${new Date(late * HOUR).toISOString()}: counted 1 entries from id 1, has 0 from id none`,
+      ]);
     });
 
     it('reports a stock_modified_at stamp that names no entry of its store product', async () => {
-      const stamp = (product: string) => db().selectFrom('store_products').select(['id', 'stock_modified_at']).where('product_id', '=', ids[product]!).executeTakeFirstOrThrow();
-      const restamp = (id: number, at: number | null) => db().updateTable('store_products').set({ stock_modified_at: at }).where('id', '=', id).execute();
+      const stamp = (product: string) =>
+        db()
+          .selectFrom('store_products')
+          .select(['id', 'stock_modified_at'])
+          .where('product_id', '=', ids[product]!)
+          .executeTakeFirstOrThrow();
+      const restamp = (id: number, at: number | null) =>
+        db().updateTable('store_products').set({ stock_modified_at: at }).where('id', '=', id).execute();
       const sv1 = await stamp('SV1');
       const sv3 = await stamp('SV3');
       expect(sv3.stock_modified_at).toBeGreaterThanOrEqual(since);
@@ -201,15 +300,26 @@ for (const dialect of DIALECTS) {
     it('counts a review approval as a touch: the approved entry is checked with its balance', async () => {
       // A pending entry (default_review_status 1) books nothing until approved; its approval
       // moves its updated_on to the approval, so the balance counts as touched from then.
-      const reasons = await t.post(`${API}/reasoncodes`, { reason_codes: [reasonCodeInput(77, { is_gain: true, default_review_status: 1 })] });
+      const reasons = await t.post(`${API}/reasoncodes`, {
+        reason_codes: [reasonCodeInput(77, { is_gain: true, default_review_status: 1 })],
+      });
       expect(reasons.statusCode, reasons.body).toBe(200);
-      const posted = await t.post(LOGS, { storeproductlog: [{ ...entry('SV1', 2, '2026-01-03T10:00:00Z'), reason_code: 77 }] });
+      const posted = await t.post(LOGS, {
+        storeproductlog: [{ ...entry('SV1', 2, '2026-01-03T10:00:00Z'), reason_code: 77 }],
+      });
       expect(posted.statusCode, posted.body).toBe(200);
       await pause();
       const approvedSince = Date.now();
       await pause();
-      const pending = await db().selectFrom('stock_logs').select('id').where('review_status', '=', 1).executeTakeFirstOrThrow();
-      expect((await t.post(`${API}/stores/VS/products/stock/storeproductlogs/review`, { ids: [pending.id], approve: true })).statusCode).toBe(200);
+      const pending = await db()
+        .selectFrom('stock_logs')
+        .select('id')
+        .where('review_status', '=', 1)
+        .executeTakeFirstOrThrow();
+      expect(
+        (await t.post(`${API}/stores/VS/products/stock/storeproductlogs/review`, { ids: [pending.id], approve: true }))
+          .statusCode,
+      ).toBe(200);
       expect(await verifySince(t.app.ctx.handle, approvedSince)).toMatchObject({ violations: [], balances: 1 });
       const found = await withBalance('SV1', { quantity: 5_000 }, () => verifySince(t.app.ctx.handle, approvedSince));
       expect(stockDetails(found.violations)).toEqual([`stock ledger: ${balanceKey('SV1')}: balance 5, ledger sum 7`]);
@@ -250,9 +360,19 @@ for (const dialect of DIALECTS) {
     };
 
     it('checks every balance touched since, across batches and windows', async () => {
-      const all = Number((await db().selectFrom('stock_balances').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      const all = Number(
+        (
+          await db()
+            .selectFrom('stock_balances')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
       expect(all).toBe(1_200);
-      expect(await verifySince(t.app.ctx.handle, now - 30 * 86_400_000)).toMatchObject({ violations: [], balances: all });
+      expect(await verifySince(t.app.ctx.handle, now - 30 * 86_400_000)).toMatchObject({
+        violations: [],
+        balances: all,
+      });
       const dayAgo = now - 86_400_000;
       const touched = await touchedSince(dayAgo);
       expect(touched).toBeGreaterThan(0);
@@ -264,7 +384,8 @@ for (const dialect of DIALECTS) {
       const ordered = db().selectFrom('stock_balances').selectAll().limit(1);
       const first = await ordered.orderBy('store_id').orderBy('product_id').executeTakeFirstOrThrow();
       const last = await ordered.orderBy('store_id', 'desc').orderBy('product_id', 'desc').executeTakeFirstOrThrow();
-      const setQuantity = (id: number, quantity: number) => db().updateTable('stock_balances').set({ quantity }).where('id', '=', id).execute();
+      const setQuantity = (id: number, quantity: number) =>
+        db().updateTable('stock_balances').set({ quantity }).where('id', '=', id).execute();
       await Promise.all([setQuantity(first.id, first.quantity + 1), setQuantity(last.id, last.quantity - 1)]);
       try {
         const since = stockDetails((await verifySince(t.app.ctx.handle, now - 30 * 86_400_000)).violations);

@@ -5,7 +5,12 @@ import { DIALECTS } from '../helpers/dialects.js';
 import { productInput, storeInput } from '../helpers/factories.js';
 
 const LOGS = `${API}/stores/V1/products/stock/storeproductlogs`;
-const entry = (quantity: number, at: string) => ({ product_number: 'VP1', quantity, customer_order_line_number: 0, modification_datetime: at });
+const entry = (quantity: number, at: string) => ({
+  product_number: 'VP1',
+  quantity,
+  customer_order_line_number: 0,
+  modification_datetime: at,
+});
 
 /**
  * `store-ops verify` sees what the ledger engine relies on: a balance equal to its ledger sum,
@@ -22,15 +27,23 @@ for (const dialect of DIALECTS) {
       t = await buildTestApp(dialect);
       expect((await t.post(`${API}/stores`, { stores: [storeInput('V1')] })).statusCode).toBe(200);
       expect((await t.post(`${API}/products`, { products: [productInput('VP1')] })).statusCode).toBe(200);
-      expect((await t.post(LOGS, { storeproductlog: [entry(5, '2026-01-01T10:00:00Z'), entry(2, '2026-01-01T12:00:00Z')] })).statusCode).toBe(200);
-      expect((await t.post(`${LOGS}?is_counted_quantity=true`, { storeproductlog: [entry(4, '2026-01-01T11:00:00Z')] })).statusCode).toBe(200);
+      expect(
+        (await t.post(LOGS, { storeproductlog: [entry(5, '2026-01-01T10:00:00Z'), entry(2, '2026-01-01T12:00:00Z')] }))
+          .statusCode,
+      ).toBe(200);
+      expect(
+        (await t.post(`${LOGS}?is_counted_quantity=true`, { storeproductlog: [entry(4, '2026-01-01T11:00:00Z')] }))
+          .statusCode,
+      ).toBe(200);
     });
     afterAll(async () => {
       await t.close();
       await dialect.cleanup();
     });
 
-    const tamper = async (change: Partial<{ quantity: number; last_at: number | null; last_count_at: number | null }>) => {
+    const tamper = async (
+      change: Partial<{ quantity: number; last_at: number | null; last_count_at: number | null }>,
+    ) => {
       const balance = await t.app.ctx.db.selectFrom('stock_balances').selectAll().executeTakeFirstOrThrow();
       await t.app.ctx.db.updateTable('stock_balances').set(change).where('id', '=', balance.id).execute();
       const found = await verifyAll(t.app.ctx.handle);
@@ -54,7 +67,9 @@ for (const dialect of DIALECTS) {
       expect(await tamper({ last_at: Date.parse('2026-01-01T11:00:00Z') })).toEqual([
         expect.stringContaining('last_at 2026-01-01T11:00:00.000Z, latest ledger entry 2026-01-01T12:00:00.000Z'),
       ]);
-      expect(await tamper({ last_count_at: null })).toEqual([expect.stringContaining('last_count_at none, latest ledger count 2026-01-01T11:00:00.000Z')]);
+      expect(await tamper({ last_count_at: null })).toEqual([
+        expect.stringContaining('last_count_at none, latest ledger count 2026-01-01T11:00:00.000Z'),
+      ]);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
     });
 
@@ -69,7 +84,8 @@ for (const dialect of DIALECTS) {
     const posted = async (balanceId: number | null) => {
       const entry = await lastEntry();
       expect(entry).toMatchObject({ delta: 2000, balance_id: expect.any(Number) });
-      const moveTo = (id: number | null) => t.app.ctx.db.updateTable('stock_logs').set({ balance_id: id }).where('id', '=', entry.id).execute();
+      const moveTo = (id: number | null) =>
+        t.app.ctx.db.updateTable('stock_logs').set({ balance_id: id }).where('id', '=', entry.id).execute();
       await moveTo(balanceId);
       try {
         return { entry, found: (await verifyAll(t.app.ctx.handle)).map((v) => v.detail) };
@@ -78,29 +94,47 @@ for (const dialect of DIALECTS) {
       }
     };
     /** What the balance says once the 12:00 entry's posting has gone elsewhere. */
-    const leftBehind = 'balance 6, ledger sum 4; last_at 2026-01-01T12:00:00.000Z, latest ledger entry 2026-01-01T11:00:00.000Z';
+    const leftBehind =
+      'balance 6, ledger sum 4; last_at 2026-01-01T12:00:00.000Z, latest ledger entry 2026-01-01T11:00:00.000Z';
 
     it('reports ledger rows whose balance does not exist (SQLite keeps no foreign key on stock_logs.balance_id)', async () => {
       if (dialect.name === 'postgres') {
         const entry = await lastEntry();
-        await expect(t.app.ctx.db.updateTable('stock_logs').set({ balance_id: 999_999 }).where('id', '=', entry.id).execute()).rejects.toThrow(/foreign key/i);
+        await expect(
+          t.app.ctx.db.updateTable('stock_logs').set({ balance_id: 999_999 }).where('id', '=', entry.id).execute(),
+        ).rejects.toThrow(/foreign key/i);
         expect(await lastEntry()).toEqual(entry);
         return;
       }
       const { entry, found } = await posted(999_999);
-      expect(found).toEqual([expect.stringMatching(new RegExp(`: ${leftBehind}$`)), `balance 999999 does not exist, but entries ${entry.id} post to it (ledger sum 2)`]);
+      expect(found).toEqual([
+        expect.stringMatching(new RegExp(`: ${leftBehind}$`)),
+        `balance 999999 does not exist, but entries ${entry.id} post to it (ledger sum 2)`,
+      ]);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
     });
 
     it('reports an applied entry without ledger rows: its stock is lost', async () => {
       const { entry, found } = await posted(null);
-      expect(found).toEqual([expect.stringMatching(new RegExp(`: ${leftBehind}$`)), `entry ${entry.id} is applied but has no ledger rows (its stock is lost)`]);
+      expect(found).toEqual([
+        expect.stringMatching(new RegExp(`: ${leftBehind}$`)),
+        `entry ${entry.id} is applied but has no ledger rows (its stock is lost)`,
+      ]);
       expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
     });
 
     it('reports a part whose entry does not exist (PostgreSQL partitions stock_logs by month: no foreign key names it)', async () => {
       const entry = await lastEntry();
-      const part = { log_id: 999_999, seq: 999_999, balance_id: entry.balance_id!, at: Date.parse('2026-01-01T00:00:00Z'), delta: 0, is_count: 0 as const, counted: null, expected: null };
+      const part = {
+        log_id: 999_999,
+        seq: 999_999,
+        balance_id: entry.balance_id!,
+        at: Date.parse('2026-01-01T00:00:00Z'),
+        delta: 0,
+        is_count: 0 as const,
+        counted: null,
+        expected: null,
+      };
       const insert = () => t.app.ctx.db.insertInto('stock_log_parts').values(part).execute();
       if (dialect.name === 'sqlite') {
         await expect(insert()).rejects.toThrow(/foreign key/i);

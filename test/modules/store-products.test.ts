@@ -18,7 +18,9 @@ for (const dialect of DIALECTS) {
       expect((await t.post(`${API}/stores`, { stores: [storeInput('SP1'), storeInput('SP2')] })).statusCode).toBe(200);
       const products = ['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'A7', 'A8', 'E1', 'E2', 'E3'].map((n) => productInput(n));
       expect((await t.post(`${API}/products`, { products })).statusCode).toBe(200);
-      storeId = (await t.app.ctx.db.selectFrom('stores').select('id').where('store_number', '=', 'SP1').executeTakeFirstOrThrow()).id;
+      storeId = (
+        await t.app.ctx.db.selectFrom('stores').select('id').where('store_number', '=', 'SP1').executeTakeFirstOrThrow()
+      ).id;
     });
     afterAll(async () => {
       await t.close();
@@ -109,19 +111,35 @@ for (const dialect of DIALECTS) {
 
     it('equal date-times in different zones hash equal (unchanged)', async () => {
       await t.post(url('SP1'), { products: [{ product_number: 'A8', next_delivery_date: '2026-05-01T10:00:00Z' }] });
-      const res = await t.post(url('SP1'), { products: [{ product_number: 'A8', next_delivery_date: '2026-05-01T12:00:00+02:00' }] });
+      const res = await t.post(url('SP1'), {
+        products: [{ product_number: 'A8', next_delivery_date: '2026-05-01T12:00:00+02:00' }],
+      });
       expect(res.json().message).toBe('created 0, updated 0, unchanged 1, deleted 0');
     });
 
     it('PUT merges: fields left out keep their value, null clears, min/max changes are stamped, originals stay', async () => {
-      await t.post(url('SP1'), { products: [{ product_number: 'A4', min: 1, max: 5, price: 3.5, group_code: 'ignored-on-post' }] });
+      await t.post(url('SP1'), {
+        products: [{ product_number: 'A4', min: 1, max: 5, price: 3.5, group_code: 'ignored-on-post' }],
+      });
       const first = (await stored('A4'))!;
       expect(first.group_code).toBeNull(); // PUT-only field: POST ignores it
       const token = await t.token('integration');
-      const put = await t.put(url('SP1'), { products: [{ product_number: 'A4', min: 2, forecast: 7.25, group_code: 'G1' }] }, token);
+      const put = await t.put(
+        url('SP1'),
+        { products: [{ product_number: 'A4', min: 2, forecast: 7.25, group_code: 'G1' }] },
+        token,
+      );
       expect(put.json().message).toBe('created 0, updated 1, unchanged 0, deleted 0');
       const second = (await stored('A4'))!;
-      expect(second).toMatchObject({ min: 2000, max: 5000, price: 35000, forecast: 7250, group_code: 'G1', original_min: 1000, original_max: 5000 });
+      expect(second).toMatchObject({
+        min: 2000,
+        max: 5000,
+        price: 35000,
+        forecast: 7250,
+        group_code: 'G1',
+        original_min: 1000,
+        original_max: 5000,
+      });
       expect(second.last_minmax_by).toMatch(/^integration-/);
       expect(second.last_minmax_at).toBeGreaterThanOrEqual(first.last_minmax_at!);
       expect(second.modified_by).toMatch(/^integration-/);
@@ -167,7 +185,11 @@ for (const dialect of DIALECTS) {
       });
       expect(res.statusCode).toBe(400);
       const errors = res.json().errors as Array<{ path: string; message: string }>;
-      expect(errors.map((e) => e.path)).toEqual(['products[0].average_array', 'products[1].forecast_array', 'products[2].forecast_array']);
+      expect(errors.map((e) => e.path)).toEqual([
+        'products[0].average_array',
+        'products[1].forecast_array',
+        'products[2].forecast_array',
+      ]);
       expect(errors[0]!.message).toContain('average_keys');
       expect(errors[1]!.message).toContain('forecast_keys');
       expect(await stored('A6')).toBeUndefined();
@@ -222,30 +244,65 @@ for (const dialect of DIALECTS) {
 
     it('ensureStoreProducts creates empty store products once; an empty POST of them is unchanged', async () => {
       const { db, handle, ledger } = t.app.ctx;
-      const products = await db.selectFrom('products').select(['id', 'product_number']).where('product_number', 'in', ['E1', 'E2']).orderBy('id').execute();
+      const products = await db
+        .selectFrom('products')
+        .select(['id', 'product_number'])
+        .where('product_number', 'in', ['E1', 'E2'])
+        .orderBy('id')
+        .execute();
       const store = { id: storeId, store_number: 'SP1' };
-      const first = await inTransaction(handle, (trx) => ensureStoreProducts(trx, ledger, store, [...products, products[0]!], 1_000, 'ledger'));
+      const first = await inTransaction(handle, (trx) =>
+        ensureStoreProducts(trx, ledger, store, [...products, products[0]!], 1_000, 'ledger'),
+      );
       expect([...first.keys()].sort()).toEqual(products.map((p) => p.id).sort());
-      const again = await inTransaction(handle, (trx) => ensureStoreProducts(trx, ledger, store, products, 2_000, 'ledger'));
+      const again = await inTransaction(handle, (trx) =>
+        ensureStoreProducts(trx, ledger, store, products, 2_000, 'ledger'),
+      );
       expect(again).toEqual(first);
-      const count = await db.selectFrom('store_products').select((eb) => eb.fn.countAll<number>().as('n')).where('product_number', 'in', ['E1', 'E2']).executeTakeFirstOrThrow();
+      const count = await db
+        .selectFrom('store_products')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('product_number', 'in', ['E1', 'E2'])
+        .executeTakeFirstOrThrow();
       expect(Number(count.n)).toBe(2);
       const row = (await stored('E1'))!;
-      expect(row).toMatchObject({ id: first.get(products[0]!.id), min: null, price: null, created_on: 1_000, created_by: 'ledger', deleted_on: null });
+      expect(row).toMatchObject({
+        id: first.get(products[0]!.id),
+        min: null,
+        price: null,
+        created_on: 1_000,
+        created_by: 'ledger',
+        deleted_on: null,
+      });
 
       const res = await t.post(url('SP1'), { products: [{ product_number: 'E1' }, { product_number: 'E2' }] });
       expect(res.json().message).toBe('created 0, updated 0, unchanged 2, deleted 0');
 
       // Stock bookkeeping the ledger keeps survives a property update.
-      await db.updateTable('store_products').set({ stock_modified_at: 5_000, last_counted_at: 4_000, last_counted_by: 'clerk' }).where('id', '=', row.id).execute();
+      await db
+        .updateTable('store_products')
+        .set({ stock_modified_at: 5_000, last_counted_at: 4_000, last_counted_by: 'clerk' })
+        .where('id', '=', row.id)
+        .execute();
       await t.put(url('SP1'), { products: [{ product_number: 'E1', min: 1 }] });
-      expect(await stored('E1')).toMatchObject({ min: 1000, stock_modified_at: 5_000, last_counted_at: 4_000, last_counted_by: 'clerk' });
+      expect(await stored('E1')).toMatchObject({
+        min: 1000,
+        stock_modified_at: 5_000,
+        last_counted_at: 4_000,
+        last_counted_by: 'clerk',
+      });
     });
 
     it('POST of a store product created by the ledger fills it (updated, not created)', async () => {
       const { db, handle, ledger } = t.app.ctx;
-      const product = await db.selectFrom('products').select(['id', 'product_number']).where('product_number', '=', 'E3').executeTakeFirstOrThrow();
-      await inTransaction(handle, (trx) => ensureStoreProducts(trx, ledger, { id: storeId, store_number: 'SP1' }, [product], Date.now(), 'ledger'));
+      const product = await db
+        .selectFrom('products')
+        .select(['id', 'product_number'])
+        .where('product_number', '=', 'E3')
+        .executeTakeFirstOrThrow();
+      await inTransaction(handle, (trx) =>
+        ensureStoreProducts(trx, ledger, { id: storeId, store_number: 'SP1' }, [product], Date.now(), 'ledger'),
+      );
       const res = await t.post(url('SP1'), { products: [{ product_number: 'E3', min: 4 }] });
       expect(res.json().message).toBe('created 0, updated 1, unchanged 0, deleted 0');
       expect(await stored('E3')).toMatchObject({ min: 4000, original_min: 4000, created_by: 'ledger' });
@@ -263,7 +320,11 @@ for (const dialect of DIALECTS) {
           "store product 'A3' of store 'SP1' has 2 average_array for 1 average_keys",
         ]);
       } finally {
-        await db.updateTable('store_products').set({ average_array: row.average_array }).where('id', '=', row.id).execute();
+        await db
+          .updateTable('store_products')
+          .set({ average_array: row.average_array })
+          .where('id', '=', row.id)
+          .execute();
       }
       expect(await STORE_PRODUCT_CHECKS[0]!.run(handle)).toEqual([]);
     });
@@ -271,7 +332,15 @@ for (const dialect of DIALECTS) {
     it('a bulk request of many products commits whole', async () => {
       const numbers = Array.from({ length: 1200 }, (_, i) => `B${i}`);
       expect((await t.post(`${API}/products`, { products: numbers.map((n) => productInput(n)) })).statusCode).toBe(200);
-      const res = await t.put(url('SP2'), { products: numbers.map((n, i) => ({ product_number: n, min: i, max: i + 0.5, history_keys: ['k'], history_array: [i] })) });
+      const res = await t.put(url('SP2'), {
+        products: numbers.map((n, i) => ({
+          product_number: n,
+          min: i,
+          max: i + 0.5,
+          history_keys: ['k'],
+          history_array: [i],
+        })),
+      });
       expect(res.json().message).toBe('created 1200, updated 0, unchanged 0, deleted 0');
       expect(await stored('B1199', 'SP2')).toMatchObject({ min: 1_199_000, max: 1_199_500 });
     });

@@ -34,14 +34,18 @@ for (const dialect of DIALECTS) {
       expect(response.statusCode, response.body).toBe(200);
     }
 
-    async function list(query: string, token?: string): Promise<{ total_count: number; list: Item[]; [k: string]: unknown }> {
+    async function list(
+      query: string,
+      token?: string,
+    ): Promise<{ total_count: number; list: Item[]; [k: string]: unknown }> {
       const response = await t.get(`${LIST}${query}`, token);
       expect(response.statusCode, response.body).toBe(200);
       return response.json();
     }
 
     const keys = (items: Item[]) => items.map((i) => `${i.store_number}/${i.product_number}`).sort();
-    const itemOf = (items: Item[], store: string, product: string) => items.find((i) => i.store_number === store && i.product_number === product)!;
+    const itemOf = (items: Item[], store: string, product: string) =>
+      items.find((i) => i.store_number === store && i.product_number === product)!;
 
     beforeAll(async () => {
       t = await buildTestApp(dialect);
@@ -49,7 +53,12 @@ for (const dialect of DIALECTS) {
       ok(
         await t.post(`${API}/stores`, {
           stores: [
-            storeInput('S1', { area_id: 'A', area_description: 'North', store_stock_pool_3: 'Backroom', price_line_id: 7 }),
+            storeInput('S1', {
+              area_id: 'A',
+              area_description: 'North',
+              store_stock_pool_3: 'Backroom',
+              price_line_id: 7,
+            }),
             storeInput('S2', { area_id: 'A', area_description: 'North' }),
             storeInput('S3', { area_id: 'A', is_active: false }),
             storeInput('S4', { area_id: 'B' }),
@@ -59,7 +68,16 @@ for (const dialect of DIALECTS) {
           ],
         }),
       );
-      ok(await t.post(`${API}/categories`, { categories: [categoryInput('FOOD'), categoryInput('FRUIT', { parent_category_code: 'FOOD' }), categoryInput('DAIRY', { parent_category_code: 'FOOD' }), categoryInput('TOOLS')] }));
+      ok(
+        await t.post(`${API}/categories`, {
+          categories: [
+            categoryInput('FOOD'),
+            categoryInput('FRUIT', { parent_category_code: 'FOOD' }),
+            categoryInput('DAIRY', { parent_category_code: 'FOOD' }),
+            categoryInput('TOOLS'),
+          ],
+        }),
+      );
       ok(
         await t.post(`${API}/products`, {
           products: [
@@ -86,7 +104,11 @@ for (const dialect of DIALECTS) {
       );
       ok(
         await t.post(`${API}/products/prices`, {
-          prices: [priceInput('PR1', 'P1', 1.79, { store_number: 'S1' }), priceInput('PR2', 'P2', 1.05), priceInput('PR3', 'P3', 9.5, { price_group: '7' })],
+          prices: [
+            priceInput('PR1', 'P1', 1.79, { store_number: 'S1' }),
+            priceInput('PR2', 'P2', 1.05),
+            priceInput('PR3', 'P3', 9.5, { price_group: '7' }),
+          ],
         }),
       );
       ok(await t.post(`${API}/reasoncodes`, { reason_codes: [reasonCodeInput(10, { is_loss: true })] }));
@@ -100,20 +122,21 @@ for (const dialect of DIALECTS) {
         }),
       );
       // S1/P1: unlocated 5 (pool 1) + 1 (pool 2); A-01 4 − 1 loss (pool 3); B-01 2 + 3 bound to CO-1 (pool 1); C-01 +1 −1 = a zero line.
+      await book('S1', [
+        entry('P1', 5),
+        entry('P1', 1, { pool_location: 2 }),
+        entry('P1', 4, { location_code: 'A-01' }),
+        entry('P1', 2, { location_code: 'B-01' }),
+        entry('P1', 3, { location_code: 'B-01', customer_order_number: 'CO-1' }),
+        entry('P1', 1, { location_code: 'C-01' }),
+        entry('P1', -1, { location_code: 'C-01' }),
+        entry('P1', 1, { location_code: 'A-01', reason_code: 10, app_user_name: 'bob' }),
+      ]);
       await book(
         'S1',
-        [
-          entry('P1', 5),
-          entry('P1', 1, { pool_location: 2 }),
-          entry('P1', 4, { location_code: 'A-01' }),
-          entry('P1', 2, { location_code: 'B-01' }),
-          entry('P1', 3, { location_code: 'B-01', customer_order_number: 'CO-1' }),
-          entry('P1', 1, { location_code: 'C-01' }),
-          entry('P1', -1, { location_code: 'C-01' }),
-          entry('P1', 1, { location_code: 'A-01', reason_code: 10, app_user_name: 'bob' }),
-        ],
+        [entry('P3', 7, { modification_datetime: '2026-01-10T12:00:00Z' })],
+        '?is_counted_quantity=true&appUserName=anna',
       );
-      await book('S1', [entry('P3', 7, { modification_datetime: '2026-01-10T12:00:00Z' })], '?is_counted_quantity=true&appUserName=anna');
       await book('S2', [entry('P1', 7), entry('P1', 2, { customer_order_number: 'CO-2' })]);
       await book('S3', [entry('P1', 50)]);
       await book('S4', [entry('P1', 100)]);
@@ -159,7 +182,14 @@ for (const dialect of DIALECTS) {
 
       it('sums every balance into most_likely_quantity and the ten pools, order-bound stock included', async () => {
         const p1 = itemOf((await list('?store_number=S1')).list, 'S1', 'P1');
-        expect(p1).toMatchObject({ most_likely_quantity: 14, most_likely_pool_1: 10, most_likely_pool_2: 1, most_likely_pool_3: 3, most_likely_pool_4: 0, most_likely_pool_10: 0 });
+        expect(p1).toMatchObject({
+          most_likely_quantity: 14,
+          most_likely_pool_1: 10,
+          most_likely_pool_2: 1,
+          most_likely_pool_3: 3,
+          most_likely_pool_4: 0,
+          most_likely_pool_10: 0,
+        });
         expect(p1.store_locations).toBeUndefined();
       });
 
@@ -167,7 +197,11 @@ for (const dialect of DIALECTS) {
         const body = await list('?store_number=S1&exclude_customer_order_stock=true&include_locations=true');
         const p1 = itemOf(body.list, 'S1', 'P1');
         expect(p1).toMatchObject({ most_likely_quantity: 11, most_likely_pool_1: 7 });
-        expect((p1.store_locations as Array<{ store_location_code?: string; quantity: number }>).find((l) => l.store_location_code === 'B-01')!.quantity).toBe(2);
+        expect(
+          (p1.store_locations as Array<{ store_location_code?: string; quantity: number }>).find(
+            (l) => l.store_location_code === 'B-01',
+          )!.quantity,
+        ).toBe(2);
         expect(body.list_filters).toMatchObject({ store_number: ['S1'], exclude_customer_order_stock: ['true'] });
       });
 
@@ -177,10 +211,17 @@ for (const dialect of DIALECTS) {
         expect(locations.map((l) => l.store_location_code)).toEqual(['B-01', 'A-01', undefined]);
         expect(locations[0]).toMatchObject({ quantity: 5, stock_pool_1: 5, stock_pool_3: 0, tags: ['back'] });
         expect(locations[0]!.default_stock_pool).toBeUndefined();
-        expect(locations[1]).toMatchObject({ quantity: 3, stock_pool_3: 3, default_stock_pool: 'Backroom', tags: ['front'] });
+        expect(locations[1]).toMatchObject({
+          quantity: 3,
+          stock_pool_3: 3,
+          default_stock_pool: 'Backroom',
+          tags: ['front'],
+        });
         expect(locations[2]).toEqual({
           quantity: 6,
-          ...Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`stock_pool_${i + 1}`, i === 0 ? 5 : i === 1 ? 1 : 0])),
+          ...Object.fromEntries(
+            Array.from({ length: 10 }, (_, i) => [`stock_pool_${i + 1}`, i === 0 ? 5 : i === 1 ? 1 : 0]),
+          ),
         });
         expect(locations.every((l) => l.carrier_code === undefined)).toBe(true);
       });
@@ -219,7 +260,12 @@ for (const dialect of DIALECTS) {
           delivery_datetimes: ['2026-02-01T05:00:00.000Z', '2026-02-08T06:00:00.000Z'],
         });
         // Never booked: its stock moment is the moment it was created (PRODUCT §3.1, issue 41).
-        const p2 = await t.app.ctx.db.selectFrom('store_products').select('created_on').where('store_number', '=', 'S1').where('product_number', '=', 'P2').executeTakeFirstOrThrow();
+        const p2 = await t.app.ctx.db
+          .selectFrom('store_products')
+          .select('created_on')
+          .where('store_number', '=', 'S1')
+          .where('product_number', '=', 'P2')
+          .executeTakeFirstOrThrow();
         expect(itemOf(items, 'S1', 'P2').most_likely_datetime).toBe(new Date(Number(p2.created_on)).toISOString());
         expect(itemOf(items, 'S1', 'P3')).toMatchObject({
           is_stock: false,
@@ -236,7 +282,8 @@ for (const dialect of DIALECTS) {
         expect(keys((await list('?product_number=P1')).list)).toEqual(p1Everywhere);
         expect(keys((await list('?article_no=P1')).list)).toEqual(p1Everywhere);
         expect((await list('?article_no=P1&product_number=P2')).total_count).toBe(0);
-        for (const barcode of ['8710001', '8710002', '8710003']) expect(keys((await list(`?barcode=${barcode}`)).list)).toEqual(p1Everywhere);
+        for (const barcode of ['8710001', '8710002', '8710003'])
+          expect(keys((await list(`?barcode=${barcode}`)).list)).toEqual(p1Everywhere);
         expect((await list('?barcode=999')).total_count).toBe(0);
         expect(keys((await list('?category_code=DAIRY')).list)).toEqual(['S1/P2']);
         expect(keys((await list('?parent_category_code=FOOD&store_number=S1')).list)).toEqual(['S1/P1', 'S1/P2']);
@@ -244,7 +291,8 @@ for (const dialect of DIALECTS) {
       });
 
       it('search_text: case-insensitive literal substring of number, name, description or barcode', async () => {
-        const s1 = (q: string) => list(`?store_number=S1&search_text=${encodeURIComponent(q)}`).then((b) => keys(b.list));
+        const s1 = (q: string) =>
+          list(`?store_number=S1&search_text=${encodeURIComponent(q)}`).then((b) => keys(b.list));
         expect(await s1('hAMM')).toEqual(['S1/P3']);
         expect(await s1('smith')).toEqual(['S1/P1']);
         expect(await s1('0001')).toEqual(['S1/P1', 'S1/P2']); // 8710001 and 5000001
@@ -282,7 +330,10 @@ for (const dialect of DIALECTS) {
         const since = new Date().toISOString();
         expect((await list(`?last_modified_date=${since}`)).total_count).toBe(0);
         expect((await list(`?last_stock_modified_datetime=${since}`)).total_count).toBe(0);
-        expect((await t.put(`${API}/stores/S1/storeproducts`, { products: [{ product_number: 'P2', group_code: 'G7' }] })).statusCode).toBe(200);
+        expect(
+          (await t.put(`${API}/stores/S1/storeproducts`, { products: [{ product_number: 'P2', group_code: 'G7' }] }))
+            .statusCode,
+        ).toBe(200);
         await book('S2', [entry('P1', 1)]);
         const modified = (await list(`?last_modified_date=${since}`)).list;
         expect(keys(modified)).toEqual(['S1/P2']);
@@ -305,13 +356,22 @@ for (const dialect of DIALECTS) {
       });
 
       it('bad input is a 400', async () => {
-        for (const query of ['page_size=abc', 'last_modified_date=yesterday', 'last_stock_modified_datetime=2026-02-30T00:00:00Z', 'from_id=1.5', 'include_locations=maybe', 'scroll_id=forged']) {
+        for (const query of [
+          'page_size=abc',
+          'last_modified_date=yesterday',
+          'last_stock_modified_datetime=2026-02-30T00:00:00Z',
+          'from_id=1.5',
+          'include_locations=maybe',
+          'scroll_id=forged',
+        ]) {
           const response = await t.get(`${LIST}?${query}`);
           expect(response.statusCode, query).toBe(400);
           expect(response.json().code).toBe('VALIDATION_FAILED');
         }
         const first = await list('?page_size=2');
-        const otherFilters = await t.get(`${LIST}?page_size=2&store_number=S1&scroll_id=${encodeURIComponent(first.scroll_id as string)}`);
+        const otherFilters = await t.get(
+          `${LIST}?page_size=2&store_number=S1&scroll_id=${encodeURIComponent(first.scroll_id as string)}`,
+        );
         expect(otherFilters.statusCode).toBe(400);
       });
     });
@@ -325,7 +385,14 @@ for (const dialect of DIALECTS) {
 
       it('by product number: total and the non-zero pools; zero pools are left out by default', async () => {
         const [entry] = await single(SINGLE('S1', 'P1'));
-        expect(entry).toEqual({ most_likely_stock: 14, stock_pool_1: 10, stock_pool_2: 1, stock_pool_3: 3, product_number: 'P1', store_number: 'S1' });
+        expect(entry).toEqual({
+          most_likely_stock: 14,
+          stock_pool_1: 10,
+          stock_pool_2: 1,
+          stock_pool_3: 3,
+          product_number: 'P1',
+          store_number: 'S1',
+        });
       });
 
       it('by product barcode, barcodes_array barcode or unit barcode', async () => {
@@ -347,7 +414,13 @@ for (const dialect of DIALECTS) {
         const [entry] = await single(`${SINGLE('S1', 'P1')}?include_locations=true`);
         expect(entry!.store_locations).toEqual([
           { quantity: 5, stock_pool_1: 5, store_location_code: 'B-01', tags: ['back'] },
-          { quantity: 3, stock_pool_3: 3, store_location_code: 'A-01', tags: ['front'], default_stock_pool: 'Backroom' },
+          {
+            quantity: 3,
+            stock_pool_3: 3,
+            store_location_code: 'A-01',
+            tags: ['front'],
+            default_stock_pool: 'Backroom',
+          },
           { quantity: 6, stock_pool_1: 5, stock_pool_2: 1 },
         ]);
       });
@@ -368,7 +441,9 @@ for (const dialect of DIALECTS) {
             delivery_datetimes: ['2026-02-01T05:00:00.000Z', '2026-02-08T06:00:00.000Z'],
           },
         ]);
-        expect(await single(`${SINGLE('S5', '5000001')}?include_locations=true`)).toEqual([{ most_likely_stock: 0, product_number: 'P2', store_number: 'S5', store_locations: [] }]);
+        expect(await single(`${SINGLE('S5', '5000001')}?include_locations=true`)).toEqual([
+          { most_likely_stock: 0, product_number: 'P2', store_number: 'S5', store_locations: [] },
+        ]);
       });
 
       it('unknown store, unknown product or barcode, and a deleted product are 404', async () => {
@@ -398,9 +473,22 @@ for (const dialect of DIALECTS) {
       it('other active stores of the area, zero stock included, then every active warehouse', async () => {
         const entries = await around(AROUND('S1', 'P1'));
         expect(entries.map((e) => e.store_number)).toEqual(['S2', 'S5', 'W1']);
-        expect(entries[0]).toMatchObject({ is_warehouse: false, most_likely_quantity: 10, most_likely_pool_1: 10, store_name: 'Store S2', area_id: 'A', area_description: 'North' });
+        expect(entries[0]).toMatchObject({
+          is_warehouse: false,
+          most_likely_quantity: 10,
+          most_likely_pool_1: 10,
+          store_name: 'Store S2',
+          area_id: 'A',
+          area_description: 'North',
+        });
         expect(entries[1]).toMatchObject({ is_warehouse: false, most_likely_quantity: 0, most_likely_pool_1: 0 });
-        expect(entries[2]).toMatchObject({ is_warehouse: true, most_likely_quantity: 8, most_likely_pool_1: 0, most_likely_pool_2: 8, area_id: 'C' });
+        expect(entries[2]).toMatchObject({
+          is_warehouse: true,
+          most_likely_quantity: 8,
+          most_likely_pool_1: 0,
+          most_likely_pool_2: 8,
+          area_id: 'C',
+        });
       });
 
       it('the product by barcode; another area sees only the warehouses', async () => {

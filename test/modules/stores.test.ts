@@ -5,7 +5,9 @@ import { storeInput } from '../helpers/factories.js';
 
 type StoreRead = Record<string, unknown> & { id: number; store_number: string };
 
-const poolNames = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`store_stock_pool_${i + 1}`, `Pool ${i + 1}`]));
+const poolNames = Object.fromEntries(
+  Array.from({ length: 10 }, (_, i) => [`store_stock_pool_${i + 1}`, `Pool ${i + 1}`]),
+);
 
 /** Every field of interface §4.7, each with a value. */
 const FULL_INPUT = {
@@ -54,7 +56,14 @@ const FULL_INPUT = {
     { day: 7, delivery_offset: -1, ordering_offset: -2, time: '09:30' },
   ],
   store_printers: [
-    { is_bluetooth: true, printer_type: 1, printer_ip: '10.0.0.5', printer_name: 'Labels', printer_serial: 'SN-1', vendor: 'Zebra' },
+    {
+      is_bluetooth: true,
+      printer_type: 1,
+      printer_ip: '10.0.0.5',
+      printer_name: 'Labels',
+      printer_serial: 'SN-1',
+      vendor: 'Zebra',
+    },
     { is_bluetooth: false, printer_type: 2 },
   ],
 };
@@ -158,10 +167,19 @@ for (const dialect of DIALECTS) {
       });
 
       it('an update replaces nested arrays and clears fields left out', async () => {
-        await importStores([{ ...storeInput('M2'), city: 'Delft', opening_hours: [{ sort_order: 1, key: 'Mon', value: '9-5' }], store_stock_pool_3: 'Damaged' }]);
-        expect(await importStores([{ ...storeInput('M2'), opening_hours: [{ sort_order: 1, value: 'closed' }], store_stock_pool_3: 'Returns' }])).toBe(
-          'created 0, updated 1, unchanged 0, deleted 0',
-        );
+        await importStores([
+          {
+            ...storeInput('M2'),
+            city: 'Delft',
+            opening_hours: [{ sort_order: 1, key: 'Mon', value: '9-5' }],
+            store_stock_pool_3: 'Damaged',
+          },
+        ]);
+        expect(
+          await importStores([
+            { ...storeInput('M2'), opening_hours: [{ sort_order: 1, value: 'closed' }], store_stock_pool_3: 'Returns' },
+          ]),
+        ).toBe('created 0, updated 1, unchanged 0, deleted 0');
         const [store] = await list('search_text=M2');
         expect(store).toMatchObject({ opening_hours: 'closed', store_stock_pool_3: 'Returns' });
         expect(store).not.toHaveProperty('city');
@@ -183,7 +201,12 @@ for (const dialect of DIALECTS) {
     describe('filters', () => {
       beforeAll(async () => {
         await importStores([
-          storeInput('Q-100', { store_name: 'Lakeside', city: 'Überlingen', secondary_key: 'SK', area_description: 'Needle' }),
+          storeInput('Q-100', {
+            store_name: 'Lakeside',
+            city: 'Überlingen',
+            secondary_key: 'SK',
+            area_description: 'Needle',
+          }),
           storeInput('Q-200', { store_name: 'Bodensee Center', city: 'Konstanz', secondary_key: 'SK-2' }),
           storeInput('Q-300', { store_name: 'ZENTRALLAGER', city: 'Ulm', is_warehouse: true, secondary_key: 'SK' }),
         ]);
@@ -242,7 +265,9 @@ for (const dialect of DIALECTS) {
       });
 
       it('a store_number twice in one request is a 400 naming both places', async () => {
-        const response = await t.post(`${API}/stores`, { stores: [storeInput('D1'), storeInput('D2'), storeInput('D1', { city: 'X' })] });
+        const response = await t.post(`${API}/stores`, {
+          stores: [storeInput('D1'), storeInput('D2'), storeInput('D1', { city: 'X' })],
+        });
         expect(response.statusCode).toBe(400);
         expect(response.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
         const errors = response.json().errors as Array<{ path: string; message: string }>;
@@ -257,7 +282,10 @@ for (const dialect of DIALECTS) {
         const everything = await rows();
         const live = everything.filter((r) => r.deleted_on === null).map((r) => r.store_number);
         const keep = ['A1', 'A2'];
-        const message = await importStores(keep.map((n) => storeInput(n, { city: 'Batch' })), '?flush=true');
+        const message = await importStores(
+          keep.map((n) => storeInput(n, { city: 'Batch' })),
+          '?flush=true',
+        );
         expect(message).toBe(`created 0, updated 0, unchanged 2, deleted ${live.length - 2}`);
         expect((await list()).map((s) => s.store_number)).toEqual(keep);
         expect((await t.get(`${API}/stores`)).json().total_count).toBe(2);
@@ -267,13 +295,18 @@ for (const dialect of DIALECTS) {
         const removed = afterFlush.find((r) => r.store_number === 'A5')!;
         expect(removed.deleted_on).toEqual(expect.any(Number));
 
-        expect(await importStores([storeInput('A5', { city: 'Batch' })])).toBe('created 0, updated 1, unchanged 0, deleted 0');
+        expect(await importStores([storeInput('A5', { city: 'Batch' })])).toBe(
+          'created 0, updated 1, unchanged 0, deleted 0',
+        );
         const [restored] = await list('search_text=A5');
         expect(restored).toMatchObject({ id: removed.id, store_number: 'A5', city: 'Batch' });
         expect((await rows()).find((r) => r.store_number === 'A5')!.deleted_on).toBeNull();
-        expect(await importStores(keep.map((n) => storeInput(n, { city: 'Batch' })), '?flush=false')).toBe(
-          'created 0, updated 0, unchanged 2, deleted 0',
-        );
+        expect(
+          await importStores(
+            keep.map((n) => storeInput(n, { city: 'Batch' })),
+            '?flush=false',
+          ),
+        ).toBe('created 0, updated 0, unchanged 2, deleted 0');
       });
     });
   });

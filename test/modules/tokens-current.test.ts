@@ -24,7 +24,11 @@ for (const dialect of DIALECTS) {
       const expiry = Date.now() + 3_600_000;
       const store = await t.token('store', ['S1', 'S2'], expiry);
       const answer = await t.get(url, store);
-      expect(answer.json()).toMatchObject({ role: 'store', stores: ['S1', 'S2'], expires_at: new Date(expiry).toISOString() });
+      expect(answer.json()).toMatchObject({
+        role: 'store',
+        stores: ['S1', 'S2'],
+        expires_at: new Date(expiry).toISOString(),
+      });
       expect(answer.body).not.toContain(store);
 
       for (const role of ['integration', 'read'] as const) {
@@ -45,7 +49,9 @@ for (const dialect of DIALECTS) {
     });
 
     it('is in the OpenAPI document', async () => {
-      const document = (await t.get(`${API}/openapi.json`, null)).json() as { paths: Record<string, { get?: unknown }> };
+      const document = (await t.get(`${API}/openapi.json`, null)).json() as {
+        paths: Record<string, { get?: unknown }>;
+      };
       expect(document.paths[`${API}/tokens/current`]?.get).toBeDefined();
     });
   });

@@ -13,7 +13,11 @@ interface CliResult {
 
 function storeOps(args: string[], databaseUrl: string): Promise<CliResult> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, ['bin/store-ops.js', ...args], { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/store-ops.js', ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -32,17 +36,41 @@ describe('store-ops client … and keys … (issue 41, PRODUCT §4)', { timeout:
   });
 
   for (const dialect of DIALECTS) {
-    it.concurrent(`client create --json, list, rotate-secret, revoke and keys rotate against a running app (${dialect.name})`, async ({ expect }) => {
+    it.concurrent(`client create --json, list, rotate-secret, revoke and keys rotate against a running app (${dialect.name})`, async ({
+      expect,
+    }) => {
       const databaseUrl = await restartableDatabaseUrl(dialect);
       const t = await buildTestApp(dialect, { databaseUrl });
       const token = (credentials: Record<string, string>) =>
-        t.app.inject({ method: 'POST', url: '/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ grant_type: 'client_credentials', ...credentials }) });
+        t.app.inject({
+          method: 'POST',
+          url: '/oauth2/token',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: form({ grant_type: 'client_credentials', ...credentials }),
+        });
       try {
-        const created = await storeOps(['client', 'create', '--name', 'tap', '--role', 'store', '--stores', 'S1,S2', '--scope', 'store:S1', '--json'], databaseUrl);
+        const created = await storeOps(
+          [
+            'client',
+            'create',
+            '--name',
+            'tap',
+            '--role',
+            'store',
+            '--stores',
+            'S1,S2',
+            '--scope',
+            'store:S1',
+            '--json',
+          ],
+          databaseUrl,
+        );
         expect(created.code, created.stderr).toBe(0);
         const credentials = JSON.parse(created.stdout) as Record<string, string>;
         expect(Object.keys(credentials)).toEqual(['client_id', 'client_secret']);
-        expect(Buffer.from(credentials.client_secret!.replace(/^socs_/, ''), 'base64url').length).toBeGreaterThanOrEqual(32);
+        expect(
+          Buffer.from(credentials.client_secret!.replace(/^socs_/, ''), 'base64url').length,
+        ).toBeGreaterThanOrEqual(32);
         const issued = await token(credentials);
         expect(issued.statusCode, issued.body).toBe(200);
         expect(issued.json().scope).toBe('store store:S1');
@@ -55,7 +83,14 @@ describe('store-ops client … and keys … (issue 41, PRODUCT §4)', { timeout:
         expect(listed.code, listed.stderr).toBe(0);
         const clients = JSON.parse(listed.stdout);
         expect(clients).toEqual([
-          expect.objectContaining({ name: 'tap', client_id: credentials.client_id, role: 'store', stores: ['S1', 'S2'], scope: 'store store:S1', revoked: null }),
+          expect.objectContaining({
+            name: 'tap',
+            client_id: credentials.client_id,
+            role: 'store',
+            stores: ['S1', 'S2'],
+            scope: 'store store:S1',
+            revoked: null,
+          }),
           expect.objectContaining({ name: 'erp', role: 'integration', stores: null, scope: null }),
         ]);
         expect(listed.stdout).not.toMatch(/socs_/);
@@ -80,7 +115,12 @@ describe('store-ops client … and keys … (issue 41, PRODUCT §4)', { timeout:
         expect(again.code).toBe(1);
         expect(again.stderr).toMatch(/no live client named 'tap'/);
 
-        const erp = Object.fromEntries(plain.stdout.trim().split('\n').map((line) => line.split('\t'))) as Record<string, string>;
+        const erp = Object.fromEntries(
+          plain.stdout
+            .trim()
+            .split('\n')
+            .map((line) => line.split('\t')),
+        ) as Record<string, string>;
         const before = (await token(erp)).json().access_token as string;
         const rotation = await storeOps(['keys', 'rotate'], databaseUrl);
         expect(rotation.code, rotation.stderr).toBe(0);

@@ -15,7 +15,8 @@ for (const dialect of DIALECTS) {
     let t: TestApp;
     let provider: TestProvider;
     const asBearer = (token: string) => ({ authorization: `Bearer ${token}` });
-    const stockOf = (store: string, token: string) => t.app.inject({ method: 'GET', url: `${API}/stores/${store}/products/IP1/stock`, headers: asBearer(token) });
+    const stockOf = (store: string, token: string) =>
+      t.app.inject({ method: 'GET', url: `${API}/stores/${store}/products/IP1/stock`, headers: asBearer(token) });
 
     beforeAll(async () => {
       provider = await startTestProvider({ path: '/realms/chain' });
@@ -38,7 +39,12 @@ for (const dialect of DIALECTS) {
 
     it('reads and writes stock with an integration token of the provider, as one stable caller', async () => {
       const token = await provider.sign({ sub: 'erp-app', roles: ['StoreOps.Integration'], azp: 'erp' });
-      const post = await t.app.inject({ method: 'POST', url: `${API}/stores/IS1/products/stock/storeproductlogs`, headers: asBearer(token), payload: { storeproductlog: [stockLogInput('IP1', 5, new Date(Date.now() - 60_000).toISOString())] } });
+      const post = await t.app.inject({
+        method: 'POST',
+        url: `${API}/stores/IS1/products/stock/storeproductlogs`,
+        headers: asBearer(token),
+        payload: { storeproductlog: [stockLogInput('IP1', 5, new Date(Date.now() - 60_000).toISOString())] },
+      });
       expect(post.statusCode, post.body).toBe(200);
       const read = await stockOf('IS1', token);
       expect(read.statusCode, read.body).toBe(200);
@@ -46,7 +52,11 @@ for (const dialect of DIALECTS) {
       const current = await t.app.inject({ method: 'GET', url: `${API}/tokens/current`, headers: asBearer(token) });
       expect(current.json()).toMatchObject({ name: 'erp', role: 'integration', stores: null, kind: 'external' });
       // The entry names the provider's caller as its author.
-      const row = await t.app.ctx.db.selectFrom('stock_logs').select('created_by').where('id', '=', post.json().data[0]).executeTakeFirstOrThrow();
+      const row = await t.app.ctx.db
+        .selectFrom('stock_logs')
+        .select('created_by')
+        .where('id', '=', post.json().data[0])
+        .executeTakeFirstOrThrow();
       expect(row.created_by).toBe('erp');
     });
 
@@ -57,7 +67,12 @@ for (const dialect of DIALECTS) {
       expect(other.statusCode).toBe(403);
       const stores = await t.app.inject({ method: 'GET', url: `${API}/stores`, headers: asBearer(token) });
       expect(stores.statusCode).toBe(200);
-      const write = await t.app.inject({ method: 'POST', url: `${API}/products`, headers: asBearer(token), payload: { products: [productInput('IP2')] } });
+      const write = await t.app.inject({
+        method: 'POST',
+        url: `${API}/products`,
+        headers: asBearer(token),
+        payload: { products: [productInput('IP2')] },
+      });
       expect(write.statusCode).toBe(403);
     });
 
@@ -99,10 +114,19 @@ for (const dialect of DIALECTS) {
       const down = await startTestProvider();
       down.setDown(true);
       const fresh = await buildTestApp(dialect, {
-        externalIssuer: { issuer: down.issuer, audience: down.audience, mapping: { roleClaims: ['roles'], roleMap: defaultRoleMap(), storesClaim: 'stores' }, clockSkewSeconds: 60 },
+        externalIssuer: {
+          issuer: down.issuer,
+          audience: down.audience,
+          mapping: { roleClaims: ['roles'], roleMap: defaultRoleMap(), storesClaim: 'stores' },
+          clockSkewSeconds: 60,
+        },
       });
       try {
-        const response = await fresh.app.inject({ method: 'GET', url: `${API}/stores`, headers: asBearer(await down.sign({ roles: ['read'] })) });
+        const response = await fresh.app.inject({
+          method: 'GET',
+          url: `${API}/stores`,
+          headers: asBearer(await down.sign({ roles: ['read'] })),
+        });
         expect(response.statusCode, response.body).toBe(503);
         expect(response.json()).toMatchObject({ code: 'UNAVAILABLE' });
         expect(response.headers['retry-after']).toBe('5');
@@ -116,9 +140,17 @@ for (const dialect of DIALECTS) {
       expect((await stockOf('IS1', ADMIN_TOKEN)).statusCode).toBe(200);
       const dotted = await buildTestApp(dialect, { adminToken: 'ops.bootstrap.secret-2026' });
       try {
-        const response = await dotted.app.inject({ method: 'GET', url: `${API}/stores`, headers: asBearer('ops.bootstrap.secret-2026') });
+        const response = await dotted.app.inject({
+          method: 'GET',
+          url: `${API}/stores`,
+          headers: asBearer('ops.bootstrap.secret-2026'),
+        });
         expect(response.statusCode, response.body).toBe(200);
-        const unknown = await dotted.app.inject({ method: 'GET', url: `${API}/stores`, headers: asBearer('ops.bootstrap.wrong') });
+        const unknown = await dotted.app.inject({
+          method: 'GET',
+          url: `${API}/stores`,
+          headers: asBearer('ops.bootstrap.wrong'),
+        });
         expect(unknown.statusCode).toBe(401);
         expect(unknown.headers['www-authenticate']).toMatch(/error="invalid_token"/);
       } finally {

@@ -1,7 +1,11 @@
 import { generateKeyPair } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../../src/config.js';
-import { createExternalIssuer, type ExternalIssuerConfig, type ExternalVerification } from '../../src/modules/identity-provider/index.js';
+import {
+  createExternalIssuer,
+  type ExternalIssuerConfig,
+  type ExternalVerification,
+} from '../../src/modules/identity-provider/index.js';
 import { defaultRoleMap, mapClaims, parseRoleMap } from '../../src/modules/identity-provider/claims.js';
 import { metadataUrls, MIN_FETCH_INTERVAL_MS, REFRESH_MS } from '../../src/modules/identity-provider/provider-keys.js';
 import { startTestProvider, type TestProvider } from '../helpers/identity-provider.js';
@@ -17,19 +21,28 @@ describe('chain identity provider: verification', () => {
     await Promise.all(providers.splice(0).map((p) => p.close()));
   });
 
-  async function setUp(options: Parameters<typeof startTestProvider>[0] & { jwks?: boolean; config?: Partial<ExternalIssuerConfig>; fetch?: typeof fetch } = {}) {
+  async function setUp(
+    options: Parameters<typeof startTestProvider>[0] & {
+      jwks?: boolean;
+      config?: Partial<ExternalIssuerConfig>;
+      fetch?: typeof fetch;
+    } = {},
+  ) {
     const provider = await startTestProvider(options);
     providers.push(provider);
     // The verifier's clock: real time plus what a test skips ahead (the fetch interval).
     const clock = { ahead: 0 };
-    const issuer = createExternalIssuer({
-      issuer: provider.issuer,
-      audience: provider.audience,
-      ...(options.jwks ? { jwksUrl: provider.jwksUrl } : {}),
-      mapping: { roleClaims: ['roles', 'scp'], roleMap: defaultRoleMap(), storesClaim: 'stores' },
-      clockSkewSeconds: 60,
-      ...options.config,
-    }, { now: () => Date.now() + clock.ahead, ...(options.fetch ? { fetch: options.fetch } : {}) });
+    const issuer = createExternalIssuer(
+      {
+        issuer: provider.issuer,
+        audience: provider.audience,
+        ...(options.jwks ? { jwksUrl: provider.jwksUrl } : {}),
+        mapping: { roleClaims: ['roles', 'scp'], roleMap: defaultRoleMap(), storesClaim: 'stores' },
+        clockSkewSeconds: 60,
+        ...options.config,
+      },
+      { now: () => Date.now() + clock.ahead, ...(options.fetch ? { fetch: options.fetch } : {}) },
+    );
     const keyFetches = () => provider.hits.get(new URL(provider.jwksUrl).pathname) ?? 0;
     return { provider, issuer, keyFetches, clock };
   }
@@ -38,17 +51,38 @@ describe('chain identity provider: verification', () => {
 
   it('admits a provider token and maps roles and stores (array and string shapes)', async () => {
     const { provider, issuer } = await setUp();
-    const integration = await issuer.verify(await provider.sign({ roles: ['StoreOps.Integration'], preferred_username: 'erp@chain' }));
-    expect(integration).toMatchObject({ identity: { subject: 'user-1', name: 'erp@chain', role: 'integration', stores: null } });
-    expect(await issuer.verify(await provider.sign({ scp: 'profile read' }))).toMatchObject({ identity: { role: 'read' } });
-    expect(await issuer.verify(await provider.sign({ roles: ['store'], stores: ['S1', 'S2'] }))).toMatchObject({ identity: { role: 'store', stores: ['S1', 'S2'] } });
-    expect(await issuer.verify(await provider.sign({ roles: 'Store', stores: 'S1, S3 S4' }))).toMatchObject({ identity: { role: 'store', stores: ['S1', 'S3', 'S4'] } });
-    expect(await issuer.verify(await provider.sign({ roles: ['read', 'StoreOps.Admin'] }))).toMatchObject({ identity: { role: 'admin' } });
+    const integration = await issuer.verify(
+      await provider.sign({ roles: ['StoreOps.Integration'], preferred_username: 'erp@chain' }),
+    );
+    expect(integration).toMatchObject({
+      identity: { subject: 'user-1', name: 'erp@chain', role: 'integration', stores: null },
+    });
+    expect(await issuer.verify(await provider.sign({ scp: 'profile read' }))).toMatchObject({
+      identity: { role: 'read' },
+    });
+    expect(await issuer.verify(await provider.sign({ roles: ['store'], stores: ['S1', 'S2'] }))).toMatchObject({
+      identity: { role: 'store', stores: ['S1', 'S2'] },
+    });
+    expect(await issuer.verify(await provider.sign({ roles: 'Store', stores: 'S1, S3 S4' }))).toMatchObject({
+      identity: { role: 'store', stores: ['S1', 'S3', 'S4'] },
+    });
+    expect(await issuer.verify(await provider.sign({ roles: ['read', 'StoreOps.Admin'] }))).toMatchObject({
+      identity: { role: 'admin' },
+    });
   });
 
   it('refuses claims that map to no role, or to store and read at once, or a store role without stores: 403, never a default', async () => {
     const { provider, issuer } = await setUp();
-    for (const claims of [{}, { roles: ['Reader'] }, { scp: 'User.Read' }, { roles: [42] }, { roles: ['store', 'read'], stores: ['S1'] }, { roles: ['store'] }, { roles: ['store'], stores: [] }, { roles: ['store'], stores: { S1: true } }]) {
+    for (const claims of [
+      {},
+      { roles: ['Reader'] },
+      { scp: 'User.Read' },
+      { roles: [42] },
+      { roles: ['store', 'read'], stores: ['S1'] },
+      { roles: ['store'] },
+      { roles: ['store'], stores: [] },
+      { roles: ['store'], stores: { S1: true } },
+    ]) {
       const result = await issuer.verify(await provider.sign(claims));
       expect(refusal(result), JSON.stringify(claims)).toBe(403);
     }
@@ -57,7 +91,9 @@ describe('chain identity provider: verification', () => {
   it('refuses another issuer, another audience, an expired token and one not valid yet beyond the skew: 401', async () => {
     const { provider, issuer } = await setUp();
     const roles = { roles: ['admin'] };
-    expect(refusal(await issuer.verify(await provider.sign(roles, { issuer: 'https://login.example/other/v2.0' })))).toBe(401);
+    expect(
+      refusal(await issuer.verify(await provider.sign(roles, { issuer: 'https://login.example/other/v2.0' }))),
+    ).toBe(401);
     expect(refusal(await issuer.verify(await provider.sign(roles, { audience: 'api://another-app' })))).toBe(401);
     expect(refusal(await issuer.verify(await provider.sign(roles, { expiresIn: -120 })))).toBe(401);
     expect(refusal(await issuer.verify(await provider.sign(roles, { notBefore: 600 })))).toBe(401);
@@ -78,15 +114,22 @@ describe('chain identity provider: verification', () => {
     expect(refusal(await issuer.verify(none))).toBe(401);
     const jwks = (await (await fetch(provider.jwksUrl)).json()) as { keys: object[] };
     const secret = new TextEncoder().encode(JSON.stringify(jwks.keys[0]));
-    expect(refusal(await issuer.verify(await provider.sign({ roles: ['admin'] }, { alg: 'HS256', key: secret as never })))).toBe(401);
+    expect(
+      refusal(await issuer.verify(await provider.sign({ roles: ['admin'] }, { alg: 'HS256', key: secret as never }))),
+    ).toBe(401);
     const stranger = await generateKeyPair('RS256');
-    expect(refusal(await issuer.verify(await provider.sign({ roles: ['admin'] }, { key: stranger.privateKey })))).toBe(401);
+    expect(refusal(await issuer.verify(await provider.sign({ roles: ['admin'] }, { key: stranger.privateKey })))).toBe(
+      401,
+    );
     expect(refusal(await issuer.verify('a.b.c'))).toBe(401);
   });
 
   it('refuses an ID token (Keycloak typ ID) and admits a Keycloak access token (typ Bearer): 401', async () => {
     const { provider, issuer } = await setUp();
-    expect(await issuer.verify(await provider.sign({ roles: ['admin'], typ: 'ID' }))).toMatchObject({ failure: 'The token is not an access token (typ ID)', status: 401 });
+    expect(await issuer.verify(await provider.sign({ roles: ['admin'], typ: 'ID' }))).toMatchObject({
+      failure: 'The token is not an access token (typ ID)',
+      status: 401,
+    });
     expect(refusal(await issuer.verify(await provider.sign({ roles: ['admin'], typ: 'Refresh' })))).toBe(401);
     expect(refusal(await issuer.verify(await provider.sign({ roles: ['admin'], typ: 'Bearer' })))).toBe('admitted');
   });
@@ -103,7 +146,11 @@ describe('chain identity provider: verification', () => {
     clock.ahead = MIN_FETCH_INTERVAL_MS;
     expect(refusal(await issuer.verify(await provider.sign({ roles: ['admin'] }, { kid })))).toBe('admitted');
     expect(keyFetches()).toBe(2);
-    const flood = await Promise.all(Array.from({ length: 25 }, async (_, i) => issuer.verify(await provider.sign({ roles: ['admin'] }, { kid: `made-up-${i}` }))));
+    const flood = await Promise.all(
+      Array.from({ length: 25 }, async (_, i) =>
+        issuer.verify(await provider.sign({ roles: ['admin'] }, { kid: `made-up-${i}` })),
+      ),
+    );
     expect(flood.every((result) => refusal(result) === 401)).toBe(true);
     // The rotation's fetch was just made: within the interval nothing more is asked.
     expect(keyFetches()).toBe(2);
@@ -167,7 +214,11 @@ describe('chain identity provider: verification', () => {
   });
 
   it('finds the key set by OpenID discovery, by RFC 8414 metadata, or at AUTH_JWKS_URL without metadata', async () => {
-    for (const [discovery, jwks] of [['openid', false], ['rfc8414', false], ['none', true]] as const) {
+    for (const [discovery, jwks] of [
+      ['openid', false],
+      ['rfc8414', false],
+      ['none', true],
+    ] as const) {
       const { provider, issuer } = await setUp({ discovery, jwks });
       expect(refusal(await issuer.verify(await provider.sign({ roles: ['admin'] }))), discovery).toBe('admitted');
     }
@@ -182,22 +233,46 @@ describe('chain identity provider: claims and settings', () => {
     expect(roleMap).toBeInstanceOf(Map);
     const mapping = { roleClaims: ['groups'], roleMap: roleMap as Map<string, never>, storesClaim: 'shops' };
     expect(mapClaims({ groups: ['inventory.writer'] }, mapping)).toEqual({ role: 'integration', stores: null });
-    expect(mapClaims({ groups: 'Shop.Staff', shops: '12,14' }, mapping)).toEqual({ role: 'store', stores: ['12', '14'] });
+    expect(mapClaims({ groups: 'Shop.Staff', shops: '12,14' }, mapping)).toEqual({
+      role: 'store',
+      stores: ['12', '14'],
+    });
     expect(mapClaims({ groups: ['admin'] }, mapping)).toHaveProperty('refusal');
     expect(parseRoleMap('x=owner')).toMatch(/not a role/);
     expect(parseRoleMap('novalue')).toMatch(/value=role/);
   });
 
   it('reads the AUTH_* settings, and refuses to start on a half-configured provider', () => {
-    const config = loadConfig({ AUTH_ISSUER: 'https://login.microsoftonline.com/t1/v2.0', AUTH_AUDIENCE: 'api://store-ops', AUTH_STORES_CLAIM: 'shops' });
-    expect(config.externalIssuer).toMatchObject({ issuer: 'https://login.microsoftonline.com/t1/v2.0', audience: 'api://store-ops', clockSkewSeconds: 60, mapping: { roleClaims: ['roles', 'scp'], storesClaim: 'shops' } });
+    const config = loadConfig({
+      AUTH_ISSUER: 'https://login.microsoftonline.com/t1/v2.0',
+      AUTH_AUDIENCE: 'api://store-ops',
+      AUTH_STORES_CLAIM: 'shops',
+    });
+    expect(config.externalIssuer).toMatchObject({
+      issuer: 'https://login.microsoftonline.com/t1/v2.0',
+      audience: 'api://store-ops',
+      clockSkewSeconds: 60,
+      mapping: { roleClaims: ['roles', 'scp'], storesClaim: 'shops' },
+    });
     expect(loadConfig({}).externalIssuer).toBeUndefined();
     expect(() => loadConfig({ AUTH_ISSUER: 'https://login.example/t1' })).toThrow(/AUTH_AUDIENCE is required/);
     expect(() => loadConfig({ AUTH_AUDIENCE: 'api://x' })).toThrow(/need AUTH_ISSUER/);
-    expect(() => loadConfig({ AUTH_ISSUER: 'http://idp.example/realms/chain', AUTH_AUDIENCE: 'x' })).toThrow(ConfigError);
-    expect(() => loadConfig({ AUTH_ISSUER: 'https://idp.example/realms/chain', AUTH_AUDIENCE: 'x', AUTH_ROLE_MAP: 'a=owner' })).toThrow(/AUTH_ROLE_MAP/);
-    expect(() => loadConfig({ AUTH_ISSUER: 'https://idp.example/realms/chain', AUTH_AUDIENCE: 'x', AUTH_CLOCK_SKEW_SECONDS: '900' })).toThrow(ConfigError);
-    expect(loadConfig({ AUTH_ISSUER: 'http://127.0.0.1:9000/realms/chain', AUTH_AUDIENCE: 'x' }).externalIssuer?.issuer).toBe('http://127.0.0.1:9000/realms/chain');
+    expect(() => loadConfig({ AUTH_ISSUER: 'http://idp.example/realms/chain', AUTH_AUDIENCE: 'x' })).toThrow(
+      ConfigError,
+    );
+    expect(() =>
+      loadConfig({ AUTH_ISSUER: 'https://idp.example/realms/chain', AUTH_AUDIENCE: 'x', AUTH_ROLE_MAP: 'a=owner' }),
+    ).toThrow(/AUTH_ROLE_MAP/);
+    expect(() =>
+      loadConfig({
+        AUTH_ISSUER: 'https://idp.example/realms/chain',
+        AUTH_AUDIENCE: 'x',
+        AUTH_CLOCK_SKEW_SECONDS: '900',
+      }),
+    ).toThrow(ConfigError);
+    expect(
+      loadConfig({ AUTH_ISSUER: 'http://127.0.0.1:9000/realms/chain', AUTH_AUDIENCE: 'x' }).externalIssuer?.issuer,
+    ).toBe('http://127.0.0.1:9000/realms/chain');
   });
 
   it('looks for metadata where OpenID Discovery and RFC 8414 put it', () => {
@@ -206,6 +281,9 @@ describe('chain identity provider: claims and settings', () => {
       'https://login.microsoftonline.com/.well-known/oauth-authorization-server/t1/v2.0',
       'https://login.microsoftonline.com/t1/v2.0/.well-known/oauth-authorization-server',
     ]);
-    expect(metadataUrls('https://idp.example/')).toEqual(['https://idp.example/.well-known/openid-configuration', 'https://idp.example/.well-known/oauth-authorization-server']);
+    expect(metadataUrls('https://idp.example/')).toEqual([
+      'https://idp.example/.well-known/openid-configuration',
+      'https://idp.example/.well-known/oauth-authorization-server',
+    ]);
   });
 });

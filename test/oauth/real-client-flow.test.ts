@@ -32,7 +32,11 @@ class TapLikeClient {
       method: 'POST',
       url: '/oauth2/token',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ grant_type: 'client_credentials', ...this.credentials, scope: 'integration' }).toString(),
+      payload: new URLSearchParams({
+        grant_type: 'client_credentials',
+        ...this.credentials,
+        scope: 'integration',
+      }).toString(),
     });
     expect(response.statusCode, response.body).toBe(200);
     const body = response.json();
@@ -76,19 +80,39 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       t = await buildTestApp(dialect, { oauthAccessTokenSeconds: TOKEN_SECONDS, oauthClockSkewSeconds: 0 });
       expect((await t.post(`${API}/stores`, { stores: STORES.map((s) => storeInput(s)) })).statusCode).toBe(200);
-      expect((await t.post(`${API}/products`, { products: PRODUCTS.map((p) => productInput(p)) })).statusCode).toBe(200);
+      expect((await t.post(`${API}/products`, { products: PRODUCTS.map((p) => productInput(p)) })).statusCode).toBe(
+        200,
+      );
       for (const store of STORES) {
         const booked = await t.post(`${API}/stores/${store}/products/stock/storeproductlogs`, {
-          storeproductlog: PRODUCTS.map((product_number, i) => ({ product_number, quantity: i + 1, customer_order_line_number: 0, modification_datetime: new Date().toISOString() })),
+          storeproductlog: PRODUCTS.map((product_number, i) => ({
+            product_number,
+            quantity: i + 1,
+            customer_order_line_number: 0,
+            modification_datetime: new Date().toISOString(),
+          })),
         });
         expect(booked.statusCode, booked.body).toBe(200);
         // One delivery per store, received: a receipt.
         const order_number = `RO-${store}`;
         const announced = await t.post(`${API}/stores/${store}/orders/deliveries`, {
-          orders: [{ order_number, order_type: 1, datetime_expected: '2026-05-01T08:00:00Z', no_of_containers: 1, supplier_code: 'SUP', supplier_name: 'Supplier', order_lines: [{ line_number: 1, product_number: PRODUCTS[0], quantity: 5, target_stock_pool: 1 }] }],
+          orders: [
+            {
+              order_number,
+              order_type: 1,
+              datetime_expected: '2026-05-01T08:00:00Z',
+              no_of_containers: 1,
+              supplier_code: 'SUP',
+              supplier_name: 'Supplier',
+              order_lines: [{ line_number: 1, product_number: PRODUCTS[0], quantity: 5, target_stock_pool: 1 }],
+            },
+          ],
         });
         expect(announced.statusCode, announced.body).toBe(200);
-        const received = await t.post(`${API}/stores/${store}/orders/deliveries/${order_number}/receive`, { lines: [{ line_number: 1, received_quantity: 5 }], submit: true });
+        const received = await t.post(`${API}/stores/${store}/orders/deliveries/${order_number}/receive`, {
+          lines: [{ line_number: 1, received_quantity: 5 }],
+          submit: true,
+        });
         expect(received.statusCode, received.body).toBe(200);
       }
       await sleep(5);
@@ -117,7 +141,12 @@ for (const dialect of DIALECTS) {
           key: (l) => String(l.id),
           truth: `${API}/products/stock/storeproductlogs?last_modified_date=${start}&Page_Size=1000`,
         },
-        { name: 'receipts', url: `${API}/orders/receipts?receipt_type=1&last_modified_date=${start}`, key: (r) => String(r.import_id), truth: `${API}/orders/receipts?receipt_type=1&last_modified_date=${start}&Page_Size=1000` },
+        {
+          name: 'receipts',
+          url: `${API}/orders/receipts?receipt_type=1&last_modified_date=${start}`,
+          key: (r) => String(r.import_id),
+          truth: `${API}/orders/receipts?receipt_type=1&last_modified_date=${start}&Page_Size=1000`,
+        },
       ];
 
       for (const stream of streams) {

@@ -10,7 +10,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function call(server: ServerProcess, token: string, method: string, url: string, body?: unknown) {
   const response = await fetch(`${server.baseUrl}${url}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, json: (await response.json()) as Record<string, any>, headers: response.headers };
@@ -52,7 +55,8 @@ describe('revocation across server processes (issue 41)', { timeout: 120_000 }, 
         const fromB = await tokenFrom(b, created.json as never);
         const keptToken = await tokenFrom(b, kept.json as never);
         for (const server of servers) {
-          for (const token of [fromA, fromB, keptToken]) expect((await call(server, token, 'GET', `${API}/stores`)).status).toBe(200);
+          for (const token of [fromA, fromB, keptToken])
+            expect((await call(server, token, 'GET', `${API}/stores`)).status).toBe(200);
         }
         // Both processes have read the revoked clients just now: the revocation must still show within a second.
         expect((await call(b, ADMIN, 'DELETE', `${API}/clients/erp`)).status).toBe(200);
@@ -66,7 +70,16 @@ describe('revocation across server processes (issue 41)', { timeout: 120_000 }, 
           expect((await call(server, keptToken, 'GET', `${API}/stores`)).status).toBe(200);
         }
         // The metadata of both name the one issuer.
-        const issuers = await Promise.all(servers.map(async (s) => ((await (await fetch(`${s.baseUrl}/.well-known/oauth-authorization-server`)).json()) as { issuer: string }).issuer));
+        const issuers = await Promise.all(
+          servers.map(
+            async (s) =>
+              (
+                (await (await fetch(`${s.baseUrl}/.well-known/oauth-authorization-server`)).json()) as {
+                  issuer: string;
+                }
+              ).issuer,
+          ),
+        );
         expect(issuers[0]).toBe(issuers[1]);
       } finally {
         await Promise.all(servers.map((s) => s.stop()));

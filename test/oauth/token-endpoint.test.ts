@@ -44,7 +44,9 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       // The failure limit has its own test (its own app): here every refusal comes from one address.
       t = await buildTestApp(dialect, { oauthFailedAuthPerMinute: 1000 });
-      expect((await t.post(`${API}/stores`, { stores: ['S1', 'S2', 'S3'].map((n) => storeInput(n)) })).statusCode).toBe(200);
+      expect((await t.post(`${API}/stores`, { stores: ['S1', 'S2', 'S3'].map((n) => storeInput(n)) })).statusCode).toBe(
+        200,
+      );
       integration = await createClient({ name: 'erp', role: 'integration' });
       storeClient = await createClient({ name: 'till-s1', role: 'store', stores: ['S1', 'S2'] });
     });
@@ -59,22 +61,42 @@ for (const dialect of DIALECTS) {
       expect(response.headers['cache-control']).toBe('no-store');
       expect(response.headers.pragma).toBe('no-cache');
       const body = response.json();
-      expect(body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, scope: 'integration' });
+      expect(body).toEqual({
+        access_token: expect.any(String),
+        token_type: 'Bearer',
+        expires_in: 3600,
+        scope: 'integration',
+      });
       const header = decodeProtectedHeader(body.access_token);
       expect(header).toMatchObject({ alg: 'RS256', typ: 'at+jwt', kid: expect.any(String) });
       const claims = decodeJwt(body.access_token);
-      expect(claims).toMatchObject({ sub: integration.client_id, client_id: integration.client_id, scope: 'integration', iss: t.app.oauth.issuer, aud: t.app.oauth.audience });
+      expect(claims).toMatchObject({
+        sub: integration.client_id,
+        client_id: integration.client_id,
+        scope: 'integration',
+        iss: t.app.oauth.issuer,
+        aud: t.app.oauth.audience,
+      });
       expect(claims.exp! - claims.iat!).toBe(3600);
       expect(typeof claims.jti).toBe('string');
       const stores = await t.get(`${API}/stores`, body.access_token);
       expect(stores.statusCode, stores.body).toBe(200);
       expect(stores.json().total_count).toBe(3);
       const current = await t.get(`${API}/tokens/current`, body.access_token);
-      expect(current.json()).toMatchObject({ name: 'erp', role: 'integration', stores: null, kind: 'client', client_id: integration.client_id, expires_at: expect.any(String) });
+      expect(current.json()).toMatchObject({
+        name: 'erp',
+        role: 'integration',
+        stores: null,
+        kind: 'client',
+        client_id: integration.client_id,
+        expires_at: expect.any(String),
+      });
     });
 
     it('takes HTTP Basic client authentication (form-urlencoded id and secret, RFC 6749 §2.3.1)', async () => {
-      const basic = Buffer.from(`${encodeURIComponent(integration.client_id)}:${encodeURIComponent(integration.client_secret)}`).toString('base64');
+      const basic = Buffer.from(
+        `${encodeURIComponent(integration.client_id)}:${encodeURIComponent(integration.client_secret)}`,
+      ).toString('base64');
       const response = await tokenRequest({ grant_type: 'client_credentials' }, { authorization: `Basic ${basic}` });
       expect(response.statusCode, response.body).toBe(200);
       const wrong = Buffer.from(`${integration.client_id}:nope`).toString('base64');
@@ -82,37 +104,121 @@ for (const dialect of DIALECTS) {
       expectOAuthError(refused, 401, 'invalid_client');
       expect(refused.headers['www-authenticate']).toMatch(/^Basic /);
       // Two methods at once is a malformed request.
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', client_secret: integration.client_secret }, { authorization: `Basic ${basic}` }), 400, 'invalid_request');
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials' }, { authorization: 'Basic !!!' }), 401, 'invalid_client');
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from('nocolon').toString('base64')}` }), 401, 'invalid_client');
+      expectOAuthError(
+        await tokenRequest(
+          { grant_type: 'client_credentials', client_secret: integration.client_secret },
+          { authorization: `Basic ${basic}` },
+        ),
+        400,
+        'invalid_request',
+      );
+      expectOAuthError(
+        await tokenRequest({ grant_type: 'client_credentials' }, { authorization: 'Basic !!!' }),
+        401,
+        'invalid_client',
+      );
+      expectOAuthError(
+        await tokenRequest(
+          { grant_type: 'client_credentials' },
+          { authorization: `Basic ${Buffer.from('nocolon').toString('base64')}` },
+        ),
+        401,
+        'invalid_client',
+      );
     });
 
     it('refuses bad requests in RFC 6749 §5.2 form, never the API envelope and never a 500', async () => {
-      expectOAuthError(await tokenRequest({ client_id: integration.client_id, client_secret: integration.client_secret }), 400, 'invalid_request');
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', client_secret: integration.client_secret }), 400, 'invalid_request');
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', client_id: integration.client_id }), 400, 'invalid_request');
+      expectOAuthError(
+        await tokenRequest({ client_id: integration.client_id, client_secret: integration.client_secret }),
+        400,
+        'invalid_request',
+      );
+      expectOAuthError(
+        await tokenRequest({ grant_type: 'client_credentials', client_secret: integration.client_secret }),
+        400,
+        'invalid_request',
+      );
+      expectOAuthError(
+        await tokenRequest({ grant_type: 'client_credentials', client_id: integration.client_id }),
+        400,
+        'invalid_request',
+      );
       expectOAuthError(await tokenRequest({ grant_type: 'password', ...integration }), 400, 'unsupported_grant_type');
-      expectOAuthError(await tokenRequest({ grant_type: 'authorization_code', ...integration }), 400, 'unsupported_grant_type');
-      const wrongSecret = await tokenRequest({ grant_type: 'client_credentials', client_id: integration.client_id, client_secret: 'socs_wrong' });
+      expectOAuthError(
+        await tokenRequest({ grant_type: 'authorization_code', ...integration }),
+        400,
+        'unsupported_grant_type',
+      );
+      const wrongSecret = await tokenRequest({
+        grant_type: 'client_credentials',
+        client_id: integration.client_id,
+        client_secret: 'socs_wrong',
+      });
       expectOAuthError(wrongSecret, 401, 'invalid_client');
       expect(wrongSecret.headers['www-authenticate']).toBeDefined();
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', client_id: 'soc_unknown', client_secret: 'x' }), 401, 'invalid_client');
+      expectOAuthError(
+        await tokenRequest({ grant_type: 'client_credentials', client_id: 'soc_unknown', client_secret: 'x' }),
+        401,
+        'invalid_client',
+      );
       // Duplicated parameters (RFC 6749 §3.2).
-      expectOAuthError(await tokenRequest(`grant_type=client_credentials&grant_type=client_credentials&client_id=${integration.client_id}&client_secret=${integration.client_secret}`), 400, 'invalid_request');
+      expectOAuthError(
+        await tokenRequest(
+          `grant_type=client_credentials&grant_type=client_credentials&client_id=${integration.client_id}&client_secret=${integration.client_secret}`,
+        ),
+        400,
+        'invalid_request',
+      );
       // JSON instead of a form.
-      const json = await t.app.inject({ method: 'POST', url: '/oauth2/token', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ grant_type: 'client_credentials', ...integration }) });
+      const json = await t.app.inject({
+        method: 'POST',
+        url: '/oauth2/token',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ grant_type: 'client_credentials', ...integration }),
+      });
       expectOAuthError(json, 400, 'invalid_request');
-      const malformedJson = await t.app.inject({ method: 'POST', url: '/oauth2/token', headers: { 'content-type': 'application/json' }, payload: '{"grant_type":' });
+      const malformedJson = await t.app.inject({
+        method: 'POST',
+        url: '/oauth2/token',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"grant_type":',
+      });
       expectOAuthError(malformedJson, 400, 'invalid_request');
-      const text = await t.app.inject({ method: 'POST', url: '/oauth2/token', headers: { 'content-type': 'text/plain' }, payload: 'grant_type=client_credentials' });
+      const text = await t.app.inject({
+        method: 'POST',
+        url: '/oauth2/token',
+        headers: { 'content-type': 'text/plain' },
+        payload: 'grant_type=client_credentials',
+      });
       expectOAuthError(text, 400, 'invalid_request');
       expectOAuthError(await t.app.inject({ method: 'POST', url: '/oauth2/token' }), 400, 'invalid_request');
       // A huge body: 413, in OAuth's form.
-      expectOAuthError(await tokenRequest(`grant_type=client_credentials&scope=${'a'.repeat(200_000)}`), 413, 'invalid_request');
+      expectOAuthError(
+        await tokenRequest(`grant_type=client_credentials&scope=${'a'.repeat(200_000)}`),
+        413,
+        'invalid_request',
+      );
       // Bytes that are not UTF-8, a NUL, a huge client_id.
-      expectOAuthError(await t.app.inject({ method: 'POST', url: '/oauth2/token', headers: { 'content-type': FORM }, payload: Buffer.from([0x67, 0x3d, 0xff, 0xfe]) }), 400, 'invalid_request');
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', client_id: `a\u0000b`, client_secret: 'x' }), 400, 'invalid_request');
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', client_id: 'c'.repeat(10_000), client_secret: 'x' }), 401, 'invalid_client');
+      expectOAuthError(
+        await t.app.inject({
+          method: 'POST',
+          url: '/oauth2/token',
+          headers: { 'content-type': FORM },
+          payload: Buffer.from([0x67, 0x3d, 0xff, 0xfe]),
+        }),
+        400,
+        'invalid_request',
+      );
+      expectOAuthError(
+        await tokenRequest({ grant_type: 'client_credentials', client_id: `a\u0000b`, client_secret: 'x' }),
+        400,
+        'invalid_request',
+      );
+      expectOAuthError(
+        await tokenRequest({ grant_type: 'client_credentials', client_id: 'c'.repeat(10_000), client_secret: 'x' }),
+        401,
+        'invalid_client',
+      );
       expectOAuthError(await tokenRequest('%zz=%ff&grant_type=client_credentials'), 400, 'invalid_request');
     });
 
@@ -121,16 +227,44 @@ for (const dialect of DIALECTS) {
       const read = await fetchToken(integration, 'read');
       expect((await t.post(`${API}/stores`, { stores: [storeInput('S9')] }, read.access_token)).statusCode).toBe(403);
       expect((await fetchToken(integration, 'api://store-ops/.default')).scope).toBe('integration');
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', ...integration, scope: 'admin' }), 400, 'invalid_scope');
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', ...integration, scope: 'stock:everything' }), 400, 'invalid_scope');
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', ...integration, scope: 'read integration' }), 400, 'invalid_scope');
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', ...integration, scope: 'store:S1' }), 400, 'invalid_scope');
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', ...storeClient, scope: 'read' }), 400, 'invalid_scope');
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', ...storeClient, scope: 'store:S3' }), 400, 'invalid_scope');
+      expectOAuthError(
+        await tokenRequest({ grant_type: 'client_credentials', ...integration, scope: 'admin' }),
+        400,
+        'invalid_scope',
+      );
+      expectOAuthError(
+        await tokenRequest({ grant_type: 'client_credentials', ...integration, scope: 'stock:everything' }),
+        400,
+        'invalid_scope',
+      );
+      expectOAuthError(
+        await tokenRequest({ grant_type: 'client_credentials', ...integration, scope: 'read integration' }),
+        400,
+        'invalid_scope',
+      );
+      expectOAuthError(
+        await tokenRequest({ grant_type: 'client_credentials', ...integration, scope: 'store:S1' }),
+        400,
+        'invalid_scope',
+      );
+      expectOAuthError(
+        await tokenRequest({ grant_type: 'client_credentials', ...storeClient, scope: 'read' }),
+        400,
+        'invalid_scope',
+      );
+      expectOAuthError(
+        await tokenRequest({ grant_type: 'client_credentials', ...storeClient, scope: 'store:S3' }),
+        400,
+        'invalid_scope',
+      );
       // A client registered with a narrowing scope gets no more than it.
       const narrowed = await createClient({ name: 'reporting', role: 'integration', scope: 'read' });
       expect((await fetchToken(narrowed)).scope).toBe('read');
-      expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', ...narrowed, scope: 'integration' }), 400, 'invalid_scope');
+      expectOAuthError(
+        await tokenRequest({ grant_type: 'client_credentials', ...narrowed, scope: 'integration' }),
+        400,
+        'invalid_scope',
+      );
     });
 
     it('a store client sees only its stores, narrowed further by store:<n>', async () => {
@@ -143,7 +277,11 @@ for (const dialect of DIALECTS) {
       expect(one.scope).toBe('store store:S2');
       expect((await t.get(`${API}/stores/S1/locations`, one.access_token)).statusCode).toBe(403);
       expect((await t.get(`${API}/stores/S2/locations`, one.access_token)).statusCode).toBe(200);
-      expect((await t.get(`${API}/tokens/current`, one.access_token)).json()).toMatchObject({ role: 'store', stores: ['S2'], kind: 'client' });
+      expect((await t.get(`${API}/tokens/current`, one.access_token)).json()).toMatchObject({
+        role: 'store',
+        stores: ['S2'],
+        kind: 'client',
+      });
     });
 
     it('refuses expired, tampered, unsigned, foreign and unknown-key JWTs with 401 invalid_token', async () => {
@@ -168,7 +306,9 @@ for (const dialect of DIALECTS) {
       // Signed by a key of our own making: unknown kid, or our kid with another key.
       const { privateKey } = await generateKeyPair('RS256');
       const forge = (payload: Record<string, unknown>, header: Record<string, unknown> = {}) =>
-        new SignJWT(payload).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: 'not-ours', ...header }).sign(privateKey);
+        new SignJWT(payload)
+          .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: 'not-ours', ...header })
+          .sign(privateKey);
       await expectInvalid(await forge(claims), 'unknown kid');
       await expectInvalid(await forge(claims, { kid: decodeProtectedHeader(good).kid }), 'our kid, other key');
       // Another issuer, another audience, expired — signed with our own key.
@@ -222,7 +362,11 @@ for (const dialect of DIALECTS) {
       await fetchToken({ client_id: client.client_id, client_secret });
       await fetchToken(client);
       // Past the grace period the old secret is refused.
-      await t.app.ctx.db.updateTable('api_clients').set({ previous_secret_expires_at: Date.now() - 1 }).where('name', '=', 'rotating').execute();
+      await t.app.ctx.db
+        .updateTable('api_clients')
+        .set({ previous_secret_expires_at: Date.now() - 1 })
+        .where('name', '=', 'rotating')
+        .execute();
       expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', ...client }), 401, 'invalid_client');
       await fetchToken({ client_id: client.client_id, client_secret });
       expect((await t.post(`${API}/clients/nobody/rotate-secret`, undefined)).statusCode).toBe(404);
@@ -246,12 +390,25 @@ for (const dialect of DIALECTS) {
         expect(key.d).toBeUndefined();
       }
       // Once its verification time is over, the old key is gone: its tokens fail, the JWKS drops it.
-      await t.app.ctx.db.updateTable('oauth_signing_keys').set({ verify_until: Date.now() - 1 }).where('kid', '=', oldKid!).execute();
+      await t.app.ctx.db
+        .updateTable('oauth_signing_keys')
+        .set({ verify_until: Date.now() - 1 })
+        .where('kid', '=', oldKid!)
+        .execute();
       const later = await rotateSigningKey(t.app.ctx.db);
       expect(later.retired).toContain(oldKid);
-      const fresh = await t.get(`${API}/stores`, await new SignJWT(decodeJwt(before)).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: 'x' }).sign((await generateKeyPair('RS256')).privateKey));
+      const fresh = await t.get(
+        `${API}/stores`,
+        await new SignJWT(decodeJwt(before))
+          .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: 'x' })
+          .sign((await generateKeyPair('RS256')).privateKey),
+      );
       expect(fresh.statusCode).toBe(401);
-      expect((await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json().keys.map((k: { kid: string }) => k.kid)).not.toContain(oldKid);
+      expect(
+        (await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' }))
+          .json()
+          .keys.map((k: { kid: string }) => k.kid),
+      ).not.toContain(oldKid);
     });
 
     it('serves RFC 8414 metadata naming the token endpoint and the JWKS', async () => {
@@ -275,12 +432,18 @@ for (const dialect of DIALECTS) {
       const list = await t.get(`${API}/clients`);
       expect(list.statusCode).toBe(200);
       expect(list.body).not.toMatch(/socs_|secret_hash/);
-      expect(list.json().clients.find((c: { name: string }) => c.name === 'till-s1')).toMatchObject({ role: 'store', stores: ['S1', 'S2'], revoked: null });
+      expect(list.json().clients.find((c: { name: string }) => c.name === 'till-s1')).toMatchObject({
+        role: 'store',
+        stores: ['S1', 'S2'],
+        revoked: null,
+      });
       expect((await t.post(`${API}/clients`, { name: 'erp', role: 'read' })).statusCode).toBe(409);
       expect((await t.post(`${API}/clients`, { name: 'nostores', role: 'store' })).statusCode).toBe(400);
       expect((await t.post(`${API}/clients`, { name: 'wide', role: 'read', scope: 'admin' })).statusCode).toBe(400);
       expect((await t.post(`${API}/clients`, { name: 'bad', role: 'superuser' })).statusCode).toBe(400);
-      expect((await t.post(`${API}/clients`, { name: 'stores-on-read', role: 'read', stores: ['S1'] })).statusCode).toBe(400);
+      expect(
+        (await t.post(`${API}/clients`, { name: 'stores-on-read', role: 'read', stores: ['S1'] })).statusCode,
+      ).toBe(400);
       // An admin client's JWT manages clients too (admin role), and a sot_ admin token still works.
       const adminClient = await createClient({ name: 'ops', role: 'admin' });
       const adminJwt = (await fetchToken(adminClient)).access_token;
@@ -294,15 +457,27 @@ for (const dialect of DIALECTS) {
         const victim = (await limited.post(`${API}/clients`, { name: 'limited', role: 'read' })).json();
         const other = (await limited.post(`${API}/clients`, { name: 'other', role: 'read' })).json();
         const request = (form: Record<string, string>, ip: string) =>
-          limited.app.inject({ method: 'POST', url: '/oauth2/token', remoteAddress: ip, headers: { 'content-type': FORM }, payload: new URLSearchParams({ grant_type: 'client_credentials', ...form }).toString() });
+          limited.app.inject({
+            method: 'POST',
+            url: '/oauth2/token',
+            remoteAddress: ip,
+            headers: { 'content-type': FORM },
+            payload: new URLSearchParams({ grant_type: 'client_credentials', ...form }).toString(),
+          });
         // Per client_id: three failures from three addresses, then even the right secret waits.
-        for (const ip of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) expectOAuthError(await request({ client_id: victim.client_id, client_secret: 'wrong' }, ip), 401, 'invalid_client');
+        for (const ip of ['10.0.0.1', '10.0.0.2', '10.0.0.3'])
+          expectOAuthError(
+            await request({ client_id: victim.client_id, client_secret: 'wrong' }, ip),
+            401,
+            'invalid_client',
+          );
         const blocked = await request(victim, '10.0.0.4');
         expectOAuthError(blocked, 429, 'temporarily_unavailable');
         expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
         expect((await request(other, '10.0.0.4')).statusCode).toBe(200);
         // Per address: three failures for three unknown ids, then that address waits, others do not.
-        for (const id of ['a', 'b', 'c']) expectOAuthError(await request({ client_id: id, client_secret: 'x' }, '10.0.0.9'), 401, 'invalid_client');
+        for (const id of ['a', 'b', 'c'])
+          expectOAuthError(await request({ client_id: id, client_secret: 'x' }, '10.0.0.9'), 401, 'invalid_client');
         expectOAuthError(await request(other, '10.0.0.9'), 429, 'temporarily_unavailable');
         expect((await request(other, '10.0.0.8')).statusCode).toBe(200);
       } finally {

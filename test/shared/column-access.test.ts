@@ -2,12 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { objectOf, valuesOf } from '../../src/shared/column-access.js';
 
 // Names that would break generated source if they were pasted into it rather than quoted.
-const HOSTILE_NAMES = ['plain', 'with space', 'quote"inside', "single'quote", 'back\\slash', 'line\nbreak', '"]; throw new Error("injected"); //', '\u2028', 'constructor'];
+const HOSTILE_NAMES = [
+  'plain',
+  'with space',
+  'quote"inside',
+  "single'quote",
+  'back\\slash',
+  'line\nbreak',
+  '"]; throw new Error("injected"); //',
+  '\u2028',
+  'constructor',
+];
 
 describe('valuesOf (shared/column-access.ts)', () => {
   it('reads the columns in list order, null where a column is absent, undefined or null', () => {
     const read = valuesOf(['b', 'a', 'missing', 'unset', 'nothing', 'zero', 'empty', 'no']);
-    expect(read({ a: 1, b: 'two', unset: undefined, nothing: null, zero: 0, empty: '', no: false, extra: 'ignored' })).toEqual(['two', 1, null, null, null, 0, '', false]);
+    expect(
+      read({ a: 1, b: 'two', unset: undefined, nothing: null, zero: 0, empty: '', no: false, extra: 'ignored' }),
+    ).toEqual(['two', 1, null, null, null, 0, '', false]);
   });
 
   it('gives what the plain loop gives for any column name, without running any of it as code', () => {

@@ -1,5 +1,15 @@
 import fc from 'fast-check';
-import { LOCATIONS, PRODUCTS, STORES, TOKENS, UNKNOWN_LOCATION, UNKNOWN_STORE, type LocationCode, type ReasonKind, type TokenName } from './chain.js';
+import {
+  LOCATIONS,
+  PRODUCTS,
+  STORES,
+  TOKENS,
+  UNKNOWN_LOCATION,
+  UNKNOWN_STORE,
+  type LocationCode,
+  type ReasonKind,
+  type TokenName,
+} from './chain.js';
 import { DATE_TIME_SPELLINGS } from './time.js';
 
 /**
@@ -42,23 +52,80 @@ export interface EntryArg {
 export type StorePick = (typeof STORES)[number] | typeof UNKNOWN_STORE;
 
 export type Action =
-  | { kind: 'log'; who: TokenName; store: StorePick; entries: EntryArg[]; count: boolean; key: boolean; userSpelling: number }
   | {
-      kind: 'move'; who: TokenName; store: StorePick; product: number; from: LocationCode | null; fromPool: number | undefined; to: LocationCode | null; toPool: number | undefined; quantity: number; overage: boolean; key: boolean;
+      kind: 'log';
+      who: TokenName;
+      store: StorePick;
+      entries: EntryArg[];
+      count: boolean;
+      key: boolean;
+      userSpelling: number;
+    }
+  | {
+      kind: 'move';
+      who: TokenName;
+      store: StorePick;
+      product: number;
+      from: LocationCode | null;
+      fromPool: number | undefined;
+      to: LocationCode | null;
+      toPool: number | undefined;
+      quantity: number;
+      overage: boolean;
+      key: boolean;
       /** A side naming a customer order number (PRODUCT §5: bound stock moves while the store has no such order). */
       bound: { side: 'none' | 'from' | 'to'; order: EntryArg['order'] };
     }
   | { kind: 'review'; who: TokenName; pending: number; approve: boolean }
-  | { kind: 'deliveryCreate'; who: TokenName; store: StorePick; crossStore: boolean; origin: 'none' | 'other' | 'self' | 'outside'; originIndex: number; lines: Array<{ product: number; quantity: number; pool: number }>; key: boolean }
+  | {
+      kind: 'deliveryCreate';
+      who: TokenName;
+      store: StorePick;
+      crossStore: boolean;
+      origin: 'none' | 'other' | 'self' | 'outside';
+      originIndex: number;
+      lines: Array<{ product: number; quantity: number; pool: number }>;
+      key: boolean;
+    }
   | { kind: 'deliveryResend'; who: TokenName; delivery: number; variant: 'identical' | 'reorigin'; originIndex: number }
-  | { kind: 'receive'; who: TokenName; delivery: number; lines: Array<{ line: number; quantity: number }>; submit: boolean; key: boolean }
-  | { kind: 'orderCreate'; who: TokenName; store: StorePick; crossStore: boolean; lines: Array<{ product: number; quantity: number }>; key: boolean }
+  | {
+      kind: 'receive';
+      who: TokenName;
+      delivery: number;
+      lines: Array<{ line: number; quantity: number }>;
+      submit: boolean;
+      key: boolean;
+    }
+  | {
+      kind: 'orderCreate';
+      who: TokenName;
+      store: StorePick;
+      crossStore: boolean;
+      lines: Array<{ product: number; quantity: number }>;
+      key: boolean;
+    }
   | { kind: 'orderStatus'; who: TokenName; order: number; variant: 'claim' | 'cancel' }
-  | { kind: 'receiptEntry'; who: TokenName; delivery: number; line: number; quantity: number; location: LocationCode | null; pool: number | undefined; time: TimeKind; key: boolean }
+  | {
+      kind: 'receiptEntry';
+      who: TokenName;
+      delivery: number;
+      line: number;
+      quantity: number;
+      location: LocationCode | null;
+      pool: number | undefined;
+      time: TimeKind;
+      key: boolean;
+    }
   | { kind: 'pick'; who: TokenName; order: number; line: number; total: number; location: LocationCode | null | 'best' }
   | { kind: 'clear'; who: TokenName; order: number; otherStore: boolean }
   | { kind: 'reject'; who: TokenName; order: number }
-  | { kind: 'externalCount'; who: TokenName; store: StorePick; time: TimeKind; lines: Array<{ product: number; unit: boolean; quantity: number }> }
+  | {
+      kind: 'externalCount';
+      who: TokenName;
+      store: StorePick;
+      time: TimeKind;
+      lines: Array<{ product: number; unit: boolean; quantity: number }>;
+    }
   | { kind: 'deleteProduct'; product: number }
   | { kind: 'restoreProduct'; product: number }
   | { kind: 'revoke'; who: TokenName }
@@ -77,12 +144,28 @@ export type Action =
   | { kind: 'storeProducts'; who: TokenName; store: StorePick; product: number; put: boolean }
   | { kind: 'reasonFlush'; drop: 'review' | 'loss' }
   | { kind: 'reasonRestore' }
-  | { kind: 'productListCreate'; who: TokenName; store: StorePick; duplicates: boolean; lines: Array<{ product: number; quantity: QuantityKind }> }
-  | { kind: 'productListLines'; who: TokenName; list: number; lines: Array<{ product: number; quantity: QuantityKind }> }
+  | {
+      kind: 'productListCreate';
+      who: TokenName;
+      store: StorePick;
+      duplicates: boolean;
+      lines: Array<{ product: number; quantity: QuantityKind }>;
+    }
+  | {
+      kind: 'productListLines';
+      who: TokenName;
+      list: number;
+      lines: Array<{ product: number; quantity: QuantityKind }>;
+    }
   | { kind: 'productListRead'; who: TokenName; store: number }
   | { kind: 'productListDelete'; who: TokenName; list: number; archive: boolean }
   | { kind: 'masterRead'; who: TokenName; which: 'stores' | 'products' | 'categories' | 'reasoncodes' }
-  | { kind: 'masterWrite'; who: TokenName; which: 'categories' | 'prices' | 'discounts' | 'freefields' | 'attributes'; product: number }
+  | {
+      kind: 'masterWrite';
+      who: TokenName;
+      which: 'categories' | 'prices' | 'discounts' | 'freefields' | 'attributes';
+      product: number;
+    }
   | { kind: 'locationUpsert'; who: TokenName; store: StorePick; location: LocationCode; pool: number }
   | { kind: 'unresolved'; who: TokenName; store: number }
   | { kind: 'currentToken'; who: TokenName }
@@ -91,17 +174,40 @@ export type Action =
   | { kind: 'priceMove'; who: TokenName; price: number; store: StorePick | null }
   | { kind: 'storeRestore' };
 
-const weighted = <T>(...pairs: Array<[number, fc.Arbitrary<T>]>) => fc.oneof(...pairs.map(([weight, arbitrary]) => ({ weight, arbitrary })));
+const weighted = <T>(...pairs: Array<[number, fc.Arbitrary<T>]>) =>
+  fc.oneof(...pairs.map(([weight, arbitrary]) => ({ weight, arbitrary })));
 
 /** Mostly the tokens that may write everywhere; store and read tokens often enough to meet their limits. */
-const whoArb: fc.Arbitrary<TokenName> = fc.constantFrom<TokenName>('admin', 'integration', 'integration', 'storeS1', 'storeS1', 'storeS1S2', 'storeS1S2', 'read');
-const storeArb: fc.Arbitrary<StorePick> = weighted<StorePick>([30, fc.constantFrom('S1', 'S1', 'S2', 'W1')], [1, fc.constant(UNKNOWN_STORE)]);
+const whoArb: fc.Arbitrary<TokenName> = fc.constantFrom<TokenName>(
+  'admin',
+  'integration',
+  'integration',
+  'storeS1',
+  'storeS1',
+  'storeS1S2',
+  'storeS1S2',
+  'read',
+);
+const storeArb: fc.Arbitrary<StorePick> = weighted<StorePick>(
+  [30, fc.constantFrom('S1', 'S1', 'S2', 'W1')],
+  [1, fc.constant(UNKNOWN_STORE)],
+);
 const productArb = weighted([30, fc.nat({ max: PRODUCTS.length - 1 })], [1, fc.constant(PRODUCTS.length)]);
-const locationArb = weighted<LocationCode | typeof UNKNOWN_LOCATION | undefined>([30, fc.constantFrom<LocationCode | undefined>(...LOCATIONS, undefined)], [1, fc.constant(UNKNOWN_LOCATION)]);
+const locationArb = weighted<LocationCode | typeof UNKNOWN_LOCATION | undefined>(
+  [30, fc.constantFrom<LocationCode | undefined>(...LOCATIONS, undefined)],
+  [1, fc.constant(UNKNOWN_LOCATION)],
+);
 const knownLocationArb: fc.Arbitrary<LocationCode | null> = fc.constantFrom<LocationCode | null>('A', 'B', null);
 
 export const timeArb: fc.Arbitrary<TimeKind> = weighted<TimeKind>(
-  [20, fc.record({ kind: fc.constant('past' as const), minutes: fc.integer({ min: 1, max: 3000 }), ms: fc.nat({ max: 59_999 }) })],
+  [
+    20,
+    fc.record({
+      kind: fc.constant('past' as const),
+      minutes: fc.integer({ min: 1, max: 3000 }),
+      ms: fc.nat({ max: 59_999 }),
+    }),
+  ],
   [12, fc.constant({ kind: 'now' as const })],
   [2, fc.record({ kind: fc.constant('soon' as const), seconds: fc.integer({ min: 30, max: 240 }) })],
   [2, fc.record({ kind: fc.constant('future' as const), minutes: fc.integer({ min: 6, max: 60 * 24 * 400 }) })],
@@ -110,10 +216,21 @@ export const timeArb: fc.Arbitrary<TimeKind> = weighted<TimeKind>(
 );
 
 /** The moment of a stock entry or a count: now and then one dated in a month the ledger archived (runner.ts). */
-const entryTimeArb: fc.Arbitrary<TimeKind> = weighted<TimeKind>([10, timeArb], [1, fc.record({ kind: fc.constant('archived' as const), days: fc.nat({ max: 60 }) })]);
+const entryTimeArb: fc.Arbitrary<TimeKind> = weighted<TimeKind>(
+  [10, timeArb],
+  [1, fc.record({ kind: fc.constant('archived' as const), days: fc.nat({ max: 60 }) })],
+);
 
 const quantityArb: fc.Arbitrary<QuantityKind> = weighted<QuantityKind>(
-  [30, fc.oneof(fc.integer({ min: -4, max: 12 }), fc.integer({ min: -4000, max: 12_000 }).map((m) => m / 1000)).map((value) => ({ kind: 'small' as const, value }))],
+  [
+    30,
+    fc
+      .oneof(
+        fc.integer({ min: -4, max: 12 }),
+        fc.integer({ min: -4000, max: 12_000 }).map((m) => m / 1000),
+      )
+      .map((value) => ({ kind: 'small' as const, value })),
+  ],
   [2, fc.record({ kind: fc.constant('extreme' as const), sign: fc.constantFrom<1 | -1>(1, 1, -1) })],
   [1, fc.constant({ kind: 'tiny' as const })],
 );
@@ -144,96 +261,338 @@ const entryArb: fc.Arbitrary<EntryArg> = fc.record({
 const keyArb = fc.boolean();
 
 export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
-  [14, fc.record({ kind: fc.constant('log' as const), who: whoArb, store: storeArb, entries: fc.array(entryArb, { minLength: 1, maxLength: 3 }), count: fc.constant(false), key: keyArb, userSpelling: fc.nat({ max: 2 }) })],
-  [5, fc.record({ kind: fc.constant('log' as const), who: whoArb, store: storeArb, entries: fc.array(entryArb, { minLength: 1, maxLength: 2 }), count: fc.constant(true), key: keyArb, userSpelling: fc.nat({ max: 2 }) })],
+  [
+    14,
+    fc.record({
+      kind: fc.constant('log' as const),
+      who: whoArb,
+      store: storeArb,
+      entries: fc.array(entryArb, { minLength: 1, maxLength: 3 }),
+      count: fc.constant(false),
+      key: keyArb,
+      userSpelling: fc.nat({ max: 2 }),
+    }),
+  ],
   [
     5,
     fc.record({
-      kind: fc.constant('move' as const), who: whoArb, store: storeArb, product: productArb,
-      from: knownLocationArb, fromPool: fc.option(fc.constantFrom(1, 2), { nil: undefined }),
-      to: knownLocationArb, toPool: fc.option(fc.constantFrom(1, 2), { nil: undefined }),
-      quantity: fc.integer({ min: 1, max: 8 }), overage: fc.boolean(), key: keyArb,
+      kind: fc.constant('log' as const),
+      who: whoArb,
+      store: storeArb,
+      entries: fc.array(entryArb, { minLength: 1, maxLength: 2 }),
+      count: fc.constant(true),
+      key: keyArb,
+      userSpelling: fc.nat({ max: 2 }),
+    }),
+  ],
+  [
+    5,
+    fc.record({
+      kind: fc.constant('move' as const),
+      who: whoArb,
+      store: storeArb,
+      product: productArb,
+      from: knownLocationArb,
+      fromPool: fc.option(fc.constantFrom(1, 2), { nil: undefined }),
+      to: knownLocationArb,
+      toPool: fc.option(fc.constantFrom(1, 2), { nil: undefined }),
+      quantity: fc.integer({ min: 1, max: 8 }),
+      overage: fc.boolean(),
+      key: keyArb,
       bound: weighted<{ side: 'none' | 'from' | 'to'; order: EntryArg['order'] }>(
         [8, fc.constant({ side: 'none' as const, order: { kind: 'none' as const } })],
         [1, fc.record({ side: fc.constantFrom<'from' | 'to'>('from', 'to'), order: orderRefArb })],
       ),
     }),
   ],
-  [3, fc.record({ kind: fc.constant('review' as const), who: whoArb, pending: fc.nat({ max: 9 }), approve: fc.boolean() })],
+  [
+    3,
+    fc.record({
+      kind: fc.constant('review' as const),
+      who: whoArb,
+      pending: fc.nat({ max: 9 }),
+      approve: fc.boolean(),
+    }),
+  ],
   [
     4,
     fc.record({
-      kind: fc.constant('deliveryCreate' as const), who: whoArb, store: storeArb,
+      kind: fc.constant('deliveryCreate' as const),
+      who: whoArb,
+      store: storeArb,
       crossStore: weighted([3, fc.constant(false)], [1, fc.constant(true)]),
-      origin: fc.constantFrom<'none' | 'other' | 'self' | 'outside'>('none', 'other', 'other', 'other', 'self', 'outside'), originIndex: fc.nat({ max: 2 }),
-      lines: fc.array(fc.record({ product: productArb, quantity: fc.integer({ min: 1, max: 10 }), pool: fc.constantFrom(1, 1, 2) }), { minLength: 1, maxLength: 2 }),
+      origin: fc.constantFrom<'none' | 'other' | 'self' | 'outside'>(
+        'none',
+        'other',
+        'other',
+        'other',
+        'self',
+        'outside',
+      ),
+      originIndex: fc.nat({ max: 2 }),
+      lines: fc.array(
+        fc.record({ product: productArb, quantity: fc.integer({ min: 1, max: 10 }), pool: fc.constantFrom(1, 1, 2) }),
+        { minLength: 1, maxLength: 2 },
+      ),
       key: keyArb,
     }),
   ],
-  [2, fc.record({ kind: fc.constant('deliveryResend' as const), who: whoArb, delivery: fc.nat({ max: 9 }), variant: fc.constantFrom<'identical' | 'reorigin'>('identical', 'identical', 'reorigin'), originIndex: fc.nat({ max: 2 }) })],
+  [
+    2,
+    fc.record({
+      kind: fc.constant('deliveryResend' as const),
+      who: whoArb,
+      delivery: fc.nat({ max: 9 }),
+      variant: fc.constantFrom<'identical' | 'reorigin'>('identical', 'identical', 'reorigin'),
+      originIndex: fc.nat({ max: 2 }),
+    }),
+  ],
   [
     6,
     fc.record({
-      kind: fc.constant('receive' as const), who: whoArb, delivery: fc.nat({ max: 9 }),
-      lines: fc.array(fc.record({ line: fc.nat({ max: 1 }), quantity: weighted([8, fc.integer({ min: 1, max: 10 })], [1, fc.integer({ min: -6, max: -1 })]) }), { minLength: 0, maxLength: 2 }),
-      submit: weighted([4, fc.constant(false)], [1, fc.constant(true)]), key: keyArb,
+      kind: fc.constant('receive' as const),
+      who: whoArb,
+      delivery: fc.nat({ max: 9 }),
+      lines: fc.array(
+        fc.record({
+          line: fc.nat({ max: 1 }),
+          quantity: weighted([8, fc.integer({ min: 1, max: 10 })], [1, fc.integer({ min: -6, max: -1 })]),
+        }),
+        { minLength: 0, maxLength: 2 },
+      ),
+      submit: weighted([4, fc.constant(false)], [1, fc.constant(true)]),
+      key: keyArb,
     }),
   ],
-  [4, fc.record({ kind: fc.constant('orderCreate' as const), who: whoArb, store: storeArb, crossStore: weighted([3, fc.constant(false)], [1, fc.constant(true)]), lines: fc.array(fc.record({ product: productArb, quantity: fc.integer({ min: 1, max: 5 }) }), { minLength: 1, maxLength: 2 }), key: keyArb })],
-  [8, fc.record({ kind: fc.constant('pick' as const), who: whoArb, order: fc.nat({ max: 9 }), line: fc.nat({ max: 1 }), total: fc.integer({ min: 0, max: 6 }), location: fc.constantFrom<LocationCode | null | 'best'>('best', 'best', 'best', 'A', 'B', null) })],
-  [3, fc.record({ kind: fc.constant('clear' as const), who: whoArb, order: fc.nat({ max: 9 }), otherStore: weighted([8, fc.constant(false)], [1, fc.constant(true)]) })],
+  [
+    4,
+    fc.record({
+      kind: fc.constant('orderCreate' as const),
+      who: whoArb,
+      store: storeArb,
+      crossStore: weighted([3, fc.constant(false)], [1, fc.constant(true)]),
+      lines: fc.array(fc.record({ product: productArb, quantity: fc.integer({ min: 1, max: 5 }) }), {
+        minLength: 1,
+        maxLength: 2,
+      }),
+      key: keyArb,
+    }),
+  ],
+  [
+    8,
+    fc.record({
+      kind: fc.constant('pick' as const),
+      who: whoArb,
+      order: fc.nat({ max: 9 }),
+      line: fc.nat({ max: 1 }),
+      total: fc.integer({ min: 0, max: 6 }),
+      location: fc.constantFrom<LocationCode | null | 'best'>('best', 'best', 'best', 'A', 'B', null),
+    }),
+  ],
+  [
+    3,
+    fc.record({
+      kind: fc.constant('clear' as const),
+      who: whoArb,
+      order: fc.nat({ max: 9 }),
+      otherStore: weighted([8, fc.constant(false)], [1, fc.constant(true)]),
+    }),
+  ],
   [2, fc.record({ kind: fc.constant('reject' as const), who: whoArb, order: fc.nat({ max: 9 }) })],
   [
     3,
     fc.record({
-      kind: fc.constant('externalCount' as const), who: whoArb, store: storeArb, time: entryTimeArb,
-      lines: fc.array(fc.record({ product: productArb, unit: weighted([5, fc.constant(false)], [1, fc.constant(true)]), quantity: fc.integer({ min: 0, max: 20 }) }), { minLength: 1, maxLength: 3 }),
+      kind: fc.constant('externalCount' as const),
+      who: whoArb,
+      store: storeArb,
+      time: entryTimeArb,
+      lines: fc.array(
+        fc.record({
+          product: productArb,
+          unit: weighted([5, fc.constant(false)], [1, fc.constant(true)]),
+          quantity: fc.integer({ min: 0, max: 20 }),
+        }),
+        { minLength: 1, maxLength: 3 },
+      ),
     }),
   ],
-  [2, fc.record({ kind: fc.constant('orderStatus' as const), who: whoArb, order: fc.nat({ max: 9 }), variant: fc.constantFrom<'claim' | 'cancel'>('claim', 'claim', 'cancel') })],
+  [
+    2,
+    fc.record({
+      kind: fc.constant('orderStatus' as const),
+      who: whoArb,
+      order: fc.nat({ max: 9 }),
+      variant: fc.constantFrom<'claim' | 'cancel'>('claim', 'claim', 'cancel'),
+    }),
+  ],
   [
     4,
     fc.record({
-      kind: fc.constant('receiptEntry' as const), who: whoArb, delivery: fc.nat({ max: 9 }), line: fc.nat({ max: 1 }),
+      kind: fc.constant('receiptEntry' as const),
+      who: whoArb,
+      delivery: fc.nat({ max: 9 }),
+      line: fc.nat({ max: 1 }),
       quantity: weighted([8, fc.integer({ min: 1, max: 10 })], [1, fc.integer({ min: -6, max: -1 })]),
-      location: knownLocationArb, pool: fc.option(fc.constantFrom(1, 2), { nil: undefined, freq: 3 }), time: timeArb, key: keyArb,
+      location: knownLocationArb,
+      pool: fc.option(fc.constantFrom(1, 2), { nil: undefined, freq: 3 }),
+      time: timeArb,
+      key: keyArb,
     }),
   ],
-  [2, fc.record({ kind: fc.constant('surrounding' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
-  [3, fc.record({ kind: fc.constant('list' as const), who: whoArb, list: fc.constantFrom<'deliveries' | 'logs' | 'stock'>('deliveries', 'logs', 'stock') })],
+  [
+    2,
+    fc.record({
+      kind: fc.constant('surrounding' as const),
+      who: whoArb,
+      store: fc.nat({ max: STORES.length - 1 }),
+      product: fc.nat({ max: PRODUCTS.length - 1 }),
+    }),
+  ],
+  [
+    3,
+    fc.record({
+      kind: fc.constant('list' as const),
+      who: whoArb,
+      list: fc.constantFrom<'deliveries' | 'logs' | 'stock'>('deliveries', 'logs', 'stock'),
+    }),
+  ],
   [2, fc.record({ kind: fc.constant('locations' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }) })],
-  [2, fc.record({ kind: fc.constant('locationProducts' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }), location: fc.constantFrom<LocationCode>(...LOCATIONS), byTag: fc.boolean() })],
-  [2, fc.record({ kind: fc.constant('receipts' as const), who: whoArb, store: fc.option(fc.nat({ max: STORES.length - 1 }), { nil: null }), type: fc.constantFrom<1 | 2>(1, 2) })],
+  [
+    2,
+    fc.record({
+      kind: fc.constant('locationProducts' as const),
+      who: whoArb,
+      store: fc.nat({ max: STORES.length - 1 }),
+      location: fc.constantFrom<LocationCode>(...LOCATIONS),
+      byTag: fc.boolean(),
+    }),
+  ],
+  [
+    2,
+    fc.record({
+      kind: fc.constant('receipts' as const),
+      who: whoArb,
+      store: fc.option(fc.nat({ max: STORES.length - 1 }), { nil: null }),
+      type: fc.constantFrom<1 | 2>(1, 2),
+    }),
+  ],
   [2, fc.record({ kind: fc.constant('ordersList' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }) })],
-  [2, fc.record({ kind: fc.constant('storeProducts' as const), who: whoArb, store: storeArb, product: productArb, put: fc.boolean() })],
-  [1, fc.record({ kind: fc.constant('reasonFlush' as const), drop: fc.constantFrom<'review' | 'loss'>('review', 'loss') })],
+  [
+    2,
+    fc.record({
+      kind: fc.constant('storeProducts' as const),
+      who: whoArb,
+      store: storeArb,
+      product: productArb,
+      put: fc.boolean(),
+    }),
+  ],
+  [
+    1,
+    fc.record({
+      kind: fc.constant('reasonFlush' as const),
+      drop: fc.constantFrom<'review' | 'loss'>('review', 'loss'),
+    }),
+  ],
   [1, fc.constant({ kind: 'reasonRestore' as const })],
   [
     2,
     fc.record({
-      kind: fc.constant('productListCreate' as const), who: whoArb, store: storeArb, duplicates: fc.boolean(),
-      lines: fc.array(fc.record({ product: productArb, quantity: quantityArb.map((q) => (q.kind === 'small' ? { ...q, value: Math.abs(q.value) } : q.kind === 'extreme' ? { ...q, sign: 1 as const } : q)) }), { maxLength: 3 }),
+      kind: fc.constant('productListCreate' as const),
+      who: whoArb,
+      store: storeArb,
+      duplicates: fc.boolean(),
+      lines: fc.array(
+        fc.record({
+          product: productArb,
+          quantity: quantityArb.map((q) =>
+            q.kind === 'small'
+              ? { ...q, value: Math.abs(q.value) }
+              : q.kind === 'extreme'
+                ? { ...q, sign: 1 as const }
+                : q,
+          ),
+        }),
+        { maxLength: 3 },
+      ),
     }),
   ],
   [
     2,
     fc.record({
-      kind: fc.constant('productListLines' as const), who: whoArb, list: fc.nat({ max: 9 }),
-      lines: fc.array(fc.record({ product: productArb, quantity: quantityArb.map((q) => (q.kind === 'small' ? { ...q, value: Math.abs(q.value) } : q.kind === 'extreme' ? { ...q, sign: 1 as const } : q)) }), { minLength: 1, maxLength: 3 }),
+      kind: fc.constant('productListLines' as const),
+      who: whoArb,
+      list: fc.nat({ max: 9 }),
+      lines: fc.array(
+        fc.record({
+          product: productArb,
+          quantity: quantityArb.map((q) =>
+            q.kind === 'small'
+              ? { ...q, value: Math.abs(q.value) }
+              : q.kind === 'extreme'
+                ? { ...q, sign: 1 as const }
+                : q,
+          ),
+        }),
+        { minLength: 1, maxLength: 3 },
+      ),
     }),
   ],
-  [1, fc.record({ kind: fc.constant('productListRead' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }) })],
-  [1, fc.record({ kind: fc.constant('productListDelete' as const), who: whoArb, list: fc.nat({ max: 9 }), archive: fc.boolean() })],
-  [1, fc.record({ kind: fc.constant('masterRead' as const), who: whoArb, which: fc.constantFrom<'stores' | 'products' | 'categories' | 'reasoncodes'>('stores', 'products', 'categories', 'reasoncodes') })],
   [
     1,
     fc.record({
-      kind: fc.constant('masterWrite' as const), who: whoArb,
-      which: fc.constantFrom<'categories' | 'prices' | 'discounts' | 'freefields' | 'attributes'>('categories', 'prices', 'discounts', 'freefields', 'attributes'),
+      kind: fc.constant('productListRead' as const),
+      who: whoArb,
+      store: fc.nat({ max: STORES.length - 1 }),
+    }),
+  ],
+  [
+    1,
+    fc.record({
+      kind: fc.constant('productListDelete' as const),
+      who: whoArb,
+      list: fc.nat({ max: 9 }),
+      archive: fc.boolean(),
+    }),
+  ],
+  [
+    1,
+    fc.record({
+      kind: fc.constant('masterRead' as const),
+      who: whoArb,
+      which: fc.constantFrom<'stores' | 'products' | 'categories' | 'reasoncodes'>(
+        'stores',
+        'products',
+        'categories',
+        'reasoncodes',
+      ),
+    }),
+  ],
+  [
+    1,
+    fc.record({
+      kind: fc.constant('masterWrite' as const),
+      who: whoArb,
+      which: fc.constantFrom<'categories' | 'prices' | 'discounts' | 'freefields' | 'attributes'>(
+        'categories',
+        'prices',
+        'discounts',
+        'freefields',
+        'attributes',
+      ),
       product: fc.nat({ max: PRODUCTS.length - 1 }),
     }),
   ],
-  [1, fc.record({ kind: fc.constant('locationUpsert' as const), who: whoArb, store: storeArb, location: fc.constantFrom<LocationCode>(...LOCATIONS), pool: fc.constantFrom(1, 2, 3) })],
+  [
+    1,
+    fc.record({
+      kind: fc.constant('locationUpsert' as const),
+      who: whoArb,
+      store: storeArb,
+      location: fc.constantFrom<LocationCode>(...LOCATIONS),
+      pool: fc.constantFrom(1, 2, 3),
+    }),
+  ],
   [1, fc.record({ kind: fc.constant('unresolved' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }) })],
   [1, fc.record({ kind: fc.constant('currentToken' as const), who: whoArb })],
   [1, fc.record({ kind: fc.constant('storeFlush' as const), drop: fc.nat({ max: STORES.length - 1 }) })],
@@ -252,17 +611,37 @@ export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
   [1, fc.record({ kind: fc.constant('restoreProduct' as const), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
   [3, fc.record({ kind: fc.constant('resend' as const), spelling: fc.nat({ max: 3 }) })],
   [3, fc.record({ kind: fc.constant('resendTimes' as const), spelling: fc.nat({ max: DATE_TIME_SPELLINGS - 1 }) })],
-  [2, fc.record({ kind: fc.constant('stockPull' as const), who: whoArb, from: weighted<'start' | 'future'>([3, fc.constant('start' as const)], [1, fc.constant('future' as const)]) })],
-  [3, fc.record({ kind: fc.constant('read' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }), product: fc.nat({ max: PRODUCTS.length - 1 }) })],
+  [
+    2,
+    fc.record({
+      kind: fc.constant('stockPull' as const),
+      who: whoArb,
+      from: weighted<'start' | 'future'>([3, fc.constant('start' as const)], [1, fc.constant('future' as const)]),
+    }),
+  ],
+  [
+    3,
+    fc.record({
+      kind: fc.constant('read' as const),
+      who: whoArb,
+      store: fc.nat({ max: STORES.length - 1 }),
+      product: fc.nat({ max: PRODUCTS.length - 1 }),
+    }),
+  ],
 );
 
 /** Rare: a token revoked in the middle of a sequence (costs a second: the credential cache). */
-export const revokeArb: fc.Arbitrary<Action> = fc.record({ kind: fc.constant('revoke' as const), who: fc.constantFrom<TokenName>('storeS1S2', 'storeS1S2', 'read', 'integration') });
+export const revokeArb: fc.Arbitrary<Action> = fc.record({
+  kind: fc.constant('revoke' as const),
+  who: fc.constantFrom<TokenName>('storeS1S2', 'storeS1S2', 'read', 'integration'),
+});
 
 /** A sequence: some stock and flows to start from, then anything. Steps shrink to nothing. */
 export function sequenceArb(minSteps: number, maxSteps: number): fc.Arbitrary<Action[]> {
   const step = fc.option(weighted<Action>([60, actionArb], [1, revokeArb]), { nil: undefined, freq: 30 });
-  return fc.array(step, { minLength: minSteps, maxLength: maxSteps }).map((steps) => steps.filter((s): s is Action => s !== undefined));
+  return fc
+    .array(step, { minLength: minSteps, maxLength: maxSteps })
+    .map((steps) => steps.filter((s): s is Action => s !== undefined));
 }
 
 export const ALL_TOKENS = TOKENS;

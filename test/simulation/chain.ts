@@ -44,4 +44,10 @@ export const TOKEN_STORES: Record<TokenName, readonly string[] | null> = {
   storeS1S2: ['S1', 'S2'],
   read: null,
 };
-export const TOKEN_ROLES = { admin: 'admin', integration: 'integration', storeS1: 'store', storeS1S2: 'store', read: 'read' } as const;
+export const TOKEN_ROLES = {
+  admin: 'admin',
+  integration: 'integration',
+  storeS1: 'store',
+  storeS1S2: 'store',
+  read: 'read',
+} as const;

@@ -52,8 +52,19 @@ export class FeedMirrors {
   static async start(app: FastifyInstance, run: string): Promise<FeedMirrors> {
     const readers: Reader[] = [];
     for (const { name, stores } of READERS) {
-      const token = await createToken(app.ctx.db, { name: `${run}-feed-${name}`, role: stores === null ? 'read' : 'store', stores: stores === null ? undefined : [...stores], createdBy: 'simulation' });
-      readers.push({ name, stores, token, after: 0, mirror: { prices: new Map(), lists: new Map(), deliveries: new Map(), orders: new Map() } });
+      const token = await createToken(app.ctx.db, {
+        name: `${run}-feed-${name}`,
+        role: stores === null ? 'read' : 'store',
+        stores: stores === null ? undefined : [...stores],
+        createdBy: 'simulation',
+      });
+      readers.push({
+        name,
+        stores,
+        token,
+        after: 0,
+        mirror: { prices: new Map(), lists: new Map(), deliveries: new Map(), orders: new Map() },
+      });
     }
     const mirrors = new FeedMirrors(app, readers);
     for (const reader of readers) {
@@ -67,8 +78,13 @@ export class FeedMirrors {
     const events: FeedEvent[] = [];
     let after = reader.after;
     for (;;) {
-      const response = await this.app.inject({ method: 'GET', url: `${API}/events?after=${after}&limit=1000`, headers: { authorization: `Bearer ${reader.token}` } });
-      if (response.statusCode !== 200) throw new Error(`feed of ${reader.name} answered ${response.statusCode}: ${response.body.slice(0, 300)}`);
+      const response = await this.app.inject({
+        method: 'GET',
+        url: `${API}/events?after=${after}&limit=1000`,
+        headers: { authorization: `Bearer ${reader.token}` },
+      });
+      if (response.statusCode !== 200)
+        throw new Error(`feed of ${reader.name} answered ${response.statusCode}: ${response.body.slice(0, 300)}`);
       const page = response.json() as { events: FeedEvent[]; next_after: number };
       events.push(...page.events);
       if (page.next_after === after) return { events, last: after };
@@ -86,7 +102,8 @@ export class FeedMirrors {
       for (const part of ['prices', 'lists', 'deliveries', 'orders'] as const) {
         const have = describe(reader.mirror[part]);
         const should = describe(want[part]);
-        if (have !== should) return `the ${reader.name} feed's mirror of ${part} is ${have}, the model's view ${should}`;
+        if (have !== should)
+          return `the ${reader.name} feed's mirror of ${part} is ${have}, the model's view ${should}`;
       }
     }
     return undefined;
@@ -122,10 +139,15 @@ function expected(model: ChainModel, stores: readonly string[] | null): Mirror {
   const sees = (store: string | null) => store === null || stores === null || stores.includes(store);
   return {
     prices: new Map([...model.prices].filter(([, store]) => sees(store))),
-    lists: new Map(model.productLists.filter((l) => l.state !== 'deleted' && sees(l.store)).map((l) => [l.id, l.state === 'archived'])),
+    lists: new Map(
+      model.productLists
+        .filter((l) => l.state !== 'deleted' && sees(l.store))
+        .map((l) => [l.id, l.state === 'archived']),
+    ),
     deliveries: new Map(model.deliveries.filter((d) => sees(d.store)).map((d) => [d.number, d.store])),
     orders: new Map(model.orders.filter((o) => sees(o.store)).map((o) => [o.number, o.store])),
   };
 }
 
-const describe = (map: Map<unknown, unknown>) => JSON.stringify([...map].sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
+const describe = (map: Map<unknown, unknown>) =>
+  JSON.stringify([...map].sort((a, b) => String(a[0]).localeCompare(String(b[0]))));

@@ -1,4 +1,13 @@
-import { DEFAULT_POOL, PRODUCTS, STORES, TOKEN_STORES, type LocationCode, type ProductNo, type StoreNo, type TokenName } from './chain.js';
+import {
+  DEFAULT_POOL,
+  PRODUCTS,
+  STORES,
+  TOKEN_STORES,
+  type LocationCode,
+  type ProductNo,
+  type StoreNo,
+  type TokenName,
+} from './chain.js';
 
 /**
  * The reference model of the chain (issue 26): what the service must hold after any sequence
@@ -26,7 +35,13 @@ export interface TimedEntry {
 }
 
 /** A balance key as `balancesOf`-like reads show it: store|product|location|pool|order ("-" for none). */
-export function balanceKey(store: string, product: string, location: string | null, pool: number, order: string | null): string {
+export function balanceKey(
+  store: string,
+  product: string,
+  location: string | null,
+  pool: number,
+  order: string | null,
+): string {
   return `${store}|${product}|${location ?? '-'}|${pool}|${order ?? '-'}`;
 }
 
@@ -121,7 +136,11 @@ export class ChainModel {
 
   clone(): ChainModel {
     const copy = new ChainModel();
-    for (const [key, entries] of this.balances) copy.balances.set(key, entries.map((e) => ({ ...e })));
+    for (const [key, entries] of this.balances)
+      copy.balances.set(
+        key,
+        entries.map((e) => ({ ...e })),
+      );
     copy.pending = this.pending.map((p) => ({ ...p }));
     copy.deliveries = this.deliveries.map((d) => ({ ...d, lines: d.lines.map((l) => ({ ...l })) }));
     copy.orders = this.orders.map((o) => ({ ...o, lines: o.lines.map((l) => ({ ...l })) }));
@@ -149,7 +168,9 @@ export class ChainModel {
 
   /** The level at a moment: every entry at or before it (a count at `at` reads this). */
   levelAt(key: string, at: number): bigint {
-    const entries = [...(this.balances.get(key) ?? [])].filter((e) => e.at <= at).sort((a, b) => a.at - b.at || a.seq - b.seq);
+    const entries = [...(this.balances.get(key) ?? [])]
+      .filter((e) => e.at <= at)
+      .sort((a, b) => a.at - b.at || a.seq - b.seq);
     let level = 0n;
     for (const entry of entries) level = entry.count ? entry.milli : level + entry.milli;
     return level;

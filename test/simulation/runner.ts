@@ -5,7 +5,16 @@ import { verifyAll } from '../../src/verify.js';
 import { addMonths, monthStart } from '../../src/db/months.js';
 import { archiveLedgerBefore } from '../../src/ledger/archive.js';
 import type { Action } from './actions.js';
-import { LOCATIONS, DEFAULT_POOL, PRODUCTS, STORES, TOKEN_ROLES, TOKEN_STORES, TOKENS, type TokenName } from './chain.js';
+import {
+  LOCATIONS,
+  DEFAULT_POOL,
+  PRODUCTS,
+  STORES,
+  TOKEN_ROLES,
+  TOKEN_STORES,
+  TOKENS,
+  type TokenName,
+} from './chain.js';
 import { ChainModel } from './model.js';
 import { ANOTHER_INSTANT, respellDateTimes } from './time.js';
 import { FeedMirrors } from './feeds.js';
@@ -31,7 +40,12 @@ export async function createSequenceTokens(app: FastifyInstance, run: string): P
   const entries = await Promise.all(
     TOKENS.map(async (name) => {
       const stores = TOKEN_STORES[name];
-      const value = await createToken(app.ctx.db, { name: `${run}-${name}`, role: TOKEN_ROLES[name], stores: stores === null ? undefined : [...stores], createdBy: 'simulation' });
+      const value = await createToken(app.ctx.db, {
+        name: `${run}-${name}`,
+        role: TOKEN_ROLES[name],
+        stores: stores === null ? undefined : [...stores],
+        createdBy: 'simulation',
+      });
       return [name, value] as const;
     }),
   );
@@ -41,7 +55,12 @@ export async function createSequenceTokens(app: FastifyInstance, run: string): P
 /** Answers seen per operation and status (`kind status` → count), for a search's summary. */
 export type OutcomeCounts = Map<string, number>;
 
-export async function runSequence(app: FastifyInstance, actions: readonly Action[], run: string, outcomes?: OutcomeCounts): Promise<{ trace: string[] }> {
+export async function runSequence(
+  app: FastifyInstance,
+  actions: readonly Action[],
+  run: string,
+  outcomes?: OutcomeCounts,
+): Promise<{ trace: string[] }> {
   const tokens = await createSequenceTokens(app, run);
   const trace: string[] = [];
   const send = async (request: Plan['request']): Promise<Answer> => {
@@ -86,7 +105,8 @@ export async function runSequence(app: FastifyInstance, actions: readonly Action
     }
     if (action.kind === 'resendTimes') {
       const status = await resendWithTimes(action.spelling, context, model, send, trace, fail);
-      if (status !== undefined) outcomes?.set(`resendTimes ${status}`, (outcomes.get(`resendTimes ${status}`) ?? 0) + 1);
+      if (status !== undefined)
+        outcomes?.set(`resendTimes ${status}`, (outcomes.get(`resendTimes ${status}`) ?? 0) + 1);
       continue;
     }
     const plan = planStep(model, action, context);
@@ -96,12 +116,18 @@ export async function runSequence(app: FastifyInstance, actions: readonly Action
     const answer = await send(plan.request);
     const outcome = `${action.kind} ${answer.status}`;
     outcomes?.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-    trace.push(`#${context.step} ${plan.label} -> ${answer.status}${answer.status >= 400 ? ` ${describeError(answer.json)}` : ''}`);
-    if (!plan.expect.includes(answer.status)) fail(`step ${context.step}: expected ${plan.expect.join(' or ')}, got ${answer.status}: ${answer.raw.slice(0, 500)}`);
+    trace.push(
+      `#${context.step} ${plan.label} -> ${answer.status}${answer.status >= 400 ? ` ${describeError(answer.json)}` : ''}`,
+    );
+    if (!plan.expect.includes(answer.status))
+      fail(
+        `step ${context.step}: expected ${plan.expect.join(' or ')}, got ${answer.status}: ${answer.raw.slice(0, 500)}`,
+      );
     const problem = plan.check?.(model, answer) ?? (await plan.audit?.(app.ctx.db, answer));
     if (problem) fail(`step ${context.step}: ${problem}`);
     if (answer.status < 300) plan.commit?.(model, answer);
-    if (keyed && answer.status < 500 && ![401, 403, 409, 429].includes(answer.status)) context.lastKeyed = { plan, status: answer.status, body: answer.raw };
+    if (keyed && answer.status < 500 && ![401, 403, 409, 429].includes(answer.status))
+      context.lastKeyed = { plan, status: answer.status, body: answer.raw };
     await compareBalances(app, model, fail, context.step);
     if (action.kind === 'priceMove' && answer.status < 300) {
       const moved = await feeds.check(model);
@@ -158,16 +184,23 @@ async function resendWithKey(
   const changedBody = altered !== undefined;
   if (altered !== undefined) request.body = altered;
   const answer = await send(request);
-  trace.push(`#${context.step} re-send with the key of "${last.plan.label}" as ${request.url}${changedBody ? ' (another body)' : ''} -> ${answer.status}`);
+  trace.push(
+    `#${context.step} re-send with the key of "${last.plan.label}" as ${request.url}${changedBody ? ' (another body)' : ''} -> ${answer.status}`,
+  );
   const refusal = model.routeRefusal(request.who, true);
   const expected = refusal ?? (changedBody ? 409 : last.status);
   // A body the schema refuses never reaches the key: changed, it may still be that 400.
   const stillInvalid = changedBody && last.status === 400 && answer.status === 400;
   if (answer.status !== expected && !stillInvalid) {
-    fail(`step ${context.step}: the re-send answered ${answer.status}, expected ${expected}: ${answer.raw.slice(0, 300)}`);
+    fail(
+      `step ${context.step}: the re-send answered ${answer.status}, expected ${expected}: ${answer.raw.slice(0, 300)}`,
+    );
   }
   // A 400 of the schema is answered afresh (no key was reserved); any other kept answer comes back as it was.
-  if (!changedBody && refusal === null && last.status !== 400 && answer.raw !== last.body) fail(`step ${context.step}: the replayed answer differs: ${answer.raw.slice(0, 300)} vs ${last.body.slice(0, 300)}`);
+  if (!changedBody && refusal === null && last.status !== 400 && answer.raw !== last.body)
+    fail(
+      `step ${context.step}: the replayed answer differs: ${answer.raw.slice(0, 300)} vs ${last.body.slice(0, 300)}`,
+    );
 }
 
 /**
@@ -192,13 +225,21 @@ async function resendWithTimes(
   const request = { ...last.plan.request, body };
   const answer = await send(request);
   const another = spelling === ANOTHER_INSTANT;
-  trace.push(`#${context.step} re-send with the key of "${last.plan.label}", ${count} date-time(s) ${another ? 'moved 1 ms' : `re-spelt (${JSON.stringify(body).match(/"\d{4}-\d{2}-\d{2}T[^"]*"/)?.[0]})`} -> ${answer.status}`);
+  trace.push(
+    `#${context.step} re-send with the key of "${last.plan.label}", ${count} date-time(s) ${another ? 'moved 1 ms' : `re-spelt (${JSON.stringify(body).match(/"\d{4}-\d{2}-\d{2}T[^"]*"/)?.[0]})`} -> ${answer.status}`,
+  );
   const refusal = model.routeRefusal(request.who, true);
   const expected = refusal ?? (another ? 409 : last.status);
   // A body the schema refuses never reaches the key: moved, it may still be that 400.
   const stillInvalid = another && last.status === 400 && answer.status === 400;
-  if (answer.status !== expected && !stillInvalid) fail(`step ${context.step}: the date-time re-send answered ${answer.status}, expected ${expected}: ${answer.raw.slice(0, 300)}`);
-  if (!another && refusal === null && last.status !== 400 && answer.raw !== last.body) fail(`step ${context.step}: the replayed answer differs: ${answer.raw.slice(0, 300)} vs ${last.body.slice(0, 300)}`);
+  if (answer.status !== expected && !stillInvalid)
+    fail(
+      `step ${context.step}: the date-time re-send answered ${answer.status}, expected ${expected}: ${answer.raw.slice(0, 300)}`,
+    );
+  if (!another && refusal === null && last.status !== 400 && answer.raw !== last.body)
+    fail(
+      `step ${context.step}: the replayed answer differs: ${answer.raw.slice(0, 300)} vs ${last.body.slice(0, 300)}`,
+    );
   return answer.status;
 }
 
@@ -240,7 +281,12 @@ function respell(url: string, spelling: number): string {
 }
 
 /** Every non-zero balance of the chain, as the database holds it, against the model's. */
-async function compareBalances(app: FastifyInstance, model: ChainModel, fail: (message: string) => never, step: number): Promise<void> {
+async function compareBalances(
+  app: FastifyInstance,
+  model: ChainModel,
+  fail: (message: string) => never,
+  step: number,
+): Promise<void> {
   const rows = await app.ctx.db
     .selectFrom('stock_balances as b')
     .innerJoin('products as p', 'p.id', 'b.product_id')
@@ -251,18 +297,26 @@ async function compareBalances(app: FastifyInstance, model: ChainModel, fail: (m
   for (const row of rows) {
     const quantity = BigInt(row.quantity as unknown as string | number);
     if (quantity === 0n) continue;
-    stored.set(`${row.store_number}|${row.product_number}|${row.location_code ?? '-'}|${row.pool}|${row.order_key || '-'}`, quantity);
+    stored.set(
+      `${row.store_number}|${row.product_number}|${row.location_code ?? '-'}|${row.pool}|${row.order_key || '-'}`,
+      quantity,
+    );
   }
   const expected = model.nonZeroBalances();
   const keys = new Set([...stored.keys(), ...expected.keys()]);
   const differences = [...keys].filter((key) => stored.get(key) !== expected.get(key)).sort();
   if (differences.length > 0) {
-    fail(`step ${step}: balances differ from the model: ${differences.map((key) => `${key} stored ${stored.get(key) ?? 0n} model ${expected.get(key) ?? 0n}`).join('; ')}`);
+    fail(
+      `step ${step}: balances differ from the model: ${differences.map((key) => `${key} stored ${stored.get(key) ?? 0n} model ${expected.get(key) ?? 0n}`).join('; ')}`,
+    );
   }
 }
 
 /** The chain every sequence starts from (chain.ts), set up through the API like an ERP would. */
-export async function setUpChain(send: (request: Plan['request']) => Promise<Answer>, fail: (message: string) => never): Promise<void> {
+export async function setUpChain(
+  send: (request: Plan['request']) => Promise<Answer>,
+  fail: (message: string) => never,
+): Promise<void> {
   const steps: Plan['request'][] = [
     {
       method: 'POST',
@@ -271,12 +325,23 @@ export async function setUpChain(send: (request: Plan['request']) => Promise<Ans
       body: { stores: STORES.map(storeRecord) },
     },
     { method: 'POST', url: `${API}/products`, who: 'admin', body: { products: PRODUCTS.map(productRecord) } },
-    { method: 'POST', url: `${API}/reasoncodes`, who: 'admin', body: { reason_codes: REASON_RECORDS.map(([, record]) => record) } },
+    {
+      method: 'POST',
+      url: `${API}/reasoncodes`,
+      who: 'admin',
+      body: { reason_codes: REASON_RECORDS.map(([, record]) => record) },
+    },
     ...STORES.map((store) => ({
       method: 'POST' as const,
       url: `${API}/stores/${store}/locations`,
       who: 'admin' as const,
-      body: { locations: LOCATIONS.map((code, i) => ({ location_code: code, location_order: i + 1, ...(code === 'B' ? { default_stock_pool: DEFAULT_POOL[code] } : {}) })) },
+      body: {
+        locations: LOCATIONS.map((code, i) => ({
+          location_code: code,
+          location_order: i + 1,
+          ...(code === 'B' ? { default_stock_pool: DEFAULT_POOL[code] } : {}),
+        })),
+      },
     })),
   ];
   for (const request of steps) {
@@ -284,4 +349,3 @@ export async function setUpChain(send: (request: Plan['request']) => Promise<Ans
     if (answer.status !== 200) fail(`set-up ${request.url} answered ${answer.status}: ${answer.raw.slice(0, 300)}`);
   }
 }
-

@@ -28,10 +28,21 @@ const program = new Command('simulate')
   .option('--no-shrink', 'report the first failing sequence as found')
   .parse();
 
-const options = program.opts<{ runs: number; steps: number; database: string; seed?: string; path?: string; shrink: boolean }>();
+const options = program.opts<{
+  runs: number;
+  steps: number;
+  database: string;
+  seed?: string;
+  path?: string;
+  shrink: boolean;
+}>();
 const dialect: TestDialect | undefined = testDialects().find((d) => d.name === options.database);
 if (!dialect) {
-  console.error(options.database === 'postgres' ? 'set TEST_DATABASE_URL=postgres://… to simulate on PostgreSQL' : `unknown database '${options.database}'`);
+  console.error(
+    options.database === 'postgres'
+      ? 'set TEST_DATABASE_URL=postgres://… to simulate on PostgreSQL'
+      : `unknown database '${options.database}'`,
+  );
   process.exit(2);
 }
 
@@ -46,7 +57,8 @@ const result = await fc.check(
       runs++;
       steps += actions.length;
       await runSequence(t.app, actions, `r${runs}`, outcomes);
-      if (runs % 50 === 0) console.error(`… ${runs} sequences, ${steps} steps, ${Math.round((Date.now() - started) / 1000)} s`);
+      if (runs % 50 === 0)
+        console.error(`… ${runs} sequences, ${steps} steps, ${Math.round((Date.now() - started) / 1000)} s`);
     } finally {
       await t.close();
     }
@@ -68,11 +80,17 @@ for (const [outcome, count] of [...outcomes].sort()) {
 }
 for (const [kind, counts] of byKind) console.log(`  ${kind.padEnd(15)} ${counts.join(' ')}`);
 if (!result.failed) {
-  console.log(`simulate: ${result.numRuns} sequences on ${dialect.name} (${steps} steps, ${seconds} s): no difference from the model`);
+  console.log(
+    `simulate: ${result.numRuns} sequences on ${dialect.name} (${steps} steps, ${seconds} s): no difference from the model`,
+  );
   process.exit(0);
 }
-console.log(`simulate: a difference from the model on ${dialect.name} after ${result.numRuns} sequences (${seconds} s)`);
-console.log(`replay: npm run simulate -- --database ${dialect.name} --seed ${result.seed} --path ${result.counterexamplePath ?? ''} --runs 1`);
+console.log(
+  `simulate: a difference from the model on ${dialect.name} after ${result.numRuns} sequences (${seconds} s)`,
+);
+console.log(
+  `replay: npm run simulate -- --database ${dialect.name} --seed ${result.seed} --path ${result.counterexamplePath ?? ''} --runs 1`,
+);
 console.log(`shortest sequence: ${JSON.stringify(result.counterexample?.[0])}`);
 console.log(String(result.errorInstance));
 process.exit(1);

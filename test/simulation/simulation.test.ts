@@ -18,7 +18,7 @@ for (const dialect of DIALECTS) {
     afterAll(() => dialect.cleanup());
     let runs = 0;
 
-    it('every answer and every balance is the model\'s, and verify holds, for random sequences of every operation', async () => {
+    it("every answer and every balance is the model's, and verify holds, for random sequences of every operation", async () => {
       await fc.assert(
         fc.asyncProperty(sequenceArb(25, 45), async (actions) => {
           const t = await buildTestApp(dialect);

@@ -1,10 +1,29 @@
 import type { Action } from './actions.js';
 import type { ChainModel } from './model.js';
 import { planDeliveryCreate, planDeliveryResend, planReceiptEntry, planReceive } from './plans/deliveries.js';
-import { planLocationUpsert, planMasterChange, planMasterWrite, planProductListCreate, planProductListDelete, planProductListLines, planProductListRead, planStoreProducts } from './plans/master.js';
+import {
+  planLocationUpsert,
+  planMasterChange,
+  planMasterWrite,
+  planProductListCreate,
+  planProductListDelete,
+  planProductListLines,
+  planProductListRead,
+  planStoreProducts,
+} from './plans/master.js';
 import { planClear, planOrderCreate, planOrderStatus, planPick, planReject } from './plans/orders.js';
 import type { Plan, SequenceContext } from './plans/plan.js';
-import { planCurrentToken, planList, planLocationProducts, planLocations, planOrdersList, planRead, planReceipts, planSurrounding, planUnresolved } from './plans/reads.js';
+import {
+  planCurrentToken,
+  planList,
+  planLocationProducts,
+  planLocations,
+  planOrdersList,
+  planRead,
+  planReceipts,
+  planSurrounding,
+  planUnresolved,
+} from './plans/reads.js';
 import { planExternalCount, planLog, planMove, planReview } from './plans/stock.js';
 import { planPriceMove } from './plans/moves.js';
 import { planStockPull } from './plans/pull.js';

@@ -110,7 +110,9 @@ export function respellDateTimes(body: unknown, spelling: number): { body: unkno
     }
     if (Array.isArray(value)) return value.map(visit);
     if (value === null || typeof value !== 'object') return value;
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, visit(item)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, visit(item)]),
+    );
   };
   return { body: visit(body), count };
 }

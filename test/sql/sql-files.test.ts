@@ -16,13 +16,18 @@ for (const dialect of DIALECTS) {
       for (const flow of Object.keys(FLOWS) as Flow[]) {
         const file = sqlFilePath(ROOT, dialect.name, flow);
         expect(fs.existsSync(file), `${path.relative(ROOT, file)} is missing: run npm run sql`).toBe(true);
-        expect(sqlFileText(dialect.name, flow, captured.get(flow)!), `${path.relative(ROOT, file)} differs from what the code sends: run npm run sql`).toBe(
-          fs.readFileSync(file, 'utf8'),
-        );
+        expect(
+          sqlFileText(dialect.name, flow, captured.get(flow)!),
+          `${path.relative(ROOT, file)} differs from what the code sends: run npm run sql`,
+        ).toBe(fs.readFileSync(file, 'utf8'));
         expect(captured.get(flow)!.length, `${flow} sends no SQL`).toBeGreaterThan(0);
       }
       const files = fs.readdirSync(path.join(ROOT, 'sql', dialect.name)).sort();
-      expect(files).toEqual(Object.keys(FLOWS).map((flow) => `${flow}.sql`).sort());
+      expect(files).toEqual(
+        Object.keys(FLOWS)
+          .map((flow) => `${flow}.sql`)
+          .sort(),
+      );
     });
   });
 }

@@ -14,7 +14,9 @@ for (const dialect of testDialects()) {
   const folder = path.join(ROOT, 'sql', dialect.name);
   fs.rmSync(folder, { recursive: true, force: true });
   fs.mkdirSync(folder, { recursive: true });
-  for (const [flow, statements] of captured) fs.writeFileSync(sqlFilePath(ROOT, dialect.name, flow), sqlFileText(dialect.name, flow, statements));
+  for (const [flow, statements] of captured)
+    fs.writeFileSync(sqlFilePath(ROOT, dialect.name, flow), sqlFileText(dialect.name, flow, statements));
   console.log(`sql/${dialect.name}: ${[...captured].map(([flow, s]) => `${flow} ${s.length}`).join(', ')}`);
 }
-if (!process.env.TEST_DATABASE_URL) console.log('PostgreSQL not written: set TEST_DATABASE_URL to a server (see README) to write sql/postgres too.');
+if (!process.env.TEST_DATABASE_URL)
+  console.log('PostgreSQL not written: set TEST_DATABASE_URL to a server (see README) to write sql/postgres too.');

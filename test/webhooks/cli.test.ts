@@ -21,7 +21,11 @@ interface CliResult {
 
 function storeOps(args: string[], databaseUrl: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/store-ops.js', ...args], { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/store-ops.js', ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -38,35 +42,65 @@ for (const dialect of DIALECTS) {
     it('lists subscriptions, resumes a paused one and replays from a sequence, while the service delivers', async () => {
       const databaseUrl = await restartableDatabaseUrl(dialect);
       // Failures for 400 ms pause a subscription here (24 h in production).
-      const t = await buildTestApp(dialect, { databaseUrl, webhooksAllowPrivate: true, webhookTimingForTests: { ...QUICK_RETRIES, retryWindowMs: 400 } });
+      const t = await buildTestApp(dialect, {
+        databaseUrl,
+        webhooksAllowPrivate: true,
+        webhookTimingForTests: { ...QUICK_RETRIES, retryWindowMs: 400 },
+      });
       let status = 500;
       const hook = await subscribe(t, { types: ['product.upserted'] }, () => status);
       try {
         await writeProducts(t, 'CP', 20);
-        await waitUntil(async () => (await subscriptionState(t, hook.id)).status === 'paused', 'the subscription paused', 10_000);
+        await waitUntil(
+          async () => (await subscriptionState(t, hook.id)).status === 'paused',
+          'the subscription paused',
+          10_000,
+        );
 
-        const [listed, json] = await Promise.all([storeOps(['webhooks', 'list'], databaseUrl), storeOps(['webhooks', 'list', '--json'], databaseUrl)]);
+        const [listed, json] = await Promise.all([
+          storeOps(['webhooks', 'list'], databaseUrl),
+          storeOps(['webhooks', 'list', '--json'], databaseUrl),
+        ]);
         expect(listed.code, listed.stderr).toBe(0);
-        expect(listed.stdout).toMatch(new RegExp(`^${hook.id}\\tpaused\\t${hook.receiver.url}\\tafter ${hook.start}\\t20 pending\\tfailing since \\S+: HTTP 500`, 'm'));
+        expect(listed.stdout).toMatch(
+          new RegExp(
+            `^${hook.id}\\tpaused\\t${hook.receiver.url}\\tafter ${hook.start}\\t20 pending\\tfailing since \\S+: HTTP 500`,
+            'm',
+          ),
+        );
         expect(listed.stdout).not.toContain(hook.secret.slice(6));
-        expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ id: hook.id, status: 'paused', pending_events: 20, types: ['product.upserted'] })]);
+        expect(JSON.parse(json.stdout)).toEqual([
+          expect.objectContaining({ id: hook.id, status: 'paused', pending_events: 20, types: ['product.upserted'] }),
+        ]);
 
         status = 200;
         const resumed = await storeOps(['webhooks', 'resume', String(hook.id)], databaseUrl);
         expect(resumed.code, resumed.stderr).toBe(0);
         expect(resumed.stdout).toMatch(new RegExp(`^webhook ${hook.id}: active, next attempt at `));
         const feed = await deliveredAll(t, hook, 20);
-        assertDeliveredInOrder(hook.receiver.deliveries, feed.map((e) => e.sequence));
-        expect(await subscriptionState(t, hook.id)).toMatchObject({ status: 'active', failing_since: null, delivered_events: 20 });
+        assertDeliveredInOrder(
+          hook.receiver.deliveries,
+          feed.map((e) => e.sequence),
+        );
+        expect(await subscriptionState(t, hook.id)).toMatchObject({
+          status: 'active',
+          failing_since: null,
+          delivered_events: 20,
+        });
 
         // Replay from the 6th event: the 6th to the 20th arrive again, in order.
         const before = hook.receiver.deliveries.length;
         const from = feed[5]!.sequence;
         const replayed = await storeOps(['webhooks', 'replay', String(hook.id), '--from', String(from)], databaseUrl);
         expect(replayed.code, replayed.stderr).toBe(0);
-        expect(replayed.stdout.trim()).toBe(`webhook ${hook.id}: delivery goes on from sequence ${from} (15 events pending)`);
+        expect(replayed.stdout.trim()).toBe(
+          `webhook ${hook.id}: delivery goes on from sequence ${from} (15 events pending)`,
+        );
         await deliveredAll(t, hook, 20);
-        assertDeliveredInOrder(hook.receiver.deliveries.slice(before), feed.slice(5).map((e) => e.sequence));
+        assertDeliveredInOrder(
+          hook.receiver.deliveries.slice(before),
+          feed.slice(5).map((e) => e.sequence),
+        );
 
         // What it refuses: an unknown subscription, a sequence the feed has not reached, bad arguments.
         const last = feed[feed.length - 1]!.sequence;

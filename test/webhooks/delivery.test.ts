@@ -4,7 +4,16 @@ import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { stockLogInput, storeInput } from '../helpers/factories.js';
 import { assertDeliveredInOrder, waitUntil, type Delivery } from './receiver.js';
-import { deliveredAll, matching, QUICK_RETRIES, subscribe, subscriptionState, WEBHOOKS, writeProducts, type Subscribed } from './support.js';
+import {
+  deliveredAll,
+  matching,
+  QUICK_RETRIES,
+  subscribe,
+  subscriptionState,
+  WEBHOOKS,
+  writeProducts,
+  type Subscribed,
+} from './support.js';
 
 /**
  * Deliveries as a receiver sees them (PRODUCT §9): every event once acknowledged, in order,
@@ -44,13 +53,21 @@ for (const dialect of DIALECTS) {
       const narrow = track(await subscribe(t, filter));
       await writeProducts(t, 'DP', 1100);
       for (const store of ['D1', 'D2']) {
-        const posted = await t.post(LOGS(store), { storeproductlog: [stockLogInput('DP1', 4, '2026-01-10T10:00:00Z'), stockLogInput('DP2', 2, '2026-01-10T10:00:00Z')] });
+        const posted = await t.post(LOGS(store), {
+          storeproductlog: [
+            stockLogInput('DP1', 4, '2026-01-10T10:00:00Z'),
+            stockLogInput('DP2', 2, '2026-01-10T10:00:00Z'),
+          ],
+        });
         expect(posted.statusCode, posted.body).toBe(200);
       }
 
       const feed = await deliveredAll(t, everything, 1104);
       expect(feed.length).toBeGreaterThan(1100);
-      assertDeliveredInOrder(everything.receiver.deliveries, feed.map((e) => e.sequence));
+      assertDeliveredInOrder(
+        everything.receiver.deliveries,
+        feed.map((e) => e.sequence),
+      );
       // The events are the feed's own objects (a batch re-sent after a slow answer counted once).
       const batches = new Map(everything.receiver.deliveries.map((d) => [d.webhookId, d.events]));
       expect([...batches.values()].flat()).toEqual(feed);
@@ -60,11 +77,19 @@ for (const dialect of DIALECTS) {
       await deliveredAll(t, narrow, 1104);
       const expected = matching(feed, filter);
       expect(expected.some((e) => e.type === 'stock.changed' && e.store_number === 'D1')).toBe(true);
-      assertDeliveredInOrder(narrow.receiver.deliveries, expected.map((e) => e.sequence));
+      assertDeliveredInOrder(
+        narrow.receiver.deliveries,
+        expected.map((e) => e.sequence),
+      );
       expect(narrow.receiver.deliveries.flatMap((d) => d.events).some((e) => e.store_number === 'D2')).toBe(false);
 
       const state = await subscriptionState(t, everything.id);
-      expect(state).toMatchObject({ status: 'active', pending_events: 0, delivered_events: feed.length, failing_since: null });
+      expect(state).toMatchObject({
+        status: 'active',
+        pending_events: 0,
+        delivered_events: feed.length,
+        failing_since: null,
+      });
       expect(state.last_delivered_at).not.toBeNull();
       await unsubscribe(everything, narrow);
     });
@@ -91,28 +116,46 @@ for (const dialect of DIALECTS) {
       // Down for a while: connections are refused until it is back.
       await flaky.receiver.down();
       await writeProducts(t, 'FB', 300);
-      await waitUntil(async () => /ECONNREFUSED|socket hang up|ECONNRESET/.test((await subscriptionState(t, flaky.id)).last_error ?? ''), 'a delivery found the receiver down');
+      await waitUntil(
+        async () =>
+          /ECONNREFUSED|socket hang up|ECONNRESET/.test((await subscriptionState(t, flaky.id)).last_error ?? ''),
+        'a delivery found the receiver down',
+      );
       await sleep(500);
       await flaky.receiver.up();
 
       const feed = await deliveredAll(t, flaky, 1000);
       const deliveries = flaky.receiver.deliveries;
-      assertDeliveredInOrder(deliveries, feed.map((e) => e.sequence));
+      assertDeliveredInOrder(
+        deliveries,
+        feed.map((e) => e.sequence),
+      );
       // The first four attempts were all the same batch.
       expect(new Set(deliveries.slice(0, 5).map((d) => d.webhookId)).size).toBe(1);
       expect(deliveries[4]!.status).toBe(200);
-      expect(await subscriptionState(t, flaky.id)).toMatchObject({ status: 'active', failing_since: null, pending_events: 0 });
+      expect(await subscriptionState(t, flaky.id)).toMatchObject({
+        status: 'active',
+        failing_since: null,
+        pending_events: 0,
+      });
       await unsubscribe(flaky);
     });
 
     it('pauses a subscription once its retry window is over, sends nothing while paused, and resumes with the same batch', async () => {
       // A window of 600 ms stands in for PRODUCT §9's 24 h.
-      const short = await buildTestApp(dialect, { webhooksAllowPrivate: true, webhookTimingForTests: { ...QUICK_RETRIES, retryWindowMs: 600 } });
+      const short = await buildTestApp(dialect, {
+        webhooksAllowPrivate: true,
+        webhookTimingForTests: { ...QUICK_RETRIES, retryWindowMs: 600 },
+      });
       try {
         let status = 503;
         const down = await subscribe(short, {}, () => status);
         await writeProducts(short, 'PA', 5);
-        await waitUntil(async () => (await subscriptionState(short, down.id)).status === 'paused', 'the subscription paused', 10_000);
+        await waitUntil(
+          async () => (await subscriptionState(short, down.id)).status === 'paused',
+          'the subscription paused',
+          10_000,
+        );
         const paused = await subscriptionState(short, down.id);
         expect(paused.last_error).toBe('HTTP 503: receiver says 503');
         expect(paused.failing_since).not.toBeNull();
@@ -128,7 +171,10 @@ for (const dialect of DIALECTS) {
         expect(resumed.statusCode).toBe(200);
         expect(resumed.json()).toMatchObject({ status: 'active', failing_since: null });
         const feed = await deliveredAll(short, down, 5);
-        assertDeliveredInOrder(down.receiver.deliveries, feed.map((e) => e.sequence));
+        assertDeliveredInOrder(
+          down.receiver.deliveries,
+          feed.map((e) => e.sequence),
+        );
         expect(down.receiver.deliveries[attempts]!.webhookId).toBe(down.receiver.deliveries[0]!.webhookId);
         await down.receiver.close();
       } finally {
@@ -146,7 +192,10 @@ for (const dialect of DIALECTS) {
       expect(moved).toMatchObject({ after_sequence: from - 1, pending_events: feed.length - 10 });
       await deliveredAll(t, replayed, 30);
       const again = replayed.receiver.deliveries.slice(before);
-      assertDeliveredInOrder(again, feed.slice(10).map((e) => e.sequence));
+      assertDeliveredInOrder(
+        again,
+        feed.slice(10).map((e) => e.sequence),
+      );
       await unsubscribe(replayed);
     });
   });

@@ -38,7 +38,12 @@ for (const dialect of DIALECTS) {
       const databaseUrl = await restartableDatabaseUrl(dialect);
       // Migrated, with the tests' admin token, before the servers start on it.
       await (await buildApp(sharedDatabaseConfig(databaseUrl, ADMIN))).close();
-      const env = { DATABASE_URL: databaseUrl, STORE_OPS_ADMIN_TOKEN: ADMIN, WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_LEASE_SECONDS: '2' };
+      const env = {
+        DATABASE_URL: databaseUrl,
+        STORE_OPS_ADMIN_TOKEN: ADMIN,
+        WEBHOOKS_ALLOW_PRIVATE: 'true',
+        WEBHOOKS_LEASE_SECONDS: '2',
+      };
       const servers = await Promise.all([startServer(env), startServer(env)]);
       const observer = createDb(databaseUrl);
       let secret = '';
@@ -49,16 +54,25 @@ for (const dialect of DIALECTS) {
         (_delivery, index) => (index === 0 ? new Promise<number>((resolve) => (releaseHeld = resolve)) : 200),
       );
       try {
-        const created = await callJson(servers[0]!, ADMIN, 'POST', `${API}/webhooks`, { url: receiver.url, types: ['product.upserted'] });
+        const created = await callJson(servers[0]!, ADMIN, 'POST', `${API}/webhooks`, {
+          url: receiver.url,
+          types: ['product.upserted'],
+        });
         expect(created.status, JSON.stringify(created.json)).toBe(201);
         secret = created.json.secret;
         const { id, after_sequence: start } = created.json;
-        const written = await callJson(servers[1]!, ADMIN, 'POST', `${API}/products`, { products: Array.from({ length: PRODUCTS }, (_, i) => productInput(`K${i}`)) });
+        const written = await callJson(servers[1]!, ADMIN, 'POST', `${API}/products`, {
+          products: Array.from({ length: PRODUCTS }, (_, i) => productInput(`K${i}`)),
+        });
         expect(written.status).toBe(200);
 
         await waitUntil(() => receiver.deliveries.length === 1, 'the first batch is being delivered');
         const held = receiver.deliveries[0]!;
-        const lease = await observer.db.selectFrom('webhook_subscriptions').select(['lease_owner', 'batch_through']).where('id', '=', id).executeTakeFirstOrThrow();
+        const lease = await observer.db
+          .selectFrom('webhook_subscriptions')
+          .select(['lease_owner', 'batch_through'])
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
         expect(Number(lease.batch_through)).toBe(held.sequences[held.sequences.length - 1]);
         const senderPid = Number(lease.lease_owner!.split(':')[1]);
         const sender = servers.find((server) => server.child.pid === senderPid)!;
@@ -69,18 +83,28 @@ for (const dialect of DIALECTS) {
         expect(receiver.deliveries).toHaveLength(1);
 
         await sender.kill();
-        await waitUntil(async () => {
-          const state = await callJson(survivor, ADMIN, 'GET', `${API}/webhooks/${id}`);
-          return state.json.pending_events === 0 && state.json.delivered_events >= PRODUCTS;
-        }, 'the survivor delivered everything', 60_000);
+        await waitUntil(
+          async () => {
+            const state = await callJson(survivor, ADMIN, 'GET', `${API}/webhooks/${id}`);
+            return state.json.pending_events === 0 && state.json.delivered_events >= PRODUCTS;
+          },
+          'the survivor delivered everything',
+          60_000,
+        );
         releaseHeld(200);
 
-        const expected = (await feedOf(survivor, start)).filter((event) => event.type === 'product.upserted').map((event) => event.sequence);
+        const expected = (await feedOf(survivor, start))
+          .filter((event) => event.type === 'product.upserted')
+          .map((event) => event.sequence);
         expect(expected).toHaveLength(PRODUCTS);
         assertDeliveredInOrder(receiver.deliveries, expected);
         // The batch the dead sender held came again, whole, under its webhook-id.
         expect(receiver.deliveries[1]).toMatchObject({ webhookId: held.webhookId, sequences: held.sequences });
-        const after = await observer.db.selectFrom('webhook_subscriptions').select('lease_owner').where('id', '=', id).executeTakeFirstOrThrow();
+        const after = await observer.db
+          .selectFrom('webhook_subscriptions')
+          .select('lease_owner')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
         expect(after.lease_owner === null || !after.lease_owner.includes(`:${senderPid}:`)).toBe(true);
       } finally {
         releaseHeld(200);

@@ -109,7 +109,11 @@ export async function startReceiver(secret: () => string, respond: Respond = () 
 }
 
 /** Resolves when `condition` holds, polling; fails with `what` after `timeoutMs`. */
-export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+export async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
@@ -135,12 +139,17 @@ export function assertDeliveredInOrder(deliveries: readonly Delivery[], expected
       latest = batches.size - 1;
       continue;
     }
-    if (known.sequences !== sequences) throw new Error(`webhook-id ${delivery.webhookId} was sent with different events`);
+    if (known.sequences !== sequences)
+      throw new Error(`webhook-id ${delivery.webhookId} was sent with different events`);
     if (known.index !== latest) throw new Error(`batch ${delivery.webhookId} was re-sent after a later batch`);
   }
-  const received = [...batches.values()].flatMap((batch) => (batch.sequences === '' ? [] : batch.sequences.split(',').map(Number)));
+  const received = [...batches.values()].flatMap((batch) =>
+    batch.sequences === '' ? [] : batch.sequences.split(',').map(Number),
+  );
   const missing = expected.filter((sequence) => !received.includes(sequence));
   if (received.join(',') !== expected.join(',')) {
-    throw new Error(`received ${received.length} events, expected ${expected.length}; missing ${missing.slice(0, 10).join(',')}; first received ${received.slice(0, 10).join(',')}`);
+    throw new Error(
+      `received ${received.length} events, expected ${expected.length}; missing ${missing.slice(0, 10).join(',')}; first received ${received.slice(0, 10).join(',')}`,
+    );
   }
 }

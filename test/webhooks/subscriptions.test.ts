@@ -20,7 +20,8 @@ const NOWHERE = 'http://127.0.0.1:9/hook';
 const secretOf = (bytes: number) => `whsec_${randomBytes(bytes).toString('base64')}`;
 const paths = (body: { errors: Array<{ path: string }> }) => [...new Set(body.errors.map((e) => e.path))];
 // TypeBox's Value.Check knows no formats of its own: the date-time of PRODUCT §3, as the API emits it.
-if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value));
+if (!FormatRegistry.Has('date-time'))
+  FormatRegistry.Set('date-time', (value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value));
 
 for (const dialect of DIALECTS) {
   describe(`webhook subscriptions (${dialect.name})`, () => {
@@ -40,7 +41,11 @@ for (const dialect of DIALECTS) {
 
     it('creates a subscription at the end of the feed, with a generated secret shown only in the answer', async () => {
       expect((await t.post(`${API}/products`, { products: [productInput('WP1')] })).statusCode).toBe(200);
-      const created = await t.post(WEBHOOKS, { url: NOWHERE, types: ['stock.changed', 'product.upserted'], stores: ['W1'] });
+      const created = await t.post(WEBHOOKS, {
+        url: NOWHERE,
+        types: ['stock.changed', 'product.upserted'],
+        stores: ['W1'],
+      });
       expect(created.statusCode, created.body).toBe(201);
       const subscription = created.json();
       expect(Value.Check(CreatedSubscription, subscription)).toBe(true);
@@ -73,7 +78,9 @@ for (const dialect of DIALECTS) {
     it('counts the matching events waiting, after its cursor', async () => {
       const all = (await t.post(WEBHOOKS, { url: NOWHERE, types: null })).json();
       const stock = (await t.post(WEBHOOKS, { url: NOWHERE, types: ['stock.changed'] })).json();
-      expect((await t.post(`${API}/products`, { products: [productInput('WP2'), productInput('WP3')] })).statusCode).toBe(200);
+      expect(
+        (await t.post(`${API}/products`, { products: [productInput('WP2'), productInput('WP3')] })).statusCode,
+      ).toBe(200);
       // PostgreSQL numbers committed events within ~100 ms: read until they are counted.
       let pending = 0;
       for (let i = 0; i < 100 && pending < 2; i++) {
@@ -86,7 +93,12 @@ for (const dialect of DIALECTS) {
 
     it('keeps a given secret and the filters as given, without repeats', async () => {
       const secret = secretOf(24);
-      const created = await t.post(WEBHOOKS, { url: NOWHERE, secret, types: ['store.upserted', 'store.upserted'], stores: ['W2', 'W2', 'W1'] });
+      const created = await t.post(WEBHOOKS, {
+        url: NOWHERE,
+        secret,
+        types: ['store.upserted', 'store.upserted'],
+        stores: ['W2', 'W2', 'W1'],
+      });
       expect(created.statusCode, created.body).toBe(201);
       expect(created.json()).toMatchObject({ secret, types: ['store.upserted'], stores: ['W2', 'W1'] });
       expect((await t.post(WEBHOOKS, { url: NOWHERE, secret: secretOf(64) })).statusCode).toBe(201);
@@ -125,9 +137,21 @@ for (const dialect of DIALECTS) {
         // Each failing field by path; a nullable list may also say it is not null (`types`).
         const named = paths(response.json());
         expect(named, JSON.stringify(body).slice(0, 100)).toEqual(expect.arrayContaining(fields));
-        expect(named.filter((path) => !fields.some((field) => field.startsWith(path))), JSON.stringify(body).slice(0, 100)).toEqual([]);
+        expect(
+          named.filter((path) => !fields.some((field) => field.startsWith(path))),
+          JSON.stringify(body).slice(0, 100),
+        ).toEqual([]);
       }
-      expect((await t.request({ method: 'POST', url: WEBHOOKS, payload: '{"url":', headers: { 'content-type': 'application/json' } })).statusCode).toBe(400);
+      expect(
+        (
+          await t.request({
+            method: 'POST',
+            url: WEBHOOKS,
+            payload: '{"url":',
+            headers: { 'content-type': 'application/json' },
+          })
+        ).statusCode,
+      ).toBe(400);
       expect((await t.get(`${WEBHOOKS}/abc`)).statusCode).toBe(400);
       expect((await t.get(`${WEBHOOKS}/0`)).statusCode).toBe(400);
     });
@@ -162,13 +186,21 @@ for (const dialect of DIALECTS) {
     });
 
     it('makes one subscription for a repeated Idempotency-Key, answering the first answer again', async () => {
-      const post = () => t.request({ method: 'POST', url: WEBHOOKS, payload: { url: NOWHERE, types: ['store.deleted'] }, headers: { 'idempotency-key': 'webhook-once' } });
+      const post = () =>
+        t.request({
+          method: 'POST',
+          url: WEBHOOKS,
+          payload: { url: NOWHERE, types: ['store.deleted'] },
+          headers: { 'idempotency-key': 'webhook-once' },
+        });
       const first = await post();
       expect(first.statusCode, first.body).toBe(201);
       const again = await post();
       expect(again.statusCode).toBe(201);
       expect(again.json()).toEqual(first.json());
-      const made = (await t.get(WEBHOOKS)).json().webhooks.filter((w: { types: string[] | null }) => w.types?.[0] === 'store.deleted');
+      const made = (await t.get(WEBHOOKS))
+        .json()
+        .webhooks.filter((w: { types: string[] | null }) => w.types?.[0] === 'store.deleted');
       expect(made).toHaveLength(1);
     });
 
@@ -180,7 +212,11 @@ for (const dialect of DIALECTS) {
       const removed = await t.del(`${WEBHOOKS}/${id}`);
       expect(removed.statusCode).toBe(200);
       expect(removed.json()).toMatchObject({ success: true });
-      for (const response of [await t.get(`${WEBHOOKS}/${id}`), await t.del(`${WEBHOOKS}/${id}`), await t.post(`${WEBHOOKS}/${id}/resume`, {})]) {
+      for (const response of [
+        await t.get(`${WEBHOOKS}/${id}`),
+        await t.del(`${WEBHOOKS}/${id}`),
+        await t.post(`${WEBHOOKS}/${id}/resume`, {}),
+      ]) {
         expect(response.statusCode).toBe(404);
         expect(response.json()).toMatchObject({ success: false, code: 'NOT_FOUND' });
       }

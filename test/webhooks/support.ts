@@ -38,7 +38,11 @@ export interface Subscribed {
 }
 
 /** A receiver on loopback and a subscription of it (the app must allow private targets). */
-export async function subscribe(t: TestApp, body: Record<string, unknown> = {}, respond?: Respond): Promise<Subscribed> {
+export async function subscribe(
+  t: TestApp,
+  body: Record<string, unknown> = {},
+  respond?: Respond,
+): Promise<Subscribed> {
   let secret = '';
   const receiver = await startReceiver(() => secret, respond);
   const created = await t.post(WEBHOOKS, { url: receiver.url, ...body });
@@ -59,7 +63,12 @@ export async function subscriptionState(t: TestApp, id: number): Promise<Record<
  * PostgreSQL a write is readable once numbered, within ~100 ms) and the subscription's cursor
  * has reached its end — every event it matches acknowledged; answers those events.
  */
-export async function deliveredAll(t: TestApp, subscribed: Subscribed, atLeast: number, timeoutMs = 20_000): Promise<FeedEvent[]> {
+export async function deliveredAll(
+  t: TestApp,
+  subscribed: Subscribed,
+  atLeast: number,
+  timeoutMs = 20_000,
+): Promise<FeedEvent[]> {
   let events: FeedEvent[] = [];
   await waitUntil(
     async () => {

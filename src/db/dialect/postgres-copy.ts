@@ -11,13 +11,20 @@ import { from as copyFrom } from 'pg-copy-streams';
 function copyText(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
   const text = typeof value === 'string' ? value : String(value);
-  return /[\\\t\n\r]/.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')) : text;
+  return /[\\\t\n\r]/.test(text)
+    ? text.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
+    : text;
 }
 
 const CHUNK_ROWS = 2_000;
 
 /** Streams `rows` into `table` with one COPY; with an `id` column, moves the id sequence past the largest id. */
-export async function copyRows(client: pg.ClientBase, table: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
+export async function copyRows(
+  client: pg.ClientBase,
+  table: string,
+  columns: readonly string[],
+  rows: ReadonlyArray<readonly unknown[]>,
+): Promise<void> {
   if (rows.length === 0) return;
   const quoted = columns.map((c) => `"${c}"`).join(', ');
   const stream = client.query(copyFrom(`copy "${table}" (${quoted}) from stdin`));
@@ -34,6 +41,9 @@ export async function copyRows(client: pg.ClientBase, table: string, columns: re
   stream.end();
   await done;
   if (columns.includes('id')) {
-    await client.query(`select setval(pg_get_serial_sequence($1, 'id'), greatest((select max(id) from "${table}"), 1))`, [table]);
+    await client.query(
+      `select setval(pg_get_serial_sequence($1, 'id'), greatest((select max(id) from "${table}"), 1))`,
+      [table],
+    );
   }
 }

@@ -57,7 +57,9 @@ async function pass(db: Kysely<Database>, wait: boolean): Promise<number> {
     if (wait) {
       await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ':event sequencer'))`.execute(trx);
     } else {
-      const { rows: turn } = await sql<{ taken: boolean }>`select pg_try_advisory_xact_lock(hashtext(current_schema() || ':event sequencer')) as taken`.execute(trx);
+      const { rows: turn } = await sql<{
+        taken: boolean;
+      }>`select pg_try_advisory_xact_lock(hashtext(current_schema() || ':event sequencer')) as taken`.execute(trx);
       if (!turn[0]?.taken) return 0;
     }
     const { rows } = await sql<{ numbered: string }>`

@@ -50,7 +50,8 @@ function parseHostSpec(spec: string, url: string): { raw: string; host: string; 
   let port: number | undefined;
   if (portText !== undefined && portText !== '') {
     port = Number(portText);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`Invalid port "${portText}" in DATABASE_URL ${redact(url)}`);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new Error(`Invalid port "${portText}" in DATABASE_URL ${redact(url)}`);
   }
   let host: string;
   try {
@@ -80,10 +81,12 @@ export function parsePostgresUrl(url: string): PostgresTarget {
   const hostList = at === -1 ? authority : authority.slice(at + 1);
   const params = new URLSearchParams(query ?? '');
   const schema = params.get('schema') ?? undefined;
-  if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`Invalid schema name in DATABASE_URL: ${schema}`);
+  if (schema !== undefined && !SCHEMA_NAME.test(schema))
+    throw new Error(`Invalid schema name in DATABASE_URL: ${schema}`);
   const attrsText = params.get('target_session_attrs') ?? undefined;
   const poolerText = params.get('pooler') ?? undefined;
-  if (poolerText !== undefined && poolerText !== 'transaction') throw new Error(`Invalid pooler in DATABASE_URL: ${poolerText} (expected transaction)`);
+  if (poolerText !== undefined && poolerText !== 'transaction')
+    throw new Error(`Invalid pooler in DATABASE_URL: ${poolerText} (expected transaction)`);
   params.delete('pooler');
   params.delete('schema');
   params.delete('target_session_attrs');
@@ -91,15 +94,25 @@ export function parsePostgresUrl(url: string): PostgresTarget {
   const specs = hostList.split(',').map((spec) => parseHostSpec(spec, url));
   let targetSessionAttrs: TargetSessionAttrs;
   if (attrsText === undefined) targetSessionAttrs = specs.length > 1 ? 'read-write' : 'any';
-  else if ((TARGET_SESSION_ATTRS as readonly string[]).includes(attrsText)) targetSessionAttrs = attrsText as TargetSessionAttrs;
-  else throw new Error(`Invalid target_session_attrs in DATABASE_URL: ${attrsText} (expected one of ${TARGET_SESSION_ATTRS.join(', ')})`);
+  else if ((TARGET_SESSION_ATTRS as readonly string[]).includes(attrsText))
+    targetSessionAttrs = attrsText as TargetSessionAttrs;
+  else
+    throw new Error(
+      `Invalid target_session_attrs in DATABASE_URL: ${attrsText} (expected one of ${TARGET_SESSION_ATTRS.join(', ')})`,
+    );
   const hosts = specs.map(({ raw, host, port }) => ({
     host,
     port,
     name: `${host.includes(':') ? `[${host}]` : host || 'localhost'}:${port ?? 5432}`,
     url: `${scheme}://${userinfo}${raw}${path}${rest === '' ? '' : `?${rest}`}`,
   }));
-  return { hosts, targetSessionAttrs, schema, pooler: poolerText, needsDiscovery: hosts.length > 1 || targetSessionAttrs !== 'any' };
+  return {
+    hosts,
+    targetSessionAttrs,
+    schema,
+    pooler: poolerText,
+    needsDiscovery: hosts.length > 1 || targetSessionAttrs !== 'any',
+  };
 }
 
 /** What a server says about itself. */
@@ -147,7 +160,9 @@ function announcedRole(reported: ReadonlyMap<string, string>): ServerRole | unde
 export class NoMatchingHostError extends Error {
   readonly code = '08001';
   constructor(attrs: TargetSessionAttrs, findings: readonly string[]) {
-    super(`no host of DATABASE_URL is ${attrs === 'primary' ? 'a primary' : attrs === 'read-write' ? 'accepting writes' : `"${attrs}"`} (target_session_attrs=${attrs}): ${findings.join('; ')}`);
+    super(
+      `no host of DATABASE_URL is ${attrs === 'primary' ? 'a primary' : attrs === 'read-write' ? 'accepting writes' : `"${attrs}"`} (target_session_attrs=${attrs}): ${findings.join('; ')}`,
+    );
     this.name = 'NoMatchingHostError';
   }
 }
@@ -158,8 +173,17 @@ const describeFailure = (error: unknown): string => {
 };
 
 /** Asks one server its role on a connection of its own, within `timeoutMillis`; an Error when it cannot be had. */
-export async function probeRole(host: PostgresHost, config: pg.ClientConfig, timeoutMillis: number): Promise<ServerRole | Error> {
-  const client = new pg.Client({ ...config, connectionString: host.url, connectionTimeoutMillis: timeoutMillis, query_timeout: timeoutMillis });
+export async function probeRole(
+  host: PostgresHost,
+  config: pg.ClientConfig,
+  timeoutMillis: number,
+): Promise<ServerRole | Error> {
+  const client = new pg.Client({
+    ...config,
+    connectionString: host.url,
+    connectionTimeoutMillis: timeoutMillis,
+    query_timeout: timeoutMillis,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -222,9 +246,12 @@ class HostClient extends pg.Client {
   constructor(config: pg.ClientConfig, target: PostgresHost) {
     super({ ...config, connectionString: target.url });
     this.target = target;
-    (this as unknown as { connection: NodeJS.EventEmitter }).connection.on('parameterStatus', (message: { parameterName: string; parameterValue: string }) => {
-      this.reported.set(message.parameterName, message.parameterValue);
-    });
+    (this as unknown as { connection: NodeJS.EventEmitter }).connection.on(
+      'parameterStatus',
+      (message: { parameterName: string; parameterValue: string }) => {
+        this.reported.set(message.parameterName, message.parameterValue);
+      },
+    );
   }
 }
 
@@ -313,7 +340,10 @@ export class HostPool {
       if (current && (role === undefined || matches(this.target.targetSessionAttrs, role))) return client;
       client.release(true);
       if (current) this.lost(made.target);
-      if (pass >= 64) throw new NoMatchingHostError(this.target.targetSessionAttrs, [`${made.target.name} keeps answering as a server of another role`]);
+      if (pass >= 64)
+        throw new NoMatchingHostError(this.target.targetSessionAttrs, [
+          `${made.target.name} keeps answering as a server of another role`,
+        ]);
     }
   }
 
@@ -331,7 +361,8 @@ export class HostPool {
     if (this.known) return Promise.resolve(this.chosen);
     if (this.looking !== undefined) return this.looking;
     const failure = this.lastFailure;
-    if (failure !== undefined && Date.now() - failure.at < RETRY_DISCOVERY_AFTER_MILLIS) return Promise.reject(failure.error);
+    if (failure !== undefined && Date.now() - failure.at < RETRY_DISCOVERY_AFTER_MILLIS)
+      return Promise.reject(failure.error);
     const looking = findHost(this.target, {}, this.probeTimeoutMillis)
       .then((found) => {
         if (found instanceof Error) {

@@ -69,7 +69,9 @@ export class LivenessWatch {
     const now = Date.now();
     const { stuckAfterMillis } = this.timings;
     if (this.probing || now - this.lastProbe < stuckAfterMillis) return;
-    const stuck = [...this.clients.values()].some((state) => state.outstanding > 0 && now - state.since >= stuckAfterMillis);
+    const stuck = [...this.clients.values()].some(
+      (state) => state.outstanding > 0 && now - state.since >= stuckAfterMillis,
+    );
     if (!stuck) return;
     this.probing = true;
     this.lastProbe = now;

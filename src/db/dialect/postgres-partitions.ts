@@ -49,10 +49,18 @@ export async function partitionsOf(db: Kysely<Database>, table: string): Promise
   const partitions = rows.map((row): Partition => {
     if (row.bound === 'DEFAULT') return { name: row.name, from: null, to: null, isDefault: true };
     const match = BOUND.exec(row.bound);
-    if (!match) throw new Error(`partition ${row.name} of ${table} has a bound this service does not know: ${row.bound}`);
-    return { name: row.name, from: match[2] === undefined ? null : Number(match[2]), to: match[4] === undefined ? null : Number(match[4]), isDefault: false };
+    if (!match)
+      throw new Error(`partition ${row.name} of ${table} has a bound this service does not know: ${row.bound}`);
+    return {
+      name: row.name,
+      from: match[2] === undefined ? null : Number(match[2]),
+      to: match[4] === undefined ? null : Number(match[4]),
+      isDefault: false,
+    };
   });
-  return partitions.sort((a, b) => (a.isDefault ? 1 : b.isDefault ? -1 : (a.from ?? -Infinity) - (b.from ?? -Infinity)));
+  return partitions.sort((a, b) =>
+    a.isDefault ? 1 : b.isDefault ? -1 : (a.from ?? -Infinity) - (b.from ?? -Infinity),
+  );
 }
 
 /**
@@ -73,7 +81,15 @@ export async function ensureLedgerMonths(db: Kysely<Database>, now: number, from
       const until = addMonths(monthStart(now), MONTHS_AHEAD);
       while (last < until) {
         last = addMonths(last, 1);
-        made.push(await makeMonth(trx, table, key, last, partitions.find((p) => p.isDefault)));
+        made.push(
+          await makeMonth(
+            trx,
+            table,
+            key,
+            last,
+            partitions.find((p) => p.isDefault),
+          ),
+        );
       }
       if (from !== undefined) made.push(...(await extendBack(trx, table, partitions, monthStart(from))));
     }
@@ -82,7 +98,13 @@ export async function ensureLedgerMonths(db: Kysely<Database>, now: number, from
 }
 
 /** One month's partition, with the rows the DEFAULT partition holds for it moved in before it is attached. */
-async function makeMonth(trx: Kysely<Database>, table: string, key: string, month: number, fallback: Partition | undefined): Promise<string> {
+async function makeMonth(
+  trx: Kysely<Database>,
+  table: string,
+  key: string,
+  month: number,
+  fallback: Partition | undefined,
+): Promise<string> {
   const name = `${table}_${monthName(month)}`;
   const next = addMonths(month, 1);
   await sql`create table ${sql.id(name)} (like ${sql.id(table)} including defaults)`.execute(trx);
@@ -92,12 +114,19 @@ async function makeMonth(trx: Kysely<Database>, table: string, key: string, mont
     await sql`with moved as (delete from ${sql.id(fallback.name)} where ${sql.ref(key)} >= ${month} and ${sql.ref(key)} < ${next} returning *)
       insert into ${sql.id(name)} select * from moved`.execute(trx);
   }
-  await sql`alter table ${sql.id(table)} attach partition ${sql.id(name)} for values from (${sql.lit(month)}) to (${sql.lit(next)})`.execute(trx);
+  await sql`alter table ${sql.id(table)} attach partition ${sql.id(name)} for values from (${sql.lit(month)}) to (${sql.lit(next)})`.execute(
+    trx,
+  );
   return name;
 }
 
 /** Months before the first one, when `<table>_before` holds nothing: it is made again below them. */
-async function extendBack(trx: Kysely<Database>, table: string, partitions: Partition[], from: number): Promise<string[]> {
+async function extendBack(
+  trx: Kysely<Database>,
+  table: string,
+  partitions: Partition[],
+  from: number,
+): Promise<string[]> {
   const before = partitions.find((p) => p.from === null && !p.isDefault);
   const first = partitions.find((p) => p.from !== null);
   if (!before || !first || from >= first.from!) return [];
@@ -105,16 +134,23 @@ async function extendBack(trx: Kysely<Database>, table: string, partitions: Part
   const archives = await sql<{ one: number }>`select 1 as one from ledger_archives limit 1`.execute(trx);
   if (archives.rows.length > 0) return [];
   const { rows } = await sql<{ one: number }>`select 1 as one from ${sql.id(before.name)} limit 1`.execute(trx);
-  if (rows.length > 0) throw new Error(`${before.name} holds entries: months before ${new Date(first.from!).toISOString().slice(0, 7)} cannot be made`);
+  if (rows.length > 0)
+    throw new Error(
+      `${before.name} holds entries: months before ${new Date(first.from!).toISOString().slice(0, 7)} cannot be made`,
+    );
   await sql`alter table ${sql.id(table)} detach partition ${sql.id(before.name)}`.execute(trx);
   await sql`drop table ${sql.id(before.name)}`.execute(trx);
   const made: string[] = [];
   for (let month = from; month < first.from!; month = addMonths(month, 1)) {
     const name = `${table}_${monthName(month)}`;
-    await sql`create table ${sql.id(name)} partition of ${sql.id(table)} for values from (${sql.lit(month)}) to (${sql.lit(addMonths(month, 1))})`.execute(trx);
+    await sql`create table ${sql.id(name)} partition of ${sql.id(table)} for values from (${sql.lit(month)}) to (${sql.lit(addMonths(month, 1))})`.execute(
+      trx,
+    );
     made.push(name);
   }
-  await sql`create table ${sql.id(before.name)} partition of ${sql.id(table)} for values from (minvalue) to (${sql.lit(from)})`.execute(trx);
+  await sql`create table ${sql.id(before.name)} partition of ${sql.id(table)} for values from (minvalue) to (${sql.lit(from)})`.execute(
+    trx,
+  );
   return made;
 }
 
@@ -137,10 +173,13 @@ async function detachBefore(trx: Transaction<Database>, boundary: number): Promi
     const partitions = await partitionsOf(trx, table);
     if (!partitions.some((p) => p.from === boundary)) {
       const months = partitions.filter((p) => p.from !== null && p.to !== null);
-      throw new Error(`${table} has no month starting at ${new Date(boundary).toISOString()}: its months run from ${months.length > 0 ? new Date(months[0]!.from!).toISOString().slice(0, 7) : 'none'}`);
+      throw new Error(
+        `${table} has no month starting at ${new Date(boundary).toISOString()}: its months run from ${months.length > 0 ? new Date(months[0]!.from!).toISOString().slice(0, 7) : 'none'}`,
+      );
     }
     for (const partition of partitions.filter((p) => !p.isDefault && p.to !== null && p.to <= boundary)) {
-      const name = partition.from === null ? `archived_${table}_before_${monthName(partition.to!)}` : `archived_${partition.name}`;
+      const name =
+        partition.from === null ? `archived_${table}_before_${monthName(partition.to!)}` : `archived_${partition.name}`;
       await sql`alter table ${sql.id(table)} detach partition ${sql.id(partition.name)}`.execute(trx);
       await sql`alter table ${sql.id(partition.name)} rename to ${sql.id(name)}`.execute(trx);
       archived.push(name);
@@ -148,7 +187,9 @@ async function detachBefore(trx: Transaction<Database>, boundary: number): Promi
     const refusing = `${table}_before`;
     await sql`create table ${sql.id(refusing)} (like ${sql.id(table)} including defaults)`.execute(trx);
     await sql`alter table ${sql.id(refusing)} add constraint ${sql.id(`${table}_archived`)} check (false)`.execute(trx);
-    await sql`alter table ${sql.id(table)} attach partition ${sql.id(refusing)} for values from (minvalue) to (${sql.lit(boundary)})`.execute(trx);
+    await sql`alter table ${sql.id(table)} attach partition ${sql.id(refusing)} for values from (minvalue) to (${sql.lit(boundary)})`.execute(
+      trx,
+    );
   }
   return archived;
 }
@@ -158,7 +199,11 @@ async function months(db: Kysely<Database>): Promise<LedgerMonth[]> {
   const listed: LedgerMonth[] = [];
   for (const { table } of LEDGER_TABLES) {
     for (const partition of await partitionsOf(db, table)) {
-      const { rows } = await sql<{ estimate: number }>`select greatest(reltuples, 0)::bigint as estimate from pg_class where oid = to_regclass(${partition.name})`.execute(db);
+      const { rows } = await sql<{
+        estimate: number;
+      }>`select greatest(reltuples, 0)::bigint as estimate from pg_class where oid = to_regclass(${partition.name})`.execute(
+        db,
+      );
       listed.push({ table, ...partition, rows: Number(rows[0]?.estimate ?? 0) });
     }
   }
@@ -182,7 +227,8 @@ async function release(db: Kysely<Database>, tables: readonly string[]): Promise
   for (const table of tables) {
     const { rows } = await sql<{ name: string }>`
       select conname as name from pg_constraint where conrelid = to_regclass(${table}) and contype = 'f'`.execute(db);
-    for (const constraint of rows) await sql`alter table ${sql.id(table)} drop constraint ${sql.id(constraint.name)}`.execute(db);
+    for (const constraint of rows)
+      await sql`alter table ${sql.id(table)} drop constraint ${sql.id(constraint.name)}`.execute(db);
   }
 }
 

@@ -41,7 +41,11 @@ const LOST_CODES = /^(08|57P)/;
  * its own), run again on a primary connection: a read never fails for a standby's sake. Inside
  * a transaction (consistentRead) the statement fails as on the primary (503, retry).
  */
-function retriedOnPrimary(client: pg.PoolClient, lost: () => void, primaryConnect: () => Promise<pg.PoolClient>): pg.PoolClient {
+function retriedOnPrimary(
+  client: pg.PoolClient,
+  lost: () => void,
+  primaryConnect: () => Promise<pg.PoolClient>,
+): pg.PoolClient {
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   let inTransaction = false;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = async (...args: unknown[]) => {
@@ -53,7 +57,9 @@ function retriedOnPrimary(client: pg.PoolClient, lost: () => void, primaryConnec
       return await query(...args);
     } catch (error) {
       const code = (error as { code?: unknown })?.code;
-      const isLost = (typeof code === 'string' && LOST_CODES.test(code)) || LOST_CONNECTION.test(error instanceof Error ? error.message : '');
+      const isLost =
+        (typeof code === 'string' && LOST_CODES.test(code)) ||
+        LOST_CONNECTION.test(error instanceof Error ? error.message : '');
       if (!isLost) throw error;
       lost();
       if (!outside || inTransaction) throw error;
@@ -104,7 +110,8 @@ export interface ReadReplicaOptions {
 /** `DATABASE_READ_URL`: one or more standbys, libpq-style (`postgres://u@h1:5433,h2:5434/db`). */
 export function openReadReplicas(readUrl: string, options: ReadReplicaOptions): ReadReplicas {
   const target = parsePostgresUrl(readUrl);
-  if (target.schema !== undefined) throw new Error(`DATABASE_READ_URL takes no schema (the standbys replicate DATABASE_URL's): ${redact(readUrl)}`);
+  if (target.schema !== undefined)
+    throw new Error(`DATABASE_READ_URL takes no schema (the standbys replicate DATABASE_URL's): ${redact(readUrl)}`);
   const standbys: Standby[] = target.hosts.map((host) => {
     const pool = new pg.Pool({
       connectionString: host.url,
@@ -205,7 +212,10 @@ export function openReadReplicas(readUrl: string, options: ReadReplicaOptions): 
   async function poll(): Promise<void> {
     const primaryLsn = await sql<{ lsn: string }>`select pg_catalog.pg_current_wal_lsn()::text as lsn`
       .execute(options.primary)
-      .then(({ rows }) => parseLsn(rows[0]!.lsn), () => undefined);
+      .then(
+        ({ rows }) => parseLsn(rows[0]!.lsn),
+        () => undefined,
+      );
     const at = Date.now();
     if (primaryLsn !== undefined) {
       samples.push({ at, lsn: primaryLsn });
@@ -215,9 +225,10 @@ export function openReadReplicas(readUrl: string, options: ReadReplicaOptions): 
     const now = Date.now();
     for (const standby of standbys) {
       standby.lagSeconds = standby.up ? lagOf(standby, now) : undefined;
-      standby.lagBytes = standby.up && primaryLsn !== undefined && standby.replayLsn !== undefined
-        ? Number(primaryLsn > standby.replayLsn ? primaryLsn - standby.replayLsn : 0n)
-        : undefined;
+      standby.lagBytes =
+        standby.up && primaryLsn !== undefined && standby.replayLsn !== undefined
+          ? Number(primaryLsn > standby.replayLsn ? primaryLsn - standby.replayLsn : 0n)
+          : undefined;
       judge(standby);
     }
   }
@@ -236,14 +247,18 @@ export function openReadReplicas(readUrl: string, options: ReadReplicaOptions): 
     if (question === undefined) {
       question = standby.pool
         .query<{ replay: string | null }>('select pg_catalog.pg_last_wal_replay_lsn()::text as replay')
-        .then(({ rows }) => {
-          const replay = rows[0]!.replay === null ? undefined : parseLsn(rows[0]!.replay);
-          if (replay !== undefined && (standby.replayLsn === undefined || replay > standby.replayLsn)) standby.replayLsn = replay;
-          return true;
-        }, () => {
-          down(standby);
-          return false;
-        })
+        .then(
+          ({ rows }) => {
+            const replay = rows[0]!.replay === null ? undefined : parseLsn(rows[0]!.replay);
+            if (replay !== undefined && (standby.replayLsn === undefined || replay > standby.replayLsn))
+              standby.replayLsn = replay;
+            return true;
+          },
+          () => {
+            down(standby);
+            return false;
+          },
+        )
         .finally(() => asking.delete(standby));
       asking.set(standby, question);
     }
@@ -277,7 +292,9 @@ export function openReadReplicas(readUrl: string, options: ReadReplicaOptions): 
         return { db: standby.db, name: standby.name };
       }
       const furthest = usable.reduce((a, b) => ((b.replayLsn ?? 0n) > (a.replayLsn ?? 0n) ? b : a));
-      return (await waitFor(furthest, after, Date.now() + TOKEN_WAIT_MILLIS)) ? { db: furthest.db, name: furthest.name } : undefined;
+      return (await waitFor(furthest, after, Date.now() + TOKEN_WAIT_MILLIS))
+        ? { db: furthest.db, name: furthest.name }
+        : undefined;
     },
     async close() {
       stopped = true;

@@ -41,7 +41,8 @@ const UNAVAILABLE_NETWORK_CODES = new Set([
  * client that lost its server, e.g. the rollback after the failed statement), "Client was
  * closed and is not queryable".
  */
-const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable/i;
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable/i;
 
 /** FNV-1a over the UTF-16 code units of `text`, as a signed 32-bit integer (an int4). */
 function hash32(text: string): number {
@@ -71,7 +72,8 @@ function usePreparedStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, ...rest: unknown[]) => {
     const name = typeof config === 'string' ? preparedNames.get(config) : undefined;
-    if (name !== undefined && rest.length === 1 && Array.isArray(rest[0])) return query({ name, text: config, values: rest[0] });
+    if (name !== undefined && rest.length === 1 && Array.isArray(rest[0]))
+      return query({ name, text: config, values: rest[0] });
     return query(config, ...rest);
   };
 }
@@ -100,7 +102,9 @@ function usePooledTransactions(client: pg.PoolClient, schema: string): void {
       inTransaction = true;
       // Right after the `begin`, before what else the text holds (the migration lock's statements).
       const end = config.indexOf(';');
-      return query(end === -1 ? `${config}; ${setPath}` : `${config.slice(0, end)}; ${setPath}${config.slice(end)}`).then(firstResult);
+      return query(
+        end === -1 ? `${config}; ${setPath}` : `${config.slice(0, end)}; ${setPath}${config.slice(end)}`,
+      ).then(firstResult);
     }
     if (ENDS_TRANSACTION.test(config)) {
       inTransaction = false;
@@ -135,7 +139,9 @@ function usePooledTransactions(client: pg.PoolClient, schema: string): void {
  */
 class PooledPostgresAdapter extends PostgresAdapter {
   override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
-    await sql`begin; select set_config('lock_timeout', '3600000', true); select pg_advisory_xact_lock(hashtext(current_schema() || ':migrations'))`.execute(db);
+    await sql`begin; select set_config('lock_timeout', '3600000', true); select pg_advisory_xact_lock(hashtext(current_schema() || ':migrations'))`.execute(
+      db,
+    );
   }
 
   override async releaseMigrationLock(): Promise<void> {
@@ -234,7 +240,8 @@ const postgresDialect: Dialect = {
     if (code === '23505') return 'unique';
     if (code === '23503') return 'foreign-key';
     // The partition below the archive boundary refuses every row (postgres-partitions.ts).
-    if (code === '23514' && /_archived$/.test(String((error as { constraint?: unknown }).constraint ?? ''))) return 'archived';
+    if (code === '23514' && /_archived$/.test(String((error as { constraint?: unknown }).constraint ?? '')))
+      return 'archived';
     // 53200: the shared lock table is full — the ledger takes an advisory lock per balance key,
     // and two 10,000-entry posts at once can exceed it. Retried after the other commits; if it
     // stays full, a 503 "busy", never a 500 (found by issue 26's review of the locks).
@@ -243,7 +250,10 @@ const postgresDialect: Dialect = {
     // cannot_connect_now (starting up, shutting down, in recovery), 57P04/57P05; 53300 too many
     // connections; 25006 read_only_sql_transaction: a write reached a server that is (now) a
     // standby — after a failover, until the connection finds the new primary.
-    if (typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P') || code === '53300' || code === '25006')) {
+    if (
+      typeof code === 'string' &&
+      (code.startsWith('08') || code.startsWith('57P') || code === '53300' || code === '25006')
+    ) {
       return 'unavailable';
     }
     // 53100 disk_full: the server could not extend a file; the transaction rolled back (507).
@@ -265,10 +275,14 @@ const postgresDialect: Dialect = {
     // overlapping keys take them in the same order, so they cannot deadlock on them. The
     // locks go in one statement, in the order of the array (no sort node in the plan).
     const hashes = [...new Set(keys.map(hash32))].sort((a, b) => a - b);
-    await sql`select pg_advisory_xact_lock(hashtext(current_schema()), k) from unnest(${hashes}::int4[]) as k`.execute(trx);
+    await sql`select pg_advisory_xact_lock(hashtext(current_schema()), k) from unnest(${hashes}::int4[]) as k`.execute(
+      trx,
+    );
   },
   rowsSource(alias, columns, rows) {
-    const arrays = columns.map((column, index) => sql`${arrayLiteral(rows.map((row) => row[index]))}::${sql.raw(column.type)}[]`);
+    const arrays = columns.map(
+      (column, index) => sql`${arrayLiteral(rows.map((row) => row[index]))}::${sql.raw(column.type)}[]`,
+    );
     return sql`(select * from unnest(${sql.join(arrays)}) as u(${sql.join(columns.map((c) => sql.id(c.name)))})) as ${sql.id(alias)}`;
   },
   insertStatements: unnestInsertStatements,
@@ -277,9 +291,11 @@ const postgresDialect: Dialect = {
     return write();
   },
   keepPrepared(sqlText) {
-    if (!preparedNames.has(sqlText) && preparedNames.size < MAX_PREPARED) preparedNames.set(sqlText, `store_ops_${preparedNames.size + 1}`);
+    if (!preparedNames.has(sqlText) && preparedNames.size < MAX_PREPARED)
+      preparedNames.set(sqlText, `store_ops_${preparedNames.size + 1}`);
   },
-  consistentRead: (db, work) => db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(work),
+  consistentRead: (db, work) =>
+    db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(work),
   placeholder: (index) => `$${index + 1}`,
   maxParameters: 60_000,
 };
@@ -334,7 +350,11 @@ export function openPostgres(url: string, reading: { readUrl?: string; maxLagSec
   });
   // The same error of an idle client, re-emitted by the pool: already counted above.
   pool.on('error', () => undefined);
-  const db: Kysely<Database> = new Kysely<Database>({ dialect: pooler === undefined ? new PostgresDialect({ pool: hosts }) : new PooledPostgresDialect({ pool: hosts }), log: (event) => statementRan(db, event.query.sql, event.query.parameters), plugins: [shutdownCutPlugin(() => db)] });
+  const db: Kysely<Database> = new Kysely<Database>({
+    dialect: pooler === undefined ? new PostgresDialect({ pool: hosts }) : new PooledPostgresDialect({ pool: hosts }),
+    log: (event) => statementRan(db, event.query.sql, event.query.parameters),
+    plugins: [shutdownCutPlugin(() => db)],
+  });
   registerStatementPreparer(db, (sqlText) => postgresDialect.keepPrepared(sqlText));
   // DATABASE_READ_URL: standbys for the reads routed to them (postgres-read.ts, plugins/read-routing.ts).
   const reads = reading.readUrl

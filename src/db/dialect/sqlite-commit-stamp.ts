@@ -8,7 +8,8 @@ const HEADER_BYTES = 48;
 const IS_INIT_OFFSET = 12;
 /** The header's first field, in the machine's byte order: the only WAL-index version there has been (3.7.0 on). */
 const WAL_INDEX_VERSION = 3007000;
-const readVersion = os.endianness() === 'LE' ? (header: Buffer) => header.readUInt32LE(0) : (header: Buffer) => header.readUInt32BE(0);
+const readVersion =
+  os.endianness() === 'LE' ? (header: Buffer) => header.readUInt32LE(0) : (header: Buffer) => header.readUInt32BE(0);
 /** Tries of a consistent header before asking SQLite instead (a writer was mid-update). */
 const HEADER_TRIES = 3;
 
@@ -30,10 +31,14 @@ const HEADER_TRIES = 3;
  * open. Stamps of the two kinds never look alike (`v…` against 48 raw bytes whose first is
  * never `v`), so a switch between them reads as a change.
  */
-export function commitStamp(database: SqliteDatabase.Database, file: string): { read: () => string; close: () => void } {
+export function commitStamp(
+  database: SqliteDatabase.Database,
+  file: string,
+): { read: () => string; close: () => void } {
   const dataVersion = database.prepare('pragma data_version').pluck();
   const askSqlite = () => `v${dataVersion.get() as number}`;
-  const walMode = file !== ':memory:' && String(database.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
+  const walMode =
+    file !== ':memory:' && String(database.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
   if (!walMode) return { read: askSqlite, close: () => undefined };
 
   const header = Buffer.alloc(2 * HEADER_BYTES);
@@ -52,7 +57,8 @@ export function commitStamp(database: SqliteDatabase.Database, file: string): { 
     }
     for (let attempt = 0; attempt < HEADER_TRIES; attempt++) {
       const bytes = fs.readSync(shm, header, 0, header.length, 0);
-      const consistent = bytes === header.length && header.compare(header, HEADER_BYTES, 2 * HEADER_BYTES, 0, HEADER_BYTES) === 0;
+      const consistent =
+        bytes === header.length && header.compare(header, HEADER_BYTES, 2 * HEADER_BYTES, 0, HEADER_BYTES) === 0;
       if (!consistent || header[IS_INIT_OFFSET] !== 1) continue;
       // Another layout than the one this reads: never guess, ask SQLite from now on.
       if (readVersion(header) !== WAL_INDEX_VERSION) {

@@ -2,7 +2,16 @@ import fs from 'node:fs';
 import { shutdownCutPlugin } from '../shutdown-cut.js';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDialectConfig,
+} from 'kysely';
 import type { SqliteSynchronous } from '../../config.js';
 import type { Database } from '../schema.js';
 import { registerDirectReader } from '../compiled.js';
@@ -31,7 +40,12 @@ const sqliteDialect: Dialect = {
       // rolled back; space has to come back before any write can succeed (issue 27: 507).
       if (code === 'SQLITE_FULL') return 'full';
       // The file cannot be written (read-only file or file system, query_only) or read: 503 until it can.
-      if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_IOERR') || code === 'SQLITE_NOTADB') {
+      if (
+        code.startsWith('SQLITE_READONLY') ||
+        code.startsWith('SQLITE_CANTOPEN') ||
+        code.startsWith('SQLITE_IOERR') ||
+        code === 'SQLITE_NOTADB'
+      ) {
         return 'unavailable';
       }
     }
@@ -61,7 +75,8 @@ const sqliteDialect: Dialect = {
     const names = sql.join(columns.map((c, index) => sql`value ->> ${sql.lit(index)} as ${sql.id(c.name)}`));
     return sql`(select ${names} from json_each(${JSON.stringify(rows)}) limit -1) as ${sql.id(alias)}`;
   },
-  insertStatements: async (_trx, table, columns, rows, suffix) => valuesInsertStatements(sqliteDialect, table, columns, rows, suffix),
+  insertStatements: async (_trx, table, columns, rows, suffix) =>
+    valuesInsertStatements(sqliteDialect, table, columns, rows, suffix),
   async engineBalanceWrites(trx, write) {
     await sql`insert or ignore into engine_balance_writes (id) values (1)`.execute(trx);
     const result = await write();
@@ -148,12 +163,19 @@ interface DriverStatement {
  * COMMIT, ROLLBACK, SAVEPOINT: they return no rows), for the connection's change token.
  */
 function boundByArguments(statement: SqliteDatabase.Statement, onChange: () => void): DriverStatement {
-  if (statement.reader && statement.readonly) return { reader: true, run: (parameters) => statement.run(...parameters), ...objectRowReader(statement) };
+  if (statement.reader && statement.readonly)
+    return { reader: true, run: (parameters) => statement.run(...parameters), ...objectRowReader(statement) };
   const run = (parameters: readonly unknown[]) => {
     onChange();
     return statement.run(...parameters);
   };
-  if (!statement.reader) return { reader: false, run, all: (parameters) => statement.all(...parameters), iterate: (parameters) => statement.iterate(...parameters) };
+  if (!statement.reader)
+    return {
+      reader: false,
+      run,
+      all: (parameters) => statement.all(...parameters),
+      iterate: (parameters) => statement.iterate(...parameters),
+    };
   // A write that returns rows (insert … returning).
   const rows = objectRowReader(statement);
   return {
@@ -252,7 +274,9 @@ export function openSqlite(url: string, synchronous: SqliteSynchronous): DbHandl
     async bulkLoad(table, columns, rows) {
       if (rows.length === 0) return;
       ownChanges++;
-      const insert = database.prepare(`insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+      const insert = database.prepare(
+        `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+      );
       // AUTOINCREMENT tables move their sequence past explicit ids by themselves.
       database.transaction(() => {
         for (const row of rows) insert.run(...(row as unknown[]));

@@ -14,7 +14,15 @@ export type DialectName = 'sqlite' | 'postgres';
  * - `full`: no space left for the write (full disk, SQLite's max_page_count): 507 until space returns.
  * - `archived`: an entry dated before the ledger's archive boundary (PostgreSQL, ledger/archive.ts): 422.
  */
-export type DbErrorKind = 'unique' | 'foreign-key' | 'retryable' | 'busy' | 'unavailable' | 'full' | 'archived' | 'other';
+export type DbErrorKind =
+  | 'unique'
+  | 'foreign-key'
+  | 'retryable'
+  | 'busy'
+  | 'unavailable'
+  | 'full'
+  | 'archived'
+  | 'other';
 
 /**
  * Everything that differs between SQLite and PostgreSQL lives behind this interface.
@@ -64,7 +72,11 @@ export interface Dialect {
    * of rows; SQLite: `json_each` of one JSON array of the rows. Either way a fixed number of
    * parameters, so callers send all their rows in one statement.
    */
-  rowsSource(alias: string, columns: readonly RowsSourceColumn[], rows: ReadonlyArray<readonly unknown[]>): RawBuilder<unknown>;
+  rowsSource(
+    alias: string,
+    columns: readonly RowsSourceColumn[],
+    rows: ReadonlyArray<readonly unknown[]>,
+  ): RawBuilder<unknown>;
   /**
    * The statements of a multi-row insert (db/insert-many.ts). SQLite: `values` lists of a
    * fixed number of rows, one parameter per value. PostgreSQL: one statement per 10,000 rows
@@ -107,7 +119,11 @@ export interface Dialect {
     /** After the archive committed: frees the archived tables of their foreign keys. */
     release(db: Kysely<Database>, tables: readonly string[]): Promise<void>;
     /** The ledger's partitions per table with their estimated rows (`store-ops ledger months`). */
-    months(db: Kysely<Database>): Promise<Array<{ table: string; name: string; from: number | null; to: number | null; isDefault: boolean; rows: number }>>;
+    months(
+      db: Kysely<Database>,
+    ): Promise<
+      Array<{ table: string; name: string; from: number | null; to: number | null; isDefault: boolean; rows: number }>
+    >;
   };
   /** Numbering of the change feed's events (PRODUCT §9, migration 0027). */
   readonly events: EventSequencing;

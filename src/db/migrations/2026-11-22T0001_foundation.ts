@@ -43,10 +43,28 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     .addColumn('is_active_data_exchange', 'integer', (col) => col.notNull())
     .addColumn('is_warehouse', 'integer', (col) => col.notNull());
   for (const column of [
-    'address', 'area_description', 'area_id', 'city', 'contact_details', 'cost_center', 'country_code',
-    'country_name', 'esl_server_path', 'invent_location', 'ip_range_begin', 'ip_range_end', 'legal_entity',
-    'local_server_path', 'phone_number', 'postal_code', 'store_gln', 'store_type_code',
-    'store_type_description', 'secondary_key', 'tertiary_key', 'warehouse_id',
+    'address',
+    'area_description',
+    'area_id',
+    'city',
+    'contact_details',
+    'cost_center',
+    'country_code',
+    'country_name',
+    'esl_server_path',
+    'invent_location',
+    'ip_range_begin',
+    'ip_range_end',
+    'legal_entity',
+    'local_server_path',
+    'phone_number',
+    'postal_code',
+    'store_gln',
+    'store_type_code',
+    'store_type_description',
+    'secondary_key',
+    'tertiary_key',
+    'warehouse_id',
   ]) {
     stores = stores.addColumn(column, 'text');
   }

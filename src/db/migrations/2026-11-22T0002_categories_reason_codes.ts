@@ -19,7 +19,11 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     .addColumn('expiration_offset', 'integer')
     .addColumn('receipt_offset', 'integer');
   await withAudit(categories).execute();
-  await db.schema.createIndex('categories_parent_category_code').on('categories').column('parent_category_code').execute();
+  await db.schema
+    .createIndex('categories_parent_category_code')
+    .on('categories')
+    .column('parent_category_code')
+    .execute();
   await db.schema.createIndex('categories_updated_on').on('categories').column('updated_on').execute();
 
   let reasonCodes = withId(dialect, db.schema.createTable('reason_codes'))
@@ -29,8 +33,15 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     .addColumn('reason_code_type', 'integer', (col) => col.notNull())
     .addColumn('default_review_status', 'integer', (col) => col.notNull());
   for (const column of [
-    'is_comment_mandatory', 'is_gain', 'is_image_mandatory', 'is_loss', 'is_order_number_mandatory',
-    'is_picking_list', 'is_rollback_allowed', 'is_sales_order_discount', 'is_store',
+    'is_comment_mandatory',
+    'is_gain',
+    'is_image_mandatory',
+    'is_loss',
+    'is_order_number_mandatory',
+    'is_picking_list',
+    'is_rollback_allowed',
+    'is_sales_order_discount',
+    'is_store',
   ]) {
     reasonCodes = reasonCodes.addColumn(column, 'integer', (col) => col.notNull());
   }

@@ -6,31 +6,93 @@ import { withAudit, withId } from './support.js';
 // released. New schema changes go in a new, later-named migration.
 
 const PRODUCT_FLAGS = [
-  'allow_decimal', 'is_active', 'is_adr', 'is_edit_min_max', 'is_edit_replenishment', 'is_expiration',
-  'is_markdown_allowed', 'is_order_manually', 'is_ordering', 'is_promotion', 'is_reset_store_stock', 'is_set',
-  'is_stock', 'is_store_product', 'is_template', 'is_theft',
+  'allow_decimal',
+  'is_active',
+  'is_adr',
+  'is_edit_min_max',
+  'is_edit_replenishment',
+  'is_expiration',
+  'is_markdown_allowed',
+  'is_order_manually',
+  'is_ordering',
+  'is_promotion',
+  'is_reset_store_stock',
+  'is_set',
+  'is_stock',
+  'is_store_product',
+  'is_template',
+  'is_theft',
 ];
 
 /** Scaled integers: quantities in thousandths, money in ten-thousandths, plain integers. */
 const PRODUCT_INTEGERS = [
-  'expiration_min_range', 'general_ledger_account_number', 'ioq', 'moq', 'price', 'promotion_price',
-  'purchase_price', 'purchase_unit_quantity', 'smallest_quantity', 'old_price',
+  'expiration_min_range',
+  'general_ledger_account_number',
+  'ioq',
+  'moq',
+  'price',
+  'promotion_price',
+  'purchase_price',
+  'purchase_unit_quantity',
+  'smallest_quantity',
+  'old_price',
 ];
 
 const PRODUCT_TEXTS = [
-  'product_description', 'barcode', 'base_unit_name', 'brand_code', 'brand_description', 'category_code', 'color',
-  'color_code', 'country_code', 'default_location_tag', 'deprecation_date', 'image_url', 'ledger_dimension_value',
-  'margin_category', 'price_compare_unit', 'price_lines', 'product_details', 'product_reference_number',
-  'product_status', 'product_type', 'product_url', 'promotion_text', 'promotion_week', 'purchase_unit_barcode',
-  'purchase_unit_name', 'purchase_unit_product_number', 'purchbook_free_txt', 'referral_product_number', 'size',
-  'size_code', 'smallest_product_number', 'store_number', 'supplier_name', 'supplier_number',
-  'supplier_product_number', 'variant_code', 'variant_family', 'volume',
+  'product_description',
+  'barcode',
+  'base_unit_name',
+  'brand_code',
+  'brand_description',
+  'category_code',
+  'color',
+  'color_code',
+  'country_code',
+  'default_location_tag',
+  'deprecation_date',
+  'image_url',
+  'ledger_dimension_value',
+  'margin_category',
+  'price_compare_unit',
+  'price_lines',
+  'product_details',
+  'product_reference_number',
+  'product_status',
+  'product_type',
+  'product_url',
+  'promotion_text',
+  'promotion_week',
+  'purchase_unit_barcode',
+  'purchase_unit_name',
+  'purchase_unit_product_number',
+  'purchbook_free_txt',
+  'referral_product_number',
+  'size',
+  'size_code',
+  'smallest_product_number',
+  'store_number',
+  'supplier_name',
+  'supplier_number',
+  'supplier_product_number',
+  'variant_code',
+  'variant_family',
+  'volume',
 ];
 
 /** Nested arrays read back whole: JSON text. */
 const PRODUCT_JSON = [
-  'attention_code', 'countries_allowed', 'countries_not_allowed', 'promo_stores_allowed', 'promo_stores_not_allowed',
-  'stores_allowed', 'stores_not_allowed', 'barcodes_array', 'free_fields', 'set_products', 'shelf_labels', 'units',
+  'attention_code',
+  'countries_allowed',
+  'countries_not_allowed',
+  'promo_stores_allowed',
+  'promo_stores_not_allowed',
+  'stores_allowed',
+  'stores_not_allowed',
+  'barcodes_array',
+  'free_fields',
+  'set_products',
+  'shelf_labels',
+  'units',
 ];
 
 export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
@@ -77,7 +139,11 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
       .addColumn('store_number', 'text')
       .addColumn('price_quantity', 'bigint'),
   ).execute();
-  await db.schema.createIndex('product_prices_product_id').on('product_prices').columns(['product_id', 'valid_from']).execute();
+  await db.schema
+    .createIndex('product_prices_product_id')
+    .on('product_prices')
+    .columns(['product_id', 'valid_from'])
+    .execute();
 
   await withAudit(
     withId(dialect, db.schema.createTable('product_discounts'))

@@ -38,31 +38,68 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     .addColumn('product_number', 'text', (col) => col.notNull());
   // Quantities in thousandths, money in ten-thousandths, date-times in epoch ms.
   for (const column of [
-    'min', 'max', 'original_min', 'original_max', 'order_level', 'adjusted_order_level', 'forecast',
-    'demand_until_delivery', 'adjustment_level_decrease', 'adjustment_level_increase', 'price', 'discount_price',
-    'expiry_at', 'validate_expiry_at', 'next_delivery_at', 'next_ordering_at',
-    'last_counted_at', 'last_loss_at', 'last_receipt_at', 'last_minmax_at', 'last_expiry_at', 'stock_modified_at',
+    'min',
+    'max',
+    'original_min',
+    'original_max',
+    'order_level',
+    'adjusted_order_level',
+    'forecast',
+    'demand_until_delivery',
+    'adjustment_level_decrease',
+    'adjustment_level_increase',
+    'price',
+    'discount_price',
+    'expiry_at',
+    'validate_expiry_at',
+    'next_delivery_at',
+    'next_ordering_at',
+    'last_counted_at',
+    'last_loss_at',
+    'last_receipt_at',
+    'last_minmax_at',
+    'last_expiry_at',
+    'stock_modified_at',
   ]) {
     storeProducts = storeProducts.addColumn(column, 'bigint');
   }
   for (const column of [
-    'counting_assignment_code', 'default_salesorder_type', 'group_code', 'replenishment_action', 'promotion_week',
-    'last_counted_by', 'last_loss_by', 'last_receipt_by', 'last_minmax_by', 'last_expiry_by',
+    'counting_assignment_code',
+    'default_salesorder_type',
+    'group_code',
+    'replenishment_action',
+    'promotion_week',
+    'last_counted_by',
+    'last_loss_by',
+    'last_receipt_by',
+    'last_minmax_by',
+    'last_expiry_by',
   ]) {
     storeProducts = storeProducts.addColumn(column, 'text');
   }
-  storeProducts = storeProducts
-    .addColumn('is_promotion', 'integer')
-    .addColumn('is_replenishment', 'integer');
+  storeProducts = storeProducts.addColumn('is_promotion', 'integer').addColumn('is_replenishment', 'integer');
   // Keyed arrays and date lists, read back whole (JSON text).
   for (const column of [
-    'attention_codes', 'average_keys', 'average_array', 'forecast_keys', 'forecast_array', 'history_keys',
-    'history_array', 'delivery_datetimes', 'ordering_datetimes',
+    'attention_codes',
+    'average_keys',
+    'average_array',
+    'forecast_keys',
+    'forecast_array',
+    'history_keys',
+    'history_array',
+    'delivery_datetimes',
+    'ordering_datetimes',
   ]) {
     storeProducts = storeProducts.addColumn(column, 'text');
   }
-  await withAudit(storeProducts.addUniqueConstraint('store_products_store_product', ['store_id', 'product_id'])).execute();
-  await db.schema.createIndex('store_products_stock_modified').on('store_products').columns(['store_id', 'stock_modified_at']).execute();
+  await withAudit(
+    storeProducts.addUniqueConstraint('store_products_store_product', ['store_id', 'product_id']),
+  ).execute();
+  await db.schema
+    .createIndex('store_products_stock_modified')
+    .on('store_products')
+    .columns(['store_id', 'stock_modified_at'])
+    .execute();
   await db.schema.createIndex('store_products_updated_on').on('store_products').column('updated_on').execute();
   await db.schema.createIndex('store_products_product').on('store_products').column('product_id').execute();
 
@@ -92,8 +129,17 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     .addColumn('purchase_price', 'bigint')
     .addColumn('purchase_unit_quantity', 'bigint');
   for (const column of [
-    'location_code', 'reason_code_description', 'customer_order_number', 'customer_order_shipment_number',
-    'app_user_name', 'reference', 'source', 'remarks', 'exception_image', 'orderno', 'barcode',
+    'location_code',
+    'reason_code_description',
+    'customer_order_number',
+    'customer_order_shipment_number',
+    'app_user_name',
+    'reference',
+    'source',
+    'remarks',
+    'exception_image',
+    'orderno',
+    'barcode',
   ]) {
     logs = logs.addColumn(column, 'text');
   }
@@ -148,12 +194,27 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     .addColumn('updated_on', 'bigint', (col) => col.notNull())
     .addUniqueConstraint('stock_balances_key', ['store_id', 'product_id', 'location_id', 'pool', 'order_key'])
     .execute();
-  await db.schema.createIndex('stock_balances_location').on('stock_balances').columns(['store_id', 'location_id']).execute();
-  await db.schema.createIndex('stock_balances_product').on('stock_balances').columns(['product_id', 'store_id']).execute();
+  await db.schema
+    .createIndex('stock_balances_location')
+    .on('stock_balances')
+    .columns(['store_id', 'location_id'])
+    .execute();
+  await db.schema
+    .createIndex('stock_balances_product')
+    .on('stock_balances')
+    .columns(['product_id', 'store_id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['stock_balances', 'stock_ledger', 'stock_logs', 'store_products', 'location_tags', 'locations']) {
+  for (const table of [
+    'stock_balances',
+    'stock_ledger',
+    'stock_logs',
+    'store_products',
+    'location_tags',
+    'locations',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -27,7 +27,10 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     .addColumn('import_version', 'bigint')
     .addColumn('import_count', 'bigint')
     .execute();
-  await db.insertInto('resource_versions').values(Object.keys(RESOURCES).map((resource) => ({ resource, version: 0 }))).execute();
+  await db
+    .insertInto('resource_versions')
+    .values(Object.keys(RESOURCES).map((resource) => ({ resource, version: 0 })))
+    .execute();
 
   if (dialect === 'postgres') {
     await sql`
@@ -64,8 +67,11 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
 export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   for (const tables of Object.values(RESOURCES)) {
     for (const table of tables) {
-      if (dialect === 'postgres') await sql`drop trigger if exists ${sql.id(`${table}_bump_version`)} on ${sql.id(table)}`.execute(db);
-      else for (const event of ['insert', 'update', 'delete']) await sql`drop trigger if exists ${sql.id(`${table}_bump_version_${event}`)}`.execute(db);
+      if (dialect === 'postgres')
+        await sql`drop trigger if exists ${sql.id(`${table}_bump_version`)} on ${sql.id(table)}`.execute(db);
+      else
+        for (const event of ['insert', 'update', 'delete'])
+          await sql`drop trigger if exists ${sql.id(`${table}_bump_version_${event}`)}`.execute(db);
     }
   }
   if (dialect === 'postgres') await sql`drop function if exists bump_resource_version()`.execute(db);

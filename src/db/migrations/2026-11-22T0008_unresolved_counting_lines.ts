@@ -17,7 +17,11 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     .addColumn('received_on', 'bigint', (col) => col.notNull())
     .addColumn('created_by', 'text', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('unresolved_counting_lines_store').on('unresolved_counting_lines').columns(['store_id', 'id']).execute();
+  await db.schema
+    .createIndex('unresolved_counting_lines_store')
+    .on('unresolved_counting_lines')
+    .columns(['store_id', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -16,7 +16,10 @@ import type { MigrationDialect } from './provider.js';
 const LOCATION_TABLES = ['locations', 'location_tags'];
 
 export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
-  await db.schema.alterTable('store_products').addColumn('stock_version', 'bigint', (col) => col.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('store_products')
+    .addColumn('stock_version', 'bigint', (col) => col.notNull().defaultTo(0))
+    .execute();
   await db.insertInto('resource_versions').values({ resource: 'locations', version: 0 }).execute();
   if (dialect === 'postgres') {
     // bump_resource_version() was created by 0007.
@@ -37,7 +40,11 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
         return null;
       end
       $$`.execute(db);
-    for (const [event, rows] of [['insert', 'new'], ['update', 'new'], ['delete', 'old']] as const) {
+    for (const [event, rows] of [
+      ['insert', 'new'],
+      ['update', 'new'],
+      ['delete', 'old'],
+    ] as const) {
       await sql`
         create trigger ${sql.id(`stock_balances_bump_stock_version_${event}`)}
         after ${sql.raw(event)} on stock_balances
@@ -87,8 +94,11 @@ export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<
   }
   if (dialect === 'postgres') await sql`drop function if exists bump_stock_versions()`.execute(db);
   for (const table of LOCATION_TABLES) {
-    if (dialect === 'postgres') await sql`drop trigger if exists ${sql.id(`${table}_bump_version`)} on ${sql.id(table)}`.execute(db);
-    else for (const event of ['insert', 'update', 'delete']) await sql`drop trigger if exists ${sql.id(`${table}_bump_version_${event}`)}`.execute(db);
+    if (dialect === 'postgres')
+      await sql`drop trigger if exists ${sql.id(`${table}_bump_version`)} on ${sql.id(table)}`.execute(db);
+    else
+      for (const event of ['insert', 'update', 'delete'])
+        await sql`drop trigger if exists ${sql.id(`${table}_bump_version_${event}`)}`.execute(db);
   }
   await db.deleteFrom('resource_versions').where('resource', '=', 'locations').execute();
   await db.schema.alterTable('store_products').dropColumn('stock_version').execute();

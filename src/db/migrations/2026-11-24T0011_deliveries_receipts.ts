@@ -57,8 +57,14 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     .addColumn('secondary_order_line_number', 'bigint')
     .addColumn('purchase_price', 'bigint');
   for (const column of [
-    'barcode', 'container_barcode', 'customer_order_number', 'customer_order_shipment_number', 'description',
-    'product_description', 'reference', 'secondary_order_number',
+    'barcode',
+    'container_barcode',
+    'customer_order_number',
+    'customer_order_shipment_number',
+    'description',
+    'product_description',
+    'reference',
+    'secondary_order_number',
   ]) {
     lines = lines.addColumn(column, 'text');
   }

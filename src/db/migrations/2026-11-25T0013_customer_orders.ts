@@ -21,7 +21,14 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     .addColumn('pickup_at', 'bigint')
     .addColumn('rejection_reason_code', 'bigint');
   for (const column of [
-    'order_type_code', 'description', 'customer_name', 'comment', 'reference', 'sales_order_id', 'stores_allowed', 'picked_username',
+    'order_type_code',
+    'description',
+    'customer_name',
+    'comment',
+    'reference',
+    'sales_order_id',
+    'stores_allowed',
+    'picked_username',
   ]) {
     orders = orders.addColumn(column, 'text');
   }
@@ -46,7 +53,14 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     .addColumn('stock_pool', 'integer', (col) => col.notNull())
     .addColumn('price', 'bigint')
     .addColumn('delivery_at', 'bigint');
-  for (const column of ['barcode', 'description', 'preferred_location_code', 'reference', 'stock_location', 'picked_username']) {
+  for (const column of [
+    'barcode',
+    'description',
+    'preferred_location_code',
+    'reference',
+    'stock_location',
+    'picked_username',
+  ]) {
     lines = lines.addColumn(column, 'text');
   }
   await lines.addUniqueConstraint('customer_order_lines_line', ['order_id', 'line_number']).execute();

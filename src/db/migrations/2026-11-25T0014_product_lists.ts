@@ -30,9 +30,15 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     .addColumn('module_id', 'bigint', (col) => col.primaryKey())
     .addColumn('type', 'bigint', (col) => col.notNull().references('product_list_types.type'))
     .execute();
-  await db.insertInto('product_list_types').values(DEFAULT_TYPES.map(([type, description]) => ({ type, description }))).execute();
+  await db
+    .insertInto('product_list_types')
+    .values(DEFAULT_TYPES.map(([type, description]) => ({ type, description })))
+    .execute();
   // Module n of the handheld app opens lists of type n by default.
-  await db.insertInto('product_list_modules').values(DEFAULT_TYPES.map(([type]) => ({ module_id: type, type }))).execute();
+  await db
+    .insertInto('product_list_modules')
+    .values(DEFAULT_TYPES.map(([type]) => ({ module_id: type, type })))
+    .execute();
 
   await withId(dialect, db.schema.createTable('product_lists'))
     .addColumn('store_id', 'bigint', (col) => col.notNull().references('stores.id'))

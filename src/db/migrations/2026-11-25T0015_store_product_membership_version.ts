@@ -56,8 +56,12 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
   const bump = (store: string) => sql`
       insert or ignore into store_product_versions (store_id, version) values (${sql.raw(store)}, 0);
       update store_product_versions set version = version + 1 where store_id = ${sql.raw(store)};`;
-  await sql`create trigger store_products_membership_insert after insert on store_products begin ${bump('new.store_id')} end`.execute(db);
-  await sql`create trigger store_products_membership_delete after delete on store_products begin ${bump('old.store_id')} end`.execute(db);
+  await sql`create trigger store_products_membership_insert after insert on store_products begin ${bump('new.store_id')} end`.execute(
+    db,
+  );
+  await sql`create trigger store_products_membership_delete after delete on store_products begin ${bump('old.store_id')} end`.execute(
+    db,
+  );
   await sql`
     create trigger store_products_membership_soft_delete after update of deleted_on on store_products
     when old.deleted_on is not new.deleted_on
@@ -65,7 +69,11 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
 }
 
 export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
-  for (const name of ['store_products_membership_insert', 'store_products_membership_delete', 'store_products_membership_soft_delete']) {
+  for (const name of [
+    'store_products_membership_insert',
+    'store_products_membership_delete',
+    'store_products_membership_soft_delete',
+  ]) {
     if (dialect === 'postgres') await sql`drop trigger if exists ${sql.id(name)} on store_products`.execute(db);
     else await sql`drop trigger if exists ${sql.id(name)}`.execute(db);
   }

@@ -33,7 +33,8 @@ async function bumpFunction(db: Kysely<any>, skipForEngine: boolean): Promise<vo
 }
 
 async function sqliteTriggers(db: Kysely<any>, skipForEngine: boolean): Promise<void> {
-  for (const event of EVENTS) await sql`drop trigger if exists ${sql.id(`stock_balances_bump_stock_version_${event}`)}`.execute(db);
+  for (const event of EVENTS)
+    await sql`drop trigger if exists ${sql.id(`stock_balances_bump_stock_version_${event}`)}`.execute(db);
   const notEngine = skipForEngine ? sql`not exists (select 1 from engine_balance_writes)` : sql`1`;
   await sql`
     create trigger stock_balances_bump_stock_version_insert after insert on stock_balances
@@ -60,7 +61,10 @@ async function sqliteTriggers(db: Kysely<any>, skipForEngine: boolean): Promise<
 
 export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   if (dialect === 'postgres') return bumpFunction(db, true);
-  await db.schema.createTable('engine_balance_writes').addColumn('id', 'integer', (col) => col.primaryKey()).execute();
+  await db.schema
+    .createTable('engine_balance_writes')
+    .addColumn('id', 'integer', (col) => col.primaryKey())
+    .execute();
   await sqliteTriggers(db, true);
 }
 

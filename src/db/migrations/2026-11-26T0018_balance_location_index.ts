@@ -20,12 +20,20 @@ import type { MigrationDialect } from './provider.js';
 
 export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   await db.schema.dropIndex('stock_balances_location').execute();
-  await db.schema.createIndex('stock_balances_location').on('stock_balances').columns(['store_id', 'location_id', 'product_id']).execute();
+  await db.schema
+    .createIndex('stock_balances_location')
+    .on('stock_balances')
+    .columns(['store_id', 'location_id', 'product_id'])
+    .execute();
   if (dialect === 'postgres') await sql`alter table stock_balances set (fillfactor = 80)`.execute(db);
 }
 
 export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   if (dialect === 'postgres') await sql`alter table stock_balances reset (fillfactor)`.execute(db);
   await db.schema.dropIndex('stock_balances_location').execute();
-  await db.schema.createIndex('stock_balances_location').on('stock_balances').columns(['store_id', 'location_id']).execute();
+  await db.schema
+    .createIndex('stock_balances_location')
+    .on('stock_balances')
+    .columns(['store_id', 'location_id'])
+    .execute();
 }

@@ -26,5 +26,9 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
 export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
   if (dialect !== 'postgres') return;
   await sql`alter table store_products reset (fillfactor)`.execute(db);
-  await db.schema.createIndex('store_products_stock_modified').on('store_products').columns(['store_id', 'stock_modified_at']).execute();
+  await db.schema
+    .createIndex('store_products_stock_modified')
+    .on('store_products')
+    .columns(['store_id', 'stock_modified_at'])
+    .execute();
 }

@@ -73,16 +73,21 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     const add = (row: 'new') => sql`
       insert into stock_log_hours (hour, entries, min_id) values (${sql.raw(row)}.updated_on / ${sql.lit(HOUR)}, 1, ${sql.raw(row)}.id)
       on conflict (hour) do update set entries = entries + 1, min_id = min(min_id, excluded.min_id);`;
-    const remove = (row: 'old') => sql`update stock_log_hours set entries = entries - 1 where hour = ${sql.raw(row)}.updated_on / ${sql.lit(HOUR)};`;
+    const remove = (row: 'old') =>
+      sql`update stock_log_hours set entries = entries - 1 where hour = ${sql.raw(row)}.updated_on / ${sql.lit(HOUR)};`;
     const moved = sql`update resource_versions set version = version + 1 where resource = 'stock_log_moves';`;
     await sql`create trigger stock_logs_hours_insert after insert on stock_logs begin ${add('new')} end`.execute(db);
     await sql`create trigger stock_logs_hours_update after update of updated_on on stock_logs when old.updated_on <> new.updated_on
       begin ${remove('old')} ${add('new')} ${moved} end`.execute(db);
-    await sql`create trigger stock_logs_hours_delete after delete on stock_logs begin ${remove('old')} ${moved} end`.execute(db);
+    await sql`create trigger stock_logs_hours_delete after delete on stock_logs begin ${remove('old')} ${moved} end`.execute(
+      db,
+    );
   }
   await sql`
     insert into stock_log_hours (hour, entries, min_id)
-    select updated_on / ${sql.lit(HOUR)}, count(*), min(id) from stock_logs group by updated_on / ${sql.lit(HOUR)}`.execute(db);
+    select updated_on / ${sql.lit(HOUR)}, count(*), min(id) from stock_logs group by updated_on / ${sql.lit(HOUR)}`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {

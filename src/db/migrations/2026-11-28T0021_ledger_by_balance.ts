@@ -26,7 +26,8 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     where not exists (select 1 from stock_balances b where b.store_id = g.store_id and b.product_id = g.product_id
       and b.location_id = g.location_id and b.pool = g.pool and b.order_key = g.order_key)`.execute(db);
   const orphaned = Number(orphans.rows[0]?.n ?? 0);
-  if (orphaned > 0) throw new Error(`${orphaned} ledger rows have no balance: run store-ops verify and repair before migrating`);
+  if (orphaned > 0)
+    throw new Error(`${orphaned} ledger rows have no balance: run store-ops verify and repair before migrating`);
 
   await withId(dialect, db.schema.createTable('stock_ledger_next'))
     .addColumn('log_id', 'bigint', (col) => col.notNull().references('stock_logs.id'))
@@ -48,14 +49,22 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
   if (dialect === 'postgres') {
     // The names a table created as stock_ledger would have had, and its id sequence past the copied ids.
     await sql`alter table stock_ledger rename constraint stock_ledger_next_pkey to stock_ledger_pkey`.execute(db);
-    await sql`alter table stock_ledger rename constraint stock_ledger_next_log_id_fkey to stock_ledger_log_id_fkey`.execute(db);
-    await sql`alter table stock_ledger rename constraint stock_ledger_next_balance_id_fkey to stock_ledger_balance_id_fkey`.execute(db);
+    await sql`alter table stock_ledger rename constraint stock_ledger_next_log_id_fkey to stock_ledger_log_id_fkey`.execute(
+      db,
+    );
+    await sql`alter table stock_ledger rename constraint stock_ledger_next_balance_id_fkey to stock_ledger_balance_id_fkey`.execute(
+      db,
+    );
     await sql`alter sequence stock_ledger_next_id_seq rename to stock_ledger_id_seq`.execute(db);
     await sql`select setval('stock_ledger_id_seq', greatest((select max(id) from stock_ledger), 1))`.execute(db);
   }
   // Late entries: the stretch of one balance's history by moment; the first count after a
   // moment (counts only, so one probe however long the history); the log listing's applied parts.
-  await db.schema.createIndex('stock_ledger_balance_time').on('stock_ledger').columns(['balance_id', 'at', 'id']).execute();
+  await db.schema
+    .createIndex('stock_ledger_balance_time')
+    .on('stock_ledger')
+    .columns(['balance_id', 'at', 'id'])
+    .execute();
   await db.schema
     .createIndex('stock_ledger_balance_counts')
     .on('stock_ledger')
@@ -88,12 +97,19 @@ export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<
   await db.schema.alterTable('stock_ledger_keyed').renameTo('stock_ledger').execute();
   if (dialect === 'postgres') {
     await sql`alter table stock_ledger rename constraint stock_ledger_keyed_pkey to stock_ledger_pkey`.execute(db);
-    await sql`alter table stock_ledger rename constraint stock_ledger_keyed_log_id_fkey to stock_ledger_log_id_fkey`.execute(db);
+    await sql`alter table stock_ledger rename constraint stock_ledger_keyed_log_id_fkey to stock_ledger_log_id_fkey`.execute(
+      db,
+    );
     await sql`alter sequence stock_ledger_keyed_id_seq rename to stock_ledger_id_seq`.execute(db);
     await sql`select setval('stock_ledger_id_seq', greatest((select max(id) from stock_ledger), 1))`.execute(db);
   }
   const key = ['store_id', 'product_id', 'location_id', 'pool', 'order_key', 'at', 'id'];
   await db.schema.createIndex('stock_ledger_balance_time').on('stock_ledger').columns(key).execute();
-  await db.schema.createIndex('stock_ledger_balance_counts').on('stock_ledger').columns(key).where(sql.ref('is_count'), '=', 1).execute();
+  await db.schema
+    .createIndex('stock_ledger_balance_counts')
+    .on('stock_ledger')
+    .columns(key)
+    .where(sql.ref('is_count'), '=', 1)
+    .execute();
   await db.schema.createIndex('stock_ledger_log').on('stock_ledger').column('log_id').execute();
 }

@@ -47,7 +47,9 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     // Added after the rows are filled: one check of them all, not one per updated row. SQLite
     // has none: it cannot DROP a column that is in a foreign key, so `down` could not remove
     // balance_id again; verify checks that relation there instead.
-    await sql`alter table stock_logs add constraint stock_logs_balance_id_fkey foreign key (balance_id) references stock_balances (id)`.execute(db);
+    await sql`alter table stock_logs add constraint stock_logs_balance_id_fkey foreign key (balance_id) references stock_balances (id)`.execute(
+      db,
+    );
     // The new column has no statistics until autovacuum comes by; the partial indexes' plans need them.
     await sql`analyze stock_logs`.execute(db);
     await sql`analyze stock_log_parts`.execute(db);
@@ -58,7 +60,9 @@ async function refuseOrphans(db: Kysely<any>): Promise<void> {
   const { rows } = await sql<{ no_entry: number | string; no_balance: number | string }>`
     select
       (select count(*) from stock_ledger g where not exists (select 1 from stock_logs l where l.id = g.log_id)) as no_entry,
-      (select count(*) from stock_ledger g where not exists (select 1 from stock_balances b where b.id = g.balance_id)) as no_balance`.execute(db);
+      (select count(*) from stock_ledger g where not exists (select 1 from stock_balances b where b.id = g.balance_id)) as no_balance`.execute(
+    db,
+  );
   const noEntry = Number(rows[0]?.no_entry ?? 0);
   const noBalance = Number(rows[0]?.no_balance ?? 0);
   if (noEntry + noBalance > 0) {
@@ -74,7 +78,8 @@ async function refuseOrphans(db: Kysely<any>): Promise<void> {
  * adding them rewrites nothing. (One statement each: SQLite adds one column at a time.)
  */
 async function addPostingColumns(db: Kysely<any>): Promise<void> {
-  for (const column of ['balance_id', 'delta', 'expected']) await db.schema.alterTable('stock_logs').addColumn(column, 'bigint').execute();
+  for (const column of ['balance_id', 'delta', 'expected'])
+    await db.schema.alterTable('stock_logs').addColumn(column, 'bigint').execute();
 }
 
 /**
@@ -156,7 +161,11 @@ async function moveLedger(db: Kysely<any>, dialect: MigrationDialect): Promise<v
  * for days, and here it has nothing to count. (SQLite's trigger fires only on an update of
  * updated_on.) Disabling a trigger is part of the migration's transaction.
  */
-async function withoutHourCounts(db: Kysely<any>, dialect: MigrationDialect, work: () => Promise<unknown>): Promise<void> {
+async function withoutHourCounts(
+  db: Kysely<any>,
+  dialect: MigrationDialect,
+  work: () => Promise<unknown>,
+): Promise<void> {
   if (dialect !== 'postgres') {
     await work();
     return;
@@ -222,18 +231,28 @@ export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<
     .addColumn('expected', 'bigint')
     .execute();
   const columns = sql.join(POSTING_COLUMNS.map((c) => sql.ref(c)));
-  await sql`insert into stock_ledger_next (${columns}) select ${columns} from stock_ledger order by id, balance_id`.execute(db);
+  await sql`insert into stock_ledger_next (${columns}) select ${columns} from stock_ledger order by id, balance_id`.execute(
+    db,
+  );
   await sql`drop view stock_ledger`.execute(db);
   await db.schema.dropTable('stock_log_parts').execute();
   await db.schema.alterTable('stock_ledger_next').renameTo('stock_ledger').execute();
   if (dialect === 'postgres') {
     await sql`alter table stock_ledger rename constraint stock_ledger_next_pkey to stock_ledger_pkey`.execute(db);
-    await sql`alter table stock_ledger rename constraint stock_ledger_next_log_id_fkey to stock_ledger_log_id_fkey`.execute(db);
-    await sql`alter table stock_ledger rename constraint stock_ledger_next_balance_id_fkey to stock_ledger_balance_id_fkey`.execute(db);
+    await sql`alter table stock_ledger rename constraint stock_ledger_next_log_id_fkey to stock_ledger_log_id_fkey`.execute(
+      db,
+    );
+    await sql`alter table stock_ledger rename constraint stock_ledger_next_balance_id_fkey to stock_ledger_balance_id_fkey`.execute(
+      db,
+    );
     await sql`alter sequence stock_ledger_next_id_seq rename to stock_ledger_id_seq`.execute(db);
     await sql`select setval('stock_ledger_id_seq', greatest((select max(id) from stock_ledger), 1))`.execute(db);
   }
-  await db.schema.createIndex('stock_ledger_balance_time').on('stock_ledger').columns(['balance_id', 'at', 'id']).execute();
+  await db.schema
+    .createIndex('stock_ledger_balance_time')
+    .on('stock_ledger')
+    .columns(['balance_id', 'at', 'id'])
+    .execute();
   await db.schema
     .createIndex('stock_ledger_balance_counts')
     .on('stock_ledger')
@@ -245,5 +264,6 @@ export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<
   // balance_id drops its foreign key with it.)
   await db.schema.dropIndex('stock_logs_balance_counts').execute();
   await db.schema.dropIndex('stock_logs_balance_time').execute();
-  for (const column of ['expected', 'delta', 'balance_id']) await db.schema.alterTable('stock_logs').dropColumn(column).execute();
+  for (const column of ['expected', 'delta', 'balance_id'])
+    await db.schema.alterTable('stock_logs').dropColumn(column).execute();
 }

@@ -15,7 +15,12 @@ import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('stock_logs_review').execute();
-  await db.schema.createIndex('stock_logs_review').on('stock_logs').columns(['review_status', 'id']).where(sql.ref('review_status'), '<>', 0).execute();
+  await db.schema
+    .createIndex('stock_logs_review')
+    .on('stock_logs')
+    .columns(['review_status', 'id'])
+    .where(sql.ref('review_status'), '<>', 0)
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

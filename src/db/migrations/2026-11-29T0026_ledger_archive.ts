@@ -46,7 +46,9 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
       .addColumn('expected', 'bigint')
       .addPrimaryKeyConstraint(
         `${table}_pkey`,
-        table === 'stock_ledger_snapshots' ? ['balance_id', 'at', 'seq', 'is_count'] : ['boundary_at', 'balance_id', 'at', 'seq', 'is_count'],
+        table === 'stock_ledger_snapshots'
+          ? ['balance_id', 'at', 'seq', 'is_count']
+          : ['boundary_at', 'balance_id', 'at', 'seq', 'is_count'],
       )
       .execute();
   }
@@ -70,7 +72,9 @@ export async function up(db: Kysely<any>, dialect: MigrationDialect): Promise<vo
     .execute();
   await db.schema.createIndex('stock_stamps_archived_stamp').on('stock_stamps_archived').column('stamp').execute();
   await db.schema.alterTable('receipt_lines').addColumn('log_at', 'bigint').execute();
-  await sql`update receipt_lines set log_at = (select s.modification_at from stock_logs s where s.id = receipt_lines.log_id)`.execute(db);
+  await sql`update receipt_lines set log_at = (select s.modification_at from stock_logs s where s.id = receipt_lines.log_id)`.execute(
+    db,
+  );
 
   await sql`drop view stock_ledger`.execute(db);
   await sql`create view stock_ledger as

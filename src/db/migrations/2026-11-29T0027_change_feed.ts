@@ -43,11 +43,41 @@ interface EventSource {
 const productNumber = '(select p.product_number from products p where p.id = r.product_id)';
 
 const SOURCES: EventSource[] = [
-  { table: 'stores', resource: 'store', softDelete: true, store: 'r.store_number', data: { store_number: 'r.store_number' } },
-  { table: 'products', resource: 'product', softDelete: true, store: null, data: { product_number: 'r.product_number' } },
-  { table: 'categories', resource: 'category', softDelete: true, store: null, data: { category_code: 'r.category_code' } },
-  { table: 'reason_codes', resource: 'reason_code', softDelete: true, store: null, data: { reason_code: 'r.reason_code' } },
-  { table: 'product_prices', resource: 'price', softDelete: true, store: 'r.store_number', data: { price_id: 'r.price_id', product_number: productNumber } },
+  {
+    table: 'stores',
+    resource: 'store',
+    softDelete: true,
+    store: 'r.store_number',
+    data: { store_number: 'r.store_number' },
+  },
+  {
+    table: 'products',
+    resource: 'product',
+    softDelete: true,
+    store: null,
+    data: { product_number: 'r.product_number' },
+  },
+  {
+    table: 'categories',
+    resource: 'category',
+    softDelete: true,
+    store: null,
+    data: { category_code: 'r.category_code' },
+  },
+  {
+    table: 'reason_codes',
+    resource: 'reason_code',
+    softDelete: true,
+    store: null,
+    data: { reason_code: 'r.reason_code' },
+  },
+  {
+    table: 'product_prices',
+    resource: 'price',
+    softDelete: true,
+    store: 'r.store_number',
+    data: { price_id: 'r.price_id', product_number: productNumber },
+  },
   {
     table: 'product_discounts',
     resource: 'discount',
@@ -55,8 +85,20 @@ const SOURCES: EventSource[] = [
     store: null,
     data: { discount_id: 'r.discount_id', product_number: productNumber, line_number: 'r.line_number' },
   },
-  { table: 'locations', resource: 'location', softDelete: true, store: 'r.store_number', data: { location_code: 'r.location_code' } },
-  { table: 'store_products', resource: 'store_product', softDelete: true, store: 'r.store_number', data: { product_number: 'r.product_number' } },
+  {
+    table: 'locations',
+    resource: 'location',
+    softDelete: true,
+    store: 'r.store_number',
+    data: { location_code: 'r.location_code' },
+  },
+  {
+    table: 'store_products',
+    resource: 'store_product',
+    softDelete: true,
+    store: 'r.store_number',
+    data: { product_number: 'r.product_number' },
+  },
   {
     table: 'product_lists',
     resource: 'product_list',
@@ -153,7 +195,9 @@ export async function down(db: Kysely<any>, dialect: MigrationDialect): Promise<
   await db.schema.dropTable('webhook_subscriptions').execute();
   for (const source of SOURCES) {
     for (const operation of ['insert', 'update', 'delete']) {
-      await sql`drop trigger if exists ${sql.id(`${source.table}_event_${operation}`)}${sql.raw(dialect === 'postgres' ? ` on "${source.table}"` : '')}`.execute(db);
+      await sql`drop trigger if exists ${sql.id(`${source.table}_event_${operation}`)}${sql.raw(dialect === 'postgres' ? ` on "${source.table}"` : '')}`.execute(
+        db,
+      );
     }
     if (dialect === 'postgres') await sql`drop function if exists ${sql.id(`${source.table}_event`)}()`.execute(db);
   }
@@ -179,10 +223,14 @@ function updateCondition(source: EventSource): { columns: string; when: string }
 }
 
 async function createTriggers(db: Kysely<any>, dialect: MigrationDialect, source: EventSource): Promise<void> {
-  const operations = (['insert', 'update', 'delete'] as const).filter((op) => op !== 'delete' || source.types === undefined || source.types.delete !== undefined);
+  const operations = (['insert', 'update', 'delete'] as const).filter(
+    (op) => op !== 'delete' || source.types === undefined || source.types.delete !== undefined,
+  );
   const update = updateCondition(source);
   if (dialect === 'postgres') {
-    const data = `json_build_object(${Object.entries(source.data).map(([name, expr]) => `'${name}', ${expr}`).join(', ')})::text`;
+    const data = `json_build_object(${Object.entries(source.data)
+      .map(([name, expr]) => `'${name}', ${expr}`)
+      .join(', ')})::text`;
     const insertFor = (operation: 'insert' | 'update' | 'delete') =>
       `insert into events (type, store_number, occurred_at, data)
          values (${typeOf(source, operation)}, ${source.store ?? 'null'}, (extract(epoch from clock_timestamp()) * 1000)::bigint, ${data});`;
@@ -217,7 +265,9 @@ async function createTriggers(db: Kysely<any>, dialect: MigrationDialect, source
     const row = operation === 'delete' ? 'old' : 'new';
     const over = (expr: string) => expr.replace(/\br\./g, `${row}.`);
     const fields = Object.entries(source.data).map(([name, expr]) =>
-      BOOLEAN_FIELDS.has(name) ? `'${name}', json(case when ${over(expr)} then 'true' else 'false' end)` : `'${name}', ${over(expr)}`,
+      BOOLEAN_FIELDS.has(name)
+        ? `'${name}', json(case when ${over(expr)} then 'true' else 'false' end)`
+        : `'${name}', ${over(expr)}`,
     );
     const event = operation === 'update' ? `update of ${update.columns}` : operation;
     const when = operation === 'update' ? `when ${update.when}` : '';

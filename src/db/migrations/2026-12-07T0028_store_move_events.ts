@@ -47,10 +47,25 @@ const productNumber = '(select p.product_number from products p where p.id = r.p
 /** 0027's sources whose events carry the row's store_number (as 0027 wrote them). */
 const SOURCES: MovableSource[] = [
   { table: 'stores', resource: 'store', softDelete: true, data: { store_number: 'r.store_number' } },
-  { table: 'product_prices', resource: 'price', softDelete: true, data: { price_id: 'r.price_id', product_number: productNumber } },
+  {
+    table: 'product_prices',
+    resource: 'price',
+    softDelete: true,
+    data: { price_id: 'r.price_id', product_number: productNumber },
+  },
   { table: 'locations', resource: 'location', softDelete: true, data: { location_code: 'r.location_code' } },
-  { table: 'store_products', resource: 'store_product', softDelete: true, data: { product_number: 'r.product_number' } },
-  { table: 'product_lists', resource: 'product_list', softDelete: false, data: { product_list_id: 'r.id', name: 'r.name', is_archived: 'r.archived_on is not null' } },
+  {
+    table: 'store_products',
+    resource: 'store_product',
+    softDelete: true,
+    data: { product_number: 'r.product_number' },
+  },
+  {
+    table: 'product_lists',
+    resource: 'product_list',
+    softDelete: false,
+    data: { product_list_id: 'r.id', name: 'r.name', is_archived: 'r.archived_on is not null' },
+  },
   {
     table: 'delivery_orders',
     types: { insert: 'delivery.changed', update: 'delivery.changed', delete: 'delivery.changed' },
@@ -63,7 +78,12 @@ const SOURCES: MovableSource[] = [
     softDelete: false,
     data: { order_number: 'r.order_number', status_id: 'r.status_id' },
   },
-  { table: 'receipt_orders', types: { insert: 'receipt.created', update: 'receipt.changed' }, softDelete: false, data: { order_number: 'r.order_number', is_submitted: 'r.is_submitted = 1' } },
+  {
+    table: 'receipt_orders',
+    types: { insert: 'receipt.created', update: 'receipt.changed' },
+    softDelete: false,
+    data: { order_number: 'r.order_number', is_submitted: 'r.is_submitted = 1' },
+  },
 ];
 
 const BOOLEAN_FIELDS = new Set(['is_archived', 'is_submitted']);
@@ -112,12 +132,19 @@ function updateType(source: MovableSource): string {
   return `case when r.deleted_on is null then '${source.resource}.upserted' else '${source.resource}.deleted' end`;
 }
 
-const pgData = (source: MovableSource) => `json_build_object(${Object.entries(source.data).map(([name, expr]) => `'${name}', ${expr}`).join(', ')})::text`;
+const pgData = (source: MovableSource) =>
+  `json_build_object(${Object.entries(source.data)
+    .map(([name, expr]) => `'${name}', ${expr}`)
+    .join(', ')})::text`;
 
 function sqliteFields(source: MovableSource, row: 'old' | 'new'): string {
   const over = (expr: string) => expr.replace(/\br\./g, `${row}.`);
   return Object.entries(source.data)
-    .map(([name, expr]) => (BOOLEAN_FIELDS.has(name) ? `'${name}', json(case when ${over(expr)} then 'true' else 'false' end)` : `'${name}', ${over(expr)}`))
+    .map(([name, expr]) =>
+      BOOLEAN_FIELDS.has(name)
+        ? `'${name}', json(case when ${over(expr)} then 'true' else 'false' end)`
+        : `'${name}', ${over(expr)}`,
+    )
     .join(', ');
 }
 
@@ -135,7 +162,9 @@ async function upPostgres(db: Kysely<any>, source: MovableSource): Promise<void>
   await sql`
     create trigger ${sql.id(`${source.table}_event_left_store`)}
     after update of store_number on ${sql.id(source.table)}
-    for each row when (${sql.raw(leftCondition(source))}) execute function ${sql.id(`${source.table}_event_left_store`)}()`.execute(db);
+    for each row when (${sql.raw(leftCondition(source))}) execute function ${sql.id(`${source.table}_event_left_store`)}()`.execute(
+    db,
+  );
   // 0027's function writes the new store's event; its trigger now also fires on a move alone.
   const update = movedUpdate(source);
   await sql`drop trigger ${sql.id(`${source.table}_event_update`)} on ${sql.id(source.table)}`.execute(db);
@@ -189,7 +218,9 @@ async function createUpdateTrigger0027Sqlite(db: Kysely<any>, source: MovableSou
   const row = 'new';
   const over = (expr: string) => expr.replace(/\br\./g, `${row}.`);
   const fields = Object.entries(source.data).map(([name, expr]) =>
-    BOOLEAN_FIELDS.has(name) ? `'${name}', json(case when ${over(expr)} then 'true' else 'false' end)` : `'${name}', ${over(expr)}`,
+    BOOLEAN_FIELDS.has(name)
+      ? `'${name}', json(case when ${over(expr)} then 'true' else 'false' end)`
+      : `'${name}', ${over(expr)}`,
   );
   const event = `update of ${update.columns}`;
   const when = `when ${update.when}`;

@@ -29,5 +29,7 @@ export async function down(db: Kysely<any>, _dialect: MigrationDialect): Promise
   await db.schema.dropIndex('store_products_created_on').execute();
   // Only the stamps that name no booking go back to null: a store product never stamped by the
   // engine (stock_version 0) carries its creation moment.
-  await sql`update store_products set stock_modified_at = null where stock_version = 0 and stock_modified_at = created_on`.execute(db);
+  await sql`update store_products set stock_modified_at = null where stock_version = 0 and stock_modified_at = created_on`.execute(
+    db,
+  );
 }

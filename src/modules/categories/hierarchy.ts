@@ -13,7 +13,10 @@ export type HierarchyProblem =
  * cycle is reported once, for its member that comes first in `codes`. Pure, so the
  * import (a request over stored data) and `store-ops verify` (all stored data) share it.
  */
-export function hierarchyProblems(codes: readonly string[], parentOf: (code: string) => string | undefined): HierarchyProblem[] {
+export function hierarchyProblems(
+  codes: readonly string[],
+  parentOf: (code: string) => string | undefined,
+): HierarchyProblem[] {
   const problems: HierarchyProblem[] = [];
   const order = new Map<string, number>();
   codes.forEach((code, index) => {

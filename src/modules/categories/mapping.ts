@@ -6,8 +6,10 @@ import { ROOT_CATEGORY_CODE, type Category, type CategoryInput } from './schema.
 import { orNull, orUndefined } from '../../shared/nullable.js';
 import type { CategoryRow } from './rows.js';
 
-type CategoryRecord = Omit<Insertable<CategoryTable>, 'id' | 'created_on' | 'updated_on' | 'created_by' | 'modified_by' | 'deleted_on'>;
-
+type CategoryRecord = Omit<
+  Insertable<CategoryTable>,
+  'id' | 'created_on' | 'updated_on' | 'created_by' | 'modified_by' | 'deleted_on'
+>;
 
 /** Input → columns, normalised so that equal input gives an equal content hash. */
 export function toCategoryRecord(input: CategoryInput): CategoryRecord {

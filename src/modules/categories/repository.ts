@@ -13,9 +13,14 @@ export interface CategoryFilters {
 /** Codes per `in (…)` list: well below the parameter limit of either database. */
 const CODES_PER_QUERY = 10_000;
 
-function applyFilters<O>(query: SelectQueryBuilder<Database, 'categories', O>, dialect: Dialect, filters: CategoryFilters) {
+function applyFilters<O>(
+  query: SelectQueryBuilder<Database, 'categories', O>,
+  dialect: Dialect,
+  filters: CategoryFilters,
+) {
   let filtered = query.where('deleted_on', 'is', null);
-  if (filters.parentCategoryCode !== undefined) filtered = filtered.where('parent_category_code', '=', filters.parentCategoryCode);
+  if (filters.parentCategoryCode !== undefined)
+    filtered = filtered.where('parent_category_code', '=', filters.parentCategoryCode);
   if (filters.searchText !== undefined && filters.searchText !== '') {
     const text = filters.searchText;
     // PRODUCT §3.1: categories are searched on the name.
@@ -24,7 +29,11 @@ function applyFilters<O>(query: SelectQueryBuilder<Database, 'categories', O>, d
   return filtered;
 }
 
-export async function countCategories(db: Kysely<Database>, dialect: Dialect, filters: CategoryFilters): Promise<number> {
+export async function countCategories(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  filters: CategoryFilters,
+): Promise<number> {
   const row = await applyFilters(db.selectFrom('categories'), dialect, filters)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
@@ -62,6 +71,10 @@ export async function liveParentsOf(db: Kysely<Database>, codes: readonly string
 
 /** Every live category's parent, for `store-ops verify`. */
 export async function allLiveParents(db: Kysely<Database>): Promise<Map<string, string>> {
-  const rows = await db.selectFrom('categories').select(['category_code', 'parent_category_code']).where('deleted_on', 'is', null).execute();
+  const rows = await db
+    .selectFrom('categories')
+    .select(['category_code', 'parent_category_code'])
+    .where('deleted_on', 'is', null)
+    .execute();
   return new Map(rows.map((row) => [row.category_code, row.parent_category_code]));
 }

@@ -7,7 +7,12 @@ export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/categories',
     {
-      schema: { tags: ['categories'], summary: 'List categories (interface §4.10)', querystring: CategoriesQuery, response: { 200: CategoriesPage } },
+      schema: {
+        tags: ['categories'],
+        summary: 'List categories (interface §4.10)',
+        querystring: CategoriesQuery,
+        response: { 200: CategoriesPage },
+      },
       config: { access: 'master', listCache: 'categories' },
     },
     (request) => listCategories(request.ctx, request.query),
@@ -27,7 +32,13 @@ export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await importCategories(request.ctx, request.body, request.query.flush === true, request.principal!.name, request.rawBodyHash),
+      message: await importCategories(
+        request.ctx,
+        request.body,
+        request.query.flush === true,
+        request.principal!.name,
+        request.rawBodyHash,
+      ),
     }),
   );
 };

@@ -14,18 +14,33 @@ import * as categories from './repository.js';
 import { CategoriesQuery, ROOT_CATEGORY_CODE, type CategoriesBody, type Category } from './schema.js';
 
 /** POST /categories: bulk upsert by category_code, atomic, with flush (interface §4.10, PRODUCT §3). */
-export async function importCategories(ctx: AppContext, body: CategoriesBody, flush: boolean, actor: string, bodyHash?: string): Promise<string> {
+export async function importCategories(
+  ctx: AppContext,
+  body: CategoriesBody,
+  flush: boolean,
+  actor: string,
+  bodyHash?: string,
+): Promise<string> {
   const requestErrors = [
     ...duplicateKeyErrors(body.categories, (c) => c.category_code, 'categories', 'category_code'),
     ...lineErrors(body),
   ];
   if (requestErrors.length > 0) throw validationFailed('Some categories are invalid', requestErrors);
-  const counts = await inTransaction(ctx.handle, (trx) =>
-    importUnlessIdentical(trx, ctx.dialect, 'categories', importFingerprint(bodyHash, flush), async () => {
-      const records = body.categories.map(toCategoryRecord);
-      await assertHierarchy(trx, records, flush);
-      return upsertByKey(trx, ctx.dialect, { table: 'categories', keyColumn: 'category_code', records, actor, now: Date.now(), flush });
-    }),
+  const counts = await inTransaction(
+    ctx.handle,
+    (trx) =>
+      importUnlessIdentical(trx, ctx.dialect, 'categories', importFingerprint(bodyHash, flush), async () => {
+        const records = body.categories.map(toCategoryRecord);
+        await assertHierarchy(trx, records, flush);
+        return upsertByKey(trx, ctx.dialect, {
+          table: 'categories',
+          keyColumn: 'category_code',
+          records,
+          actor,
+          now: Date.now(),
+          flush,
+        });
+      }),
     { serialise: ['categories'] },
   );
   return describeCounts(counts);
@@ -36,9 +51,13 @@ function lineErrors(body: CategoriesBody): FieldError[] {
   const errors: FieldError[] = [];
   body.categories.forEach((category, index) => {
     if (category.category_code === ROOT_CATEGORY_CODE) {
-      errors.push({ path: `categories[${index}].category_code`, message: `'${ROOT_CATEGORY_CODE}' is reserved for the root (parent_category_code of top-level categories)` });
+      errors.push({
+        path: `categories[${index}].category_code`,
+        message: `'${ROOT_CATEGORY_CODE}' is reserved for the root (parent_category_code of top-level categories)`,
+      });
     }
-    const badParts = category.markdown_percentages === undefined ? [] : invalidMarkdownPercentages(category.markdown_percentages);
+    const badParts =
+      category.markdown_percentages === undefined ? [] : invalidMarkdownPercentages(category.markdown_percentages);
     if (badParts.length > 0) {
       errors.push({
         path: `categories[${index}].markdown_percentages`,
@@ -78,7 +97,10 @@ async function assertHierarchy(
   });
   const cycles = problems.filter((p) => p.kind === 'cycle').length;
   const unknown = problems.length - cycles;
-  const said = [unknown > 0 ? `${unknown} with an unknown parent` : '', cycles > 0 ? `${cycles} parent cycle(s)` : ''].filter(Boolean);
+  const said = [
+    unknown > 0 ? `${unknown} with an unknown parent` : '',
+    cycles > 0 ? `${cycles} parent cycle(s)` : '',
+  ].filter(Boolean);
   throw unprocessable(`Category parents are inconsistent: ${said.join(', ')}`, errors);
 }
 
@@ -92,7 +114,9 @@ async function storedAncestors(trx: Transaction<Database>, batch: Map<string, st
   const asked = new Set<string>();
   let candidates = [...batch.values()];
   for (;;) {
-    const next = [...new Set(candidates)].filter((code) => code !== ROOT_CATEGORY_CODE && !batch.has(code) && !asked.has(code));
+    const next = [...new Set(candidates)].filter(
+      (code) => code !== ROOT_CATEGORY_CODE && !batch.has(code) && !asked.has(code),
+    );
     if (next.length === 0) return known;
     for (const code of next) asked.add(code);
     const found = await categories.liveParentsOf(trx, next);
@@ -114,5 +138,13 @@ export async function listCategories(ctx: AppContext, query: CategoriesQuery): P
     categories.countCategories(ctx.db, ctx.dialect, categoryFilters),
     categories.categoriesLastModified(ctx.db),
   ]);
-  return pagedResponse({ window, rows, idOf: (row) => row.id, toItem: toCategory, totalCount, lastModified, cursors: ctx.cursors });
+  return pagedResponse({
+    window,
+    rows,
+    idOf: (row) => row.id,
+    toItem: toCategory,
+    totalCount,
+    lastModified,
+    cursors: ctx.cursors,
+  });
 }

@@ -39,7 +39,11 @@ const orderTurnKey = (orderNumber: string) => `customer-order|${orderNumber}`;
  * order import and a stock post naming the same number run one after the other, so the post
  * either sees the order (422) or commits its bound stock before the order exists.
  */
-export async function lockOrderNumbers(trx: Transaction<Database>, dialect: Dialect, orderNumbers: readonly string[]): Promise<void> {
+export async function lockOrderNumbers(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  orderNumbers: readonly string[],
+): Promise<void> {
   if (orderNumbers.length === 0) return;
   await dialect.lockInTurn(trx, [...new Set(orderNumbers)].map(orderTurnKey));
 }
@@ -57,8 +61,16 @@ export async function orderNumberErrors(
 ): Promise<FieldError[]> {
   const named = refs.filter((ref): ref is { orderNumber: string; path: string } => !!ref.orderNumber);
   if (named.length === 0) return [];
-  await lockOrderNumbers(trx, dialect, named.map((ref) => ref.orderNumber));
-  const managed = await managedOrderNumbers(trx, storeId, named.map((ref) => ref.orderNumber));
+  await lockOrderNumbers(
+    trx,
+    dialect,
+    named.map((ref) => ref.orderNumber),
+  );
+  const managed = await managedOrderNumbers(
+    trx,
+    storeId,
+    named.map((ref) => ref.orderNumber),
+  );
   return named
     .filter((ref) => managed.has(ref.orderNumber))
     .map((ref) => ({
@@ -90,7 +102,12 @@ export interface BoundBalance {
  * Found through the entries naming the number (the partial index on
  * stock_logs.customer_order_number), then by the balance key's (store, product) prefix.
  */
-export async function takeBoundBalances(trx: Transaction<Database>, dialect: Dialect, storeId: number, orderNumber: string): Promise<BoundBalance[]> {
+export async function takeBoundBalances(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  storeId: number,
+  orderNumber: string,
+): Promise<BoundBalance[]> {
   const read = () =>
     trx
       .selectFrom('stock_balances as b')
@@ -100,7 +117,11 @@ export async function takeBoundBalances(trx: Transaction<Database>, dialect: Dia
       .where('b.order_key', '=', orderNumber)
       .where('b.quantity', '<>', 0)
       .where('b.product_id', 'in', (eb) =>
-        eb.selectFrom('stock_logs as s').select('s.product_id').where('s.customer_order_number', '=', orderNumber).where('s.store_id', '=', storeId),
+        eb
+          .selectFrom('stock_logs as s')
+          .select('s.product_id')
+          .where('s.customer_order_number', '=', orderNumber)
+          .where('s.store_id', '=', storeId),
       )
       .orderBy('b.product_id')
       .orderBy('b.location_id')
@@ -111,7 +132,13 @@ export async function takeBoundBalances(trx: Transaction<Database>, dialect: Dia
   await lockBalanceKeys(
     trx,
     dialect,
-    seen.map((row) => ({ storeId, productId: Number(row.product_id), locationId: Number(row.location_id), pool: row.pool, orderKey: orderNumber })),
+    seen.map((row) => ({
+      storeId,
+      productId: Number(row.product_id),
+      locationId: Number(row.location_id),
+      pool: row.pool,
+      orderKey: orderNumber,
+    })),
   );
   // Read again in turn: a concurrent writer (a stock reset) may have moved them meanwhile.
   return (await read()).map((row) => ({
@@ -155,7 +182,12 @@ export function boundBeyondPicks(lines: readonly OrderLineRow[], bound: readonly
     const picked = Number(line.picked_quantity);
     if (picked === 0) continue;
     const key = keyOf(line.product_id, 0, line.stock_pool);
-    const remainder = rest.get(key) ?? { productId: line.product_id, location: undefined, pool: line.stock_pool as PoolNumber, quantityMilli: 0 };
+    const remainder = rest.get(key) ?? {
+      productId: line.product_id,
+      location: undefined,
+      pool: line.stock_pool as PoolNumber,
+      quantityMilli: 0,
+    };
     remainder.quantityMilli -= picked;
     rest.set(key, remainder);
   }

@@ -3,7 +3,14 @@ import { fromMoney, fromQuantity, toMoney, toQuantity } from '../../domain/decim
 import { contentHash } from '../../shared/bulk.js';
 import { orNull, orUndefined } from '../../shared/nullable.js';
 import type { OrderLineReadRow, OrderLineRow, OrderReadRow, StoreLocationRow } from './rows.js';
-import { FINAL_STATUSES, STATUS, type CustomerOrder, type CustomerOrderLine, type OrderInput, type OrderLineInput } from './schema.js';
+import {
+  FINAL_STATUSES,
+  STATUS,
+  type CustomerOrder,
+  type CustomerOrderLine,
+  type OrderInput,
+  type OrderLineInput,
+} from './schema.js';
 import { valuesOf } from '../../shared/column-access.js';
 
 /** The header columns the ERP's upsert writes. */
@@ -35,8 +42,17 @@ export const headerHash = (header: OrderHeader): string => contentHash(header);
 
 /** The columns of a line the ERP's upsert writes and compares, in one fixed order. */
 export const LINE_COLUMNS = [
-  'line_number', 'product_id', 'product_number', 'quantity', 'price', 'stock_pool', 'delivery_at', 'barcode', 'description',
-  'preferred_location_code', 'reference',
+  'line_number',
+  'product_id',
+  'product_number',
+  'quantity',
+  'price',
+  'stock_pool',
+  'delivery_at',
+  'barcode',
+  'description',
+  'preferred_location_code',
+  'reference',
 ] as const;
 
 /** A line's values in LINE_COLUMNS order, null where absent (its signature and its insert row). */
@@ -77,7 +93,11 @@ function toStoreLocation(row: StoreLocationRow) {
   return location as NonNullable<CustomerOrderLine['store_locations']>[number];
 }
 
-export function toCustomerOrderLine(row: OrderLineReadRow, order: OrderReadRow, locations: readonly StoreLocationRow[]): CustomerOrderLine {
+export function toCustomerOrderLine(
+  row: OrderLineReadRow,
+  order: OrderReadRow,
+  locations: readonly StoreLocationRow[],
+): CustomerOrderLine {
   return {
     id: row.id,
     explicit_order: false,
@@ -103,8 +123,13 @@ export function toCustomerOrderLine(row: OrderLineReadRow, order: OrderReadRow, 
   };
 }
 
-export function toCustomerOrder(row: OrderReadRow, lineRows: readonly OrderLineReadRow[], lines: CustomerOrderLine[]): CustomerOrder {
-  const sumOf = (column: 'quantity' | 'picked_quantity') => fromQuantity(lineRows.reduce((sum, line) => sum + Number(line[column]), 0));
+export function toCustomerOrder(
+  row: OrderReadRow,
+  lineRows: readonly OrderLineReadRow[],
+  lines: CustomerOrderLine[],
+): CustomerOrder {
+  const sumOf = (column: 'quantity' | 'picked_quantity') =>
+    fromQuantity(lineRows.reduce((sum, line) => sum + Number(line[column]), 0));
   return {
     is_active: !FINAL_STATUSES.has(row.status_id),
     is_claimed: row.is_claimed === 1,

@@ -19,7 +19,14 @@ import { requireLiveStore } from '../stores/repository.js';
 import { linesOf, lockOrders, updateLine, updateOrder } from './repository.js';
 import type { OrderLineRow, OrderRow } from './rows.js';
 import { FINAL_STATUSES, REJECTION_REASON_TYPE, STATUS, type ClearanceBody, type OrderUpdateBody } from './schema.js';
-import { boundBeyondPicks, SOURCE_CLEARANCE, SOURCE_PICKING, SOURCE_RELEASE, takeBoundBalances, type BoundRemainder } from './bound-stock.js';
+import {
+  boundBeyondPicks,
+  SOURCE_CLEARANCE,
+  SOURCE_PICKING,
+  SOURCE_RELEASE,
+  takeBoundBalances,
+  type BoundRemainder,
+} from './bound-stock.js';
 
 /**
  * The stock side of a customer order (PRODUCT §5 order-bound stock, §7): picking moves stock
@@ -44,7 +51,13 @@ interface Move {
 }
 
 /** Both legs of each move, in request order; the free leg of a pick is guarded against overdraw. */
-function moveDrafts(order: OrderRow, moves: readonly Move[], products: Map<number, EntryDraft['product']>, at: number, appUserName: string | undefined): EntryDraft[] {
+function moveDrafts(
+  order: OrderRow,
+  moves: readonly Move[],
+  products: Map<number, EntryDraft['product']>,
+  at: number,
+  appUserName: string | undefined,
+): EntryDraft[] {
   return moves.flatMap((move) => {
     const pool = move.line.stock_pool as PoolPart['pool'];
     const common = {
@@ -65,14 +78,30 @@ function moveDrafts(order: OrderRow, moves: readonly Move[], products: Map<numbe
       poolParts: [{ pool, quantityMilli: -move.quantityMilli }],
       guard: move.quantityMilli > 0 ? { lineIndex: move.requestIndex ?? -1 } : undefined,
     };
-    const bound: EntryDraft = { ...common, customerOrderNumber: order.order_number, poolParts: [{ pool, quantityMilli: move.quantityMilli }] };
+    const bound: EntryDraft = {
+      ...common,
+      customerOrderNumber: order.order_number,
+      poolParts: [{ pool, quantityMilli: move.quantityMilli }],
+    };
     return move.quantityMilli > 0 ? [free, bound] : [bound, free];
   });
 }
 
-async function bookMoves(trx: Transaction<Database>, ledger: Ledger, store: BookingStore, order: OrderRow, moves: readonly Move[], by: Principal, now: number, appUserName?: string) {
+async function bookMoves(
+  trx: Transaction<Database>,
+  ledger: Ledger,
+  store: BookingStore,
+  order: OrderRow,
+  moves: readonly Move[],
+  by: Principal,
+  now: number,
+  appUserName?: string,
+) {
   if (moves.length === 0) return;
-  const products = await findBookingProductsByIds(trx, moves.map((m) => m.line.product_id));
+  const products = await findBookingProductsByIds(
+    trx,
+    moves.map((m) => m.line.product_id),
+  );
   await bookEntries(trx, ledger, store, moveDrafts(order, moves, products, now, appUserName), by, now);
 }
 
@@ -82,20 +111,47 @@ async function bookMoves(trx: Transaction<Database>, ledger: Ledger, store: Book
  * whatever else is bound (stock bound by entries before the order was imported) back to its
  * own location and pool (bound-stock.ts).
  */
-async function releaseAll(trx: Transaction<Database>, ledger: Ledger, store: BookingStore, order: OrderRow, lines: readonly OrderLineRow[], by: Principal, now: number) {
+async function releaseAll(
+  trx: Transaction<Database>,
+  ledger: Ledger,
+  store: BookingStore,
+  order: OrderRow,
+  lines: readonly OrderLineRow[],
+  by: Principal,
+  now: number,
+) {
   const bound = await takeBoundBalances(trx, ledger.dialect, store.id, order.order_number);
   const picked = lines.filter((line) => Number(line.picked_quantity) !== 0);
   const rest = boundBeyondPicks(picked, bound);
-  const locations = await findLocationsByCodes(trx, store.id, picked.flatMap((line) => (line.stock_location ? [line.stock_location] : [])));
-  const moves = picked.map((line) => ({ line, quantityMilli: -Number(line.picked_quantity), location: line.stock_location ? locations.get(line.stock_location) : undefined }));
-  const products = await findBookingProductsByIds(trx, [...picked.map((line) => line.product_id), ...rest.map((r) => r.productId)]);
-  const drafts = [...moveDrafts(order, moves, products, now, undefined), ...rest.flatMap((remainder) => releaseDrafts(order, remainder, products, now))];
+  const locations = await findLocationsByCodes(
+    trx,
+    store.id,
+    picked.flatMap((line) => (line.stock_location ? [line.stock_location] : [])),
+  );
+  const moves = picked.map((line) => ({
+    line,
+    quantityMilli: -Number(line.picked_quantity),
+    location: line.stock_location ? locations.get(line.stock_location) : undefined,
+  }));
+  const products = await findBookingProductsByIds(trx, [
+    ...picked.map((line) => line.product_id),
+    ...rest.map((r) => r.productId),
+  ]);
+  const drafts = [
+    ...moveDrafts(order, moves, products, now, undefined),
+    ...rest.flatMap((remainder) => releaseDrafts(order, remainder, products, now)),
+  ];
   await bookEntries(trx, ledger, store, drafts, by, now);
   for (const line of picked) await updateLine(trx, line.id, { picked_quantity: 0 });
 }
 
 /** Bound stock no pick accounts for, back to free stock at its own location and pool. */
-function releaseDrafts(order: OrderRow, remainder: BoundRemainder, products: Map<number, EntryDraft['product']>, at: number): EntryDraft[] {
+function releaseDrafts(
+  order: OrderRow,
+  remainder: BoundRemainder,
+  products: Map<number, EntryDraft['product']>,
+  at: number,
+): EntryDraft[] {
   const common = {
     product: products.get(remainder.productId)!,
     location: remainder.location,
@@ -107,25 +163,42 @@ function releaseDrafts(order: OrderRow, remainder: BoundRemainder, products: Map
     source: SOURCE_RELEASE,
   };
   return [
-    { ...common, customerOrderNumber: order.order_number, poolParts: [{ pool: remainder.pool, quantityMilli: -remainder.quantityMilli }] },
+    {
+      ...common,
+      customerOrderNumber: order.order_number,
+      poolParts: [{ pool: remainder.pool, quantityMilli: -remainder.quantityMilli }],
+    },
     { ...common, poolParts: [{ pool: remainder.pool, quantityMilli: remainder.quantityMilli }] },
   ];
 }
 
 /** Rules the request alone can break (PRODUCT §3, §7: 400). */
 function checkUpdate(body: OrderUpdateBody): void {
-  const errors: FieldError[] = duplicateKeyErrors(body.lines ?? [], (l) => String(l.line_number), 'lines', 'line_number');
+  const errors: FieldError[] = duplicateKeyErrors(
+    body.lines ?? [],
+    (l) => String(l.line_number),
+    'lines',
+    'line_number',
+  );
   if (body.is_rejected === true && body.rejection_reason_code === undefined) {
     errors.push({ path: 'rejection_reason_code', message: 'is required to reject an order (a reason code of type 2)' });
   }
-  if (body.status_id === STATUS.collected) errors.push({ path: 'status_id', message: 'an order is collected by POST /customerorders/clearance' });
-  if (body.status_id === STATUS.rejected && body.is_rejected !== true) errors.push({ path: 'status_id', message: 'reject with is_rejected=true and a rejection_reason_code' });
-  if (body.is_rejected === true && body.lines !== undefined && body.lines.length > 0) errors.push({ path: 'lines', message: 'a rejection releases every line: send no picks with it' });
+  if (body.status_id === STATUS.collected)
+    errors.push({ path: 'status_id', message: 'an order is collected by POST /customerorders/clearance' });
+  if (body.status_id === STATUS.rejected && body.is_rejected !== true)
+    errors.push({ path: 'status_id', message: 'reject with is_rejected=true and a rejection_reason_code' });
+  if (body.is_rejected === true && body.lines !== undefined && body.lines.length > 0)
+    errors.push({ path: 'lines', message: 'a rejection releases every line: send no picks with it' });
   if (errors.length > 0) throw validationFailed('The order update is invalid', errors);
 }
 
 /** The status after an update: forward only (PRODUCT §7), skips allowed. */
-function nextStatus(order: OrderRow, body: OrderUpdateBody, lines: readonly OrderLineRow[], pickedMilli: ReadonlyMap<number, number>): number {
+function nextStatus(
+  order: OrderRow,
+  body: OrderUpdateBody,
+  lines: readonly OrderLineRow[],
+  pickedMilli: ReadonlyMap<number, number>,
+): number {
   let status = order.status_id;
   const raise = (to: number) => (status = Math.max(status, to));
   if (body.is_claimed === true) raise(STATUS.claimed);
@@ -138,7 +211,12 @@ function nextStatus(order: OrderRow, body: OrderUpdateBody, lines: readonly Orde
 }
 
 /** PUT /stores/{s}/orders/customerorder (PRODUCT §7): claim, pick, unpick, reject, cancel; atomic. */
-export async function updateCustomerOrder(ctx: AppContext, storeNumber: string, body: OrderUpdateBody, by: Principal): Promise<string> {
+export async function updateCustomerOrder(
+  ctx: AppContext,
+  storeNumber: string,
+  body: OrderUpdateBody,
+  by: Principal,
+): Promise<string> {
   const actor = by.name;
   checkUpdate(body);
   const store = await requireLiveStore(ctx.db, storeNumber);
@@ -148,16 +226,22 @@ export async function updateCustomerOrder(ctx: AppContext, storeNumber: string, 
       const order = (await lockOrders(trx, ctx.dialect, [body.order_number])).get(body.order_number);
       // An order of another store is reached through stored data: 403 unless the token holds that store (PRODUCT §4).
       if (order && order.store_id !== store.id) assertStoreAccess(by, order.store_number);
-      if (!order || order.store_id !== store.id) throw notFound(`No customer order '${body.order_number}' in store '${storeNumber}'`);
-      if (FINAL_STATUSES.has(order.status_id)) throw conflict(`Customer order '${order.order_number}' is closed (status ${order.status_id}): it can no longer change`);
+      if (!order || order.store_id !== store.id)
+        throw notFound(`No customer order '${body.order_number}' in store '${storeNumber}'`);
+      if (FINAL_STATUSES.has(order.status_id))
+        throw conflict(
+          `Customer order '${order.order_number}' is closed (status ${order.status_id}): it can no longer change`,
+        );
       if (body.status_id !== undefined && body.status_id < order.status_id) {
-        throw conflict(`Customer order '${order.order_number}' is at status ${order.status_id}: a status moves only forward`, [
-          { path: 'status_id', message: `${body.status_id} is before ${order.status_id}` },
-        ]);
+        throw conflict(
+          `Customer order '${order.order_number}' is at status ${order.status_id}: a status moves only forward`,
+          [{ path: 'status_id', message: `${body.status_id} is before ${order.status_id}` }],
+        );
       }
       const lines = await linesOf(trx, [order.id]);
       const changes = {
-        is_claimed: body.is_claimed === undefined ? order.is_claimed : body.is_claimed ? (1 as const) : order.is_claimed,
+        is_claimed:
+          body.is_claimed === undefined ? order.is_claimed : body.is_claimed ? (1 as const) : order.is_claimed,
         picked_username: body.picked_username ?? order.picked_username,
         comment: body.comment ?? order.comment,
         pickup_at: body.pickup_date === undefined ? order.pickup_at : requireDateTime(body.pickup_date),
@@ -166,14 +250,24 @@ export async function updateCustomerOrder(ctx: AppContext, storeNumber: string, 
       };
       if (body.is_rejected === true) {
         const reason = (await findReasonCodes(trx, [body.rejection_reason_code!])).get(body.rejection_reason_code!);
-        if (!reason) throw unprocessable('Unknown rejection reason code', [{ path: 'rejection_reason_code', message: `unknown reason code ${body.rejection_reason_code}` }]);
+        if (!reason)
+          throw unprocessable('Unknown rejection reason code', [
+            { path: 'rejection_reason_code', message: `unknown reason code ${body.rejection_reason_code}` },
+          ]);
         if (reason.reason_code_type !== REJECTION_REASON_TYPE) {
           throw unprocessable('Not a rejection reason code', [
-            { path: 'rejection_reason_code', message: `reason code ${reason.reason_code} is of type ${reason.reason_code_type}, not a rejection code (type 2)` },
+            {
+              path: 'rejection_reason_code',
+              message: `reason code ${reason.reason_code} is of type ${reason.reason_code_type}, not a rejection code (type 2)`,
+            },
           ]);
         }
         await releaseAll(trx, ctx.ledger, store, order, lines, by, now);
-        await updateOrder(trx, order.id, { ...changes, status_id: STATUS.rejected, rejection_reason_code: reason.reason_code });
+        await updateOrder(trx, order.id, {
+          ...changes,
+          status_id: STATUS.rejected,
+          rejection_reason_code: reason.reason_code,
+        });
         return `rejected '${order.order_number}'`;
       }
       if (body.status_id === STATUS.cancelled) {
@@ -190,7 +284,10 @@ export async function updateCustomerOrder(ctx: AppContext, storeNumber: string, 
     if (error instanceof InsufficientStockError) {
       const line = body.lines![error.lineIndex]!;
       throw conflict(`Line ${line.line_number} cannot be picked: not that much free stock at its source`, [
-        { path: `lines[${error.lineIndex}].picked_quantity`, message: `${fromQuantity(Math.max(0, error.availableMilli))} free at the source; nothing of this request was bound` },
+        {
+          path: `lines[${error.lineIndex}].picked_quantity`,
+          message: `${fromQuantity(Math.max(0, error.availableMilli))} free at the source; nothing of this request was bound`,
+        },
       ]);
     }
     throw error;
@@ -223,25 +320,47 @@ async function applyPicks(
   requested.forEach((pick, index) => {
     const line = byNumber.get(pick.line_number);
     if (!line) {
-      errors.push({ path: `lines[${index}].line_number`, message: `order '${order.order_number}' has no line ${pick.line_number}` });
+      errors.push({
+        path: `lines[${index}].line_number`,
+        message: `order '${order.order_number}' has no line ${pick.line_number}`,
+      });
       return;
     }
     const code = pick.stock_location ?? line.stock_location ?? line.preferred_location_code ?? undefined;
     const location = code === undefined ? undefined : locations.get(code);
-    if (code !== undefined && !location) errors.push({ path: `lines[${index}].stock_location`, message: `unknown location '${code}' in this store` });
+    if (code !== undefined && !location)
+      errors.push({ path: `lines[${index}].stock_location`, message: `unknown location '${code}' in this store` });
     const current = Number(line.picked_quantity);
     if (pick.stock_pool !== undefined && pick.stock_pool !== line.stock_pool && current !== 0) {
-      conflicts.push({ path: `lines[${index}].stock_pool`, message: `line ${line.line_number} has stock bound in pool ${line.stock_pool}: lower its picked_quantity to 0 first` });
+      conflicts.push({
+        path: `lines[${index}].stock_pool`,
+        message: `line ${line.line_number} has stock bound in pool ${line.stock_pool}: lower its picked_quantity to 0 first`,
+      });
     }
     if (errors.length > 0 || conflicts.length > 0) return;
     const pool = pick.stock_pool ?? line.stock_pool;
     const target = pick.picked_quantity === undefined ? current : toQuantity(pick.picked_quantity);
     const updated = { ...line, stock_pool: pool };
     // A pick comes from the named source; a release goes back to a named location, else to where the line was picked.
-    const releaseTo = pick.stock_location !== undefined ? location : line.stock_location ? locations.get(line.stock_location) : undefined;
-    if (target !== current) moves.push({ line: updated, quantityMilli: target - current, location: target > current ? location : releaseTo, requestIndex: index });
+    const releaseTo =
+      pick.stock_location !== undefined
+        ? location
+        : line.stock_location
+          ? locations.get(line.stock_location)
+          : undefined;
+    if (target !== current)
+      moves.push({
+        line: updated,
+        quantityMilli: target - current,
+        location: target > current ? location : releaseTo,
+        requestIndex: index,
+      });
     totals.set(line.id, target);
-    byNumber.set(pick.line_number, { ...updated, picked_quantity: target, stock_location: target > current ? (location?.location_code ?? null) : line.stock_location });
+    byNumber.set(pick.line_number, {
+      ...updated,
+      picked_quantity: target,
+      stock_location: target > current ? (location?.location_code ?? null) : line.stock_location,
+    });
   });
   if (errors.length > 0) throw unprocessable('Some picks name unknown lines or locations', errors);
   if (conflicts.length > 0) throw conflict('Some picks cannot be applied now', conflicts);
@@ -268,7 +387,10 @@ async function applyPicks(
 function checkPickedTotal(order: OrderRow, lines: Iterable<OrderLineRow>, moves: readonly Move[]): void {
   const raising = moves.find((move) => move.quantityMilli > 0 && move.requestIndex !== undefined);
   if (!raising) return;
-  const site = { path: `lines[${raising.requestIndex}].picked_quantity`, what: `the picked total of order '${order.order_number}'` };
+  const site = {
+    path: `lines[${raising.requestIndex}].picked_quantity`,
+    what: `the picked total of order '${order.order_number}'`,
+  };
   let total = 0;
   for (const line of lines) total = addQuantities(total, Number(line.picked_quantity), site);
 }
@@ -282,15 +404,30 @@ export async function clearOrder(ctx: AppContext, body: ClearanceBody, principal
     const order = (await lockOrders(trx, ctx.dialect, [body.order_number])).get(body.order_number);
     // An order of another store is reached through stored data: 403 unless the token holds that store (PRODUCT §4).
     if (order && order.store_id !== store.id) assertStoreAccess(principal, order.store_number);
-    if (!order || order.store_id !== store.id) throw notFound(`No customer order '${body.order_number}' in store '${body.store_number}'`);
-    if (FINAL_STATUSES.has(order.status_id)) throw conflict(`Customer order '${order.order_number}' is closed (status ${order.status_id}): it cannot be cleared`);
+    if (!order || order.store_id !== store.id)
+      throw notFound(`No customer order '${body.order_number}' in store '${body.store_number}'`);
+    if (FINAL_STATUSES.has(order.status_id))
+      throw conflict(
+        `Customer order '${order.order_number}' is closed (status ${order.status_id}): it cannot be cleared`,
+      );
     // Everything bound under the number leaves the store (PRODUCT §5 never stranded): each
     // line's pick, and whatever else is bound there (entries before the order was imported).
     const bound = await takeBoundBalances(trx, ctx.dialect, store.id, order.order_number);
     const picked = (await linesOf(trx, [order.id])).filter((line) => Number(line.picked_quantity) !== 0);
     const rest = boundBeyondPicks(picked, bound);
-    const products = await findBookingProductsByIds(trx, [...picked.map((line) => line.product_id), ...rest.map((r) => r.productId)]);
-    const common = { at: now, onArrival: true, isCount: false, pending: false, customerOrderNumber: order.order_number, reference: order.order_number, source: SOURCE_CLEARANCE };
+    const products = await findBookingProductsByIds(trx, [
+      ...picked.map((line) => line.product_id),
+      ...rest.map((r) => r.productId),
+    ]);
+    const common = {
+      at: now,
+      onArrival: true,
+      isCount: false,
+      pending: false,
+      customerOrderNumber: order.order_number,
+      reference: order.order_number,
+      source: SOURCE_CLEARANCE,
+    };
     const drafts: EntryDraft[] = [
       ...picked.map((line) => ({
         ...common,

@@ -15,10 +15,16 @@ import type { OrderLineReadRow, OrderLineRow, OrderReadRow, OrderRow, StoreLocat
  * picking, rejection, clearance — runs after the one before, so of a clearance and a
  * rejection racing on one order exactly one finds it still open (PRODUCT §7).
  */
-export async function lockOrders(trx: Transaction<Database>, dialect: Dialect, orderNumbers: readonly string[]): Promise<Map<string, OrderRow>> {
+export async function lockOrders(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  orderNumbers: readonly string[],
+): Promise<Map<string, OrderRow>> {
   const found = new Map<string, OrderRow>();
   for (const part of inListChunks([...new Set(orderNumbers)], KEYS_PER_QUERY)) {
-    const rows = await dialect.lockForUpdate(trx.selectFrom('customer_orders').selectAll().where('order_number', 'in', part).orderBy('id')).execute();
+    const rows = await dialect
+      .lockForUpdate(trx.selectFrom('customer_orders').selectAll().where('order_number', 'in', part).orderBy('id'))
+      .execute();
     for (const row of rows) found.set(row.order_number, row);
   }
   return found;
@@ -27,7 +33,15 @@ export async function lockOrders(trx: Transaction<Database>, dialect: Dialect, o
 export async function linesOf(db: Executor, orderIds: readonly number[]): Promise<OrderLineRow[]> {
   const lines: OrderLineRow[] = [];
   for (const part of inListChunks([...new Set(orderIds)], KEYS_PER_QUERY)) {
-    lines.push(...(await db.selectFrom('customer_order_lines').selectAll().where('order_id', 'in', part).orderBy('order_id').orderBy('line_number').execute()));
+    lines.push(
+      ...(await db
+        .selectFrom('customer_order_lines')
+        .selectAll()
+        .where('order_id', 'in', part)
+        .orderBy('order_id')
+        .orderBy('line_number')
+        .execute()),
+    );
   }
   return lines;
 }
@@ -43,25 +57,78 @@ export interface NewOrder {
 }
 
 const ORDER_INSERT_COLUMNS = [
-  'store_id', 'store_number', 'order_number', 'status_id', 'is_claimed', 'pickup_at', 'order_type_code', 'description', 'customer_name',
-  'comment', 'reference', 'sales_order_id', 'stores_allowed', 'content_hash', 'created_on', 'updated_on', 'created_by', 'modified_by',
+  'store_id',
+  'store_number',
+  'order_number',
+  'status_id',
+  'is_claimed',
+  'pickup_at',
+  'order_type_code',
+  'description',
+  'customer_name',
+  'comment',
+  'reference',
+  'sales_order_id',
+  'stores_allowed',
+  'content_hash',
+  'created_on',
+  'updated_on',
+  'created_by',
+  'modified_by',
 ] as const satisfies ReadonlyArray<keyof Insertable<CustomerOrderTable>>;
 
 /** New orders and their lines; values go straight into statement rows (a 1,000-order import builds no row objects). */
-export async function insertOrders(trx: Transaction<Database>, dialect: Dialect, created: readonly NewOrder[], actor: string, now: number): Promise<void> {
+export async function insertOrders(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  created: readonly NewOrder[],
+  actor: string,
+  now: number,
+): Promise<void> {
   const values = created.map((order) => {
     const h = order.header;
     return [
-      order.storeId, order.storeNumber, order.orderNumber, STATUS.new, 0, h.pickup_at, h.order_type_code, h.description, h.customer_name,
-      h.comment, h.reference, h.sales_order_id, h.stores_allowed, order.contentHash, now, now, actor, actor,
+      order.storeId,
+      order.storeNumber,
+      order.orderNumber,
+      STATUS.new,
+      0,
+      h.pickup_at,
+      h.order_type_code,
+      h.description,
+      h.customer_name,
+      h.comment,
+      h.reference,
+      h.sales_order_id,
+      h.stores_allowed,
+      order.contentHash,
+      now,
+      now,
+      actor,
+      actor,
     ];
   });
-  const inserted = await insertMany<{ id: number; order_number: string }>(trx, dialect, 'customer_orders', ORDER_INSERT_COLUMNS, values, 'returning id, order_number');
+  const inserted = await insertMany<{ id: number; order_number: string }>(
+    trx,
+    dialect,
+    'customer_orders',
+    ORDER_INSERT_COLUMNS,
+    values,
+    'returning id, order_number',
+  );
   const ids = new Map(inserted.map((row) => [row.order_number, Number(row.id)]));
-  await insertLines(trx, dialect, created.map((order) => ({ orderId: ids.get(order.orderNumber)!, storeId: order.storeId, lines: order.lines })));
+  await insertLines(
+    trx,
+    dialect,
+    created.map((order) => ({ orderId: ids.get(order.orderNumber)!, storeId: order.storeId, lines: order.lines })),
+  );
 }
 
-export async function updateOrder(trx: Transaction<Database>, id: number, changes: Partial<Insertable<CustomerOrderTable>>): Promise<void> {
+export async function updateOrder(
+  trx: Transaction<Database>,
+  id: number,
+  changes: Partial<Insertable<CustomerOrderTable>>,
+): Promise<void> {
   await trx.updateTable('customer_orders').set(changes).where('id', '=', id).execute();
 }
 
@@ -74,7 +141,11 @@ export interface NewLines {
 const LINE_INSERT_COLUMNS = ['order_id', 'store_id', 'picked_quantity', ...LINE_COLUMNS] as const;
 
 /** New lines start with nothing picked. */
-export async function insertLines(trx: Transaction<Database>, dialect: Dialect, batches: readonly NewLines[]): Promise<void> {
+export async function insertLines(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  batches: readonly NewLines[],
+): Promise<void> {
   const rows: unknown[][] = [];
   for (const batch of batches) {
     for (const line of batch.lines) rows.push([batch.orderId, batch.storeId, 0, ...lineValues(line)]);
@@ -82,12 +153,17 @@ export async function insertLines(trx: Transaction<Database>, dialect: Dialect, 
   await insertMany(trx, dialect, 'customer_order_lines', LINE_INSERT_COLUMNS, rows);
 }
 
-export async function updateLine(trx: Transaction<Database>, id: number, changes: Partial<Insertable<CustomerOrderLineTable>>): Promise<void> {
+export async function updateLine(
+  trx: Transaction<Database>,
+  id: number,
+  changes: Partial<Insertable<CustomerOrderLineTable>>,
+): Promise<void> {
   await trx.updateTable('customer_order_lines').set(changes).where('id', '=', id).execute();
 }
 
 export async function deleteLines(trx: Transaction<Database>, ids: readonly number[]): Promise<void> {
-  for (const part of inListChunks([...new Set(ids)], KEYS_PER_QUERY)) await trx.deleteFrom('customer_order_lines').where('id', 'in', part).execute();
+  for (const part of inListChunks([...new Set(ids)], KEYS_PER_QUERY))
+    await trx.deleteFrom('customer_order_lines').where('id', 'in', part).execute();
 }
 
 export interface OrderFilters {
@@ -102,16 +178,24 @@ export interface OrderFilters {
 function applyFilters<O>(query: SelectQueryBuilder<Database, 'customer_orders', O>, filters: OrderFilters) {
   let filtered = query.where('customer_orders.store_id', '=', filters.storeId);
   if (filters.statusId !== undefined) filtered = filtered.where('customer_orders.status_id', '=', filters.statusId);
-  if (filters.orderNumber !== undefined) filtered = filtered.where('customer_orders.order_number', '=', filters.orderNumber);
-  if (filters.isActive !== undefined) filtered = filtered.where('customer_orders.status_id', filters.isActive ? '<' : '>=', 5);
-  if (filters.updatedFrom !== undefined) filtered = filtered.where('customer_orders.updated_on', '>=', filters.updatedFrom);
+  if (filters.orderNumber !== undefined)
+    filtered = filtered.where('customer_orders.order_number', '=', filters.orderNumber);
+  if (filters.isActive !== undefined)
+    filtered = filtered.where('customer_orders.status_id', filters.isActive ? '<' : '>=', 5);
+  if (filters.updatedFrom !== undefined)
+    filtered = filtered.where('customer_orders.updated_on', '>=', filters.updatedFrom);
   const between = filters.pickupBetween;
-  if (between !== undefined) filtered = filtered.where('customer_orders.pickup_at', '>=', between.from).where('customer_orders.pickup_at', '<', between.to);
+  if (between !== undefined)
+    filtered = filtered
+      .where('customer_orders.pickup_at', '>=', between.from)
+      .where('customer_orders.pickup_at', '<', between.to);
   return filtered;
 }
 
 export async function countOrders(db: Executor, filters: OrderFilters): Promise<number> {
-  const row = await applyFilters(db.selectFrom('customer_orders'), filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await applyFilters(db.selectFrom('customer_orders'), filters)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -151,13 +235,25 @@ export async function readLines(db: Executor, orderIds: readonly number[]): Prom
 }
 
 /** Free (not order-bound) stock of the products at the store's locations, per pool: where to pick. */
-export async function storeLocationsOf(db: Executor, storeId: number, productIds: readonly number[]): Promise<Map<number, StoreLocationRow[]>> {
+export async function storeLocationsOf(
+  db: Executor,
+  storeId: number,
+  productIds: readonly number[],
+): Promise<Map<number, StoreLocationRow[]>> {
   const byProduct = new Map<number, StoreLocationRow[]>();
   for (const part of inListChunks([...new Set(productIds)], KEYS_PER_QUERY)) {
     const rows = await db
       .selectFrom('stock_balances as b')
       .innerJoin('locations as l', 'l.id', 'b.location_id')
-      .select(['b.product_id', 'b.pool', 'b.quantity', 'l.location_code', 'l.location_order', 'l.default_stock_pool', 'l.tags'])
+      .select([
+        'b.product_id',
+        'b.pool',
+        'b.quantity',
+        'l.location_code',
+        'l.location_order',
+        'l.default_stock_pool',
+        'l.tags',
+      ])
       .where('b.store_id', '=', storeId)
       .where('b.order_key', '=', '')
       .where('b.location_id', '<>', 0)
@@ -185,17 +281,29 @@ export async function storeLocationsOf(db: Executor, storeId: number, productIds
     }
   }
   // Where the free stock is: a location whose balances are all zero is not a place to pick from.
-  for (const [productId, list] of byProduct) byProduct.set(productId, list.filter((location) => location.pools.some((q) => q !== 0)));
+  for (const [productId, list] of byProduct)
+    byProduct.set(
+      productId,
+      list.filter((location) => location.pools.some((q) => q !== 0)),
+    );
   return byProduct;
 }
 
 /** Orders of the store by number (not locked): stock posts naming an order's number (bound-stock.ts orderNumberErrors). */
-export async function managedOrderNumbers(db: Executor, storeId: number, orderNumbers: readonly string[]): Promise<Set<string>> {
+export async function managedOrderNumbers(
+  db: Executor,
+  storeId: number,
+  orderNumbers: readonly string[],
+): Promise<Set<string>> {
   const found = new Set<string>();
   for (const part of inListChunks([...new Set(orderNumbers)], KEYS_PER_QUERY)) {
-    const rows = await db.selectFrom('customer_orders').select('order_number').where('store_id', '=', storeId).where('order_number', 'in', part).execute();
+    const rows = await db
+      .selectFrom('customer_orders')
+      .select('order_number')
+      .where('store_id', '=', storeId)
+      .where('order_number', 'in', part)
+      .execute();
     for (const row of rows) found.add(row.order_number);
   }
   return found;
 }
-

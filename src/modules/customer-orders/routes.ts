@@ -1,7 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Ack } from '../../shared/schemas.js';
 import { clearOrder, updateCustomerOrder } from './picking.js';
-import { ClearanceBody, CrossStoreOrdersBody, OrdersPage, OrdersQuery, OrderUpdateBody, StoreOrdersBody, StoreParams } from './schema.js';
+import {
+  ClearanceBody,
+  CrossStoreOrdersBody,
+  OrdersPage,
+  OrdersQuery,
+  OrderUpdateBody,
+  StoreOrdersBody,
+  StoreParams,
+} from './schema.js';
 import { importOrders, listOrders } from './service.js';
 
 export const customerOrderRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -32,7 +40,10 @@ export const customerOrderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'store' },
     },
-    async (request) => ({ success: true, message: await importOrders(request.ctx, request.body.orders, request.principal!, request.params.store_number) }),
+    async (request) => ({
+      success: true,
+      message: await importOrders(request.ctx, request.body.orders, request.principal!, request.params.store_number),
+    }),
   );
 
   app.post(
@@ -40,13 +51,17 @@ export const customerOrderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['customer orders'],
-        summary: 'Create or update customer orders across stores, by order_number (interface §4.12, PRODUCT §7); atomic',
+        summary:
+          'Create or update customer orders across stores, by order_number (interface §4.12, PRODUCT §7); atomic',
         body: CrossStoreOrdersBody,
         response: { 200: Ack },
       },
       config: { access: 'cross-store' },
     },
-    async (request) => ({ success: true, message: await importOrders(request.ctx, request.body.orders, request.principal!) }),
+    async (request) => ({
+      success: true,
+      message: await importOrders(request.ctx, request.body.orders, request.principal!),
+    }),
   );
 
   app.put(
@@ -54,14 +69,18 @@ export const customerOrderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['customer orders'],
-        summary: 'Claim, pick, unpick, reject or cancel a customer order; picks bind stock through the ledger (PRODUCT §7); atomic',
+        summary:
+          'Claim, pick, unpick, reject or cancel a customer order; picks bind stock through the ledger (PRODUCT §7); atomic',
         params: StoreParams,
         body: OrderUpdateBody,
         response: { 200: Ack },
       },
       config: { access: 'store' },
     },
-    async (request) => ({ success: true, message: await updateCustomerOrder(request.ctx, request.params.store_number, request.body, request.principal!) }),
+    async (request) => ({
+      success: true,
+      message: await updateCustomerOrder(request.ctx, request.params.store_number, request.body, request.principal!),
+    }),
   );
 
   app.post(

@@ -1,7 +1,17 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { POOLS } from '../../domain/stock-rules.js';
 import {
-  BulkArray, DateTime, Int, Money, PageQueryProperties, PagedResponse, PoolNumber, Quantity, Str, StoreNumberParams, TextId,
+  BulkArray,
+  DateTime,
+  Int,
+  Money,
+  PageQueryProperties,
+  PagedResponse,
+  PoolNumber,
+  Quantity,
+  Str,
+  StoreNumberParams,
+  TextId,
 } from '../../shared/schemas.js';
 import { StoreRef } from '../../shared/access.js';
 
@@ -29,7 +39,9 @@ const OrderLineInput = Type.Object({
 });
 
 const orderFields = {
-  order_number: TextId(64, { description: 'Unique across the chain: a re-send with the same number updates the order' }),
+  order_number: TextId(64, {
+    description: 'Unique across the chain: a re-send with the same number updates the order',
+  }),
   order_type_code: optional(TextId(64)),
   description: optional(Str(2000)),
   customer_name: optional(Str(255)),
@@ -41,13 +53,20 @@ const orderFields = {
   lines: optional(
     Type.Array(OrderLineInput, {
       maxItems: MAX_ORDER_LINES,
-      description: 'The whole set of lines: lines absent are removed (a line with picked stock cannot be); absent = lines unchanged',
+      description:
+        'The whole set of lines: lines absent are removed (a line with picked stock cannot be); absent = lines unchanged',
     }),
   ),
 };
 
-export const StoreOrderInput = Type.Object({ ...orderFields, store_number: optional(TextId(64, { description: 'Ignored: the path names the store' })) });
-export const CrossStoreOrderInput = Type.Object({ ...orderFields, store_number: StoreRef({ description: 'The store the customer collects from' }) });
+export const StoreOrderInput = Type.Object({
+  ...orderFields,
+  store_number: optional(TextId(64, { description: 'Ignored: the path names the store' })),
+});
+export const CrossStoreOrderInput = Type.Object({
+  ...orderFields,
+  store_number: StoreRef({ description: 'The store the customer collects from' }),
+});
 export type OrderInput = Static<typeof StoreOrderInput>;
 export type OrderLineInput = Static<typeof OrderLineInput>;
 
@@ -63,7 +82,11 @@ export const OrderUpdateBody = Type.Object({
   is_claimed: optional(Type.Boolean({ description: 'true claims the order for picking (status 2)' })),
   picked_username: optional(Str(255)),
   is_picked: optional(Type.Boolean({ description: 'true: picking is complete (status 4), also when short' })),
-  is_rejected: optional(Type.Boolean({ description: 'true rejects the order (status 6) and releases its bound stock; needs rejection_reason_code' })),
+  is_rejected: optional(
+    Type.Boolean({
+      description: 'true rejects the order (status 6) and releases its bound stock; needs rejection_reason_code',
+    }),
+  ),
   rejection_reason_code: optional(Int({ description: 'A reason code of type 2' })),
   comment: optional(Str(2000)),
   pickup_date: optional(DateTime()),
@@ -71,8 +94,18 @@ export const OrderUpdateBody = Type.Object({
     Type.Array(
       Type.Object({
         line_number: Int({ minimum: 0 }),
-        picked_quantity: optional(Quantity({ minimum: 0, description: "The line's new picked total: the difference is bound (or released) through the ledger" })),
-        stock_location: optional(TextId(64, { description: 'Where this pick comes from (and a release goes back to); default the preferred location, else unlocated' })),
+        picked_quantity: optional(
+          Quantity({
+            minimum: 0,
+            description: "The line's new picked total: the difference is bound (or released) through the ledger",
+          }),
+        ),
+        stock_location: optional(
+          TextId(64, {
+            description:
+              'Where this pick comes from (and a release goes back to); default the preferred location, else unlocated',
+          }),
+        ),
         stock_pool: optional(PoolNumber({ description: 'Pool to pick from; can change only while nothing is picked' })),
       }),
       { maxItems: MAX_ORDER_LINES },
@@ -81,7 +114,10 @@ export const OrderUpdateBody = Type.Object({
 });
 export type OrderUpdateBody = Static<typeof OrderUpdateBody>;
 
-export const ClearanceBody = Type.Object({ store_number: StoreRef({ description: 'The store of the order' }), order_number: TextId(64) });
+export const ClearanceBody = Type.Object({
+  store_number: StoreRef({ description: 'The store of the order' }),
+  order_number: TextId(64),
+});
 export type ClearanceBody = Static<typeof ClearanceBody>;
 
 const StoreLocation = Type.Object({
@@ -122,7 +158,9 @@ export const CustomerOrder = Type.Object({
   is_claimed: Type.Boolean(),
   is_picked: Type.Boolean(),
   is_rejected: Type.Boolean(),
-  status_id: Type.Integer({ description: '1 new, 2 claimed, 3 picking, 4 picked, 5 collected, 6 rejected, 7 cancelled' }),
+  status_id: Type.Integer({
+    description: '1 new, 2 claimed, 3 picking, 4 picked, 5 collected, 6 rejected, 7 cancelled',
+  }),
   total_lines: Type.Integer(),
   total_quantity: Type.Number(),
   comment: optional(Type.String()),
@@ -147,7 +185,9 @@ export const OrdersQuery = Type.Object({
   order_number: optional(Str(64)),
   is_active: optional(Type.Boolean({ description: 'true: not yet collected, rejected or cancelled' })),
   last_modified_date: optional(DateTime({ description: 'Orders with updated_on at or after this' })),
-  pickup_date: optional(Str(40, { description: 'A day (YYYY-MM-DD) or a date-time: orders to be picked up on that UTC day' })),
+  pickup_date: optional(
+    Str(40, { description: 'A day (YYYY-MM-DD) or a date-time: orders to be picked up on that UTC day' }),
+  ),
   ...PageQueryProperties,
 });
 export type OrdersQuery = Static<typeof OrdersQuery>;

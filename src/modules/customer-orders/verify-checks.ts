@@ -42,7 +42,14 @@ async function picksAreBound(handle: DbHandle): Promise<Violation[]> {
  * rejection, cancel or clearance; a number with no order in the store, by stock entries.)
  */
 async function closedOrdersHoldNothing(handle: DbHandle): Promise<Violation[]> {
-  const { rows } = await sql<{ order_number: string; status_id: number; product_id: number; location_id: number; pool: number; quantity: number }>`
+  const { rows } = await sql<{
+    order_number: string;
+    status_id: number;
+    product_id: number;
+    location_id: number;
+    pool: number;
+    quantity: number;
+  }>`
     select o.order_number, o.status_id, b.product_id, b.location_id, b.pool, b.quantity
     from customer_orders o join stock_balances b on b.store_id = o.store_id and b.order_key = o.order_number
     where o.status_id >= ${STATUS.collected} and b.quantity <> 0
@@ -63,7 +70,10 @@ async function orderStates(handle: DbHandle): Promise<Violation[]> {
       or exists (select 1 from customer_order_lines l where l.order_id = o.id and (l.picked_quantity < 0 or l.store_id <> o.store_id))
     limit ${MAX_LISTED}
   `.execute(handle.db);
-  return rows.map((row) => ({ check: CHECK, detail: `order ${row.order_number} (status ${row.status_id}) is in an impossible state` }));
+  return rows.map((row) => ({
+    check: CHECK,
+    detail: `order ${row.order_number} (status ${row.status_id}) is in an impossible state`,
+  }));
 }
 
 export const CUSTOMER_ORDER_CHECKS: VerifyCheck[] = [

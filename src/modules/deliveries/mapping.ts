@@ -24,7 +24,10 @@ export interface DeliveryHeader {
 }
 
 /** The line columns an import writes: everything but ids and what receiving keeps. */
-export type LineRecord = Omit<Insertable<DeliveryOrderLineTable>, 'id' | 'delivery_id' | 'store_id' | 'received_quantity'>;
+export type LineRecord = Omit<
+  Insertable<DeliveryOrderLineTable>,
+  'id' | 'delivery_id' | 'store_id' | 'received_quantity'
+>;
 
 export function lineRecord(input: DeliveryLineInput, product: { id: number; product_number: string }): LineRecord {
   return {
@@ -51,10 +54,24 @@ export function lineRecord(input: DeliveryLineInput, product: { id: number; prod
 
 /** Columns of a line an import compares and writes, in one fixed order. */
 export const LINE_COLUMNS = [
-  'line_number', 'product_id', 'product_number', 'quantity', 'ordered_quantity', 'target_stock_pool',
-  'customer_order_line_number', 'customer_order_shipment_line_number', 'secondary_order_line_number', 'purchase_price',
-  'barcode', 'container_barcode', 'customer_order_number', 'customer_order_shipment_number', 'description',
-  'product_description', 'reference', 'secondary_order_number',
+  'line_number',
+  'product_id',
+  'product_number',
+  'quantity',
+  'ordered_quantity',
+  'target_stock_pool',
+  'customer_order_line_number',
+  'customer_order_shipment_line_number',
+  'secondary_order_line_number',
+  'purchase_price',
+  'barcode',
+  'container_barcode',
+  'customer_order_number',
+  'customer_order_shipment_number',
+  'description',
+  'product_description',
+  'reference',
+  'secondary_order_number',
 ] as const satisfies ReadonlyArray<keyof LineRecord>;
 
 /** A line's values in LINE_COLUMNS order, null where absent (its signature and its insert row). */
@@ -69,7 +86,11 @@ export function lineSignature(line: LineRecord | DeliveryLineRow): string {
  * No. of containers (PRODUCT §7): as sent with `container_override: true` or when no line
  * carries a container barcode, else the number of distinct container barcodes.
  */
-export function containerCount(sent: number, lines: ReadonlyArray<{ container_barcode?: string | null }>, override: boolean): number {
+export function containerCount(
+  sent: number,
+  lines: ReadonlyArray<{ container_barcode?: string | null }>,
+  override: boolean,
+): number {
   if (override) return sent;
   const containers = new Set(lines.flatMap((line) => (line.container_barcode ? [line.container_barcode] : [])));
   return containers.size === 0 ? sent : containers.size;
@@ -78,7 +99,8 @@ export function containerCount(sent: number, lines: ReadonlyArray<{ container_ba
 export function headerOf(input: DeliveryInput, noOfContainers: number, createdAtDefault: number): DeliveryHeader {
   return {
     order_type: input.order_type,
-    datetime_created_at: input.datetime_created === undefined ? createdAtDefault : requireDateTime(input.datetime_created),
+    datetime_created_at:
+      input.datetime_created === undefined ? createdAtDefault : requireDateTime(input.datetime_created),
     datetime_expected_at: requireDateTime(input.datetime_expected),
     no_of_containers: noOfContainers,
     reason_code: orNull(input.reason_code),
@@ -111,7 +133,8 @@ export function toDeliveryLine(row: DeliveryLineReadRow): DeliveryLine {
     container_barcode: orUndefined(row.container_barcode),
     customer_order_number: orUndefined(row.customer_order_number),
     customer_order_shipment_number: orUndefined(row.customer_order_shipment_number),
-    customer_order_shipment_number_line_number: row.customer_order_shipment_line_number === null ? undefined : Number(row.customer_order_shipment_line_number),
+    customer_order_shipment_number_line_number:
+      row.customer_order_shipment_line_number === null ? undefined : Number(row.customer_order_shipment_line_number),
     description: orUndefined(row.description ?? row.product_description),
     group_code: orUndefined(row.group_code),
     product_number: row.product_number,

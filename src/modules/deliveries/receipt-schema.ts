@@ -42,12 +42,19 @@ const receiptFilters = {
   to_id: Type.Optional(Int({ description: 'Receipts with import_id at or below this' })),
   is_submitted: Type.Optional(Type.Boolean()),
   last_modified_date: Type.Optional(
-    DateTime({ description: 'Receipts with updated_on at or after this. Pass the server_time of the previous pull (docs/decisions.md Receipts)' }),
+    DateTime({
+      description:
+        'Receipts with updated_on at or after this. Pass the server_time of the previous pull (docs/decisions.md Receipts)',
+    }),
   ),
   order_number: Type.Optional(Str(64)),
 };
 
-export const ReceiptsQuery = Type.Object({ store_number: Type.Optional(Str(64)), ...receiptFilters, ...PageQueryProperties });
+export const ReceiptsQuery = Type.Object({
+  store_number: Type.Optional(Str(64)),
+  ...receiptFilters,
+  ...PageQueryProperties,
+});
 export type ReceiptsQuery = Static<typeof ReceiptsQuery>;
 export const StoreReceiptsQuery = Type.Object({ ...receiptFilters, ...PageQueryProperties });
 export type StoreReceiptsQuery = Static<typeof StoreReceiptsQuery>;

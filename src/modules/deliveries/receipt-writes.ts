@@ -28,13 +28,19 @@ export async function receiptStamp(trx: Transaction<Database>): Promise<number> 
 /** A moment no receipt write in flight can still commit before (see receiptStamp). */
 export function receiptsWatermark(handle: DbHandle): Promise<number> {
   return inTransaction(handle, async (trx) => {
-    await handle.dialect.lockForUpdate(trx.selectFrom('resource_versions').select('version').where('resource', '=', 'receipts')).execute();
+    await handle.dialect
+      .lockForUpdate(trx.selectFrom('resource_versions').select('version').where('resource', '=', 'receipts'))
+      .execute();
     return Date.now();
   });
 }
 
 /** A delivery's header changed: its receipt, which shows that header and type, changes with it (after the delivery's update). */
-export async function touchReceipts(trx: Transaction<Database>, deliveryIds: readonly number[], actor: string): Promise<void> {
+export async function touchReceipts(
+  trx: Transaction<Database>,
+  deliveryIds: readonly number[],
+  actor: string,
+): Promise<void> {
   if (deliveryIds.length === 0) return;
   const stamp = await receiptStamp(trx);
   for (const part of inListChunks([...new Set(deliveryIds)], KEYS_PER_QUERY)) {
@@ -43,7 +49,10 @@ export async function touchReceipts(trx: Transaction<Database>, deliveryIds: rea
       .set((eb) => ({
         updated_on: stamp,
         modified_by: actor,
-        order_type_id: eb.selectFrom('delivery_orders as d').select('d.order_type').whereRef('d.id', '=', 'receipt_orders.delivery_id'),
+        order_type_id: eb
+          .selectFrom('delivery_orders as d')
+          .select('d.order_type')
+          .whereRef('d.id', '=', 'receipt_orders.delivery_id'),
       }))
       .where('delivery_id', 'in', part)
       .execute();
@@ -67,7 +76,11 @@ export async function upsertReceipts(
   const existing = await trx
     .selectFrom('receipt_orders')
     .select(['id', 'delivery_id'])
-    .where('delivery_id', 'in', deliveries.map((d) => d.id))
+    .where(
+      'delivery_id',
+      'in',
+      deliveries.map((d) => d.id),
+    )
     .execute();
   for (const row of existing) ids.set(row.delivery_id, row.id);
   for (const delivery of deliveries) {
@@ -104,13 +117,37 @@ export async function upsertReceipts(
 }
 
 const RECEIPT_LINE_COLUMNS = [
-  'receipt_id', 'store_id', 'delivery_line_id', 'log_id', 'log_at', 'line_number', 'product_id', 'product_number', 'barcode',
-  'container_barcode', 'description', 'received_quantity', 'shipped_quantity', 'purchase_price', 'store_products_price',
-  'created_on', 'updated_on',
+  'receipt_id',
+  'store_id',
+  'delivery_line_id',
+  'log_id',
+  'log_at',
+  'line_number',
+  'product_id',
+  'product_number',
+  'barcode',
+  'container_barcode',
+  'description',
+  'received_quantity',
+  'shipped_quantity',
+  'purchase_price',
+  'store_products_price',
+  'created_on',
+  'updated_on',
 ] as const satisfies ReadonlyArray<keyof Insertable<ReceiptLineTable>>;
 
 const receiptLineValues = valuesOf(RECEIPT_LINE_COLUMNS);
 
-export async function insertReceiptLines(trx: Transaction<Database>, dialect: Dialect, rows: ReadonlyArray<Insertable<ReceiptLineTable>>): Promise<void> {
-  await insertMany(trx, dialect, 'receipt_lines', RECEIPT_LINE_COLUMNS, rows.map((row) => receiptLineValues(row)));
+export async function insertReceiptLines(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  rows: ReadonlyArray<Insertable<ReceiptLineTable>>,
+): Promise<void> {
+  await insertMany(
+    trx,
+    dialect,
+    'receipt_lines',
+    RECEIPT_LINE_COLUMNS,
+    rows.map((row) => receiptLineValues(row)),
+  );
 }

@@ -31,18 +31,26 @@ interface ReceiptFilters {
 
 /** What the list shows at all: receipts of its stores changed before the pull's moment. */
 function scoped<O>(query: SelectQueryBuilder<Database, 'receipt_orders', O>, filters: ReceiptFilters) {
-  return inStores(query, 'receipt_orders.store_number', filters.scope).where('receipt_orders.updated_on', '<', filters.updatedBefore);
+  return inStores(query, 'receipt_orders.store_number', filters.scope).where(
+    'receipt_orders.updated_on',
+    '<',
+    filters.updatedBefore,
+  );
 }
 
 function applyFilters<O>(query: SelectQueryBuilder<Database, 'receipt_orders', O>, filters: ReceiptFilters) {
   let filtered = scoped(query, filters).where('receipt_orders.order_type_id', '=', filters.receiptType);
   if (filters.storeId !== undefined) filtered = filtered.where('receipt_orders.store_id', '=', filters.storeId);
-  if (filters.storeNumber !== undefined) filtered = filtered.where('receipt_orders.store_number', '=', filters.storeNumber);
+  if (filters.storeNumber !== undefined)
+    filtered = filtered.where('receipt_orders.store_number', '=', filters.storeNumber);
   if (filters.fromId !== undefined) filtered = filtered.where('receipt_orders.id', '>=', filters.fromId);
   if (filters.toId !== undefined) filtered = filtered.where('receipt_orders.id', '<=', filters.toId);
-  if (filters.isSubmitted !== undefined) filtered = filtered.where('receipt_orders.is_submitted', '=', filters.isSubmitted ? 1 : 0);
-  if (filters.updatedFrom !== undefined) filtered = filtered.where('receipt_orders.updated_on', '>=', filters.updatedFrom);
-  if (filters.orderNumber !== undefined) filtered = filtered.where('receipt_orders.order_number', '=', filters.orderNumber);
+  if (filters.isSubmitted !== undefined)
+    filtered = filtered.where('receipt_orders.is_submitted', '=', filters.isSubmitted ? 1 : 0);
+  if (filters.updatedFrom !== undefined)
+    filtered = filtered.where('receipt_orders.updated_on', '>=', filters.updatedFrom);
+  if (filters.orderNumber !== undefined)
+    filtered = filtered.where('receipt_orders.order_number', '=', filters.orderNumber);
   return filtered;
 }
 
@@ -57,7 +65,9 @@ function pageOfReceipts(db: Kysely<Database>, filters: ReceiptFilters, window: P
 }
 
 async function countReceipts(db: Kysely<Database>, filters: ReceiptFilters): Promise<number> {
-  const row = await applyFilters(db.selectFrom('receipt_orders'), filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await applyFilters(db.selectFrom('receipt_orders'), filters)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -73,13 +83,19 @@ type ReceiptLineReadRow = ReceiptLineRow & { category_code: string | null; group
  * another statement, and a receiving entry may have committed in between (its lines are
  * stamped at or after the moment, and come with the next pull).
  */
-async function linesOfReceipts(db: Kysely<Database>, receiptIds: readonly number[], asOf: number): Promise<Map<number, ReceiptLineReadRow[]>> {
+async function linesOfReceipts(
+  db: Kysely<Database>,
+  receiptIds: readonly number[],
+  asOf: number,
+): Promise<Map<number, ReceiptLineReadRow[]>> {
   const byReceipt = new Map<number, ReceiptLineReadRow[]>();
   for (const part of inListChunks([...new Set(receiptIds)], KEYS_PER_QUERY)) {
     const rows = await db
       .selectFrom('receipt_lines as r')
       .innerJoin('products as p', 'p.id', 'r.product_id')
-      .leftJoin('store_products as sp', (join) => join.onRef('sp.store_id', '=', 'r.store_id').onRef('sp.product_id', '=', 'r.product_id'))
+      .leftJoin('store_products as sp', (join) =>
+        join.onRef('sp.store_id', '=', 'r.store_id').onRef('sp.product_id', '=', 'r.product_id'),
+      )
       .selectAll('r')
       .select(['p.category_code', 'sp.group_code'])
       .where('r.receipt_id', 'in', part)
@@ -166,7 +182,11 @@ export async function listReceipts(
     countReceipts(ctx.db, filters),
     receiptsLastModified(ctx.db, filters),
   ]);
-  const lines = await linesOfReceipts(ctx.db, rows.slice(0, window.pageSize).map((row) => row.id), asOf);
+  const lines = await linesOfReceipts(
+    ctx.db,
+    rows.slice(0, window.pageSize).map((row) => row.id),
+    asOf,
+  );
   return pagedResponse({
     window,
     rows,

@@ -58,8 +58,14 @@ export interface ReceivingPlan {
 const total = (parts: readonly PoolPart[]) => parts.reduce((sum, part) => sum + part.quantityMilli, 0);
 
 /** The line of `productId` a product-named entry raises: the first still short of its quantity, else the first. */
-function lineForProduct(lines: readonly DeliveryLineRow[], productId: number, receivedMilli: ReadonlyMap<number, number>): DeliveryLineRow | undefined {
-  const ofProduct = lines.filter((line) => line.product_id === productId).sort((a, b) => Number(a.line_number) - Number(b.line_number));
+function lineForProduct(
+  lines: readonly DeliveryLineRow[],
+  productId: number,
+  receivedMilli: ReadonlyMap<number, number>,
+): DeliveryLineRow | undefined {
+  const ofProduct = lines
+    .filter((line) => line.product_id === productId)
+    .sort((a, b) => Number(a.line_number) - Number(b.line_number));
   return ofProduct.find((line) => receivedMilli.get(line.id)! < Number(line.quantity)) ?? ofProduct[0];
 }
 
@@ -79,10 +85,17 @@ export async function planReceiving(
 ): Promise<ReceivingPlan> {
   const plan: ReceivingPlan = { items: [] };
   if (candidates.length === 0) return plan;
-  const locked = await lockDeliveries(trx, dialect, candidates.map((c) => c.orderNumber));
+  const locked = await lockDeliveries(
+    trx,
+    dialect,
+    candidates.map((c) => c.orderNumber),
+  );
   const deliveries = new Map([...locked].filter(([, delivery]) => delivery.store_id === storeId));
   if (deliveries.size === 0) return plan;
-  const lines = await linesOf(trx, [...deliveries.values()].map((d) => d.id));
+  const lines = await linesOf(
+    trx,
+    [...deliveries.values()].map((d) => d.id),
+  );
   const receivedMilli = new Map(lines.map((line) => [line.id, Number(line.received_quantity)]));
   const unfit: FieldError[] = [];
   const conflicts: FieldError[] = [];
@@ -91,15 +104,24 @@ export async function planReceiving(
     if (!delivery) continue;
     const draft = drafts[candidate.draftIndex]!;
     if (CLOSED_STATUSES.has(delivery.status)) {
-      conflicts.push({ path: candidate.path, message: `delivery '${delivery.order_number}' is ${delivery.status}: nothing more can be received on it` });
+      conflicts.push({
+        path: candidate.path,
+        message: `delivery '${delivery.order_number}' is ${delivery.status}: nothing more can be received on it`,
+      });
       continue;
     }
     if (draft.isCount) {
-      unfit.push({ path: candidate.path, message: `a count cannot receive on delivery '${delivery.order_number}': send the received quantity as a delta` });
+      unfit.push({
+        path: candidate.path,
+        message: `a count cannot receive on delivery '${delivery.order_number}': send the received quantity as a delta`,
+      });
       continue;
     }
     if (draft.pending) {
-      unfit.push({ path: `${candidate.path}.reason_code`, message: `needs review: a receipt of delivery '${delivery.order_number}' is booked at once, never pending` });
+      unfit.push({
+        path: `${candidate.path}.reason_code`,
+        message: `needs review: a receipt of delivery '${delivery.order_number}' is booked at once, never pending`,
+      });
       continue;
     }
     const ofDelivery = lines.filter((line) => line.delivery_id === delivery.id);
@@ -110,14 +132,23 @@ export async function planReceiving(
     if (!line) {
       unfit.push(
         candidate.lineNumber === undefined
-          ? { path: `${candidate.path}.product_number`, message: `product '${draft.product.product_number}' is not on delivery '${delivery.order_number}'` }
-          : { path: `${candidate.path}.line_number`, message: `delivery '${delivery.order_number}' has no line ${candidate.lineNumber}` },
+          ? {
+              path: `${candidate.path}.product_number`,
+              message: `product '${draft.product.product_number}' is not on delivery '${delivery.order_number}'`,
+            }
+          : {
+              path: `${candidate.path}.line_number`,
+              message: `delivery '${delivery.order_number}' has no line ${candidate.lineNumber}`,
+            },
       );
       continue;
     }
     if (!candidate.poolChosen) {
       const quantityMilli = total(draft.poolParts);
-      drafts[candidate.draftIndex] = { ...draft, poolParts: quantityMilli === 0 ? [] : [{ pool: line.target_stock_pool as PoolPart['pool'], quantityMilli }] };
+      drafts[candidate.draftIndex] = {
+        ...draft,
+        poolParts: quantityMilli === 0 ? [] : [{ pool: line.target_stock_pool as PoolPart['pool'], quantityMilli }],
+      };
     }
     const quantityMilli = total(drafts[candidate.draftIndex]!.poolParts);
     // The line's received total is a kept sum (PRODUCT §3 "Exact numbers"): out of range → 422 at this entry.
@@ -144,7 +175,10 @@ export async function planReceiving(
 async function raiseReceived(trx: Transaction<Database>, deltas: ReadonlyMap<number, number>): Promise<void> {
   for (const part of inListChunks([...deltas.keys()], 1_000)) {
     const unique = [...new Set(part)];
-    const cases = sql.join(unique.map((id) => sql`when ${id} then cast(${deltas.get(id)!} as bigint)`), sql` `);
+    const cases = sql.join(
+      unique.map((id) => sql`when ${id} then cast(${deltas.get(id)!} as bigint)`),
+      sql` `,
+    );
     await trx
       .updateTable('delivery_order_lines')
       .set({ received_quantity: sql<number>`received_quantity + case id ${cases} end` })
@@ -154,13 +188,26 @@ async function raiseReceived(trx: Transaction<Database>, deltas: ReadonlyMap<num
 }
 
 /** Deliveries whose first receipt this is become `receiving`; submitted ones `received`. */
-async function advanceStatuses(trx: Transaction<Database>, touched: readonly DeliveryRow[], submitted: ReadonlySet<number>, actor: string, now: number): Promise<void> {
+async function advanceStatuses(
+  trx: Transaction<Database>,
+  touched: readonly DeliveryRow[],
+  submitted: ReadonlySet<number>,
+  actor: string,
+  now: number,
+): Promise<void> {
   for (const status of ['receiving', 'received'] as const) {
-    const ids = touched.filter((d) => (status === 'received' ? submitted.has(d.id) : !submitted.has(d.id))).map((d) => d.id);
+    const ids = touched
+      .filter((d) => (status === 'received' ? submitted.has(d.id) : !submitted.has(d.id)))
+      .map((d) => d.id);
     if (ids.length === 0) continue;
     await trx
       .updateTable('delivery_orders')
-      .set({ status: status === 'received' ? 'received' : sql<string>`case when status = 'open' then 'receiving' else status end`, updated_on: now, modified_by: actor })
+      .set({
+        status:
+          status === 'received' ? 'received' : sql<string>`case when status = 'open' then 'receiving' else status end`,
+        updated_on: now,
+        modified_by: actor,
+      })
       .where('id', 'in', ids)
       .execute();
   }
@@ -174,7 +221,15 @@ async function advanceStatuses(trx: Transaction<Database>, touched: readonly Del
  * principal, so a store token that does not hold the origin gets 403 and nothing is booked
  * (PRODUCT §4; the kernel refuses, ledger/book.ts).
  */
-async function bookTransferLegs(trx: Transaction<Database>, ledger: Ledger, plan: ReceivingPlan, drafts: readonly EntryDraft[], ids: readonly number[], by: Principal, now: number): Promise<void> {
+async function bookTransferLegs(
+  trx: Transaction<Database>,
+  ledger: Ledger,
+  plan: ReceivingPlan,
+  drafts: readonly EntryDraft[],
+  ids: readonly number[],
+  by: Principal,
+  now: number,
+): Promise<void> {
   const transfers = plan.items.filter((item) => item.delivery.store_origin !== null && item.quantityMilli !== 0);
   const byOrigin = groupBy(transfers, (item) => item.delivery.store_origin!);
   for (const [originNumber, items] of byOrigin) {
@@ -275,7 +330,9 @@ export async function receiveDelivery(
   by: Principal,
 ): Promise<string> {
   if (body.lines.length === 0 && body.submit !== true) {
-    throw validationFailed('Nothing to receive', [{ path: 'lines', message: 'is empty and submit is not true: the request would change nothing' }]);
+    throw validationFailed('Nothing to receive', [
+      { path: 'lines', message: 'is empty and submit is not true: the request would change nothing' },
+    ]);
   }
   const store = await requireLiveStore(ctx.db, storeNumber);
   return inTransaction(ctx.handle, async (trx) => {
@@ -283,11 +340,20 @@ export async function receiveDelivery(
     const delivery = (await lockDeliveries(trx, ctx.dialect, [orderNumber])).get(orderNumber);
     // A delivery of another store is reached through stored data: 403 unless the token holds that store (PRODUCT §4).
     if (delivery && delivery.store_id !== store.id) assertStoreAccess(by, delivery.store_number);
-    if (!delivery || delivery.store_id !== store.id) throw notFound(`No delivery '${orderNumber}' in store '${storeNumber}'`);
-    if (CLOSED_STATUSES.has(delivery.status)) throw conflict(`Delivery '${orderNumber}' is ${delivery.status}: nothing more can be received on it`);
+    if (!delivery || delivery.store_id !== store.id)
+      throw notFound(`No delivery '${orderNumber}' in store '${storeNumber}'`);
+    if (CLOSED_STATUSES.has(delivery.status))
+      throw conflict(`Delivery '${orderNumber}' is ${delivery.status}: nothing more can be received on it`);
     const lines = new Map((await linesOf(trx, [delivery.id])).map((line) => [Number(line.line_number), line]));
-    const products = await findBookingProductsByIds(trx, [...lines.values()].map((line) => line.product_id));
-    const unknown = body.lines.flatMap((l, index) => (lines.has(l.line_number) ? [] : [{ path: `lines[${index}].line_number`, message: `delivery '${orderNumber}' has no line ${l.line_number}` }]));
+    const products = await findBookingProductsByIds(
+      trx,
+      [...lines.values()].map((line) => line.product_id),
+    );
+    const unknown = body.lines.flatMap((l, index) =>
+      lines.has(l.line_number)
+        ? []
+        : [{ path: `lines[${index}].line_number`, message: `delivery '${orderNumber}' has no line ${l.line_number}` }],
+    );
     if (unknown.length > 0) throw unprocessable('Some lines are not on the delivery', unknown);
     const drafts: EntryDraft[] = body.lines.map((received, index) => {
       const line = lines.get(received.line_number)!;
@@ -298,7 +364,10 @@ export async function receiveDelivery(
         onArrival: true,
         path: `lines[${index}].received_quantity`,
         isCount: false,
-        poolParts: quantityMilli === 0 ? [] : [{ pool: (received.target_stock_pool ?? line.target_stock_pool) as PoolPart['pool'], quantityMilli }],
+        poolParts:
+          quantityMilli === 0
+            ? []
+            : [{ pool: (received.target_stock_pool ?? line.target_stock_pool) as PoolPart['pool'], quantityMilli }],
         pending: false,
         isFromReceipt: true,
         reference: orderNumber,

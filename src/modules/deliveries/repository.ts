@@ -13,10 +13,16 @@ import type { DeliveryStatus } from './schema.js';
  * write transaction already excludes other writers): imports and receiving of one delivery
  * run one after the other, in id order so two requests never wait on each other crosswise.
  */
-export async function lockDeliveries(trx: Transaction<Database>, dialect: Dialect, orderNumbers: readonly string[]): Promise<Map<string, DeliveryRow>> {
+export async function lockDeliveries(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  orderNumbers: readonly string[],
+): Promise<Map<string, DeliveryRow>> {
   const found = new Map<string, DeliveryRow>();
   for (const part of inListChunks([...new Set(orderNumbers)], KEYS_PER_QUERY)) {
-    const rows = await dialect.lockForUpdate(trx.selectFrom('delivery_orders').selectAll().where('order_number', 'in', part).orderBy('id')).execute();
+    const rows = await dialect
+      .lockForUpdate(trx.selectFrom('delivery_orders').selectAll().where('order_number', 'in', part).orderBy('id'))
+      .execute();
     for (const row of rows) found.set(row.order_number, row);
   }
   return found;
@@ -34,16 +40,38 @@ export async function linesOf(db: Executor, deliveryIds: readonly number[]): Pro
 export async function linesWithReceipts(db: Executor, lineIds: readonly number[]): Promise<Set<number>> {
   const received = new Set<number>();
   for (const part of inListChunks([...new Set(lineIds)], KEYS_PER_QUERY)) {
-    const rows = await db.selectFrom('receipt_lines').select('delivery_line_id').distinct().where('delivery_line_id', 'in', part).execute();
+    const rows = await db
+      .selectFrom('receipt_lines')
+      .select('delivery_line_id')
+      .distinct()
+      .where('delivery_line_id', 'in', part)
+      .execute();
     for (const row of rows) received.add(row.delivery_line_id);
   }
   return received;
 }
 
 const DELIVERY_INSERT_COLUMNS = [
-  'store_id', 'store_number', 'order_number', 'order_type', 'status', 'datetime_created_at', 'datetime_expected_at', 'no_of_containers',
-  'reason_code', 'description', 'reference', 'store_origin', 'supplier_code', 'supplier_name', 'tracing_url', 'content_hash',
-  'created_on', 'updated_on', 'created_by', 'modified_by',
+  'store_id',
+  'store_number',
+  'order_number',
+  'order_type',
+  'status',
+  'datetime_created_at',
+  'datetime_expected_at',
+  'no_of_containers',
+  'reason_code',
+  'description',
+  'reference',
+  'store_origin',
+  'supplier_code',
+  'supplier_name',
+  'tracing_url',
+  'content_hash',
+  'created_on',
+  'updated_on',
+  'created_by',
+  'modified_by',
 ] as const satisfies ReadonlyArray<keyof Insertable<DeliveryOrderTable>>;
 
 /** A delivery the ERP sent for the first time, with its lines. */
@@ -58,20 +86,59 @@ export interface NewDelivery {
 }
 
 /** New deliveries and their lines; values go straight into statement rows (no row objects for 1,000 orders). */
-export async function insertDeliveries(trx: Transaction<Database>, dialect: Dialect, created: readonly NewDelivery[], actor: string, now: number): Promise<void> {
+export async function insertDeliveries(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  created: readonly NewDelivery[],
+  actor: string,
+  now: number,
+): Promise<void> {
   const values = created.map((d) => {
     const h = d.header;
     return [
-      d.storeId, d.storeNumber, d.orderNumber, h.order_type, d.status, h.datetime_created_at, h.datetime_expected_at, h.no_of_containers,
-      h.reason_code, h.description, h.reference, h.store_origin, h.supplier_code, h.supplier_name, h.tracing_url, d.contentHash, now, now, actor, actor,
+      d.storeId,
+      d.storeNumber,
+      d.orderNumber,
+      h.order_type,
+      d.status,
+      h.datetime_created_at,
+      h.datetime_expected_at,
+      h.no_of_containers,
+      h.reason_code,
+      h.description,
+      h.reference,
+      h.store_origin,
+      h.supplier_code,
+      h.supplier_name,
+      h.tracing_url,
+      d.contentHash,
+      now,
+      now,
+      actor,
+      actor,
     ];
   });
-  const inserted = await insertMany<{ id: number; order_number: string }>(trx, dialect, 'delivery_orders', DELIVERY_INSERT_COLUMNS, values, 'returning id, order_number');
+  const inserted = await insertMany<{ id: number; order_number: string }>(
+    trx,
+    dialect,
+    'delivery_orders',
+    DELIVERY_INSERT_COLUMNS,
+    values,
+    'returning id, order_number',
+  );
   const ids = new Map(inserted.map((row) => [row.order_number, Number(row.id)]));
-  await insertLines(trx, dialect, created.map((d) => ({ deliveryId: ids.get(d.orderNumber)!, storeId: d.storeId, lines: d.lines })));
+  await insertLines(
+    trx,
+    dialect,
+    created.map((d) => ({ deliveryId: ids.get(d.orderNumber)!, storeId: d.storeId, lines: d.lines })),
+  );
 }
 
-export async function updateDelivery(trx: Transaction<Database>, id: number, changes: Partial<Insertable<DeliveryOrderTable>>): Promise<void> {
+export async function updateDelivery(
+  trx: Transaction<Database>,
+  id: number,
+  changes: Partial<Insertable<DeliveryOrderTable>>,
+): Promise<void> {
   await trx.updateTable('delivery_orders').set(changes).where('id', '=', id).execute();
 }
 
@@ -85,7 +152,11 @@ export interface NewLines {
 const LINE_INSERT_COLUMNS = ['delivery_id', 'store_id', 'received_quantity', ...LINE_COLUMNS] as const;
 
 /** Values straight into statement rows: a 20,000-line import builds no intermediate objects. */
-export async function insertLines(trx: Transaction<Database>, dialect: Dialect, batches: readonly NewLines[]): Promise<void> {
+export async function insertLines(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  batches: readonly NewLines[],
+): Promise<void> {
   const rows: unknown[][] = [];
   for (const batch of batches) {
     for (const line of batch.lines) rows.push([batch.deliveryId, batch.storeId, 0, ...lineValues(line)]);
@@ -93,12 +164,17 @@ export async function insertLines(trx: Transaction<Database>, dialect: Dialect, 
   await insertMany(trx, dialect, 'delivery_order_lines', LINE_INSERT_COLUMNS, rows);
 }
 
-export async function updateLine(trx: Transaction<Database>, id: number, changes: Partial<Insertable<DeliveryOrderLineTable>>): Promise<void> {
+export async function updateLine(
+  trx: Transaction<Database>,
+  id: number,
+  changes: Partial<Insertable<DeliveryOrderLineTable>>,
+): Promise<void> {
   await trx.updateTable('delivery_order_lines').set(changes).where('id', '=', id).execute();
 }
 
 export async function deleteLines(trx: Transaction<Database>, ids: readonly number[]): Promise<void> {
-  for (const part of inListChunks([...new Set(ids)], KEYS_PER_QUERY)) await trx.deleteFrom('delivery_order_lines').where('id', 'in', part).execute();
+  for (const part of inListChunks([...new Set(ids)], KEYS_PER_QUERY))
+    await trx.deleteFrom('delivery_order_lines').where('id', 'in', part).execute();
 }
 
 export interface DeliveryFilters {
@@ -117,21 +193,34 @@ export interface DeliveryFilters {
   secondaryOrderNumber?: string;
 }
 
-function applyFilters<O>(query: SelectQueryBuilder<Database, 'delivery_orders', O>, dialect: Dialect, filters: DeliveryFilters) {
+function applyFilters<O>(
+  query: SelectQueryBuilder<Database, 'delivery_orders', O>,
+  dialect: Dialect,
+  filters: DeliveryFilters,
+) {
   let filtered = inStores(query, 'delivery_orders.store_number', filters.scope);
-  if (filters.storeNumber !== undefined) filtered = filtered.where('delivery_orders.store_number', '=', filters.storeNumber);
+  if (filters.storeNumber !== undefined)
+    filtered = filtered.where('delivery_orders.store_number', '=', filters.storeNumber);
   if (filters.status !== undefined) filtered = filtered.where('delivery_orders.status', '=', filters.status);
-  if (filters.isSubmitted !== undefined) filtered = filtered.where('delivery_orders.status', filters.isSubmitted ? '=' : '<>', 'received');
-  if (filters.updatedFrom !== undefined) filtered = filtered.where('delivery_orders.updated_on', '>=', filters.updatedFrom);
-  if (filters.orderNumber !== undefined) filtered = filtered.where('delivery_orders.order_number', '=', filters.orderNumber);
-  if (filters.supplierCode !== undefined) filtered = filtered.where('delivery_orders.supplier_code', '=', filters.supplierCode);
+  if (filters.isSubmitted !== undefined)
+    filtered = filtered.where('delivery_orders.status', filters.isSubmitted ? '=' : '<>', 'received');
+  if (filters.updatedFrom !== undefined)
+    filtered = filtered.where('delivery_orders.updated_on', '>=', filters.updatedFrom);
+  if (filters.orderNumber !== undefined)
+    filtered = filtered.where('delivery_orders.order_number', '=', filters.orderNumber);
+  if (filters.supplierCode !== undefined)
+    filtered = filtered.where('delivery_orders.supplier_code', '=', filters.supplierCode);
   const supplierName = filters.supplierName;
   if (supplierName !== undefined && supplierName !== '') {
-    filtered = filtered.where((eb) => dialect.containsInsensitive(eb.ref('delivery_orders.supplier_name'), supplierName));
+    filtered = filtered.where((eb) =>
+      dialect.containsInsensitive(eb.ref('delivery_orders.supplier_name'), supplierName),
+    );
   }
   const between = filters.expectedBetween;
   if (between !== undefined) {
-    filtered = filtered.where('delivery_orders.datetime_expected_at', '>=', between.from).where('delivery_orders.datetime_expected_at', '<', between.to);
+    filtered = filtered
+      .where('delivery_orders.datetime_expected_at', '>=', between.from)
+      .where('delivery_orders.datetime_expected_at', '<', between.to);
   }
   const secondary = filters.secondaryOrderNumber;
   if (secondary !== undefined) {
@@ -149,7 +238,9 @@ function applyFilters<O>(query: SelectQueryBuilder<Database, 'delivery_orders', 
     filtered = filtered.where(({ exists, selectFrom }) =>
       exists(
         selectFrom('delivery_order_lines as l')
-          .innerJoin('store_products as sp', (join) => join.onRef('sp.store_id', '=', 'l.store_id').onRef('sp.product_id', '=', 'l.product_id'))
+          .innerJoin('store_products as sp', (join) =>
+            join.onRef('sp.store_id', '=', 'l.store_id').onRef('sp.product_id', '=', 'l.product_id'),
+          )
           .select('l.id')
           .whereRef('l.delivery_id', '=', 'delivery_orders.id')
           .where('sp.group_code', '=', groupCode),
@@ -166,9 +257,18 @@ export async function countDeliveries(db: Executor, dialect: Dialect, filters: D
   return Number(row.n);
 }
 
-export function pageOfDeliveries(db: Executor, dialect: Dialect, filters: DeliveryFilters, window: PageSlice): Promise<DeliveryReadRow[]> {
+export function pageOfDeliveries(
+  db: Executor,
+  dialect: Dialect,
+  filters: DeliveryFilters,
+  window: PageSlice,
+): Promise<DeliveryReadRow[]> {
   const query = applyFilters(
-    db.selectFrom('delivery_orders').innerJoin('stores', 'stores.id', 'delivery_orders.store_id').selectAll('delivery_orders').select('stores.store_gln'),
+    db
+      .selectFrom('delivery_orders')
+      .innerJoin('stores', 'stores.id', 'delivery_orders.store_id')
+      .selectAll('delivery_orders')
+      .select('stores.store_gln'),
     dialect,
     filters,
   );
@@ -177,19 +277,33 @@ export function pageOfDeliveries(db: Executor, dialect: Dialect, filters: Delive
 
 /** Newest updated_on of any delivery of the stores the list answers for (PRODUCT §3.1 project_last_modified_date). */
 export function deliveriesLastModified(db: Executor, filters: DeliveryFilters): Promise<number | null> {
-  return newestUpdatedOn(inStores(db.selectFrom('delivery_orders'), 'delivery_orders.store_number', filters.scope), 'delivery_orders.updated_on');
+  return newestUpdatedOn(
+    inStores(db.selectFrom('delivery_orders'), 'delivery_orders.store_number', filters.scope),
+    'delivery_orders.updated_on',
+  );
 }
 
 /** The lines of the listed deliveries, enriched from the product master and the store product, in line order. */
-export async function readLines(db: Executor, deliveryIds: readonly number[]): Promise<Map<number, DeliveryLineReadRow[]>> {
+export async function readLines(
+  db: Executor,
+  deliveryIds: readonly number[],
+): Promise<Map<number, DeliveryLineReadRow[]>> {
   const byDelivery = new Map<number, DeliveryLineReadRow[]>();
   for (const part of inListChunks([...new Set(deliveryIds)], KEYS_PER_QUERY)) {
     const rows = await db
       .selectFrom('delivery_order_lines as l')
       .innerJoin('products as p', 'p.id', 'l.product_id')
-      .leftJoin('store_products as sp', (join) => join.onRef('sp.store_id', '=', 'l.store_id').onRef('sp.product_id', '=', 'l.product_id'))
+      .leftJoin('store_products as sp', (join) =>
+        join.onRef('sp.store_id', '=', 'l.store_id').onRef('sp.product_id', '=', 'l.product_id'),
+      )
       .selectAll('l')
-      .select(['p.barcode as master_barcode', 'p.category_code', 'p.base_unit_name', 'p.purchase_unit_quantity', 'sp.group_code'])
+      .select([
+        'p.barcode as master_barcode',
+        'p.category_code',
+        'p.base_unit_name',
+        'p.purchase_unit_quantity',
+        'sp.group_code',
+      ])
       .where('l.delivery_id', 'in', part)
       .orderBy('l.delivery_id')
       .orderBy('l.line_number')

@@ -4,8 +4,15 @@ import { ReceiptsPage, ReceiptsQuery, StoreReceiptsQuery } from './receipt-schem
 import { listReceipts } from './receipts.js';
 import { receiveDelivery } from './receiving.js';
 import {
-  ContainerOverrideHeaders, CrossStoreDeliveriesBody, DeliveriesPage, DeliveriesQuery, DeliveryParams, ReceiveBody, ReceiveQuery,
-  StoreDeliveriesBody, StoreParams,
+  ContainerOverrideHeaders,
+  CrossStoreDeliveriesBody,
+  DeliveriesPage,
+  DeliveriesQuery,
+  DeliveryParams,
+  ReceiveBody,
+  ReceiveQuery,
+  StoreDeliveriesBody,
+  StoreParams,
 } from './schema.js';
 import { importDeliveries, listDeliveries } from './service.js';
 
@@ -25,7 +32,13 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await importDeliveries(request.ctx, request.body.orders, request.headers.container_override === true, request.principal!, request.params.store_number),
+      message: await importDeliveries(
+        request.ctx,
+        request.body.orders,
+        request.headers.container_override === true,
+        request.principal!,
+        request.params.store_number,
+      ),
     }),
   );
 
@@ -43,7 +56,12 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await importDeliveries(request.ctx, request.body.orders, request.headers.container_override === true, request.principal!),
+      message: await importDeliveries(
+        request.ctx,
+        request.body.orders,
+        request.headers.container_override === true,
+        request.principal!,
+      ),
     }),
   );
 
@@ -76,7 +94,14 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await receiveDelivery(request.ctx, request.params.store_number, request.params.order_number, request.body, request.query, request.principal!),
+      message: await receiveDelivery(
+        request.ctx,
+        request.params.store_number,
+        request.params.order_number,
+        request.body,
+        request.query,
+        request.principal!,
+      ),
     }),
   );
 

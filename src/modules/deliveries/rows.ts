@@ -1,5 +1,10 @@
 import type { Selectable } from 'kysely';
-import type { DeliveryOrderLineTable, DeliveryOrderTable, ReceiptLineTable, ReceiptOrderTable } from '../../db/schema.js';
+import type {
+  DeliveryOrderLineTable,
+  DeliveryOrderTable,
+  ReceiptLineTable,
+  ReceiptOrderTable,
+} from '../../db/schema.js';
 
 // The rows the deliveries repositories return, in one place: mapping turns them into API shapes.
 

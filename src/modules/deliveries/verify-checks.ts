@@ -41,7 +41,10 @@ async function receiptLinesMatchEntries(handle: DbHandle): Promise<Violation[]> 
       or coalesce(s.reference, '') <> o.order_number or dl.delivery_id <> o.delivery_id
     limit ${MAX_LISTED}
   `.execute(handle.db);
-  return rows.map((row) => ({ check: CHECK, detail: `receipt line ${row.id} of ${row.order_number} does not match its stock log entry ${row.log_id}` }));
+  return rows.map((row) => ({
+    check: CHECK,
+    detail: `receipt line ${row.id} of ${row.order_number} does not match its stock log entry ${row.log_id}`,
+  }));
 }
 
 /**
@@ -50,7 +53,12 @@ async function receiptLinesMatchEntries(handle: DbHandle): Promise<Violation[]> 
  * delivery's store, number and type; lines live in their delivery's store.
  */
 async function statusesMatchReceipts(handle: DbHandle): Promise<Violation[]> {
-  const { rows } = await sql<{ order_number: string; status: string; receipt_id: number | null; is_submitted: number | null }>`
+  const { rows } = await sql<{
+    order_number: string;
+    status: string;
+    receipt_id: number | null;
+    is_submitted: number | null;
+  }>`
     select d.order_number, d.status, o.id as receipt_id, o.is_submitted
     from delivery_orders d
     left join receipt_orders o on o.delivery_id = d.id

@@ -31,7 +31,11 @@ export async function readEvents(db: Kysely<Database>, range: EventRange): Promi
   if (range.types !== undefined) query = query.where('type', 'in', range.types);
   const stores = range.stores;
   if (stores !== undefined) {
-    query = query.where((eb) => (stores.length === 0 ? eb('store_number', 'is', null) : eb.or([eb('store_number', 'is', null), eb('store_number', 'in', stores)])));
+    query = query.where((eb) =>
+      stores.length === 0
+        ? eb('store_number', 'is', null)
+        : eb.or([eb('store_number', 'is', null), eb('store_number', 'in', stores)]),
+    );
   }
   const rows = await query.orderBy('sequence').limit(range.limit).execute();
   return rows.map((row) => ({ ...row, sequence: Number(row.sequence), occurred_at: Number(row.occurred_at) }));

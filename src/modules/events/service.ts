@@ -49,10 +49,18 @@ export async function listEvents(ctx: AppContext, principal: Principal, query: E
   await sequencePending(ctx.handle, { waitForTurn: true });
   const last = await ctx.dialect.events.lastSequence(ctx.db);
   if (after > last) {
-    throw validationFailed(`No event has sequence ${after} yet: the last one is ${last}`, [{ path: 'query.after', message: `must be at most ${last}, the last sequence given` }]);
+    throw validationFailed(`No event has sequence ${after} yet: the last one is ${last}`, [
+      { path: 'query.after', message: `must be at most ${last}, the last sequence given` },
+    ]);
   }
   const through = Math.min(last, after + SCAN_WINDOW);
-  const rows = await readEvents(ctx.db, { after, through, limit, types, stores: visibleStores(principal) ?? undefined });
+  const rows = await readEvents(ctx.db, {
+    after,
+    through,
+    limit,
+    types,
+    stores: visibleStores(principal) ?? undefined,
+  });
   // Read after the rows: a purge that committed before them is seen here (and is a 410).
   const purged = await purgedThrough(ctx.db);
   if (after < purged) throw gone(after, purged);
@@ -64,9 +72,11 @@ export async function listEvents(ctx: AppContext, principal: Principal, query: E
 }
 
 export function gone(after: number, purged: number): AppError {
-  return new AppError('GONE', `Events after ${after} are no longer kept: the oldest event kept is sequence ${purged + 1}; read on from after=${purged}`, [
-    { path: 'query.after', message: `must be at least ${purged}: the oldest event kept is sequence ${purged + 1}` },
-  ]);
+  return new AppError(
+    'GONE',
+    `Events after ${after} are no longer kept: the oldest event kept is sequence ${purged + 1}; read on from after=${purged}`,
+    [{ path: 'query.after', message: `must be at least ${purged}: the oldest event kept is sequence ${purged + 1}` }],
+  );
 }
 
 export function eventOf(row: EventRow): Event {

@@ -50,7 +50,11 @@ export async function purgeExpiredEvents(handle: DbHandle, now: number, retentio
  * The feed's background work in every service process: numbering committed events
  * (PostgreSQL; one process at a time does a pass) and the retention purge. Stopped by `stop`.
  */
-export function startEventUpkeep(handle: DbHandle, retentionDays: number, log: FastifyBaseLogger): { stop(): Promise<void> } {
+export function startEventUpkeep(
+  handle: DbHandle,
+  retentionDays: number,
+  log: FastifyBaseLogger,
+): { stop(): Promise<void> } {
   let pass: Promise<void> | undefined;
   let stopped = false;
   // One pass at a time per process: a tick that finds the last one still running skips.

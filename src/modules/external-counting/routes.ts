@@ -17,7 +17,10 @@ export const externalCountingRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
       config: { access: 'cross-store' },
     },
-    async (request) => ({ success: true, message: await submitCountingLines(request.ctx, request.body, request.principal!) }),
+    async (request) => ({
+      success: true,
+      message: await submitCountingLines(request.ctx, request.body, request.principal!),
+    }),
   );
 
   app.get(

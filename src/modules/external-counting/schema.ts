@@ -1,5 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BulkArray, EventDateTime, PageQueryProperties, PagedResponse, Quantity, StoreNumberParams, TextId } from '../../shared/schemas.js';
+import {
+  BulkArray,
+  EventDateTime,
+  PageQueryProperties,
+  PagedResponse,
+  Quantity,
+  StoreNumberParams,
+  TextId,
+} from '../../shared/schemas.js';
 import { StoreRef } from '../../shared/access.js';
 
 /** Field names capitalised as written in the interface (§4.13). */
@@ -11,10 +19,16 @@ export const ExternalCountingBody = Type.Object({
   Lines: Type.Optional(
     BulkArray(
       Type.Object({
-        counted_quantity: Quantity({ minimum: 0, description: 'Scanned quantity; a unit barcode counts unit_quantity each' }),
+        counted_quantity: Quantity({
+          minimum: 0,
+          description: 'Scanned quantity; a unit barcode counts unit_quantity each',
+        }),
         product_barcode: Type.Optional(TextId(64)),
       }),
-      { description: 'At most 10,000 lines per request; every line of one product belongs in the same request (its lines add up)' },
+      {
+        description:
+          'At most 10,000 lines per request; every line of one product belongs in the same request (its lines add up)',
+      },
     ),
   ),
 });

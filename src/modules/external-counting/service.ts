@@ -24,7 +24,12 @@ const UNRESOLVED_COLUMNS = 7;
  * before it). An external count is a store total: it keeps located stock as it is and
  * books the difference on the unlocated pool-1 balance (docs/decisions.md).
  */
-async function locatedLevelsAt(trx: Transaction<Database>, storeId: number, productIds: readonly number[], at: number): Promise<Map<number, number>> {
+async function locatedLevelsAt(
+  trx: Transaction<Database>,
+  storeId: number,
+  productIds: readonly number[],
+  at: number,
+): Promise<Map<number, number>> {
   const levels = new Map<number, number>();
   for (const ids of chunk(productIds, 10_000)) {
     const rows = await trx
@@ -56,8 +61,15 @@ function unitItems(countedMilli: number, unitQuantityMilli: number): number | un
 }
 
 /** POST /externalcountinglines (interface §4.13, PRODUCT §5). */
-export async function submitCountingLines(ctx: AppContext, body: ExternalCountingBody, principal: Principal): Promise<string> {
-  if (!body.StoreNo) throw validationFailed('StoreNo is required', [{ path: 'StoreNo', message: 'is required: the store that was counted' }]);
+export async function submitCountingLines(
+  ctx: AppContext,
+  body: ExternalCountingBody,
+  principal: Principal,
+): Promise<string> {
+  if (!body.StoreNo)
+    throw validationFailed('StoreNo is required', [
+      { path: 'StoreNo', message: 'is required: the store that was counted' },
+    ]);
   // StoreNo is a StoreRef: a store token that does not hold it was refused before (plugins/auth.ts).
   const store = await requireLiveStore(ctx.db, body.StoreNo);
   const at = requireDateTime(body.CountingDateTime);
@@ -65,7 +77,10 @@ export async function submitCountingLines(ctx: AppContext, body: ExternalCountin
 
   return inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
-    const matches = await findProductsByBarcodes(trx, lines.flatMap((l) => (l.product_barcode ? [l.product_barcode] : [])));
+    const matches = await findProductsByBarcodes(
+      trx,
+      lines.flatMap((l) => (l.product_barcode ? [l.product_barcode] : [])),
+    );
     // Lines of the same product add up; a unit barcode counts unit_quantity items per scan.
     // The product's counted total is a kept sum (PRODUCT §3 "Exact numbers"): 422 at the line that takes it out of range.
     const countedByProduct = new Map<number, number>();
@@ -83,7 +98,10 @@ export async function submitCountingLines(ctx: AppContext, body: ExternalCountin
       const site = { path, what: `the counted total of product '${match.productNumber}'` };
       const exactItems = unitItems(countedMilli, match.unitQuantityMilli);
       if (exactItems === undefined) {
-        inexact.push({ path, message: `${line.counted_quantity} × a unit of ${fromQuantity(match.unitQuantityMilli)} items has more than 3 decimals: a quantity is never rounded` });
+        inexact.push({
+          path,
+          message: `${line.counted_quantity} × a unit of ${fromQuantity(match.unitQuantityMilli)} items has more than 3 decimals: a quantity is never rounded`,
+        });
         return;
       }
       const items = checkedQuantity(exactItems, site);
@@ -91,12 +109,16 @@ export async function submitCountingLines(ctx: AppContext, body: ExternalCountin
       if (!firstLineOf.has(match.productId)) firstLineOf.set(match.productId, path);
     });
 
-    if (inexact.length > 0) throw unprocessable('Some counting lines count a unit to more decimals than a quantity keeps', inexact);
+    if (inexact.length > 0)
+      throw unprocessable('Some counting lines count a unit to more decimals than a quantity keeps', inexact);
 
     const productIds = [...countedByProduct.keys()];
     const numbers = new Map<number, string>();
     for (const match of matches.values()) numbers.set(match.productId, match.productNumber);
-    const products = await findBookingProducts(trx, productIds.map((id) => numbers.get(id)!));
+    const products = await findBookingProducts(
+      trx,
+      productIds.map((id) => numbers.get(id)!),
+    );
     const located = await locatedLevelsAt(trx, store.id, productIds, at);
     const drafts: EntryDraft[] = productIds.map((productId) => {
       const path = firstLineOf.get(productId)!;
@@ -105,11 +127,28 @@ export async function submitCountingLines(ctx: AppContext, body: ExternalCountin
         path,
         what: `the unlocated level of product '${numbers.get(productId)}' (counted less located stock)`,
       });
-      return { product: products.get(numbers.get(productId)!)!, at, isCount: true, poolParts: [{ pool: 1, quantityMilli: level }], pending: false, source: SOURCE, path, atPath: 'CountingDateTime' };
+      return {
+        product: products.get(numbers.get(productId)!)!,
+        at,
+        isCount: true,
+        poolParts: [{ pool: 1, quantityMilli: level }],
+        pending: false,
+        source: SOURCE,
+        path,
+        atPath: 'CountingDateTime',
+      };
     });
     await bookEntries(trx, ctx.ledger, store, drafts, principal, now);
 
-    const rows = unresolved.map((u) => ({ store_id: store.id, store_number: store.store_number, barcode: u.barcode, counted_quantity: u.countedMilli, counting_at: at, received_on: now, created_by: principal.name }));
+    const rows = unresolved.map((u) => ({
+      store_id: store.id,
+      store_number: store.store_number,
+      barcode: u.barcode,
+      counted_quantity: u.countedMilli,
+      counting_at: at,
+      received_on: now,
+      created_by: principal.name,
+    }));
     // One bound parameter per column and row: batches stay under the dialect's limit (SQLite: 32,766).
     for (const part of chunk(rows, Math.floor(ctx.dialect.maxParameters / UNRESOLVED_COLUMNS))) {
       await trx.insertInto('unresolved_counting_lines').values(part).execute();

@@ -44,7 +44,10 @@ export function defaultRoleMap(): Map<string, Role> {
 /** `StoreOps.Admin=admin,Inventory.Writer=integration` → a map, or why the text is malformed. */
 export function parseRoleMap(text: string): Map<string, Role> | string {
   const map = new Map<string, Role>();
-  for (const pair of text.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+  for (const pair of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
     const equals = pair.lastIndexOf('=');
     if (equals <= 0) return `"${pair}" is not value=role`;
     const value = pair.slice(0, equals).trim().toLowerCase();
@@ -58,7 +61,8 @@ export function parseRoleMap(text: string): Map<string, Role> | string {
 /** A claim as a list of words: an array of strings, or one string split by `separators`. */
 function wordsOf(claim: unknown, separators: RegExp): string[] | undefined {
   if (typeof claim === 'string') return claim.split(separators).filter((word) => word !== '');
-  if (Array.isArray(claim)) return claim.every((item) => typeof item === 'string' || typeof item === 'number') ? claim.map(String) : undefined;
+  if (Array.isArray(claim))
+    return claim.every((item) => typeof item === 'string' || typeof item === 'number') ? claim.map(String) : undefined;
   return undefined;
 }
 
@@ -82,14 +86,19 @@ export function mapClaims(claims: Record<string, unknown>, mapping: ClaimMapping
       if (role !== undefined) roles.add(role);
     }
   }
-  if (roles.size === 0) return { refusal: `The access token's claims (${mapping.roleClaims.join(', ')}) name no role of this service` };
+  if (roles.size === 0)
+    return { refusal: `The access token's claims (${mapping.roleClaims.join(', ')}) name no role of this service` };
   const role = widestRole(roles);
-  if (role === undefined) return { refusal: `The access token's claims name both the store and the read role: neither covers the other` };
+  if (role === undefined)
+    return { refusal: `The access token's claims name both the store and the read role: neither covers the other` };
   if (role !== 'store') return { role, stores: null };
   const stores = wordsOf(claims[mapping.storesClaim], /[\s,]+/);
-  if (stores === undefined || stores.length === 0) return { refusal: `The access token has the store role but its ${mapping.storesClaim} claim names no store` };
+  if (stores === undefined || stores.length === 0)
+    return { refusal: `The access token has the store role but its ${mapping.storesClaim} claim names no store` };
   if (stores.length > MAX_STORES || stores.some((store) => store.length > MAX_STORE_NUMBER)) {
-    return { refusal: `The access token's ${mapping.storesClaim} claim lists more than ${MAX_STORES} stores or a store number longer than ${MAX_STORE_NUMBER}` };
+    return {
+      refusal: `The access token's ${mapping.storesClaim} claim lists more than ${MAX_STORES} stores or a store number longer than ${MAX_STORE_NUMBER}`,
+    };
   }
   return { role, stores: [...new Set(stores)] };
 }

@@ -43,7 +43,18 @@ export interface ExternalIssuer {
 }
 
 /** Signature algorithms a provider may use: asymmetric only (an HS* token "signed" with a public key is refused). */
-export const PROVIDER_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+export const PROVIDER_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 
 const VERIFIED_MAX = 10_000;
 
@@ -65,15 +76,21 @@ function nameOf(payload: JWTPayload, subject: string): string {
 
 function describe(error: unknown): string {
   if (error instanceof errors.JWTExpired) return 'The access token has expired';
-  if (error instanceof errors.JWTClaimValidationFailed) return `The access token's ${error.claim} claim is not accepted (${error.reason})`;
-  if (error instanceof errors.JWSSignatureVerificationFailed) return 'The access token\'s signature does not verify';
-  if (error instanceof errors.JOSEAlgNotAllowed) return 'The access token is signed with an algorithm this service does not accept';
-  if (error instanceof errors.JWKSNoMatchingKey) return 'The access token names a key the identity provider does not publish';
+  if (error instanceof errors.JWTClaimValidationFailed)
+    return `The access token's ${error.claim} claim is not accepted (${error.reason})`;
+  if (error instanceof errors.JWSSignatureVerificationFailed) return "The access token's signature does not verify";
+  if (error instanceof errors.JOSEAlgNotAllowed)
+    return 'The access token is signed with an algorithm this service does not accept';
+  if (error instanceof errors.JWKSNoMatchingKey)
+    return 'The access token names a key the identity provider does not publish';
   if (error instanceof errors.JWTInvalid || error instanceof errors.JWSInvalid) return 'The access token is malformed';
   return 'The access token is not valid';
 }
 
-export function createExternalIssuer(config: ExternalIssuerConfig, options: { fetch?: typeof fetch; now?: () => number } = {}): ExternalIssuer {
+export function createExternalIssuer(
+  config: ExternalIssuerConfig,
+  options: { fetch?: typeof fetch; now?: () => number } = {},
+): ExternalIssuer {
   const now = options.now ?? Date.now;
   const keys = new ProviderKeys({ issuer: config.issuer, jwksUrl: config.jwksUrl, fetch: options.fetch ?? fetch, now });
   const verified = new LRUCache<string, ExternalVerification & { identity: ExternalIdentity }>({ max: VERIFIED_MAX });
@@ -95,7 +112,11 @@ export function createExternalIssuer(config: ExternalIssuerConfig, options: { fe
         currentDate: new Date(now()),
       }));
     } catch (error) {
-      if (error instanceof ProviderUnavailable) return { failure: `The identity provider cannot be reached to check this token's key: try again shortly (${error.message})`, status: 503 };
+      if (error instanceof ProviderUnavailable)
+        return {
+          failure: `The identity provider cannot be reached to check this token's key: try again shortly (${error.message})`,
+          status: 503,
+        };
       return { failure: describe(error), status: 401 };
     }
     if (typeof payload.typ === 'string' && NOT_ACCESS_TOKEN_TYPES.has(payload.typ.toLowerCase())) {
@@ -104,7 +125,15 @@ export function createExternalIssuer(config: ExternalIssuerConfig, options: { fe
     const subject = payload.sub!;
     const mapped = mapClaims(payload as Record<string, unknown>, config.mapping);
     if ('refusal' in mapped) return { failure: mapped.refusal, status: 403 };
-    const result = { identity: { subject, name: nameOf(payload, subject), role: mapped.role, stores: mapped.stores, expiresAt: payload.exp! * 1000 } };
+    const result = {
+      identity: {
+        subject,
+        name: nameOf(payload, subject),
+        role: mapped.role,
+        stores: mapped.stores,
+        expiresAt: payload.exp! * 1000,
+      },
+    };
     verified.set(token, result);
     return result;
   }

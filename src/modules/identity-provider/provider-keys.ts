@@ -40,7 +40,8 @@ async function fetchJson(fetchImpl: typeof fetch, url: string, signal: AbortSign
   const response = await fetchImpl(url, { headers: { accept: 'application/json' }, redirect: 'error', signal });
   if (response.status !== 200) throw new ProviderUnavailable(`${url} answered ${response.status}`);
   const text = await response.text();
-  if (text.length > MAX_DOCUMENT_BYTES) throw new ProviderUnavailable(`${url} answered more than ${MAX_DOCUMENT_BYTES} bytes`);
+  if (text.length > MAX_DOCUMENT_BYTES)
+    throw new ProviderUnavailable(`${url} answered more than ${MAX_DOCUMENT_BYTES} bytes`);
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -57,7 +58,13 @@ export function metadataUrls(issuer: string): string[] {
   const url = new URL(issuer);
   const path = url.pathname.replace(/\/$/, '');
   const base = `${url.origin}${path}`;
-  return [...new Set([`${base}/.well-known/openid-configuration`, `${url.origin}/.well-known/oauth-authorization-server${path}`, `${base}/.well-known/oauth-authorization-server`])];
+  return [
+    ...new Set([
+      `${base}/.well-known/openid-configuration`,
+      `${url.origin}/.well-known/oauth-authorization-server${path}`,
+      `${base}/.well-known/oauth-authorization-server`,
+    ]),
+  ];
 }
 
 export class ProviderKeys {
@@ -80,7 +87,8 @@ export class ProviderKeys {
     // held meanwhile (a slow provider must not hold up tokens of keys already known).
     if (this.keys === undefined) await this.refresh();
     else if (this.options.now() - this.fetchedAt >= REFRESH_MS) void this.refresh();
-    if (this.keys === undefined) throw new ProviderUnavailable('the identity provider\'s signing keys could not be fetched');
+    if (this.keys === undefined)
+      throw new ProviderUnavailable("the identity provider's signing keys could not be fetched");
     try {
       return await this.keys(header, token);
     } catch (error) {
@@ -89,7 +97,8 @@ export class ProviderKeys {
       const outcome = await this.refresh();
       // The provider could not be asked (now, or at the last attempt): the key may be new (503).
       // Otherwise, asked and still missing or asked moments ago: a key the provider does not publish.
-      if (outcome === 'failed' || (outcome === 'skipped' && this.lastFetchFailed)) throw new ProviderUnavailable('the identity provider\'s signing keys could not be fetched again');
+      if (outcome === 'failed' || (outcome === 'skipped' && this.lastFetchFailed))
+        throw new ProviderUnavailable("the identity provider's signing keys could not be fetched again");
       if (outcome === 'skipped') throw error;
       return this.keys(header, token);
     }
@@ -139,7 +148,8 @@ export class ProviderKeys {
         continue;
       }
       const { issuer, jwks_uri: jwksUri } = metadata as { issuer?: unknown; jwks_uri?: unknown };
-      if (issuer !== this.options.issuer) throw new ProviderUnavailable(`${url} names the issuer ${String(issuer)}, not ${this.options.issuer}`);
+      if (issuer !== this.options.issuer)
+        throw new ProviderUnavailable(`${url} names the issuer ${String(issuer)}, not ${this.options.issuer}`);
       if (typeof jwksUri !== 'string') throw new ProviderUnavailable(`${url} names no jwks_uri`);
       return jwksUri;
     }

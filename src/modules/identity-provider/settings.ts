@@ -33,20 +33,30 @@ function urlProblem(name: string, text: string): string | undefined {
  * provider half-configured). AUTH_AUDIENCE is required: without it, a token the same tenant
  * issued for any other application would be accepted here.
  */
-export function externalIssuerFromSettings(settings: ExternalIssuerSettings): ExternalIssuerConfig | undefined | { problems: string[] } {
+export function externalIssuerFromSettings(
+  settings: ExternalIssuerSettings,
+): ExternalIssuerConfig | undefined | { problems: string[] } {
   const others = [settings.AUTH_AUDIENCE, settings.AUTH_JWKS_URL, settings.AUTH_ROLE_MAP];
   if (settings.AUTH_ISSUER === undefined) {
-    return others.some((value) => value !== undefined) ? { problems: ['AUTH_AUDIENCE, AUTH_JWKS_URL and AUTH_ROLE_MAP need AUTH_ISSUER'] } : undefined;
+    return others.some((value) => value !== undefined)
+      ? { problems: ['AUTH_AUDIENCE, AUTH_JWKS_URL and AUTH_ROLE_MAP need AUTH_ISSUER'] }
+      : undefined;
   }
   const problems: string[] = [];
   const issuerProblem = urlProblem('AUTH_ISSUER', settings.AUTH_ISSUER);
   if (issuerProblem) problems.push(issuerProblem);
-  if (settings.AUTH_AUDIENCE === undefined) problems.push('AUTH_AUDIENCE is required with AUTH_ISSUER (the aud this API\'s tokens carry: its application id URI or client id)');
-  const jwksProblem = settings.AUTH_JWKS_URL === undefined ? undefined : urlProblem('AUTH_JWKS_URL', settings.AUTH_JWKS_URL);
+  if (settings.AUTH_AUDIENCE === undefined)
+    problems.push(
+      "AUTH_AUDIENCE is required with AUTH_ISSUER (the aud this API's tokens carry: its application id URI or client id)",
+    );
+  const jwksProblem =
+    settings.AUTH_JWKS_URL === undefined ? undefined : urlProblem('AUTH_JWKS_URL', settings.AUTH_JWKS_URL);
   if (jwksProblem) problems.push(jwksProblem);
   const roleMap = settings.AUTH_ROLE_MAP === undefined ? defaultRoleMap() : parseRoleMap(settings.AUTH_ROLE_MAP);
   if (typeof roleMap === 'string') problems.push(`AUTH_ROLE_MAP ${roleMap}`);
-  const roleClaims = settings.AUTH_ROLE_CLAIM.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const roleClaims = settings.AUTH_ROLE_CLAIM.split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   if (roleClaims.length === 0) problems.push('AUTH_ROLE_CLAIM names no claim');
   if (problems.length > 0 || typeof roleMap === 'string') return { problems };
   return {

@@ -18,10 +18,17 @@ const DEMO_LOCATIONS: LocationInput[] = [
 
 /** `store-ops seed`: the demo layout in every live demo store that exists; re-running changes nothing. */
 export async function seedLocations(ctx: AppContext, storeNumbers: readonly string[]): Promise<string[]> {
-  const live = await ctx.db.selectFrom('stores').select('store_number').where('store_number', 'in', [...storeNumbers]).where('deleted_on', 'is', null).execute();
+  const live = await ctx.db
+    .selectFrom('stores')
+    .select('store_number')
+    .where('store_number', 'in', [...storeNumbers])
+    .where('deleted_on', 'is', null)
+    .execute();
   const lines: string[] = [];
   for (const { store_number } of live) {
-    lines.push(`locations ${store_number}: ${await importLocations(ctx, store_number, { locations: DEMO_LOCATIONS }, 'seed')}`);
+    lines.push(
+      `locations ${store_number}: ${await importLocations(ctx, store_number, { locations: DEMO_LOCATIONS }, 'seed')}`,
+    );
   }
   return lines;
 }

@@ -50,7 +50,8 @@ function withOrderDetails<T extends object>(item: T, orderKey: string, details: 
   if (orderKey === '') return item;
   const out: Record<string, unknown> = { ...item, customer_order_number: orderKey };
   if (details?.customer_order_line_number != null) out.customer_order_line_number = details.customer_order_line_number;
-  if (details?.customer_order_shipment_number != null) out.customer_order_shipment_number = details.customer_order_shipment_number;
+  if (details?.customer_order_shipment_number != null)
+    out.customer_order_shipment_number = details.customer_order_shipment_number;
   if (details?.customer_order_shipment_line_number != null) {
     out.customer_order_shipment_line_number = details.customer_order_shipment_line_number;
   }
@@ -96,7 +97,13 @@ export function toLocation(
     pools.forEach((quantity, index) => {
       entry[`mostlikelypool${index + 1}`] = fromQuantity(quantity);
     });
-    stock.push(withOrderDetails(entry as LocationStockEntry, first.order_key, details.get(orderDetailsKey(first.product_id, first.order_key, row.id))));
+    stock.push(
+      withOrderDetails(
+        entry as LocationStockEntry,
+        first.order_key,
+        details.get(orderDetailsKey(first.product_id, first.order_key, row.id)),
+      ),
+    );
   }
   return {
     id: row.id,
@@ -112,7 +119,10 @@ export function toLocation(
   };
 }
 
-export function toLocationProduct(row: LocationProductRow, details: ReadonlyMap<string, OrderDetails>): LocationProduct {
+export function toLocationProduct(
+  row: LocationProductRow,
+  details: ReadonlyMap<string, OrderDetails>,
+): LocationProduct {
   const item: LocationProduct = {
     barcode: row.barcode ?? undefined,
     image_url: row.image_url ?? undefined,

@@ -14,7 +14,11 @@ export interface LocationRef {
 }
 
 /** Live locations of a store among `codes`, by code. */
-export async function findLocationsByCodes(db: Executor, storeId: number, codes: readonly string[]): Promise<Map<string, LocationRef>> {
+export async function findLocationsByCodes(
+  db: Executor,
+  storeId: number,
+  codes: readonly string[],
+): Promise<Map<string, LocationRef>> {
   const found = new Map<string, LocationRef>();
   for (const codeChunk of inListChunks([...new Set(codes)], KEYS_PER_QUERY)) {
     const rows = await db
@@ -38,10 +42,15 @@ export async function replaceTags(
   storeId: number,
   locations: ReadonlyArray<{ id: number; tags: readonly string[] }>,
 ): Promise<void> {
-  for (const ids of chunk(locations.map((l) => l.id), KEYS_PER_QUERY)) {
+  for (const ids of chunk(
+    locations.map((l) => l.id),
+    KEYS_PER_QUERY,
+  )) {
     await trx.deleteFrom('location_tags').where('location_id', 'in', ids).execute();
   }
-  const rows: LocationTagTable[] = locations.flatMap((l) => l.tags.map((tag) => ({ location_id: l.id, store_id: storeId, tag })));
+  const rows: LocationTagTable[] = locations.flatMap((l) =>
+    l.tags.map((tag) => ({ location_id: l.id, store_id: storeId, tag })),
+  );
   for (const batch of chunk(rows, Math.floor(dialect.maxParameters / 3))) {
     await trx.insertInto('location_tags').values(batch).execute();
   }
@@ -55,7 +64,10 @@ export interface LocationFilters {
 }
 
 function filteredLocations(db: Kysely<Database>, dialect: Dialect, filters: LocationFilters) {
-  let query = db.selectFrom('locations as l').where('l.store_id', '=', filters.storeId).where('l.deleted_on', 'is', null);
+  let query = db
+    .selectFrom('locations as l')
+    .where('l.store_id', '=', filters.storeId)
+    .where('l.deleted_on', 'is', null);
   const text = filters.searchText;
   if (text !== undefined && text !== '') {
     query = query.where((eb) =>
@@ -74,8 +86,14 @@ function filteredLocations(db: Kysely<Database>, dialect: Dialect, filters: Loca
   return query;
 }
 
-export async function countLocations(db: Kysely<Database>, dialect: Dialect, filters: LocationFilters): Promise<number> {
-  const row = await filteredLocations(db, dialect, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+export async function countLocations(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  filters: LocationFilters,
+): Promise<number> {
+  const row = await filteredLocations(db, dialect, filters)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -93,7 +111,11 @@ export function locationsLastModified(db: Kysely<Database>, storeId: number): Pr
   return newestUpdatedOn(db.selectFrom('locations').where('store_id', '=', storeId), 'updated_on');
 }
 
-export function findLocation(db: Kysely<Database>, storeId: number, locationCode: string): Promise<LocationRow | undefined> {
+export function findLocation(
+  db: Kysely<Database>,
+  storeId: number,
+  locationCode: string,
+): Promise<LocationRow | undefined> {
   return db
     .selectFrom('locations')
     .selectAll()
@@ -114,7 +136,15 @@ export async function balancesAt(
   return db
     .selectFrom('stock_balances as b')
     .innerJoin('products as p', 'p.id', 'b.product_id')
-    .select(['b.location_id', 'b.product_id', 'p.product_number', 'p.product_name', 'b.order_key', 'b.pool', 'b.quantity'])
+    .select([
+      'b.location_id',
+      'b.product_id',
+      'p.product_number',
+      'p.product_name',
+      'b.order_key',
+      'b.pool',
+      'b.quantity',
+    ])
     .where('b.store_id', '=', storeId)
     .where('b.location_id', 'in', locationIds)
     .where('b.quantity', '<>', 0)
@@ -147,7 +177,14 @@ export async function orderDetailsOf(
   for (const orderChunk of chunk(orders, 1000)) {
     const rows = await db
       .selectFrom('stock_logs')
-      .select(['product_id', 'location_id', 'customer_order_number', 'customer_order_line_number', 'customer_order_shipment_number', 'customer_order_shipment_line_number'])
+      .select([
+        'product_id',
+        'location_id',
+        'customer_order_number',
+        'customer_order_line_number',
+        'customer_order_shipment_number',
+        'customer_order_shipment_line_number',
+      ])
       .where('store_id', '=', storeId)
       .where('customer_order_number', 'in', orderChunk)
       .where('product_id', 'in', products)
@@ -189,7 +226,11 @@ export interface LocationProductFilters {
 
 /** The ids of the live locations a selection covers, as a subquery (no id list in memory). */
 function selectedLocations(db: Kysely<Database>, selection: LocationSelection) {
-  let query = db.selectFrom('locations as l').select('l.id').where('l.store_id', '=', selection.storeId).where('l.deleted_on', 'is', null);
+  let query = db
+    .selectFrom('locations as l')
+    .select('l.id')
+    .where('l.store_id', '=', selection.storeId)
+    .where('l.deleted_on', 'is', null);
   if (selection.locationCode !== undefined) query = query.where('l.location_code', '=', selection.locationCode);
   const tags = selection.tags;
   if (tags !== undefined) {
@@ -246,7 +287,12 @@ function productSearch(dialect: Dialect, text: string, advance: boolean) {
  * Stock at the locations grouped per (product, customer order or none); the smallest
  * balance id of a group is its stable keyset position (scroll_id).
  */
-function groupedLocationProducts(db: Kysely<Database>, dialect: Dialect, selection: LocationSelection, filters: LocationProductFilters) {
+function groupedLocationProducts(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  selection: LocationSelection,
+  filters: LocationProductFilters,
+) {
   let query = db
     .selectFrom('stock_balances as b')
     .innerJoin('products as p', 'p.id', 'b.product_id')
@@ -312,5 +358,11 @@ export async function pageOfLocationProducts(
 
 /** Newest change of stock at the selected locations (project_last_modified_date of location products). */
 export function balancesLastModified(db: Kysely<Database>, selection: LocationSelection): Promise<number | null> {
-  return newestUpdatedOn(db.selectFrom('stock_balances').where('store_id', '=', selection.storeId).where('location_id', 'in', selectedLocations(db, selection)), 'updated_on');
+  return newestUpdatedOn(
+    db
+      .selectFrom('stock_balances')
+      .where('store_id', '=', selection.storeId)
+      .where('location_id', 'in', selectedLocations(db, selection)),
+    'updated_on',
+  );
 }

@@ -76,6 +76,7 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'store', reads: 'standby' },
     },
-    (request) => listProductsAtLocation(request.ctx, request.params.store_number, request.params.location_code, request.query),
+    (request) =>
+      listProductsAtLocation(request.ctx, request.params.store_number, request.params.location_code, request.query),
   );
 };

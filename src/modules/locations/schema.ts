@@ -1,5 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AcceptLanguageHeaders, BulkArray, Int, PageQueryProperties, PagedResponse, PoolNumber, SmallArray, Str, TextId } from '../../shared/schemas.js';
+import {
+  AcceptLanguageHeaders,
+  BulkArray,
+  Int,
+  PageQueryProperties,
+  PagedResponse,
+  PoolNumber,
+  SmallArray,
+  Str,
+  TextId,
+} from '../../shared/schemas.js';
 
 export const LOCATION_CODE_MAX = 64;
 export const TAG_MAX = 64;
@@ -9,7 +19,9 @@ export const LocationInput = Type.Object({
   location_code: TextId(LOCATION_CODE_MAX, { minLength: 1 }),
   location_order: Type.Optional(Int({ minimum: 0, description: 'Position in walking sequences; 0 when left out' })),
   tags: Type.Optional(SmallArray(Str(TAG_MAX, { minLength: 1 }), 100)),
-  default_stock_pool: Type.Optional(PoolNumber({ description: 'Pool a log entry at this location books to when it names none' })),
+  default_stock_pool: Type.Optional(
+    PoolNumber({ description: 'Pool a log entry at this location books to when it names none' }),
+  ),
 });
 export type LocationInput = Static<typeof LocationInput>;
 
@@ -22,7 +34,10 @@ export const LocationParams = Type.Object({
 });
 
 const poolFields = Object.fromEntries(
-  [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => [`mostlikelypool${n}`, Type.Number({ description: `Quantity in pool ${n}` })]),
+  [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => [
+    `mostlikelypool${n}`,
+    Type.Number({ description: `Quantity in pool ${n}` }),
+  ]),
 );
 
 /** Location stock entry (interface §2.2): one per product and customer order (or none). */
@@ -56,7 +71,9 @@ export type Location = Static<typeof Location>;
 export const LocationsQuery = Type.Object({
   accept_language: Type.Optional(Str(64)),
   app_username: Type.Optional(Str(255)),
-  ignore_customerorder_stock: Type.Optional(Type.Boolean({ description: 'true leaves stock bound to customer orders out' })),
+  ignore_customerorder_stock: Type.Optional(
+    Type.Boolean({ description: 'true leaves stock bound to customer orders out' }),
+  ),
   search_text: Type.Optional(Str(200, { description: 'Case-insensitive literal substring of location_code or a tag' })),
   ...PageQueryProperties,
 });
@@ -79,7 +96,9 @@ export const LocationProduct = Type.Object({
 export type LocationProduct = Static<typeof LocationProduct>;
 
 const locationProductFilters = {
-  advance_search: Type.Optional(Type.Boolean({ description: 'true: every word of search_text anywhere in number, barcode or description' })),
+  advance_search: Type.Optional(
+    Type.Boolean({ description: 'true: every word of search_text anywhere in number, barcode or description' }),
+  ),
   customer_order_number: Type.Optional(Str(64)),
   customer_order_shipment_number: Type.Optional(Str(64)),
   search_text: Type.Optional(Str(200)),

@@ -17,33 +17,47 @@ import {
 } from './schema.js';
 
 /** POST /stores/{s}/locations (PRODUCT §5): upsert by location_code within the store, atomic. */
-export async function importLocations(ctx: AppContext, storeNumber: string, body: LocationsBody, actor: string): Promise<string> {
+export async function importLocations(
+  ctx: AppContext,
+  storeNumber: string,
+  body: LocationsBody,
+  actor: string,
+): Promise<string> {
   const store = await requireLiveStore(ctx.db, storeNumber, 'does not exist');
   const duplicates = duplicateKeyErrors(body.locations, (l) => l.location_code, 'locations', 'location_code');
-  if (duplicates.length > 0) throw validationFailed('A location_code appears more than once in the request', duplicates);
+  if (duplicates.length > 0)
+    throw validationFailed('A location_code appears more than once in the request', duplicates);
   const records = body.locations.map((input) => toLocationRecord(store, input));
-  const counts = await inTransaction(ctx.handle, async (trx) => {
-    const result = await upsertByKey(trx, ctx.dialect, {
-      table: 'locations',
-      keyColumn: 'location_code',
-      scope: { column: 'store_id', value: store.id },
-      records,
-      actor,
-      now: Date.now(),
-      flush: false,
-    });
-    // Only created or changed locations can have different tags.
-    const written = body.locations
-      .filter((input) => result.writtenKeys.has(input.location_code))
-      .map((input) => ({ id: result.idsByKey.get(input.location_code)!, tags: normaliseTags(input.tags) }));
-    await locations.replaceTags(trx, ctx.dialect, store.id, written);
-    return result;
-  }, { serialise: [`locations:${store.id}`] });
+  const counts = await inTransaction(
+    ctx.handle,
+    async (trx) => {
+      const result = await upsertByKey(trx, ctx.dialect, {
+        table: 'locations',
+        keyColumn: 'location_code',
+        scope: { column: 'store_id', value: store.id },
+        records,
+        actor,
+        now: Date.now(),
+        flush: false,
+      });
+      // Only created or changed locations can have different tags.
+      const written = body.locations
+        .filter((input) => result.writtenKeys.has(input.location_code))
+        .map((input) => ({ id: result.idsByKey.get(input.location_code)!, tags: normaliseTags(input.tags) }));
+      await locations.replaceTags(trx, ctx.dialect, store.id, written);
+      return result;
+    },
+    { serialise: [`locations:${store.id}`] },
+  );
   return describeCounts(counts);
 }
 
 /** GET /stores/{s}/locations (interface §4.2): a page of locations and, in one query, their stock. */
-export async function listLocations(ctx: AppContext, storeNumber: string, query: LocationsQuery): Promise<PagedResult<Location>> {
+export async function listLocations(
+  ctx: AppContext,
+  storeNumber: string,
+  query: LocationsQuery,
+): Promise<PagedResult<Location>> {
   const store = await requireLiveStore(ctx.db, storeNumber, 'does not exist');
   const ignoreOrderBound = query.ignore_customerorder_stock === true;
   const window = resolvePage(query, LocationsQuery, `locations:${store.id}`, ctx.cursors);
@@ -86,7 +100,10 @@ export async function listLocations(ctx: AppContext, storeNumber: string, query:
 export function parseJsonTag(jsonTag: string): string[] {
   try {
     const parsed: unknown = JSON.parse(jsonTag);
-    if (Array.isArray(parsed)) return parsed.filter((t) => t !== null && t !== undefined).map((t) => (typeof t === 'string' ? t : JSON.stringify(t)));
+    if (Array.isArray(parsed))
+      return parsed
+        .filter((t) => t !== null && t !== undefined)
+        .map((t) => (typeof t === 'string' ? t : JSON.stringify(t)));
     if (typeof parsed === 'string') return [parsed];
   } catch {
     // not JSON: a plain tag
@@ -104,7 +121,12 @@ export async function listProductsAtLocation(
   const store = await requireLiveStore(ctx.db, storeNumber, 'does not exist');
   const location = await locations.findLocation(ctx.db, store.id, locationCode);
   if (!location) throw notFound(`Location '${locationCode}' does not exist in store '${storeNumber}'`);
-  const window = resolvePage(query, LocationProductsQuery, `location-products:${store.id}:at:${locationCode}`, ctx.cursors);
+  const window = resolvePage(
+    query,
+    LocationProductsQuery,
+    `location-products:${store.id}:at:${locationCode}`,
+    ctx.cursors,
+  );
   return listLocationProducts(ctx, { storeId: store.id, locationCode }, query, window);
 }
 

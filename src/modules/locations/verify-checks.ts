@@ -26,18 +26,30 @@ export const LOCATION_CHECKS: VerifyCheck[] = [
     async run(handle) {
       const violations: Violation[] = [];
       const said = (row: LocationRow, what: string) =>
-        violations.push({ check: 'locations', detail: `location '${row.location_code}' of store '${row.store_number}' ${what}` });
+        violations.push({
+          check: 'locations',
+          detail: `location '${row.location_code}' of store '${row.store_number}' ${what}`,
+        });
       for await (const rows of rowBatches(handle.db, 'locations')) {
-        const stores = await storeNumbersById(handle.db, rows.map((r) => r.store_id));
+        const stores = await storeNumbersById(
+          handle.db,
+          rows.map((r) => r.store_id),
+        );
         const tagRows = await handle.db
           .selectFrom('location_tags')
           .selectAll()
-          .where('location_id', 'in', rows.map((r) => r.id))
+          .where(
+            'location_id',
+            'in',
+            rows.map((r) => r.id),
+          )
           .execute();
         const indexed = new Map<number, Array<{ tag: string; store_id: number }>>();
-        for (const tagRow of tagRows) indexed.set(tagRow.location_id, [...(indexed.get(tagRow.location_id) ?? []), tagRow]);
+        for (const tagRow of tagRows)
+          indexed.set(tagRow.location_id, [...(indexed.get(tagRow.location_id) ?? []), tagRow]);
         for (const row of rows) {
-          if (stores.get(row.store_id) !== row.store_number) said(row, `has store_number not matching store id ${row.store_id}`);
+          if (stores.get(row.store_id) !== row.store_number)
+            said(row, `has store_number not matching store id ${row.store_id}`);
           if (row.default_stock_pool !== null && !(row.default_stock_pool >= 1 && row.default_stock_pool <= 10)) {
             said(row, `has default_stock_pool ${row.default_stock_pool} (1–10 expected)`);
           }
@@ -48,11 +60,21 @@ export const LOCATION_CHECKS: VerifyCheck[] = [
           }
           const index = indexed.get(row.id) ?? [];
           const expected = [...tags].sort().join('\n');
-          const actual = index.map((t) => t.tag).sort().join('\n');
-          if (expected !== actual) said(row, `has location_tags [${index.map((t) => t.tag).join(', ')}] but tags ${row.tags}`);
+          const actual = index
+            .map((t) => t.tag)
+            .sort()
+            .join('\n');
+          if (expected !== actual)
+            said(row, `has location_tags [${index.map((t) => t.tag).join(', ')}] but tags ${row.tags}`);
           if (index.some((t) => t.store_id !== row.store_id)) said(row, 'has location_tags rows of another store');
-          const content = { location_code: row.location_code, location_order: row.location_order, default_stock_pool: row.default_stock_pool, tags: row.tags };
-          if (contentHash(content) !== row.content_hash) said(row, 'has a content hash that does not match its content');
+          const content = {
+            location_code: row.location_code,
+            location_order: row.location_order,
+            default_stock_pool: row.default_stock_pool,
+            tags: row.tags,
+          };
+          if (contentHash(content) !== row.content_hash)
+            said(row, 'has a content hash that does not match its content');
         }
       }
       const orphans = await handle.db
@@ -63,7 +85,10 @@ export const LOCATION_CHECKS: VerifyCheck[] = [
         .limit(MAX_LISTED)
         .execute();
       for (const orphan of orphans) {
-        violations.push({ check: 'locations', detail: `location_tags row '${orphan.tag}' points at missing location ${orphan.location_id}` });
+        violations.push({
+          check: 'locations',
+          detail: `location_tags row '${orphan.tag}' points at missing location ${orphan.location_id}`,
+        });
       }
       return violations;
     },

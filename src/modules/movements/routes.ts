@@ -9,7 +9,8 @@ export const movementRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['stock'],
-        summary: 'Move stock between locations, pools and order-bound stock (interface §4.11, deprecated but served); atomic',
+        summary:
+          'Move stock between locations, pools and order-bound stock (interface §4.11, deprecated but served); atomic',
         deprecated: true,
         params: MovementParams,
         querystring: MovementQuery,
@@ -20,7 +21,13 @@ export const movementRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await moveStock(request.ctx, request.params.store_number, request.body, request.query, request.principal!),
+      message: await moveStock(
+        request.ctx,
+        request.params.store_number,
+        request.body,
+        request.query,
+        request.principal!,
+      ),
     }),
   );
 };

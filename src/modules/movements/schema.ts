@@ -18,7 +18,10 @@ export const MovementInput = Type.Object({
   allow_overage: Type.Optional(Type.Boolean({ default: false, description: 'Allow taking the source below zero' })),
   /** A string in §4.11 (reason codes are numbers elsewhere): digits, or a JSON integer taken as its text. */
   reason_code: Type.Optional(
-    TextId(10, { pattern: '^[0-9]+$', description: 'A movement reason code (type 3), as digits; a JSON integer is accepted' }),
+    TextId(10, {
+      pattern: '^[0-9]+$',
+      description: 'A movement reason code (type 3), as digits; a JSON integer is accepted',
+    }),
   ),
   reference: Type.Optional(TextId(255)),
   source: Type.Optional(Str(255)),

@@ -28,7 +28,8 @@ const path = (index: number, field: string) => `body[${index}].${field}`;
 function checkMoves(moves: readonly MovementInput[]): void {
   const errors: FieldError[] = [];
   moves.forEach((move, index) => {
-    if (!move.product_number) errors.push({ path: path(index, 'product_number'), message: 'is required: the move must name its product' });
+    if (!move.product_number)
+      errors.push({ path: path(index, 'product_number'), message: 'is required: the move must name its product' });
     if (toQuantity(move.quantity) <= 0) errors.push({ path: path(index, 'quantity'), message: 'must be more than 0' });
   });
   if (errors.length > 0) throw validationFailed('Some movements are invalid', errors);
@@ -50,16 +51,32 @@ function sideOf(spec: MovementLocation | undefined, locations: ReadonlyMap<strin
 }
 
 const sameStock = (a: Side, b: Side) =>
-  a.location?.id === b.location?.id && a.pool === b.pool && (a.order?.customer_order_number ?? '') === (b.order?.customer_order_number ?? '');
+  a.location?.id === b.location?.id &&
+  a.pool === b.pool &&
+  (a.order?.customer_order_number ?? '') === (b.order?.customer_order_number ?? '');
 
-async function draftMoves(trx: Transaction<Database>, dialect: Dialect, storeId: number, moves: readonly MovementInput[], query: MovementQuery, now: number): Promise<EntryDraft[]> {
-  const products = await findBookingProducts(trx, moves.map((m) => m.product_number!));
+async function draftMoves(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  storeId: number,
+  moves: readonly MovementInput[],
+  query: MovementQuery,
+  now: number,
+): Promise<EntryDraft[]> {
+  const products = await findBookingProducts(
+    trx,
+    moves.map((m) => m.product_number!),
+  );
   // §4.11 sends the code as text (digits by the schema); reason codes are stored as numbers.
   const reasonCodeOf = (move: MovementInput) => (move.reason_code === undefined ? undefined : Number(move.reason_code));
   // Digits beyond the largest code name no code (and must not reach an int column).
-  const lookups = moves.map(reasonCodeOf).filter((code): code is number => code !== undefined && code <= MAX_REASON_CODE);
+  const lookups = moves
+    .map(reasonCodeOf)
+    .filter((code): code is number => code !== undefined && code <= MAX_REASON_CODE);
   const reasons = await findReasonCodes(trx, lookups);
-  const codes = moves.flatMap((m) => [m.from_location?.location_code, m.to_location?.location_code]).filter((c): c is string => !!c);
+  const codes = moves
+    .flatMap((m) => [m.from_location?.location_code, m.to_location?.location_code])
+    .filter((c): c is string => !!c);
   const locations = await findLocationsByCodes(trx, storeId, codes);
   // Stock bound to a customer order of the store moves only by that order's operations (PRODUCT §5, customer-orders/bound-stock.ts).
   const errors: FieldError[] = [
@@ -68,7 +85,10 @@ async function draftMoves(trx: Transaction<Database>, dialect: Dialect, storeId:
       dialect,
       storeId,
       moves.flatMap((move, index) =>
-        (['from_location', 'to_location'] as const).map((side) => ({ orderNumber: move[side]?.customer_order_number, path: path(index, `${side}.customer_order_number`) })),
+        (['from_location', 'to_location'] as const).map((side) => ({
+          orderNumber: move[side]?.customer_order_number,
+          path: path(index, `${side}.customer_order_number`),
+        })),
       ),
     )),
     ...reservedSourceErrors(moves.map((move, index) => ({ source: move.source, path: path(index, 'source') }))),
@@ -78,19 +98,32 @@ async function draftMoves(trx: Transaction<Database>, dialect: Dialect, storeId:
   moves.forEach((move, index) => {
     const product = products.get(move.product_number!);
     const reason = move.reason_code === undefined ? undefined : reasons.get(reasonCodeOf(move)!);
-    if (!product) errors.push({ path: path(index, 'product_number'), message: `unknown product '${move.product_number}'` });
-    if (move.reason_code !== undefined && !reason) errors.push({ path: path(index, 'reason_code'), message: `unknown reason code ${move.reason_code}` });
+    if (!product)
+      errors.push({ path: path(index, 'product_number'), message: `unknown product '${move.product_number}'` });
+    if (move.reason_code !== undefined && !reason)
+      errors.push({ path: path(index, 'reason_code'), message: `unknown reason code ${move.reason_code}` });
     if (reason && reason.reason_code_type !== MOVEMENT_REASON_TYPE) {
-      errors.push({ path: path(index, 'reason_code'), message: `reason code ${reason.reason_code} is of type ${reason.reason_code_type}, not a movement code (type 3)` });
+      errors.push({
+        path: path(index, 'reason_code'),
+        message: `reason code ${reason.reason_code} is of type ${reason.reason_code_type}, not a movement code (type 3)`,
+      });
     }
     for (const side of ['from_location', 'to_location'] as const) {
       const code = move[side]?.location_code;
-      if (code && !locations.has(code)) errors.push({ path: path(index, `${side}.location_code`), message: `unknown location '${code}' in this store` });
+      if (code && !locations.has(code))
+        errors.push({
+          path: path(index, `${side}.location_code`),
+          message: `unknown location '${code}' in this store`,
+        });
     }
     if (!product || errors.length > 0) return;
     const from = sideOf(move.from_location, locations);
     const to = sideOf(move.to_location, locations);
-    if (sameStock(from, to)) sameSide.push({ path: path(index, 'to_location'), message: 'is the same stock as from_location: nothing would move' });
+    if (sameStock(from, to))
+      sameSide.push({
+        path: path(index, 'to_location'),
+        message: 'is the same stock as from_location: nothing would move',
+      });
     const quantityMilli = toQuantity(move.quantity);
     const common = {
       product,
@@ -125,7 +158,10 @@ async function draftMoves(trx: Transaction<Database>, dialect: Dialect, storeId:
 async function linkLegs(trx: Transaction<Database>, ids: readonly number[]): Promise<void> {
   for (const pairs of chunk(ids, 2_000)) {
     const cases = [];
-    for (let i = 0; i < pairs.length; i += 2) cases.push(sql`when ${pairs[i]} then cast(${pairs[i]} as bigint) when ${pairs[i + 1]} then cast(${pairs[i]} as bigint)`);
+    for (let i = 0; i < pairs.length; i += 2)
+      cases.push(
+        sql`when ${pairs[i]} then cast(${pairs[i]} as bigint) when ${pairs[i + 1]} then cast(${pairs[i]} as bigint)`,
+      );
     await trx
       .updateTable('stock_logs')
       .set({ reference_id: sql<number>`case id ${sql.join(cases, sql` `)} end` })
@@ -135,7 +171,13 @@ async function linkLegs(trx: Transaction<Database>, ids: readonly number[]): Pro
 }
 
 /** POST /stores/{s}/storeproductlocation/movement (interface §4.11): atomic. */
-export async function moveStock(ctx: AppContext, storeNumber: string, body: MovementBody, query: MovementQuery, by: Principal): Promise<string> {
+export async function moveStock(
+  ctx: AppContext,
+  storeNumber: string,
+  body: MovementBody,
+  query: MovementQuery,
+  by: Principal,
+): Promise<string> {
   checkMoves(body.body);
   const store = await requireLiveStore(ctx.db, storeNumber);
   try {

@@ -42,7 +42,10 @@ export interface CreateClientInput {
 /** The grant a client may be given at most: its role and stores, narrowed by its registered scope. */
 export function clientCeiling(row: Pick<ClientRow, 'role' | 'stores' | 'scope'>): Grant | undefined {
   if (!(ROLES as readonly string[]).includes(row.role)) return undefined;
-  const base: Grant = { role: row.role as Role, stores: row.role === 'store' ? (row.stores ? (JSON.parse(row.stores) as string[]) : []) : null };
+  const base: Grant = {
+    role: row.role as Role,
+    stores: row.role === 'store' ? (row.stores ? (JSON.parse(row.stores) as string[]) : []) : null,
+  };
   if (row.scope === null) return base;
   const narrowed = narrow(base, row.scope);
   return 'grant' in narrowed ? narrowed.grant : undefined;
@@ -50,7 +53,8 @@ export function clientCeiling(row: Pick<ClientRow, 'role' | 'stores' | 'scope'>)
 
 function checkInput(input: CreateClientInput): { stores: string[] | null; scope: string | null } {
   const name = input.name;
-  if (name.trim() === '' || name.length > 100 || /[\0-\x1f\x7f]/.test(name)) throw new ClientInputError('The name must be 1 to 100 characters, without control characters');
+  if (name.trim() === '' || name.length > 100 || /[\0-\x1f\x7f]/.test(name))
+    throw new ClientInputError('The name must be 1 to 100 characters, without control characters');
   const stores = input.stores && input.stores.length > 0 ? [...new Set(input.stores)] : null;
   if (input.role === 'store' && stores === null) throw new ClientInputError('A store client needs its stores');
   if (input.role !== 'store' && stores !== null) throw new ClientInputError('Only a store client has a store list');
@@ -97,13 +101,22 @@ export interface RotatedSecret {
 }
 
 /** A new secret; the current one keeps working for SECRET_GRACE_MILLIS. Undefined: no live client of that name. */
-export async function rotateClientSecret(db: Kysely<Database>, name: string, now = Date.now()): Promise<RotatedSecret | undefined> {
+export async function rotateClientSecret(
+  db: Kysely<Database>,
+  name: string,
+  now = Date.now(),
+): Promise<RotatedSecret | undefined> {
   const row = await repo.findClientByName(db, name);
   if (!row || row.revoked_at !== null) return undefined;
   const secret = generateSecret();
   const graceUntil = now + SECRET_GRACE_MILLIS;
   if (!(await repo.rotateSecret(db, name, hashHex(secret), now, graceUntil))) return undefined;
-  return { name, client_id: row.client_id, client_secret: secret, previous_secret_valid_until: formatOptionalDateTime(graceUntil)! };
+  return {
+    name,
+    client_id: row.client_id,
+    client_secret: secret,
+    previous_secret_valid_until: formatOptionalDateTime(graceUntil)!,
+  };
 }
 
 /** Revokes a client for good: no token any more, and its tokens are refused within a second everywhere. */
@@ -123,7 +136,10 @@ export interface ClientSummary {
 }
 
 export function summarise(row: ClientRow, now = Date.now()): ClientSummary {
-  const graceOpen = row.previous_secret_hash !== null && row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now;
+  const graceOpen =
+    row.previous_secret_hash !== null &&
+    row.previous_secret_expires_at !== null &&
+    row.previous_secret_expires_at > now;
   return {
     name: row.name,
     client_id: row.client_id,
@@ -150,13 +166,21 @@ function sameHash(hex: string, secret: string): boolean {
 }
 
 /** The live client whose id and secret these are (the current one, or the previous within its grace period). */
-export async function authenticateClient(db: Kysely<Database>, clientId: string, secret: string, now = Date.now()): Promise<ClientRow | undefined> {
+export async function authenticateClient(
+  db: Kysely<Database>,
+  clientId: string,
+  secret: string,
+  now = Date.now(),
+): Promise<ClientRow | undefined> {
   if (clientId.length > 200 || secret.length > 500) return undefined;
   const row = await repo.findClientById(db, clientId);
   // Hashing happens whether or not the client exists, so timing does not tell ids apart.
   const current = sameHash(row?.secret_hash ?? '00'.repeat(32), secret);
   if (!row || row.revoked_at !== null) return undefined;
   if (current) return row;
-  const previousOpen = row.previous_secret_hash !== null && row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now;
+  const previousOpen =
+    row.previous_secret_hash !== null &&
+    row.previous_secret_expires_at !== null &&
+    row.previous_secret_expires_at > now;
   return previousOpen && sameHash(row.previous_secret_hash!, secret) ? row : undefined;
 }

@@ -18,7 +18,10 @@ export const SIGNING_ALGORITHM = 'RS256';
 export const KEY_VERIFY_MILLIS_AFTER_SIGNING = (86_400 + 120) * 1000;
 
 async function newKeyRow(now: number): Promise<SigningKeyRow> {
-  const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { modulusLength: 2048, extractable: true });
+  const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, {
+    modulusLength: 2048,
+    extractable: true,
+  });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
   return {
@@ -59,7 +62,11 @@ export async function rotateSigningKey(db: Kysely<Database>, now = Date.now()): 
       .where('signing_ended_at', 'is', null)
       .returning('kid')
       .execute();
-    const retired = await trx.deleteFrom('oauth_signing_keys').where('verify_until', '<', now).returning('kid').execute();
+    const retired = await trx
+      .deleteFrom('oauth_signing_keys')
+      .where('verify_until', '<', now)
+      .returning('kid')
+      .execute();
     await insertSigningKey(trx, row);
     return { kid: row.kid, ended: ended.map((r) => r.kid), retired: retired.map((r) => r.kid), verifyUntil };
   });
@@ -167,7 +174,11 @@ export class KeyStore {
     if (this.signer?.kid !== row.kid) {
       this.signer = { kid: row.kid, key: await importJWK(JSON.parse(row.private_jwk) as JWK, row.algorithm) };
       // This process verifies what it signs from the first token on.
-      if (!this.keys.has(row.kid)) this.keys.set(row.kid, { key: await importJWK(JSON.parse(row.public_jwk) as JWK, row.algorithm), verifyUntil: null });
+      if (!this.keys.has(row.kid))
+        this.keys.set(row.kid, {
+          key: await importJWK(JSON.parse(row.public_jwk) as JWK, row.algorithm),
+          verifyUntil: null,
+        });
     }
     return this.signer;
   }
@@ -175,6 +186,8 @@ export class KeyStore {
   /** The public keys that verify now (GET /.well-known/jwks.json), read afresh. */
   async publicJwks(now = Date.now()): Promise<JWK[]> {
     const rows = await listSigningKeys(this.db);
-    return rows.filter((r) => r.verify_until === null || r.verify_until >= now).map((r) => JSON.parse(r.public_jwk) as JWK);
+    return rows
+      .filter((r) => r.verify_until === null || r.verify_until >= now)
+      .map((r) => JSON.parse(r.public_jwk) as JWK);
   }
 }

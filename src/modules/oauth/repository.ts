@@ -47,12 +47,23 @@ export const findClientByName = (db: Kysely<Database>, name: string) =>
 export const listClients = (db: Kysely<Database>) => db.selectFrom('api_clients').selectAll().orderBy('id').execute();
 
 /** The new secret's hash; the current one stays valid until `graceUntil`. False: no live client of that name. */
-export async function rotateSecret(db: Kysely<Database>, name: string, secretHash: string, now: number, graceUntil: number): Promise<boolean> {
+export async function rotateSecret(
+  db: Kysely<Database>,
+  name: string,
+  secretHash: string,
+  now: number,
+  graceUntil: number,
+): Promise<boolean> {
   // One statement (a request may already be in its idempotency transaction): SET reads the
   // row as it was, so the current hash becomes the previous one.
   const result = await db
     .updateTable('api_clients')
-    .set({ secret_hash: secretHash, previous_secret_hash: sql.ref('secret_hash'), previous_secret_expires_at: graceUntil, secret_rotated_on: now })
+    .set({
+      secret_hash: secretHash,
+      previous_secret_hash: sql.ref('secret_hash'),
+      previous_secret_expires_at: graceUntil,
+      secret_rotated_on: now,
+    })
     .where('name', '=', name)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
@@ -75,7 +86,8 @@ export async function revokedClientIdsSince(db: Kysely<Database>, since: number)
   return rows.map((r) => r.client_id);
 }
 
-export const listSigningKeys = (db: Kysely<Database>) => db.selectFrom('oauth_signing_keys').selectAll().orderBy('created_at').orderBy('kid').execute();
+export const listSigningKeys = (db: Kysely<Database>) =>
+  db.selectFrom('oauth_signing_keys').selectAll().orderBy('created_at').orderBy('kid').execute();
 
 export async function insertSigningKey(db: Kysely<Database>, key: SigningKeyRow): Promise<void> {
   await db.insertInto('oauth_signing_keys').values(key).execute();

@@ -1,7 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { conflict, notFound, validationFailed } from '../../shared/errors.js';
 import { Ack } from '../../shared/schemas.js';
-import { ClientInputError, ClientNameTakenError, createClient, listClientSummaries, revokeClient, rotateClientSecret } from './clients.js';
+import {
+  ClientInputError,
+  ClientNameTakenError,
+  createClient,
+  listClientSummaries,
+  revokeClient,
+  rotateClientSecret,
+} from './clients.js';
 import { ClientList, ClientParams, CreateClientBody, CreatedClient, RotatedSecret } from './schema.js';
 
 const tags = ['clients'];
@@ -15,7 +22,8 @@ export const clientRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Register an OAuth2 client (client credentials, docs/security.md): its client_id and secret are in this answer, the secret only here',
+        summary:
+          'Register an OAuth2 client (client credentials, docs/security.md): its client_id and secret are in this answer, the secret only here',
         body: CreateClientBody,
         response: { 201: CreatedClient },
       },
@@ -26,8 +34,12 @@ export const clientRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const created = await createClient(request.ctx.db, { ...request.body, createdBy: request.principal!.name });
         return reply.code(201).send(created);
       } catch (error) {
-        if (error instanceof ClientNameTakenError) throw conflict(error.message, [{ path: 'body.name', message: 'is taken' }]);
-        if (error instanceof ClientInputError) throw validationFailed(error.message, [{ path: error.message.startsWith('scope') ? 'body.scope' : 'body', message: error.message }]);
+        if (error instanceof ClientNameTakenError)
+          throw conflict(error.message, [{ path: 'body.name', message: 'is taken' }]);
+        if (error instanceof ClientInputError)
+          throw validationFailed(error.message, [
+            { path: error.message.startsWith('scope') ? 'body.scope' : 'body', message: error.message },
+          ]);
         throw error;
       }
     },
@@ -35,7 +47,14 @@ export const clientRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/clients',
-    { schema: { tags, summary: 'Every OAuth2 client, revoked ones included (never a secret)', response: { 200: ClientList } }, config },
+    {
+      schema: {
+        tags,
+        summary: 'Every OAuth2 client, revoked ones included (never a secret)',
+        response: { 200: ClientList },
+      },
+      config,
+    },
     async (request) => ({ clients: await listClientSummaries(request.ctx.db) }),
   );
 
@@ -62,14 +81,16 @@ export const clientRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Revoke a client for good: no new token, and its access tokens are refused within a second on every process',
+        summary:
+          'Revoke a client for good: no new token, and its access tokens are refused within a second on every process',
         params: ClientParams,
         response: { 200: Ack },
       },
       config,
     },
     async (request) => {
-      if (!(await revokeClient(request.ctx.db, request.params.name))) throw notFound(`No live client named '${request.params.name}'`);
+      if (!(await revokeClient(request.ctx.db, request.params.name)))
+        throw notFound(`No live client named '${request.params.name}'`);
       return { success: true, message: `Client '${request.params.name}' revoked` };
     },
   );

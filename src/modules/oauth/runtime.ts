@@ -34,15 +34,24 @@ interface Verified {
  * first process stored in the database (`http://HOST:PORT` of that process), so processes on
  * other ports, and restarts, keep accepting each other's tokens.
  */
-export async function resolveIssuer(db: Kysely<Database>, config: Pick<Config, 'oauthIssuer' | 'host' | 'port'>): Promise<string> {
+export async function resolveIssuer(
+  db: Kysely<Database>,
+  config: Pick<Config, 'oauthIssuer' | 'host' | 'port'>,
+): Promise<string> {
   if (config.oauthIssuer !== undefined) return config.oauthIssuer.replace(/\/+$/, '');
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const host =
+    config.host === '0.0.0.0' || config.host === '::'
+      ? 'localhost'
+      : config.host.includes(':')
+        ? `[${config.host}]`
+        : config.host;
   await db
     .insertInto('meta')
     .values({ key: 'oauth_issuer', value: `http://${host}:${config.port}` })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
-  return (await db.selectFrom('meta').select('value').where('key', '=', 'oauth_issuer').executeTakeFirstOrThrow()).value;
+  return (await db.selectFrom('meta').select('value').where('key', '=', 'oauth_issuer').executeTakeFirstOrThrow())
+    .value;
 }
 
 export interface OAuthRuntimeOptions {
@@ -157,8 +166,13 @@ export class OAuthRuntime {
     }
     const clientId = payload.client_id;
     const grant = grantOfScope(payload.scope);
-    if (typeof clientId !== 'string' || clientId !== payload.sub || grant === undefined) return { failure: 'The access token has claims this service never issues' };
-    const entry: Verified = { principal: principalOf(clientId, payload, grant), clientId, expiresAt: payload.exp! * 1000 };
+    if (typeof clientId !== 'string' || clientId !== payload.sub || grant === undefined)
+      return { failure: 'The access token has claims this service never issues' };
+    const entry: Verified = {
+      principal: principalOf(clientId, payload, grant),
+      clientId,
+      expiresAt: payload.exp! * 1000,
+    };
     this.verified.set(token, entry);
     return this.admitVerified(entry, Date.now());
   }
@@ -188,9 +202,11 @@ function principalOf(clientId: string, payload: JWTPayload, grant: Grant): Princ
 
 function describeFailure(error: unknown): string {
   if (error instanceof joseErrors.JWTExpired) return 'The access token has expired';
-  if (error instanceof UnknownKeyError) return 'The access token is signed with a key this service does not have (unknown or retired kid)';
+  if (error instanceof UnknownKeyError)
+    return 'The access token is signed with a key this service does not have (unknown or retired kid)';
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'The access token signature does not verify';
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return `The access token must be signed with ${SIGNING_ALGORITHM}`;
-  if (error instanceof joseErrors.JWTClaimValidationFailed) return `The access token's ${error.claim} claim is not valid here`;
+  if (error instanceof joseErrors.JWTClaimValidationFailed)
+    return `The access token's ${error.claim} claim is not valid here`;
   return 'The access token is malformed';
 }

@@ -1,16 +1,34 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ROLES } from '../../shared/access.js';
 
-const Role = Type.Union(ROLES.map((role) => Type.Literal(role)), { description: 'admin, integration, store or read (PRODUCT §4)' });
-const ClientName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description: 'Unique client name (created_by / modified_by of what it writes)' });
+const Role = Type.Union(
+  ROLES.map((role) => Type.Literal(role)),
+  { description: 'admin, integration, store or read (PRODUCT §4)' },
+);
+const ClientName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[^\\u0000-\\u001f\\u007f]+$',
+  description: 'Unique client name (created_by / modified_by of what it writes)',
+});
 
 export const CreateClientBody = Type.Object(
   {
     name: ClientName,
     role: Role,
-    stores: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 1000, description: 'Store numbers (store clients only)' })),
+    stores: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+        minItems: 1,
+        maxItems: 1000,
+        description: 'Store numbers (store clients only)',
+      }),
+    ),
     scope: Type.Optional(
-      Type.String({ maxLength: 4000, description: 'Space-separated scopes narrowing the client (docs/security.md "Scopes"); absent: everything its role gives' }),
+      Type.String({
+        maxLength: 4000,
+        description:
+          'Space-separated scopes narrowing the client (docs/security.md "Scopes"); absent: everything its role gives',
+      }),
     ),
   },
   { additionalProperties: false },

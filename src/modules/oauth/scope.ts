@@ -42,7 +42,9 @@ const isRole = (word: string): word is Role => (ROLE_SCOPES as readonly string[]
 
 /** The scope string of a grant: the role word, then one `store:<n>` per store. */
 export function scopeOf(grant: Grant): string {
-  return grant.role === 'store' ? [grant.role, ...(grant.stores ?? []).map((s) => `${STORE_SCOPE_PREFIX}${s}`)].join(' ') : grant.role;
+  return grant.role === 'store'
+    ? [grant.role, ...(grant.stores ?? []).map((s) => `${STORE_SCOPE_PREFIX}${s}`)].join(' ')
+    : grant.role;
 }
 
 /**
@@ -61,12 +63,14 @@ export function narrow(ceiling: Grant, requested: string | undefined): ScopeResu
     else if (isRole(word)) {
       if (role !== undefined) return { error: `Ask for one role, not '${role}' and '${word}'` };
       role = word;
-    } else if (word.startsWith(STORE_SCOPE_PREFIX) && word.length > STORE_SCOPE_PREFIX.length) stores.push(word.slice(STORE_SCOPE_PREFIX.length));
+    } else if (word.startsWith(STORE_SCOPE_PREFIX) && word.length > STORE_SCOPE_PREFIX.length)
+      stores.push(word.slice(STORE_SCOPE_PREFIX.length));
     else return { error: `Unknown scope '${word.slice(0, 100)}' (docs/security.md lists the scopes)` };
   }
   if (asksDefault && role === undefined && stores.length === 0) return { grant: ceiling, scope: scopeOf(ceiling) };
   const wanted = role ?? ceiling.role;
-  if (!NARROWER[ceiling.role].includes(wanted)) return { error: `This client may not have the '${wanted}' scope (its scope is '${scopeOf(ceiling)}')` };
+  if (!NARROWER[ceiling.role].includes(wanted))
+    return { error: `This client may not have the '${wanted}' scope (its scope is '${scopeOf(ceiling)}')` };
   if (wanted !== 'store') {
     if (stores.length > 0) return { error: 'store:<number> scopes are for store clients only' };
     return { grant: { role: wanted, stores: null }, scope: wanted };

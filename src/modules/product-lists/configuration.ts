@@ -15,7 +15,11 @@ export interface ListConfiguration {
 
 export async function listConfiguration(db: Kysely<Database>): Promise<ListConfiguration> {
   const types = await db.selectFrom('product_list_types').select(['type', 'description']).orderBy('type').execute();
-  const modules = await db.selectFrom('product_list_modules').select(['module_id', 'type']).orderBy('module_id').execute();
+  const modules = await db
+    .selectFrom('product_list_modules')
+    .select(['module_id', 'type'])
+    .orderBy('module_id')
+    .execute();
   return {
     types: types.map((row) => ({ type: Number(row.type), description: row.description })),
     modules: modules.map((row) => ({ module_id: Number(row.module_id), type: Number(row.type) })),
@@ -37,7 +41,10 @@ export class UnknownListTypeError extends Error {}
 export async function setModuleType(db: Kysely<Database>, moduleId: number, type: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const known = await trx.selectFrom('product_list_types').select('type').where('type', '=', type).executeTakeFirst();
-    if (!known) throw new UnknownListTypeError(`list type ${type} is not configured: name it first (store-ops productlists type ${type} <description>)`);
+    if (!known)
+      throw new UnknownListTypeError(
+        `list type ${type} is not configured: name it first (store-ops productlists type ${type} <description>)`,
+      );
     await trx
       .insertInto('product_list_modules')
       .values({ module_id: moduleId, type })

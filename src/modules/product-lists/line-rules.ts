@@ -44,13 +44,19 @@ export interface SentLine {
  * A merged line is a kept sum (PRODUCT §3 "Exact numbers"): merging past the range throws
  * QuantityRangeError (domain/decimal.ts; a 422) at the line that takes it there.
  */
-const mergeSite = (line: SentLine): SumSite => ({ path: `${line.path}.quantity`, what: `the merged quantity of product '${line.productNumber}'` });
+const mergeSite = (line: SentLine): SumSite => ({
+  path: `${line.path}.quantity`,
+  what: `the merged quantity of product '${line.productNumber}'`,
+});
 
 /**
  * The lines a new list starts with, in the order sent. With duplicates forbidden, a
  * product's lines become its first line with their quantities summed.
  */
-export function newListLines(sent: readonly SentLine[], allowDuplicates: boolean): { lines: ListLine[]; skipped: string[] } {
+export function newListLines(
+  sent: readonly SentLine[],
+  allowDuplicates: boolean,
+): { lines: ListLine[]; skipped: string[] } {
   const lines: ListLine[] = [];
   const skipped: string[] = [];
   const merged = new Map<number, ListLine>();
@@ -109,7 +115,10 @@ export function planLineUpdate(stored: readonly StoredLine[], sent: readonly Sen
     }
     change.quantity = addQuantities(change.quantity, line.quantity, mergeSite(line));
     if (line.stockPool !== undefined && change.stockPool !== undefined && line.stockPool !== change.stockPool) {
-      plan.errors.push({ path: `${line.path}.stock_pool`, message: `product '${line.productNumber}' is already sent for pool ${change.stockPool} in ${change.first.path}` });
+      plan.errors.push({
+        path: `${line.path}.stock_pool`,
+        message: `product '${line.productNumber}' is already sent for pool ${change.stockPool} in ${change.first.path}`,
+      });
     }
     change.stockPool ??= line.stockPool;
   }

@@ -41,7 +41,11 @@ const caches = new WeakMap<object, Cache>();
  * versions: a request that read the old versions must not store rows it may have read before
  * a change under the new ones.
  */
-export async function productDetails(db: Kysely<Database>, owner: object, productIds: readonly number[]): Promise<Map<number, ProductDetails>> {
+export async function productDetails(
+  db: Kysely<Database>,
+  owner: object,
+  productIds: readonly number[],
+): Promise<Map<number, ProductDetails>> {
   const versions = await readVersions(db, ['products', 'categories']);
   let cache = caches.get(owner);
   if (!cache || cache.versions !== versions) {
@@ -74,11 +78,27 @@ async function fetchDetails(db: Kysely<Database>, ids: readonly number[]): Promi
   for (const part of inListChunks(ids, KEYS_PER_QUERY)) {
     const rows = await db
       .selectFrom('products as p')
-      .leftJoin('categories as c', (join) => join.onRef('c.category_code', '=', 'p.category_code').on('c.deleted_on', 'is', null))
-      .select(['p.id', 'p.product_number', 'p.product_name', 'p.barcode', 'p.carrier_item_quantity', 'p.allow_decimal', 'p.category_code', 'c.parent_category_code'])
+      .leftJoin('categories as c', (join) =>
+        join.onRef('c.category_code', '=', 'p.category_code').on('c.deleted_on', 'is', null),
+      )
+      .select([
+        'p.id',
+        'p.product_number',
+        'p.product_name',
+        'p.barcode',
+        'p.carrier_item_quantity',
+        'p.allow_decimal',
+        'p.category_code',
+        'c.parent_category_code',
+      ])
       .where('p.id', 'in', part)
       .execute();
-    for (const { id, ...row } of rows) details.set(Number(id), { ...row, carrier_item_quantity: Number(row.carrier_item_quantity), allow_decimal: row.allow_decimal === null ? null : Number(row.allow_decimal) });
+    for (const { id, ...row } of rows)
+      details.set(Number(id), {
+        ...row,
+        carrier_item_quantity: Number(row.carrier_item_quantity),
+        allow_decimal: row.allow_decimal === null ? null : Number(row.allow_decimal),
+      });
   }
   return details;
 }

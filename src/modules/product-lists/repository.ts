@@ -10,7 +10,11 @@ import type { LineReadRow, ListReadRow, ListRow } from './rows.js';
 
 /** The list type a handheld module creates (configuration: `store-ops productlists module`). */
 export async function typeOfModule(db: Executor, moduleId: number): Promise<number | undefined> {
-  const row = await db.selectFrom('product_list_modules').select('type').where('module_id', '=', moduleId).executeTakeFirst();
+  const row = await db
+    .selectFrom('product_list_modules')
+    .select('type')
+    .where('module_id', '=', moduleId)
+    .executeTakeFirst();
   return row === undefined ? undefined : Number(row.type);
 }
 
@@ -22,21 +26,50 @@ export async function insertList(trx: Transaction<Database>, list: Insertable<Pr
 const LINE_COLUMNS = ['list_id', 'line_no', 'product_id', 'quantity', 'stock_pool'] as const;
 
 /** Lines appended to a list, numbered on from `afterLineNo`. */
-export async function appendLines(trx: Transaction<Database>, dialect: Dialect, listId: number, afterLineNo: number, lines: readonly ListLine[]): Promise<void> {
-  const rows = lines.map((line, index) => [listId, afterLineNo + index + 1, line.productId, line.quantity, line.stockPool]);
+export async function appendLines(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  listId: number,
+  afterLineNo: number,
+  lines: readonly ListLine[],
+): Promise<void> {
+  const rows = lines.map((line, index) => [
+    listId,
+    afterLineNo + index + 1,
+    line.productId,
+    line.quantity,
+    line.stockPool,
+  ]);
   await insertMany(trx, dialect, 'product_list_lines', LINE_COLUMNS, rows);
 }
 
 /** The store's list, locked until the transaction ends: changes of one list run one after the other. */
-export async function lockList(trx: Transaction<Database>, dialect: Dialect, storeId: number, id: number): Promise<ListRow | undefined> {
-  return dialect.lockForUpdate(trx.selectFrom('product_lists').selectAll().where('id', '=', id).where('store_id', '=', storeId)).executeTakeFirst();
+export async function lockList(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  storeId: number,
+  id: number,
+): Promise<ListRow | undefined> {
+  return dialect
+    .lockForUpdate(trx.selectFrom('product_lists').selectAll().where('id', '=', id).where('store_id', '=', storeId))
+    .executeTakeFirst();
 }
 
 /** A list's lines in list order, and the last position used. */
 export async function storedLines(db: Executor, listId: number): Promise<{ lines: StoredLine[]; lastLineNo: number }> {
-  const rows = await db.selectFrom('product_list_lines').select(['line_no', 'product_id', 'quantity', 'stock_pool']).where('list_id', '=', listId).orderBy('line_no').execute();
+  const rows = await db
+    .selectFrom('product_list_lines')
+    .select(['line_no', 'product_id', 'quantity', 'stock_pool'])
+    .where('list_id', '=', listId)
+    .orderBy('line_no')
+    .execute();
   return {
-    lines: rows.map((row) => ({ lineNo: Number(row.line_no), productId: Number(row.product_id), quantity: Number(row.quantity), stockPool: row.stock_pool })),
+    lines: rows.map((row) => ({
+      lineNo: Number(row.line_no),
+      productId: Number(row.product_id),
+      quantity: Number(row.quantity),
+      stockPool: row.stock_pool,
+    })),
     lastLineNo: rows.length === 0 ? 0 : Number(rows[rows.length - 1]!.line_no),
   };
 }
@@ -51,18 +84,32 @@ export async function updateLines(
   updates: ReadonlyArray<{ lineNo: number; quantity: number; stockPool: number | null }>,
 ): Promise<void> {
   for (const part of chunk(updates, 500)) {
-    const quantity = sql<number>`case line_no ${sql.join(part.map((u) => sql`when ${u.lineNo} then cast(${u.quantity} as bigint)`), sql` `)} end`;
-    const stockPool = sql<number | null>`case line_no ${sql.join(part.map((u) => sql`when ${u.lineNo} then cast(${u.stockPool} as integer)`), sql` `)} end`;
+    const quantity = sql<number>`case line_no ${sql.join(
+      part.map((u) => sql`when ${u.lineNo} then cast(${u.quantity} as bigint)`),
+      sql` `,
+    )} end`;
+    const stockPool = sql<number | null>`case line_no ${sql.join(
+      part.map((u) => sql`when ${u.lineNo} then cast(${u.stockPool} as integer)`),
+      sql` `,
+    )} end`;
     await trx
       .updateTable('product_list_lines')
       .set({ quantity, stock_pool: stockPool })
       .where('list_id', '=', listId)
-      .where('line_no', 'in', part.map((u) => u.lineNo))
+      .where(
+        'line_no',
+        'in',
+        part.map((u) => u.lineNo),
+      )
       .execute();
   }
 }
 
-export async function touchList(trx: Transaction<Database>, id: number, changes: Partial<Insertable<ProductListTable>> & { updated_on: number; modified_by: string }): Promise<void> {
+export async function touchList(
+  trx: Transaction<Database>,
+  id: number,
+  changes: Partial<Insertable<ProductListTable>> & { updated_on: number; modified_by: string },
+): Promise<void> {
   await trx.updateTable('product_lists').set(changes).where('id', '=', id).execute();
 }
 
@@ -86,30 +133,49 @@ export interface ListFilters {
   updatedFrom?: number;
 }
 
-function applyFilters<O>(query: SelectQueryBuilder<Database, 'product_lists', O>, dialect: Dialect, filters: ListFilters) {
-  let filtered = query.where('product_lists.store_id', '=', filters.storeId).where('product_lists.archived_on', filters.archived ? 'is not' : 'is', null);
+function applyFilters<O>(
+  query: SelectQueryBuilder<Database, 'product_lists', O>,
+  dialect: Dialect,
+  filters: ListFilters,
+) {
+  let filtered = query
+    .where('product_lists.store_id', '=', filters.storeId)
+    .where('product_lists.archived_on', filters.archived ? 'is not' : 'is', null);
   if (filters.id !== undefined) filtered = filtered.where('product_lists.id', '=', filters.id);
   if (filters.type !== undefined) filtered = filtered.where('product_lists.type', '=', filters.type);
-  if (filters.updatedFrom !== undefined) filtered = filtered.where('product_lists.updated_on', '>=', filters.updatedFrom);
+  if (filters.updatedFrom !== undefined)
+    filtered = filtered.where('product_lists.updated_on', '>=', filters.updatedFrom);
   const text = filters.nameContains;
-  if (text !== undefined && text !== '') filtered = filtered.where((eb) => dialect.containsInsensitive(eb.ref('product_lists.name'), text));
+  if (text !== undefined && text !== '')
+    filtered = filtered.where((eb) => dialect.containsInsensitive(eb.ref('product_lists.name'), text));
   return filtered;
 }
 
 export async function countLists(db: Executor, dialect: Dialect, filters: ListFilters): Promise<number> {
-  const row = await applyFilters(db.selectFrom('product_lists'), dialect, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await applyFilters(db.selectFrom('product_lists'), dialect, filters)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** A page of lists with their line counts and type names. */
-export function pageOfLists(db: Executor, dialect: Dialect, filters: ListFilters, window: PageSlice): Promise<ListReadRow[]> {
+export function pageOfLists(
+  db: Executor,
+  dialect: Dialect,
+  filters: ListFilters,
+  window: PageSlice,
+): Promise<ListReadRow[]> {
   const query = db
     .selectFrom('product_lists')
     .leftJoin('product_list_types as t', 't.type', 'product_lists.type')
     .selectAll('product_lists')
     .select('t.description as type_description')
     .select((eb) =>
-      eb.selectFrom('product_list_lines as l').select((inner) => inner.fn.countAll<number>().as('n')).whereRef('l.list_id', '=', 'product_lists.id').as('line_count'),
+      eb
+        .selectFrom('product_list_lines as l')
+        .select((inner) => inner.fn.countAll<number>().as('n'))
+        .whereRef('l.list_id', '=', 'product_lists.id')
+        .as('line_count'),
     );
   return pageOf(applyFilters(query, dialect, filters), 'product_lists.id', window).execute() as Promise<ListReadRow[]>;
 }
@@ -125,7 +191,11 @@ export function listsLastModified(db: Executor, storeId: number): Promise<number
  * — an empty shelf is still the product's place, which is what a re-order list walks to.
  * What the master says of the product comes from product-details.ts.
  */
-export async function readLines(db: Executor, storeId: number, listIds: readonly number[]): Promise<Map<number, LineReadRow[]>> {
+export async function readLines(
+  db: Executor,
+  storeId: number,
+  listIds: readonly number[],
+): Promise<Map<number, LineReadRow[]>> {
   const byList = new Map<number, LineReadRow[]>();
   for (const part of inListChunks([...new Set(listIds)], KEYS_PER_QUERY)) {
     const rows = await db

@@ -1,8 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import {
-  CreatedList, CreateListBody, CreateListQuery, DeleteHeaders, DeleteQuery, LineUpdateHeaders, ListLinesParams, ListParams, ListsPage, ListsQuery,
-  UpdateLinesBody, UpdateLinesResult,
+  CreatedList,
+  CreateListBody,
+  CreateListQuery,
+  DeleteHeaders,
+  DeleteQuery,
+  LineUpdateHeaders,
+  ListLinesParams,
+  ListParams,
+  ListsPage,
+  ListsQuery,
+  UpdateLinesBody,
+  UpdateLinesResult,
 } from './schema.js';
 import { createList, deleteList, listLists, updateLines } from './service.js';
 
@@ -12,7 +22,8 @@ export const productListRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['product lists'],
-        summary: "The store's product lists (interface §4.1, §2.1); lines only with show_lines=true, archived lists only with is_archived=true",
+        summary:
+          "The store's product lists (interface §4.1, §2.1); lines only with show_lines=true, archived lists only with is_archived=true",
         params: ListParams,
         querystring: ListsQuery,
         response: { 200: ListsPage },
@@ -36,7 +47,13 @@ export const productListRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'store' },
     },
     async (request) => ({
-      product_list_id: await createList(request.ctx, request.params.store_number, request.body, request.query.app_username, request.principal!.name),
+      product_list_id: await createList(
+        request.ctx,
+        request.params.store_number,
+        request.body,
+        request.query.app_username,
+        request.principal!.name,
+      ),
     }),
   );
 
@@ -45,7 +62,8 @@ export const productListRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['product lists'],
-        summary: 'Archive a product list, remove it, or remove its lines (interface §4.1, PRODUCT §8): true when the list exists, false when not',
+        summary:
+          'Archive a product list, remove it, or remove its lines (interface §4.1, PRODUCT §8): true when the list exists, false when not',
         params: ListParams,
         querystring: DeleteQuery,
         headers: DeleteHeaders,
@@ -69,6 +87,13 @@ export const productListRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'store', apiKey: true },
     },
-    (request) => updateLines(request.ctx, request.params.store_number, Number(request.params.id), request.body.lines ?? [], request.principal!.name),
+    (request) =>
+      updateLines(
+        request.ctx,
+        request.params.store_number,
+        Number(request.params.id),
+        request.body.lines ?? [],
+        request.principal!.name,
+      ),
   );
 };

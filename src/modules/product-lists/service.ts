@@ -12,7 +12,16 @@ import { lineQuantity, newListLines, planLineUpdate, type SentLine } from './lin
 import { toListLine, toProductList } from './mapping.js';
 import { productDetails } from './product-details.js';
 import * as lists from './repository.js';
-import { ListsQuery, MAX_LIST_LINES, type CreateListBody, type DeleteQuery, type ProductList, type ProductListLine, type UpdateLineInput, type UpdateLinesResult } from './schema.js';
+import {
+  ListsQuery,
+  MAX_LIST_LINES,
+  type CreateListBody,
+  type DeleteQuery,
+  type ProductList,
+  type ProductListLine,
+  type UpdateLineInput,
+  type UpdateLinesResult,
+} from './schema.js';
 
 const DEFAULT_APP_USERNAME = 'unknown';
 /** At most this many unknown product numbers are named in a line update's message. */
@@ -25,7 +34,13 @@ const listNotFound = (id: number, storeNumber: string) => notFound(`Store '${sto
  * The type is the module's configured type when `module_id` is sent (422 for a module not
  * configured), else `product_list_type`. Lines of unknown products are skipped.
  */
-export async function createList(ctx: AppContext, storeNumber: string, body: CreateListBody, appUsername: string | undefined, actor: string): Promise<number> {
+export async function createList(
+  ctx: AppContext,
+  storeNumber: string,
+  body: CreateListBody,
+  appUsername: string | undefined,
+  actor: string,
+): Promise<number> {
   const freeFields = body.free_fields ?? [];
   const errors = duplicateKeyErrors(freeFields, (field) => field.key, 'free_fields', 'key');
   if (errors.length > 0) throw validationFailed('The product list is invalid', errors);
@@ -34,11 +49,17 @@ export async function createList(ctx: AppContext, storeNumber: string, body: Cre
     let type = body.product_list_type;
     if (body.module_id !== undefined) {
       const configured = await lists.typeOfModule(trx, body.module_id);
-      if (configured === undefined) throw unprocessable('Unknown module', [{ path: 'module_id', message: `no list type is configured for module ${body.module_id}` }]);
+      if (configured === undefined)
+        throw unprocessable('Unknown module', [
+          { path: 'module_id', message: `no list type is configured for module ${body.module_id}` },
+        ]);
       type = configured;
     }
     const sent = body.lines ?? [];
-    const products = await liveProductIds(trx, sent.map((line) => line.product_number));
+    const products = await liveProductIds(
+      trx,
+      sent.map((line) => line.product_number),
+    );
     const resolved = sent.map(
       (line, index): SentLine => ({
         path: `lines[${index}]`,
@@ -74,19 +95,32 @@ export async function createList(ctx: AppContext, storeNumber: string, body: Cre
 /** The product a line update names: `product_number`, or the deprecated `article_no` (interface §9). */
 function productNumberOf(line: UpdateLineInput, index: number, errors: FieldError[]): string | undefined {
   if (line.product_number !== undefined && line.article_no !== undefined && line.product_number !== line.article_no) {
-    errors.push({ path: `lines[${index}].article_no`, message: `names product '${line.article_no}', product_number names '${line.product_number}'` });
+    errors.push({
+      path: `lines[${index}].article_no`,
+      message: `names product '${line.article_no}', product_number names '${line.product_number}'`,
+    });
     return undefined;
   }
   const number = line.product_number ?? line.article_no;
-  if (number === undefined) errors.push({ path: `lines[${index}].product_number`, message: 'must name the product (product_number, or the deprecated article_no)' });
+  if (number === undefined)
+    errors.push({
+      path: `lines[${index}].product_number`,
+      message: 'must name the product (product_number, or the deprecated article_no)',
+    });
   return number;
 }
 
-function describeUpdate(counts: { added: number; updated: number; unchanged: number }, skipped: readonly string[]): string {
+function describeUpdate(
+  counts: { added: number; updated: number; unchanged: number },
+  skipped: readonly string[],
+): string {
   const parts = [`added ${counts.added}`, `updated ${counts.updated}`, `unchanged ${counts.unchanged}`];
   if (skipped.length > 0) {
     const named = [...new Set(skipped)];
-    const shown = named.slice(0, NAMED_SKIPS).map((number) => `'${number}'`).join(', ');
+    const shown = named
+      .slice(0, NAMED_SKIPS)
+      .map((number) => `'${number}'`)
+      .join(', ');
     parts.push(`skipped ${skipped.length} (unknown products: ${shown}${named.length > NAMED_SKIPS ? ', …' : ''})`);
   }
   return parts.join(', ');
@@ -96,7 +130,13 @@ function describeUpdate(counts: { added: number; updated: number; unchanged: num
  * POST /stores/{s}/productlists/{id} (interface §4.1): adds or updates lines by product, atomic
  * (line-rules.ts planLineUpdate). An archived list is read-only (409); an unknown list is a 404.
  */
-export async function updateLines(ctx: AppContext, storeNumber: string, id: number, sentLines: readonly UpdateLineInput[], actor: string): Promise<UpdateLinesResult> {
+export async function updateLines(
+  ctx: AppContext,
+  storeNumber: string,
+  id: number,
+  sentLines: readonly UpdateLineInput[],
+  actor: string,
+): Promise<UpdateLinesResult> {
   const errors: FieldError[] = [];
   const numbers = sentLines.map((line, index) => productNumberOf(line, index, errors));
   if (errors.length > 0) throw validationFailed('Some lines do not name their product', errors);
@@ -122,13 +162,19 @@ export async function updateLines(ctx: AppContext, storeNumber: string, id: numb
     if (plan.errors.length > 0) throw validationFailed('Some lines are invalid', plan.errors);
     const total = stored.lines.length + plan.inserts.length;
     if (total > MAX_LIST_LINES) {
-      throw unprocessable('The list would be too long', [{ path: 'lines', message: `the list would hold ${total} lines; a list holds at most ${MAX_LIST_LINES}` }]);
+      throw unprocessable('The list would be too long', [
+        { path: 'lines', message: `the list would hold ${total} lines; a list holds at most ${MAX_LIST_LINES}` },
+      ]);
     }
     await lists.updateLines(trx, id, plan.updates);
     await lists.appendLines(trx, ctx.dialect, id, stored.lastLineNo, plan.inserts);
     // A request that changes nothing leaves modified_on alone, so incremental reads stay quiet (PRODUCT §3).
-    if (plan.updates.length + plan.inserts.length > 0) await lists.touchList(trx, id, { updated_on: Date.now(), modified_by: actor });
-    return describeUpdate({ added: plan.inserts.length, updated: plan.updates.length, unchanged: plan.unchanged }, plan.skipped);
+    if (plan.updates.length + plan.inserts.length > 0)
+      await lists.touchList(trx, id, { updated_on: Date.now(), modified_by: actor });
+    return describeUpdate(
+      { added: plan.inserts.length, updated: plan.updates.length, unchanged: plan.unchanged },
+      plan.skipped,
+    );
   });
   return { code: 200, status: 'success', message, data: String(id) };
 }
@@ -138,14 +184,20 @@ export async function updateLines(ctx: AppContext, storeNumber: string, id: numb
  * list (lines kept), else `is_delete_header=true` removes it with its lines, else only its
  * lines go. true when the list exists (something was deleted or archived), false when not.
  */
-export async function deleteList(ctx: AppContext, storeNumber: string, query: DeleteQuery, actor: string): Promise<boolean> {
+export async function deleteList(
+  ctx: AppContext,
+  storeNumber: string,
+  query: DeleteQuery,
+  actor: string,
+): Promise<boolean> {
   const store = await requireLiveStore(ctx.db, storeNumber);
   return inTransaction(ctx.handle, async (trx) => {
     const list = await lists.lockList(trx, ctx.dialect, store.id, query.product_list_id);
     if (!list) return false;
     const now = Date.now();
     if (query.is_archived === true) {
-      if (list.archived_on === null) await lists.touchList(trx, list.id, { archived_on: now, updated_on: now, modified_by: actor });
+      if (list.archived_on === null)
+        await lists.touchList(trx, list.id, { archived_on: now, updated_on: now, modified_by: actor });
     } else if (query.is_delete_header === true) {
       await lists.deleteList(trx, list.id);
     } else if ((await lists.deleteLines(trx, list.id)) > 0) {
@@ -156,16 +208,32 @@ export async function deleteList(ctx: AppContext, storeNumber: string, query: De
 }
 
 /** The lines of the lists as read (interface §2.1), each with its product as the master says now. */
-async function readListLines(ctx: AppContext, storeId: number, listIds: readonly number[]): Promise<Map<number, ProductListLine[]>> {
+async function readListLines(
+  ctx: AppContext,
+  storeId: number,
+  listIds: readonly number[],
+): Promise<Map<number, ProductListLine[]>> {
   const rows = await lists.readLines(ctx.db, storeId, listIds);
-  const products = await productDetails(ctx.db, ctx.handle, [...rows.values()].flatMap((lines) => lines.map((line) => Number(line.product_id))));
+  const products = await productDetails(
+    ctx.db,
+    ctx.handle,
+    [...rows.values()].flatMap((lines) => lines.map((line) => Number(line.product_id))),
+  );
   const read = new Map<number, ProductListLine[]>();
-  for (const [listId, lines] of rows) read.set(listId, lines.map((line) => toListLine(line, products.get(Number(line.product_id))!)));
+  for (const [listId, lines] of rows)
+    read.set(
+      listId,
+      lines.map((line) => toListLine(line, products.get(Number(line.product_id))!)),
+    );
   return read;
 }
 
 /** GET /stores/{s}/productlists (interface §4.1, §2.1): the store's lists, lines only with show_lines=true. */
-export async function listLists(ctx: AppContext, storeNumber: string, query: ListsQuery): Promise<PagedResult<ProductList>> {
+export async function listLists(
+  ctx: AppContext,
+  storeNumber: string,
+  query: ListsQuery,
+): Promise<PagedResult<ProductList>> {
   const store = await requireLiveStore(ctx.db, storeNumber);
   const window = resolvePage(query, ListsQuery, `product_lists:${store.id}`, ctx.cursors);
   const filters: lists.ListFilters = {
@@ -181,7 +249,14 @@ export async function listLists(ctx: AppContext, storeNumber: string, query: Lis
     lists.countLists(ctx.db, ctx.dialect, filters),
     lists.listsLastModified(ctx.db, store.id),
   ]);
-  const lines = query.show_lines === true ? await readListLines(ctx, store.id, rows.slice(0, window.pageSize).map((row) => Number(row.id))) : undefined;
+  const lines =
+    query.show_lines === true
+      ? await readListLines(
+          ctx,
+          store.id,
+          rows.slice(0, window.pageSize).map((row) => Number(row.id)),
+        )
+      : undefined;
   return pagedResponse({
     window,
     rows,

@@ -35,10 +35,16 @@ async function listLines(handle: DbHandle): Promise<Violation[]> {
 async function listHeaders(handle: DbHandle): Promise<Violation[]> {
   const violations: Violation[] = [];
   for await (const lists of rowBatches(handle.db, 'product_lists')) {
-    const stores = await storeNumbersById(handle.db, lists.map((list) => list.store_id));
+    const stores = await storeNumbersById(
+      handle.db,
+      lists.map((list) => list.store_id),
+    );
     for (const list of lists) {
       if (stores.get(list.store_id) !== list.store_number || !parsesAsJsonArray(list.free_fields)) {
-        violations.push({ check: CHECK, detail: `list ${list.id}: its store or free fields are not what they should be` });
+        violations.push({
+          check: CHECK,
+          detail: `list ${list.id}: its store or free fields are not what they should be`,
+        });
       }
     }
     if (violations.length >= MAX_LISTED) break;

@@ -23,19 +23,28 @@ export async function replaceAttribute(ctx: AppContext, body: ReplaceAttributeBo
   }
   const maxLength = STRING_ATTRIBUTES[attribute];
   if (newValue.length > maxLength) {
-    throw validationFailed(`new_value is too long for ${attribute}`, [{ path: 'new_value', message: `must NOT have more than ${maxLength} characters` }]);
+    throw validationFailed(`new_value is too long for ${attribute}`, [
+      { path: 'new_value', message: `must NOT have more than ${maxLength} characters` },
+    ]);
   }
   if (oldValue === newValue) return 'changed 0 products';
   const now = Date.now();
-  return inTransaction(ctx.handle, async (trx) => {
-    const changed = await trx
-      .updateTable('products')
-      .set({ [attribute]: newValue, updated_on: now, modified_by: actor })
-      .where(attribute, '=', oldValue)
-      .where('deleted_on', 'is', null)
-      .returningAll()
-      .execute();
-    await products.writeDerived(trx, changed.map((row) => ({ id: row.id, contentHash: productHash(row), readDocument: readDocument(row) })));
-    return `changed ${changed.length} products`;
-  }, { serialise: ['products'] });
+  return inTransaction(
+    ctx.handle,
+    async (trx) => {
+      const changed = await trx
+        .updateTable('products')
+        .set({ [attribute]: newValue, updated_on: now, modified_by: actor })
+        .where(attribute, '=', oldValue)
+        .where('deleted_on', 'is', null)
+        .returningAll()
+        .execute();
+      await products.writeDerived(
+        trx,
+        changed.map((row) => ({ id: row.id, contentHash: productHash(row), readDocument: readDocument(row) })),
+      );
+      return `changed ${changed.length} products`;
+    },
+    { serialise: ['products'] },
+  );
 }

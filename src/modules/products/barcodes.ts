@@ -35,13 +35,25 @@ export function barcodeClaims(input: ProductInput, index: number): { claims: Bar
       });
     }
   };
-  if (input.barcode) claim({ barcode: input.barcode, kind: 'product', unitQuantityMilli: ONE, path: `${base}.barcode` });
+  if (input.barcode)
+    claim({ barcode: input.barcode, kind: 'product', unitQuantityMilli: ONE, path: `${base}.barcode` });
   const array = input.barcodes_array ?? [];
   array.forEach((entry, j) => {
-    if (entry.barcode) claim({ barcode: entry.barcode, kind: 'array', unitQuantityMilli: ONE, path: `${base}.barcodes_array[${j}].barcode` });
+    if (entry.barcode)
+      claim({
+        barcode: entry.barcode,
+        kind: 'array',
+        unitQuantityMilli: ONE,
+        path: `${base}.barcodes_array[${j}].barcode`,
+      });
   });
   (input.units ?? []).forEach((unit, k) => {
-    claim({ barcode: unit.unit_barcode, kind: 'unit', unitQuantityMilli: toQuantity(unit.unit_quantity), path: `${base}.units[${k}].unit_barcode` });
+    claim({
+      barcode: unit.unit_barcode,
+      kind: 'unit',
+      unitQuantityMilli: toQuantity(unit.unit_quantity),
+      path: `${base}.units[${k}].unit_barcode`,
+    });
   });
   return { claims: [...claims.values()], errors };
 }

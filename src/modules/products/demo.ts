@@ -43,7 +43,8 @@ const ASSORTMENT: Array<[string, string, number, number]> = [
 ];
 
 const productNumber = (index: number) => String(100001 + index);
-const barcodeOf = (index: number, variant: number) => `871${String(variant).padStart(2, '0')}${String(100001 + index).padStart(8, '0')}`;
+const barcodeOf = (index: number, variant: number) =>
+  `871${String(variant).padStart(2, '0')}${String(100001 + index).padStart(8, '0')}`;
 
 /** ~30 demo products: barcodes, alternative barcodes, trays with unit barcodes, free fields. */
 export const DEMO_PRODUCTS: ProductInput[] = ASSORTMENT.map(([name, category, price, tray], index) => ({
@@ -75,13 +76,45 @@ const SEED_TO = '2100-01-01T00:00:00Z';
 
 /** A chain price, a country price and a price only store 1001 charges. */
 const DEMO_PRICES: PriceInput[] = [
-  { price_id: 'DEMO-CHAIN-100001', product_number: '100001', price: 1.25, price_type: 1, valid_from: SEED_FROM, valid_to: SEED_TO },
-  { price_id: 'DEMO-NL-100006', product_number: '100006', price: 5.29, price_type: 1, country_code: 'NL', valid_from: SEED_FROM, valid_to: SEED_TO },
-  { price_id: 'DEMO-1001-100011', product_number: '100011', price: 1.79, price_type: 1, store_number: '1001', valid_from: SEED_FROM, valid_to: SEED_TO },
+  {
+    price_id: 'DEMO-CHAIN-100001',
+    product_number: '100001',
+    price: 1.25,
+    price_type: 1,
+    valid_from: SEED_FROM,
+    valid_to: SEED_TO,
+  },
+  {
+    price_id: 'DEMO-NL-100006',
+    product_number: '100006',
+    price: 5.29,
+    price_type: 1,
+    country_code: 'NL',
+    valid_from: SEED_FROM,
+    valid_to: SEED_TO,
+  },
+  {
+    price_id: 'DEMO-1001-100011',
+    product_number: '100011',
+    price: 1.79,
+    price_type: 1,
+    store_number: '1001',
+    valid_from: SEED_FROM,
+    valid_to: SEED_TO,
+  },
 ];
 
 const DEMO_DISCOUNTS: DiscountInput[] = [
-  { is_delete: false, discount_id: 'DEMO-COFFEE', product_number: '100022', line_number: 1, price: 9.99, discount_description: 'Coffee week', valid_from: SEED_FROM, valid_to: SEED_TO },
+  {
+    is_delete: false,
+    discount_id: 'DEMO-COFFEE',
+    product_number: '100022',
+    line_number: 1,
+    price: 9.99,
+    discount_description: 'Coffee week',
+    valid_from: SEED_FROM,
+    valid_to: SEED_TO,
+  },
 ];
 
 /** `store-ops seed`: the demo assortment through the same services the API uses; re-running changes nothing. */
@@ -95,6 +128,9 @@ export async function seedProducts(ctx: AppContext): Promise<string[]> {
 }
 
 async function withKnownStores(ctx: AppContext, prices: PriceInput[]): Promise<PriceInput[]> {
-  const stores = await liveStoreNumbers(ctx.db, prices.flatMap((price) => price.store_number ?? []));
+  const stores = await liveStoreNumbers(
+    ctx.db,
+    prices.flatMap((price) => price.store_number ?? []),
+  );
   return prices.filter((price) => price.store_number === undefined || stores.has(price.store_number));
 }

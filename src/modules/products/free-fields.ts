@@ -29,33 +29,52 @@ export function mergeFreeFields(stored: ReturnType<typeof parseFreeFields>, sent
  */
 export async function importFreeFields(ctx: AppContext, body: FreeFieldsBody, actor: string): Promise<string> {
   const now = Date.now();
-  return inTransaction(ctx.handle, async (trx) => {
-    const locked = await products.lockLiveProducts(trx, body.free_fields.map((entry) => entry.product_number));
-    const unknown: FieldError[] = [];
-    body.free_fields.forEach((entry, index) => {
-      if (!locked.has(entry.product_number)) {
-        unknown.push({ path: `free_fields[${index}].product_number`, message: `unknown product '${entry.product_number}'` });
-      }
-    });
-    if (unknown.length > 0) throw unprocessable('Some free fields refer to unknown products', unknown);
+  return inTransaction(
+    ctx.handle,
+    async (trx) => {
+      const locked = await products.lockLiveProducts(
+        trx,
+        body.free_fields.map((entry) => entry.product_number),
+      );
+      const unknown: FieldError[] = [];
+      body.free_fields.forEach((entry, index) => {
+        if (!locked.has(entry.product_number)) {
+          unknown.push({
+            path: `free_fields[${index}].product_number`,
+            message: `unknown product '${entry.product_number}'`,
+          });
+        }
+      });
+      if (unknown.length > 0) throw unprocessable('Some free fields refer to unknown products', unknown);
 
-    const merged = new Map<string, string>();
-    for (const entry of body.free_fields) {
-      const current = merged.get(entry.product_number) ?? locked.get(entry.product_number)!.free_fields;
-      merged.set(entry.product_number, JSON.stringify(mergeFreeFields(parseFreeFields({ free_fields: current }), entry.free_fields)));
-    }
-    let changed = 0;
-    for (const [productNumber, freeFields] of merged) {
-      const row = locked.get(productNumber)!;
-      if (row.free_fields === freeFields) continue;
-      const updated = { ...row, free_fields: freeFields };
-      await trx
-        .updateTable('products')
-        .set({ free_fields: freeFields, content_hash: productHash(updated), read_document: readDocument(updated), updated_on: now, modified_by: actor })
-        .where('id', '=', row.id)
-        .execute();
-      changed++;
-    }
-    return `updated ${changed}, unchanged ${merged.size - changed}`;
-  }, { serialise: ['products'] });
+      const merged = new Map<string, string>();
+      for (const entry of body.free_fields) {
+        const current = merged.get(entry.product_number) ?? locked.get(entry.product_number)!.free_fields;
+        merged.set(
+          entry.product_number,
+          JSON.stringify(mergeFreeFields(parseFreeFields({ free_fields: current }), entry.free_fields)),
+        );
+      }
+      let changed = 0;
+      for (const [productNumber, freeFields] of merged) {
+        const row = locked.get(productNumber)!;
+        if (row.free_fields === freeFields) continue;
+        const updated = { ...row, free_fields: freeFields };
+        await trx
+          .updateTable('products')
+          .set({
+            free_fields: freeFields,
+            content_hash: productHash(updated),
+            read_document: readDocument(updated),
+            updated_on: now,
+            modified_by: actor,
+          })
+          .where('id', '=', row.id)
+          .execute();
+        changed++;
+      }
+      return `updated ${changed}, unchanged ${merged.size - changed}`;
+    },
+    { serialise: ['products'] },
+  );
 }

@@ -12,7 +12,10 @@ import type { BookingProductRow } from './rows.js';
 export type HeldProduct = BookingProductRow & MasterRef;
 
 /** product_number → the product's booking columns and whether it is live, deleted ones included. */
-export async function heldProductsByNumbers(db: Executor, numbers: readonly string[]): Promise<Map<string, HeldProduct>> {
+export async function heldProductsByNumbers(
+  db: Executor,
+  numbers: readonly string[],
+): Promise<Map<string, HeldProduct>> {
   const found = new Map<string, HeldProduct>();
   for (const part of inListChunks([...new Set(numbers)], KEYS_PER_QUERY)) {
     const rows = await db
@@ -20,13 +23,17 @@ export async function heldProductsByNumbers(db: Executor, numbers: readonly stri
       .select(['id', 'product_number', 'barcode', 'price', 'purchase_price', 'purchase_unit_quantity', 'deleted_on'])
       .where('product_number', 'in', part)
       .execute();
-    for (const { deleted_on, ...row } of rows) found.set(row.product_number, { ...row, id: Number(row.id), live: deleted_on === null });
+    for (const { deleted_on, ...row } of rows)
+      found.set(row.product_number, { ...row, id: Number(row.id), live: deleted_on === null });
   }
   return found;
 }
 
 /** barcode → its owner (a barcode has one, live or deleted), with the live flag. */
-export async function heldProductsByBarcodes(db: Executor, barcodes: readonly string[]): Promise<Map<string, { id: number; product_number: string; live: boolean }>> {
+export async function heldProductsByBarcodes(
+  db: Executor,
+  barcodes: readonly string[],
+): Promise<Map<string, { id: number; product_number: string; live: boolean }>> {
   const found = new Map<string, { id: number; product_number: string; live: boolean }>();
   for (const part of inListChunks([...new Set(barcodes)], KEYS_PER_QUERY)) {
     const rows = await db
@@ -35,7 +42,8 @@ export async function heldProductsByBarcodes(db: Executor, barcodes: readonly st
       .select(['b.barcode', 'p.id', 'p.product_number', 'p.deleted_on'])
       .where('b.barcode', 'in', part)
       .execute();
-    for (const row of rows) found.set(row.barcode, { id: Number(row.id), product_number: row.product_number, live: row.deleted_on === null });
+    for (const row of rows)
+      found.set(row.barcode, { id: Number(row.id), product_number: row.product_number, live: row.deleted_on === null });
   }
   return found;
 }

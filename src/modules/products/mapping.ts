@@ -9,7 +9,15 @@ import { valuesOf } from '../../shared/column-access.js';
 /** Columns written from input; content_hash covers exactly these, in this order. */
 export type ProductRecord = Omit<
   ProductRow,
-  'id' | 'created_on' | 'updated_on' | 'created_by' | 'modified_by' | 'deleted_on' | 'content_hash' | 'old_price' | 'read_document'
+  | 'id'
+  | 'created_on'
+  | 'updated_on'
+  | 'created_by'
+  | 'modified_by'
+  | 'deleted_on'
+  | 'content_hash'
+  | 'old_price'
+  | 'read_document'
 >;
 
 type FreeFieldTriple = [sortOrder: number, key: string | null, value: string | null];
@@ -17,7 +25,8 @@ type UnitTriple = [barcode: string, name: string, quantityMilli: number];
 
 const flag = (value: boolean | undefined): Bool | null => (value === undefined ? null : value ? 1 : 0);
 const readFlag = (value: Bool | null): boolean | undefined => (value === null ? undefined : value === 1);
-const scaled = (value: number | undefined, scale: (v: number) => number): number | null => (value === undefined ? null : scale(value));
+const scaled = (value: number | undefined, scale: (v: number) => number): number | null =>
+  value === undefined ? null : scale(value);
 const list = (values: readonly string[] | undefined) => JSON.stringify(values ?? []);
 
 /** Free fields in sort_order (stable), as [sort_order, key, value]. */
@@ -110,18 +119,32 @@ export function toProductRecord(input: ProductInput): ProductRecord {
     stores_allowed: list(input.stores_allowed),
     stores_not_allowed: list(input.stores_not_allowed),
     barcodes_array: JSON.stringify(arrayBarcodes(input)),
-    free_fields: JSON.stringify(sortFreeFields((input.free_fields ?? []).map((f) => [f.sort_order, orNull(f.key), orNull(f.value)]))),
-    set_products: JSON.stringify((input.set_products ?? []).map((s) => [orNull(s.set_item_quantity), orNull(s.set_product_number)])),
-    shelf_labels: JSON.stringify(
-      (input.shelf_labels ?? []).map((l) => [l.shelflabel_1, l.shelflabel_2, l.shelflabel_3, l.shelflabel_4, l.shelflabel_5, l.shelflabel_6].map(orNull)),
+    free_fields: JSON.stringify(
+      sortFreeFields((input.free_fields ?? []).map((f) => [f.sort_order, orNull(f.key), orNull(f.value)])),
     ),
-    units: JSON.stringify((input.units ?? []).map((u): UnitTriple => [u.unit_barcode, u.unit_name, toQuantity(u.unit_quantity)])),
+    set_products: JSON.stringify(
+      (input.set_products ?? []).map((s) => [orNull(s.set_item_quantity), orNull(s.set_product_number)]),
+    ),
+    shelf_labels: JSON.stringify(
+      (input.shelf_labels ?? []).map((l) =>
+        [l.shelflabel_1, l.shelflabel_2, l.shelflabel_3, l.shelflabel_4, l.shelflabel_5, l.shelflabel_6].map(orNull),
+      ),
+    ),
+    units: JSON.stringify(
+      (input.units ?? []).map((u): UnitTriple => [u.unit_barcode, u.unit_name, toQuantity(u.unit_quantity)]),
+    ),
   };
 }
 
 /** Every hashed column, in record order: the hash of a stored row is computed the same way. */
 export const PRODUCT_RECORD_COLUMNS = Object.keys(
-  toProductRecord({ product_number: '', product_name: '', carrier_item_quantity: 0, is_counted: false, price_compare_multiplier: 0 }),
+  toProductRecord({
+    product_number: '',
+    product_name: '',
+    carrier_item_quantity: 0,
+    is_counted: false,
+    price_compare_multiplier: 0,
+  }),
 ) as Array<keyof ProductRecord>;
 
 const hashedValues = valuesOf(PRODUCT_RECORD_COLUMNS);
@@ -241,11 +264,17 @@ export function readDocument(row: ProductRecord): string {
     promo_stores_not_allowed: optionalList(row.promo_stores_not_allowed),
     stores_allowed: optionalList(row.stores_allowed),
     stores_not_allowed: optionalList(row.stores_not_allowed),
-    free_fields: parsedList<FreeFieldTriple>(row.free_fields).map(([sort_order, key, value]) => ({ sort_order, key: orUndefined(key), value: orUndefined(value) })),
-    set_product: parsedList<[string | null, string | null]>(row.set_products).map(([set_item_quantity, set_product_number]) => ({
-      set_item_quantity: orUndefined(set_item_quantity),
-      set_product_number: orUndefined(set_product_number),
+    free_fields: parsedList<FreeFieldTriple>(row.free_fields).map(([sort_order, key, value]) => ({
+      sort_order,
+      key: orUndefined(key),
+      value: orUndefined(value),
     })),
+    set_product: parsedList<[string | null, string | null]>(row.set_products).map(
+      ([set_item_quantity, set_product_number]) => ({
+        set_item_quantity: orUndefined(set_item_quantity),
+        set_product_number: orUndefined(set_product_number),
+      }),
+    ),
     units: parsedList<UnitTriple>(row.units).map(([unit_barcode, unit_name, quantityMilli]) => ({
       unit_quantity: fromQuantity(quantityMilli),
       unit_barcode,
@@ -254,7 +283,6 @@ export function readDocument(row: ProductRecord): string {
   };
   return JSON.stringify(item);
 }
-
 
 /** Row → ProductItem: the stored document plus the prices of the moment (PRODUCT §6). */
 export function toProductItem(row: ProductReadRow, pricing: ProductPricing): ProductItem {

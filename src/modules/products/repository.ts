@@ -21,14 +21,26 @@ export interface BarcodeOwner {
  * as rows sent with one statement (one probe of the barcode key each): an import claims
  * ~50,000, which as `in` lists were five queries of 10,000 parameters built one by one.
  */
-export async function barcodeOwners(db: Kysely<Database>, dialect: Dialect, barcodes: readonly string[]): Promise<BarcodeOwner[]> {
+export async function barcodeOwners(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  barcodes: readonly string[],
+): Promise<BarcodeOwner[]> {
   if (barcodes.length === 0) return [];
   const { rows } = await sql<BarcodeOwner>`
     select b.barcode, b.product_id, p.product_number, p.deleted_on
-    from ${dialect.rowsSource('claimed', [{ name: 'barcode', type: 'text' }], barcodes.map((barcode) => [barcode]))}
+    from ${dialect.rowsSource(
+      'claimed',
+      [{ name: 'barcode', type: 'text' }],
+      barcodes.map((barcode) => [barcode]),
+    )}
     join product_barcodes b on b.barcode = claimed.barcode
     join products p on p.id = b.product_id`.execute(db);
-  return rows.map((row) => ({ ...row, product_id: Number(row.product_id), deleted_on: row.deleted_on === null ? null : Number(row.deleted_on) }));
+  return rows.map((row) => ({
+    ...row,
+    product_id: Number(row.product_id),
+    deleted_on: row.deleted_on === null ? null : Number(row.deleted_on),
+  }));
 }
 
 /**
@@ -48,11 +60,22 @@ export async function replaceBarcodes(
     await trx.deleteFrom('product_barcodes').where('barcode', 'in', barcodes).execute();
   }
   // Value arrays through insertMany: 40,000 barcodes of an import built no query tree.
-  await insertMany(trx, dialect, 'product_barcodes', ['barcode', 'product_id', 'kind', 'unit_quantity'], change.rows.map((row) => [row.barcode, row.product_id, row.kind, row.unit_quantity]));
+  await insertMany(
+    trx,
+    dialect,
+    'product_barcodes',
+    ['barcode', 'product_id', 'kind', 'unit_quantity'],
+    change.rows.map((row) => [row.barcode, row.product_id, row.kind, row.unit_quantity]),
+  );
 }
 
 /** Soft-deletes the live products among `numbers`; returns the numbers it deleted. */
-export async function softDeleteProducts(trx: Transaction<Database>, numbers: readonly string[], now: number, actor: string): Promise<string[]> {
+export async function softDeleteProducts(
+  trx: Transaction<Database>,
+  numbers: readonly string[],
+  now: number,
+  actor: string,
+): Promise<string[]> {
   const deleted: string[] = [];
   for (const numberChunk of inListChunks(numbers, KEYS_PER_QUERY)) {
     const rows = await trx
@@ -72,7 +95,10 @@ export async function softDeleteProducts(trx: Transaction<Database>, numbers: re
  * the row locks on PostgreSQL and the write lock on SQLite, with no dialect branch),
  * then returns them whole.
  */
-export async function lockLiveProducts(trx: Transaction<Database>, numbers: readonly string[]): Promise<Map<string, ProductRow>> {
+export async function lockLiveProducts(
+  trx: Transaction<Database>,
+  numbers: readonly string[],
+): Promise<Map<string, ProductRow>> {
   const locked = new Map<string, ProductRow>();
   for (const numberChunk of inListChunks(numbers, KEYS_PER_QUERY)) {
     const rows = await trx
@@ -108,7 +134,11 @@ export async function countProducts(db: Kysely<Database>, filters: ProductFilter
   return Number(row.n);
 }
 
-export function pageOfProducts(db: Kysely<Database>, filters: ProductFilters, window: PageSlice): Promise<ProductReadRow[]> {
+export function pageOfProducts(
+  db: Kysely<Database>,
+  filters: ProductFilters,
+  window: PageSlice,
+): Promise<ProductReadRow[]> {
   return pageOf(live(db, filters).select(PRODUCT_READ_COLUMNS), 'id', window).execute();
 }
 
@@ -123,7 +153,10 @@ export interface BarcodeMatch {
 }
 
 /** For later resources (stock by barcode, external counting lines): barcode → live product. */
-export async function findProductsByBarcodes(db: Kysely<Database>, barcodes: readonly string[]): Promise<Map<string, BarcodeMatch>> {
+export async function findProductsByBarcodes(
+  db: Kysely<Database>,
+  barcodes: readonly string[],
+): Promise<Map<string, BarcodeMatch>> {
   const matches = new Map<string, BarcodeMatch>();
   for (const barcodeChunk of inListChunks([...new Set(barcodes)], KEYS_PER_QUERY)) {
     const rows = await db
@@ -147,10 +180,18 @@ export async function findProductsByBarcodes(db: Kysely<Database>, barcodes: rea
 }
 
 /** For later resources: product_number → live product row; unknown and deleted numbers are absent. */
-export async function findProductsByNumbers(db: Kysely<Database>, numbers: readonly string[]): Promise<Map<string, ProductRow>> {
+export async function findProductsByNumbers(
+  db: Kysely<Database>,
+  numbers: readonly string[],
+): Promise<Map<string, ProductRow>> {
   const found = new Map<string, ProductRow>();
   for (const numberChunk of inListChunks([...new Set(numbers)], KEYS_PER_QUERY)) {
-    const rows = await db.selectFrom('products').selectAll().where('product_number', 'in', numberChunk).where('deleted_on', 'is', null).execute();
+    const rows = await db
+      .selectFrom('products')
+      .selectAll()
+      .where('product_number', 'in', numberChunk)
+      .where('deleted_on', 'is', null)
+      .execute();
     for (const row of rows) found.set(row.product_number, row);
   }
   return found;
@@ -170,7 +211,9 @@ export async function liveProductIds(db: Kysely<Database>, numbers: readonly str
       .selectFrom('products')
       .select(['id', 'product_number'])
       .where('product_number', 'in', numberChunk)
-      .where('id', 'not in', (eb) => eb.selectFrom('products as deleted').select('deleted.id').where('deleted.deleted_on', 'is not', null))
+      .where('id', 'not in', (eb) =>
+        eb.selectFrom('products as deleted').select('deleted.id').where('deleted.deleted_on', 'is not', null),
+      )
       .execute();
     for (const row of rows) ids.set(row.product_number, Number(row.id));
   }
@@ -186,15 +229,25 @@ export interface DerivedColumns {
 
 export async function writeDerived(trx: Transaction<Database>, changes: readonly DerivedColumns[]): Promise<void> {
   for (const batch of chunk(changes, 1000)) {
-    const hashes = sql.join(batch.map((c) => sql`when ${c.id} then ${c.contentHash}`), sql` `);
-    const documents = sql.join(batch.map((c) => sql`when ${c.id} then ${c.readDocument}`), sql` `);
+    const hashes = sql.join(
+      batch.map((c) => sql`when ${c.id} then ${c.contentHash}`),
+      sql` `,
+    );
+    const documents = sql.join(
+      batch.map((c) => sql`when ${c.id} then ${c.readDocument}`),
+      sql` `,
+    );
     await trx
       .updateTable('products')
       .set({
         content_hash: sql<string>`case id ${hashes} else content_hash end`,
         read_document: sql<string>`case id ${documents} else read_document end`,
       })
-      .where('id', 'in', batch.map((c) => c.id))
+      .where(
+        'id',
+        'in',
+        batch.map((c) => c.id),
+      )
       .execute();
   }
 }
@@ -203,7 +256,10 @@ export async function writeDerived(trx: Transaction<Database>, changes: readonly
  * product_number → the booking columns of live products: a narrow select, since stock
  * writes look up hundreds of products per request and the product row is wide.
  */
-export async function findBookingProducts(db: Kysely<Database>, numbers: readonly string[]): Promise<Map<string, BookingProductRow>> {
+export async function findBookingProducts(
+  db: Kysely<Database>,
+  numbers: readonly string[],
+): Promise<Map<string, BookingProductRow>> {
   const found = new Map<string, BookingProductRow>();
   for (const numberChunk of inListChunks([...new Set(numbers)], KEYS_PER_QUERY)) {
     const rows = await db
@@ -222,7 +278,10 @@ export async function findBookingProducts(db: Kysely<Database>, numbers: readonl
  * a delivery line is still received after its product left the master (PRODUCT §3: nothing
  * stock refers to is hard-deleted).
  */
-export async function findBookingProductsByIds(db: Kysely<Database>, ids: readonly number[]): Promise<Map<number, BookingProductRow>> {
+export async function findBookingProductsByIds(
+  db: Kysely<Database>,
+  ids: readonly number[],
+): Promise<Map<number, BookingProductRow>> {
   const found = new Map<number, BookingProductRow>();
   for (const idChunk of inListChunks([...new Set(ids)], KEYS_PER_QUERY)) {
     const rows = await db

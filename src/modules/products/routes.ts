@@ -21,7 +21,8 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['products'],
         summary: 'List products (interface §4.9, §2.12 envelope)',
-        description: 'price is the effective price (a valid price record beats the master price); special_price the lowest discount valid now.',
+        description:
+          'price is the effective price (a valid price record beats the master price); special_price the lowest discount valid now.',
         querystring: ProductsQuery,
         response: { 200: ProductsEnvelope },
       },
@@ -64,7 +65,10 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'master' },
     },
-    async (request) => ({ success: true, message: await deleteProducts(request.ctx, request.body, request.principal!.name) }),
+    async (request) => ({
+      success: true,
+      message: await deleteProducts(request.ctx, request.body, request.principal!.name),
+    }),
   );
 
   app.put(
@@ -79,7 +83,10 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'master' },
     },
-    async (request) => ({ success: true, message: await replaceAttribute(request.ctx, request.body, request.principal!.name) }),
+    async (request) => ({
+      success: true,
+      message: await replaceAttribute(request.ctx, request.body, request.principal!.name),
+    }),
   );
 
   app.post(
@@ -93,6 +100,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'master' },
     },
-    async (request) => ({ success: true, message: await importFreeFields(request.ctx, request.body, request.principal!.name) }),
+    async (request) => ({
+      success: true,
+      message: await importFreeFields(request.ctx, request.body, request.principal!.name),
+    }),
   );
 };

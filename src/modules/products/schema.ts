@@ -1,5 +1,16 @@
 import { Type, type Static, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
-import { BulkArray, DateTime, FlushQuery, Int, Money, Num, Quantity, SmallArray, Str, TextId } from '../../shared/schemas.js';
+import {
+  BulkArray,
+  DateTime,
+  FlushQuery,
+  Int,
+  Money,
+  Num,
+  Quantity,
+  SmallArray,
+  Str,
+  TextId,
+} from '../../shared/schemas.js';
 
 export const PRODUCT_NUMBER_MAX = 64;
 export const BARCODE_MAX = 64;
@@ -46,12 +57,22 @@ export type StringAttribute = keyof typeof STRING_ATTRIBUTES;
 
 /** Attributes that are codes or numbers-as-text: a JSON integer is taken as its text (TextId). */
 const CODE_ATTRIBUTES: ReadonlySet<StringAttribute> = new Set([
-  'brand_code', 'category_code', 'color_code', 'margin_category', 'promotion_week', 'size_code',
-  'supplier_number', 'supplier_product_number', 'variant_code',
+  'brand_code',
+  'category_code',
+  'color_code',
+  'margin_category',
+  'promotion_week',
+  'size_code',
+  'supplier_number',
+  'supplier_product_number',
+  'variant_code',
 ]);
 
 const stringAttributeProperties = Object.fromEntries(
-  Object.entries(STRING_ATTRIBUTES).map(([name, max]) => [name, opt(CODE_ATTRIBUTES.has(name as StringAttribute) ? TextId(max) : Str(max))]),
+  Object.entries(STRING_ATTRIBUTES).map(([name, max]) => [
+    name,
+    opt(CODE_ATTRIBUTES.has(name as StringAttribute) ? TextId(max) : Str(max)),
+  ]),
 ) as { [K in StringAttribute]: TOptional<TString> };
 
 const StringList = (itemMax: number, maxItems: number) => opt(SmallArray(Str(itemMax), maxItems));
@@ -68,7 +89,11 @@ export const ProductInput = Type.Object({
   allow_decimal: opt(Type.Boolean()),
   is_active: opt(Type.Boolean()),
   is_adr: opt(Type.Boolean()),
-  is_deleted: opt(Type.Boolean({ description: 'true: the product is soft-deleted (as DELETE /products would); its other fields are not stored' })),
+  is_deleted: opt(
+    Type.Boolean({
+      description: 'true: the product is soft-deleted (as DELETE /products would); its other fields are not stored',
+    }),
+  ),
   is_edit_min_max: opt(Type.Boolean()),
   is_edit_replenishment: opt(Type.Boolean()),
   is_expiration: opt(Type.Boolean()),
@@ -120,7 +145,10 @@ export const ProductInput = Type.Object({
   barcodes_array: opt(SmallArray(Type.Object({ barcode: opt(Barcode()) }), 100)),
   free_fields: opt(SmallArray(FreeFieldInput, 200)),
   set_products: opt(
-    SmallArray(Type.Object({ set_item_quantity: opt(TextId(32)), set_product_number: opt(TextId(PRODUCT_NUMBER_MAX)) }), 100),
+    SmallArray(
+      Type.Object({ set_item_quantity: opt(TextId(32)), set_product_number: opt(TextId(PRODUCT_NUMBER_MAX)) }),
+      100,
+    ),
   ),
   shelf_labels: opt(
     SmallArray(
@@ -252,13 +280,22 @@ export const ProductsQuery = Type.Object({
   page_size: opt(Int({ description: 'Items per page; default 100, clamped to 1..1000' })),
   page_start: opt(Int({ description: '1-based page number; default 1' })),
   product_number: opt(
-    Type.Array(Str(PRODUCT_NUMBER_MAX), { maxItems: 1000, description: 'Repeat the parameter to ask for several products' }),
+    Type.Array(Str(PRODUCT_NUMBER_MAX), {
+      maxItems: 1000,
+      description: 'Repeat the parameter to ask for several products',
+    }),
   ),
   store_number: opt(
-    Str(64, { description: 'Extension: price and special_price as effective in this store (store > price group > country > chain)' }),
+    Str(64, {
+      description:
+        'Extension: price and special_price as effective in this store (store > price group > country > chain)',
+    }),
   ),
   last_modified_date: opt(
-    DateTime({ description: 'Extension (PRODUCT §9): products whose record changed at or after this (prices and discounts are their own records; deletions show in the change feed)' }),
+    DateTime({
+      description:
+        'Extension (PRODUCT §9): products whose record changed at or after this (prices and discounts are their own records; deletions show in the change feed)',
+    }),
   ),
 });
 export type ProductsQuery = Static<typeof ProductsQuery>;
@@ -279,7 +316,11 @@ export const FreeFieldsBody = Type.Object({
       country_code: Str(3),
       product_number: ProductNumber(),
       free_fields: SmallArray(
-        Type.Object({ key: Str(255, { description: 'Required here: free fields merge by key' }), sort_order: opt(Int()), value: opt(Str(1000)) }),
+        Type.Object({
+          key: Str(255, { description: 'Required here: free fields merge by key' }),
+          sort_order: opt(Int()),
+          value: opt(Str(1000)),
+        }),
         200,
       ),
       entity_type: opt(Str(64)),

@@ -16,7 +16,13 @@ import { productHash, readDocument, toProductItem, toProductRecord, type Product
 import { requireLiveStore } from '../stores/repository.js';
 import { pricingOf } from './prices/effective.js';
 import * as products from './repository.js';
-import { ProductsQuery, type DeleteProductsBody, type ProductInput, type ProductsBody, type ProductsEnvelope } from './schema.js';
+import {
+  ProductsQuery,
+  type DeleteProductsBody,
+  type ProductInput,
+  type ProductsBody,
+  type ProductsEnvelope,
+} from './schema.js';
 import { resetProductStock } from '../../ledger/reset.js';
 import type { Principal } from '../../shared/access.js';
 import { nextPricingChange } from './prices/repository.js';
@@ -65,12 +71,29 @@ async function assertBarcodesFree(
 ): Promise<Map<string, products.BarcodeOwner>> {
   const claims = toWrite.flatMap((p) => p.claims.map((claim) => ({ claim, productNumber: p.input.product_number })));
   if (claims.length === 0) return new Map();
-  const owners = new Map((await products.barcodeOwners(trx, dialect, claims.map((c) => c.claim.barcode))).map((o) => [o.barcode, o]));
+  const owners = new Map(
+    (
+      await products.barcodeOwners(
+        trx,
+        dialect,
+        claims.map((c) => c.claim.barcode),
+      )
+    ).map((o) => [o.barcode, o]),
+  );
   const errors: FieldError[] = [];
   for (const { claim, productNumber } of claims) {
     const owner = owners.get(claim.barcode);
-    if (!owner || owner.product_number === productNumber || owner.deleted_on !== null || requestNumbers.has(owner.product_number)) continue;
-    errors.push({ path: claim.path, message: `barcode '${claim.barcode}' belongs to product '${owner.product_number}'` });
+    if (
+      !owner ||
+      owner.product_number === productNumber ||
+      owner.deleted_on !== null ||
+      requestNumbers.has(owner.product_number)
+    )
+      continue;
+    errors.push({
+      path: claim.path,
+      message: `barcode '${claim.barcode}' belongs to product '${owner.product_number}'`,
+    });
   }
   if (errors.length > 0) throw unprocessable('Some barcodes belong to other products', errors);
   return owners;
@@ -101,7 +124,12 @@ const DERIVED_COLUMNS = {
  * is the state it writes over, and what to write, its derived columns and its barcode
  * checks all come from upsertByKey's one read of it.
  */
-export async function importProducts(ctx: AppContext, body: ProductsBody, flush: boolean, by: Principal): Promise<string> {
+export async function importProducts(
+  ctx: AppContext,
+  body: ProductsBody,
+  flush: boolean,
+  by: Principal,
+): Promise<string> {
   const actor = by.name;
   const { planned, deletions } = planImport(body);
   const requestNumbers = new Set(body.products.map((p) => p.product_number));
@@ -122,13 +150,23 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
         storedColumns: STORED_PRICES,
         derived: DERIVED_COLUMNS,
         beforeWrite: async (written) => {
-          owners = await assertBarcodesFree(trx, ctx.dialect, written.map((w) => planned[w.index]!), requestNumbers);
+          owners = await assertBarcodesFree(
+            trx,
+            ctx.dialect,
+            written.map((w) => planned[w.index]!),
+            requestNumbers,
+          );
         },
       });
 
       const barcodeRows: ProductBarcodeTable[] = result.written.flatMap((w) => {
         const productId = result.idsByKey.get(w.record.product_number)!;
-        return planned[w.index]!.claims.map((claim) => ({ barcode: claim.barcode, product_id: productId, kind: claim.kind, unit_quantity: claim.unitQuantityMilli }));
+        return planned[w.index]!.claims.map((claim) => ({
+          barcode: claim.barcode,
+          product_id: productId,
+          kind: claim.kind,
+          unit_quantity: claim.unitQuantityMilli,
+        }));
       });
       // Only products that existed can hold rows; only barcodes with another owner need freeing.
       const previousIds = new Set(result.written.flatMap((w) => w.stored?.id ?? []));
@@ -143,7 +181,9 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
       });
       // is_reset_store_stock on a product that is written (new or changed): its stock in
       // every store goes to zero through the ledger. An identical re-send resets nothing.
-      const resetIds = result.written.filter((w) => w.record.is_reset_store_stock === 1).map((w) => result.idsByKey.get(w.record.product_number)!);
+      const resetIds = result.written
+        .filter((w) => w.record.is_reset_store_stock === 1)
+        .map((w) => result.idsByKey.get(w.record.product_number)!);
       await resetProductStock(trx, ctx.ledger, resetIds, by, now);
       return { ...result, deleted: result.deleted + deleted.length };
     },
@@ -157,21 +197,33 @@ export async function importProducts(ctx: AppContext, body: ProductsBody, flush:
  * `onValidUntil` learns until when this answer stays right as time passes (the next start
  * or end of a price or discount of the page's products), for the list cache.
  */
-export async function listProducts(ctx: AppContext, query: ProductsQuery, onValidUntil?: (at: number) => void): Promise<ProductsEnvelope> {
+export async function listProducts(
+  ctx: AppContext,
+  query: ProductsQuery,
+  onValidUntil?: (at: number) => void,
+): Promise<ProductsEnvelope> {
   // Paging clamps as PRODUCT §3.1; this envelope has no scroll_id (the schema declares none), so offset paging only.
   const window = resolvePage(query, ProductsQuery, 'products', ctx.cursors);
   const filters: products.ProductFilters = {
     productNumbers: query.product_number,
     updatedFrom: query.last_modified_date === undefined ? undefined : requireDateTime(query.last_modified_date),
   };
-  const store = query.store_number === undefined ? undefined : await requireLiveStore(ctx.db, query.store_number, 'does not exist');
+  const store =
+    query.store_number === undefined ? undefined : await requireLiveStore(ctx.db, query.store_number, 'does not exist');
   const fetched = await products.pageOfProducts(ctx.db, filters, window);
   const rows = fetched.slice(0, window.pageSize);
   // A page with nothing after it, and something in it (or the first page), is the last one: it tells the total without counting.
   const lastPage = fetched.length <= window.pageSize && (rows.length > 0 || window.offset === 0);
   const total = lastPage ? window.offset + rows.length : await products.countProducts(ctx.db, filters);
   const now = Date.now();
-  const [pricing, nextChange] = await Promise.all([pricingOf(ctx.db, rows, store, now), nextPricingChange(ctx.db, rows.map((r) => r.id), now)]);
+  const [pricing, nextChange] = await Promise.all([
+    pricingOf(ctx.db, rows, store, now),
+    nextPricingChange(
+      ctx.db,
+      rows.map((r) => r.id),
+      now,
+    ),
+  ]);
   onValidUntil?.(nextChange ?? Number.POSITIVE_INFINITY);
   return {
     page_number: window.pageStart,
@@ -189,7 +241,11 @@ const MAX_LISTED_UNKNOWN = 50;
  */
 export async function deleteProducts(ctx: AppContext, body: DeleteProductsBody, actor: string): Promise<string> {
   const numbers = [...new Set(body.product_number)];
-  const deleted = await inTransaction(ctx.handle, (trx) => products.softDeleteProducts(trx, numbers, Date.now(), actor), { serialise: ['products'] });
+  const deleted = await inTransaction(
+    ctx.handle,
+    (trx) => products.softDeleteProducts(trx, numbers, Date.now(), actor),
+    { serialise: ['products'] },
+  );
   const deletedSet = new Set(deleted);
   const unknown = numbers.filter((n) => !deletedSet.has(n));
   if (unknown.length === 0) return `deleted ${deleted.length}`;

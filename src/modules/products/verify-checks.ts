@@ -9,8 +9,18 @@ const MAX_LISTED = 1000;
 const BARCODES_PER_QUERY = 5_000;
 
 const JSON_COLUMNS = [
-  'attention_code', 'countries_allowed', 'countries_not_allowed', 'promo_stores_allowed', 'promo_stores_not_allowed',
-  'stores_allowed', 'stores_not_allowed', 'barcodes_array', 'free_fields', 'set_products', 'shelf_labels', 'units',
+  'attention_code',
+  'countries_allowed',
+  'countries_not_allowed',
+  'promo_stores_allowed',
+  'promo_stores_not_allowed',
+  'stores_allowed',
+  'stores_not_allowed',
+  'barcodes_array',
+  'free_fields',
+  'set_products',
+  'shelf_labels',
+  'units',
 ] as const;
 
 function jsonArray(text: string): unknown[] | undefined {
@@ -40,18 +50,27 @@ const wellFormed = (row: ProductRow) => JSON_COLUMNS.every((column) => jsonArray
  * too, that is said as well. Reads the batch's barcodes and the few products they resolve to
  * instead: no map of every barcode of the catalogue, so memory follows the batch.
  */
-async function checkBarcodes(handle: DbHandle, live: readonly ProductRow[], said: (detail: string) => void): Promise<void> {
+async function checkBarcodes(
+  handle: DbHandle,
+  live: readonly ProductRow[],
+  said: (detail: string) => void,
+): Promise<void> {
   const claims = live.flatMap((row) => [...barcodesOf(row)].map((barcode) => ({ barcode, row })));
   const owners = new Map<string, number>();
   for (const part of inListChunks([...new Set(claims.map((c) => c.barcode))], BARCODES_PER_QUERY)) {
-    const rows = await handle.db.selectFrom('product_barcodes').select(['barcode', 'product_id']).where('barcode', 'in', part).execute();
+    const rows = await handle.db
+      .selectFrom('product_barcodes')
+      .select(['barcode', 'product_id'])
+      .where('barcode', 'in', part)
+      .execute();
     for (const row of rows) owners.set(row.barcode, Number(row.product_id));
   }
   const astray = claims.filter((c) => owners.get(c.barcode) !== c.row.id);
   const otherIds = [...new Set(astray.flatMap((c) => owners.get(c.barcode) ?? []))];
   const others = new Map<number, ProductRow>();
   for (const part of inListChunks(otherIds, BARCODES_PER_QUERY)) {
-    for (const row of await handle.db.selectFrom('products').selectAll().where('id', 'in', part).execute()) others.set(row.id, row);
+    for (const row of await handle.db.selectFrom('products').selectAll().where('id', 'in', part).execute())
+      others.set(row.id, row);
   }
   for (const { barcode, row } of astray) {
     const other = others.get(owners.get(barcode) ?? 0);
@@ -82,8 +101,10 @@ export const PRODUCT_CHECKS: VerifyCheck[] = [
           const broken = JSON_COLUMNS.filter((column) => jsonArray(row[column]) === undefined);
           for (const column of broken) said(`product '${row.product_number}' has malformed ${column}`);
           if (broken.length > 0) continue;
-          if (row.content_hash !== productHash(row)) said(`product '${row.product_number}' has a content_hash that does not match its content`);
-          if (row.read_document !== readDocument(row)) said(`product '${row.product_number}' has a read_document that does not match its content`);
+          if (row.content_hash !== productHash(row))
+            said(`product '${row.product_number}' has a content_hash that does not match its content`);
+          if (row.read_document !== readDocument(row))
+            said(`product '${row.product_number}' has a read_document that does not match its content`);
           if (row.deleted_on === null) live.push(row);
         }
         await checkBarcodes(handle, live, said);
@@ -95,7 +116,8 @@ export const PRODUCT_CHECKS: VerifyCheck[] = [
         .where('p.id', 'is', null)
         .limit(MAX_LISTED)
         .execute();
-      for (const orphan of orphans) said(`barcode '${orphan.barcode}' points at missing product id ${orphan.product_id}`);
+      for (const orphan of orphans)
+        said(`barcode '${orphan.barcode}' points at missing product id ${orphan.product_id}`);
       return violations;
     },
   },
@@ -117,8 +139,14 @@ export const PRODUCT_CHECKS: VerifyCheck[] = [
         .limit(MAX_LISTED)
         .execute();
       return [
-        ...prices.map((p) => ({ check: 'product prices', detail: `price '${p.price_id}' is valid from ${p.valid_from} to ${p.valid_to}: an empty window` })),
-        ...discounts.map((d) => ({ check: 'product prices', detail: `discount ${d.discount_key} has an empty validity window` })),
+        ...prices.map((p) => ({
+          check: 'product prices',
+          detail: `price '${p.price_id}' is valid from ${p.valid_from} to ${p.valid_to}: an empty window`,
+        })),
+        ...discounts.map((d) => ({
+          check: 'product prices',
+          detail: `discount ${d.discount_key} has an empty validity window`,
+        })),
       ];
     },
   },

@@ -5,7 +5,10 @@ import type { ReasonCode, ReasonCodeInput } from './schema.js';
 import { orNull, orUndefined } from '../../shared/nullable.js';
 import type { ReasonCodeRow } from './rows.js';
 
-type ReasonCodeRecord = Omit<Insertable<ReasonCodeTable>, 'id' | 'created_on' | 'updated_on' | 'created_by' | 'modified_by' | 'deleted_on'>;
+type ReasonCodeRecord = Omit<
+  Insertable<ReasonCodeTable>,
+  'id' | 'created_on' | 'updated_on' | 'created_by' | 'modified_by' | 'deleted_on'
+>;
 
 const bit = (value: boolean | undefined) => (value ? 1 : 0);
 

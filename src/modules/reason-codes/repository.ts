@@ -18,7 +18,11 @@ export interface ReasonCodeFilters {
 const CODES_PER_QUERY = 10_000;
 
 /** Live reason codes matching every given filter, by code (interface §4.5). */
-export function listReasonCodes(db: Kysely<Database>, dialect: Dialect, filters: ReasonCodeFilters): Promise<ReasonCodeRow[]> {
+export function listReasonCodes(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  filters: ReasonCodeFilters,
+): Promise<ReasonCodeRow[]> {
   let query = db.selectFrom('reason_codes').selectAll().where('deleted_on', 'is', null);
   if (filters.code !== undefined) query = query.where('reason_code', '=', filters.code);
   if (filters.functionKey !== undefined) query = query.where('function_key', '=', filters.functionKey);
@@ -39,10 +43,18 @@ export function listReasonCodes(db: Kysely<Database>, dialect: Dialect, filters:
  * rules is_loss/is_gain, review default_review_status = 1, movement type 3, rejection
  * type 2 — PRODUCT §5). Pass the transaction when the check belongs to a write.
  */
-export async function findReasonCodes(db: Kysely<Database>, codes: readonly number[]): Promise<Map<number, ReasonCodeRow>> {
+export async function findReasonCodes(
+  db: Kysely<Database>,
+  codes: readonly number[],
+): Promise<Map<number, ReasonCodeRow>> {
   const found = new Map<number, ReasonCodeRow>();
   for (const codeChunk of inListChunks([...new Set(codes)], CODES_PER_QUERY)) {
-    const rows = await db.selectFrom('reason_codes').selectAll().where('reason_code', 'in', codeChunk).where('deleted_on', 'is', null).execute();
+    const rows = await db
+      .selectFrom('reason_codes')
+      .selectAll()
+      .where('reason_code', 'in', codeChunk)
+      .where('deleted_on', 'is', null)
+      .execute();
     for (const row of rows) found.set(row.reason_code, row);
   }
   return found;

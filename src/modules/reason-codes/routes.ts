@@ -7,7 +7,12 @@ export const reasonCodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/reasoncodes',
     {
-      schema: { tags: ['reason codes'], summary: 'List reason codes (interface §4.5)', querystring: ReasonCodesQuery, response: { 200: ReasonCodeList } },
+      schema: {
+        tags: ['reason codes'],
+        summary: 'List reason codes (interface §4.5)',
+        querystring: ReasonCodesQuery,
+        response: { 200: ReasonCodeList },
+      },
       config: { access: 'master', listCache: 'reason_codes' },
     },
     (request) => listReasonCodes(request.ctx, request.query),
@@ -27,7 +32,13 @@ export const reasonCodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await importReasonCodes(request.ctx, request.body, request.query.flush === true, request.principal!.name, request.rawBodyHash),
+      message: await importReasonCodes(
+        request.ctx,
+        request.body,
+        request.query.flush === true,
+        request.principal!.name,
+        request.rawBodyHash,
+      ),
     }),
   );
 };

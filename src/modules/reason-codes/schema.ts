@@ -39,11 +39,19 @@ export const ReasonCodeInput = Type.Object({
   is_loss: Type.Boolean({ description: 'Entries always subtract |quantity| (PRODUCT §5); not together with is_gain' }),
   is_order_number_mandatory: Type.Boolean(),
   is_picking_list: Type.Boolean(),
-  is_sales_order_discount: Type.Boolean({ description: 'Read back as is_sales_order_discsount (interface §2.6 spelling)' }),
+  is_sales_order_discount: Type.Boolean({
+    description: 'Read back as is_sales_order_discsount (interface §2.6 spelling)',
+  }),
   is_store: Type.Boolean(),
-  is_rollback_allowed: Type.Optional(Type.Boolean({ description: 'Extension (read field with no input in §4.5); default false' })),
-  function_key: Type.Optional(Str(64, { description: 'Extension (read field with no input in §4.5); filterable on GET' })),
-  store_type: Type.Optional(Str(64, { description: 'Extension (read field with no input in §4.5); filterable on GET' })),
+  is_rollback_allowed: Type.Optional(
+    Type.Boolean({ description: 'Extension (read field with no input in §4.5); default false' }),
+  ),
+  function_key: Type.Optional(
+    Str(64, { description: 'Extension (read field with no input in §4.5); filterable on GET' }),
+  ),
+  store_type: Type.Optional(
+    Str(64, { description: 'Extension (read field with no input in §4.5); filterable on GET' }),
+  ),
 });
 export type ReasonCodeInput = Static<typeof ReasonCodeInput>;
 
@@ -67,15 +75,21 @@ export const ReasonCode = Type.Object({
   is_order_number_mandatory: Type.Boolean(),
   is_picking_list: Type.Boolean(),
   is_rollback_allowed: Type.Boolean(),
-  is_sales_order_discsount: Type.Boolean({ description: '← is_sales_order_discount; spelled so by the interface (§2.6)' }),
+  is_sales_order_discsount: Type.Boolean({
+    description: '← is_sales_order_discount; spelled so by the interface (§2.6)',
+  }),
   is_store: Type.Boolean(),
 });
 export type ReasonCode = Static<typeof ReasonCode>;
 
-export const ReasonCodeList = Type.Array(ReasonCode, { description: 'Every live reason code matching the filters, by code' });
+export const ReasonCodeList = Type.Array(ReasonCode, {
+  description: 'Every live reason code matching the filters, by code',
+});
 
 export const ReasonCodesQuery = Type.Object({
-  code: Type.Optional(Str(10, { pattern: '^[0-9]+$', description: 'Exact reason code (digits only; anything else is a 400)' })),
+  code: Type.Optional(
+    Str(10, { pattern: '^[0-9]+$', description: 'Exact reason code (digits only; anything else is a 400)' }),
+  ),
   code_description: Type.Optional(Str(200, { description: 'Case-insensitive literal substring of code_description' })),
   function_key: Type.Optional(Str(64, { description: 'Exact function_key' })),
   store_type: Type.Optional(Str(64, { description: 'Extension: exact store_type' })),

@@ -14,16 +14,31 @@ import type { ReasonCode, ReasonCodesBody, ReasonCodesQuery } from './schema.js'
  * existing reason codes" is a soft delete of those absent: stock logs keep referring to
  * them (PRODUCT §3), and sending one again restores it.
  */
-export async function importReasonCodes(ctx: AppContext, body: ReasonCodesBody, flush: boolean, actor: string, bodyHash?: string): Promise<string> {
+export async function importReasonCodes(
+  ctx: AppContext,
+  body: ReasonCodesBody,
+  flush: boolean,
+  actor: string,
+  bodyHash?: string,
+): Promise<string> {
   const errors = [
     ...duplicateKeyErrors(body.reason_codes, (r) => String(r.reason_code), 'reason_codes', 'reason_code'),
     ...signErrors(body),
   ];
   if (errors.length > 0) throw validationFailed('Some reason codes are invalid', errors);
-  const counts = await inTransaction(ctx.handle, (trx) =>
-    importUnlessIdentical(trx, ctx.dialect, 'reason_codes', importFingerprint(bodyHash, flush), () =>
-      upsertByKey(trx, ctx.dialect, { table: 'reason_codes', keyColumn: 'reason_code', records: body.reason_codes.map(toReasonCodeRecord), actor, now: Date.now(), flush }),
-    ),
+  const counts = await inTransaction(
+    ctx.handle,
+    (trx) =>
+      importUnlessIdentical(trx, ctx.dialect, 'reason_codes', importFingerprint(bodyHash, flush), () =>
+        upsertByKey(trx, ctx.dialect, {
+          table: 'reason_codes',
+          keyColumn: 'reason_code',
+          records: body.reason_codes.map(toReasonCodeRecord),
+          actor,
+          now: Date.now(),
+          flush,
+        }),
+      ),
     { serialise: ['reason_codes'] },
   );
   return describeCounts(counts);
@@ -34,7 +49,10 @@ function signErrors(body: ReasonCodesBody): FieldError[] {
   const errors: FieldError[] = [];
   body.reason_codes.forEach((reasonCode, index) => {
     if (reasonCode.is_gain && reasonCode.is_loss) {
-      errors.push({ path: `reason_codes[${index}].is_loss`, message: 'is_gain and is_loss cannot both be true: the sign of its stock entries would be undecidable' });
+      errors.push({
+        path: `reason_codes[${index}].is_loss`,
+        message: 'is_gain and is_loss cannot both be true: the sign of its stock entries would be undecidable',
+      });
     }
   });
   return errors;

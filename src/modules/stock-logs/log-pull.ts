@@ -55,7 +55,8 @@ export const lowestIdQuery = (db: Kysely<Database>, from: number) =>
     .select((eb) => eb.fn.min<number>('min_id').as('min_id'))
     .where('hour', '>=', Math.floor(from / HOUR_MS));
 
-export const lowerIdOf = (minId: number | null | undefined) => (minId === null || minId === undefined ? Number.MAX_SAFE_INTEGER : Number(minId));
+export const lowerIdOf = (minId: number | null | undefined) =>
+  minId === null || minId === undefined ? Number.MAX_SAFE_INTEGER : Number(minId);
 
 /** Entries with updated_on in [from, to) counted from the updated_on index. */
 async function countUpdatedBetween(db: Kysely<Database>, from: number, toExclusive: number): Promise<number> {
@@ -71,10 +72,17 @@ async function countUpdatedBetween(db: Kysely<Database>, from: number, toExclusi
 
 /** Entries of the whole hours from `fromHour` on, from stock_log_hours. */
 export const wholeHoursQuery = (db: Kysely<Database>, fromHour: number) =>
-  db.selectFrom('stock_log_hours').select((eb) => eb.fn.sum<number>('entries').as('n')).where('hour', '>=', fromHour);
+  db
+    .selectFrom('stock_log_hours')
+    .select((eb) => eb.fn.sum<number>('entries').as('n'))
+    .where('hour', '>=', fromHour);
 
 /** Entries of the whole hours [fromHour, toHour) from stock_log_hours. */
-async function countWholeHours(db: Kysely<Database>, fromHour: number, toHourExclusive: number | undefined): Promise<number> {
+async function countWholeHours(
+  db: Kysely<Database>,
+  fromHour: number,
+  toHourExclusive: number | undefined,
+): Promise<number> {
   let query = wholeHoursQuery(db, fromHour);
   if (toHourExclusive !== undefined) {
     if (toHourExclusive <= fromHour) return 0;
@@ -109,13 +117,19 @@ export interface PullFacts {
 }
 
 export async function pullFacts(db: Kysely<Database>, count: () => Promise<number>): Promise<PullFacts> {
-  const [total, max, moves] = await Promise.all([count(), largestIdQuery(db).executeTakeFirst(), movesQuery(db).executeTakeFirst()]);
+  const [total, max, moves] = await Promise.all([
+    count(),
+    largestIdQuery(db).executeTakeFirst(),
+    movesQuery(db).executeTakeFirst(),
+  ]);
   return { total, maxId: Number(max?.id ?? 0), moves: Number(moves?.version ?? 0) };
 }
 
 /** The queries of pullFacts' largest id and moves version, for a statement that reads them with other facts (store-stock/delta-pull.ts). */
-export const largestIdQuery = (db: Kysely<Database>) => db.selectFrom('stock_logs').select((eb) => eb.fn.max<number>('id').as('id'));
-export const movesQuery = (db: Kysely<Database>) => db.selectFrom('resource_versions').select('version').where('resource', '=', 'stock_log_moves');
+export const largestIdQuery = (db: Kysely<Database>) =>
+  db.selectFrom('stock_logs').select((eb) => eb.fn.max<number>('id').as('id'));
+export const movesQuery = (db: Kysely<Database>) =>
+  db.selectFrom('resource_versions').select('version').where('resource', '=', 'stock_log_moves');
 
 /** Entries of the filtered window with an id above `afterId`. */
 export async function countAfter(db: Kysely<Database>, f: StockLogFilters, afterId: number): Promise<number> {

@@ -6,7 +6,6 @@ import type { StockLog } from './schema.js';
 import { orUndefined } from '../../shared/nullable.js';
 import type { StockLogRow } from './rows.js';
 
-
 /**
  * Row → §2.8. An applied entry shows what it did to stock (its ledger deltas, which a
  * later late entry may have re-based); an entry not applied shows what was sent, except

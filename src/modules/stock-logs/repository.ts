@@ -36,7 +36,10 @@ export function applyFilters<O>(query: SelectQueryBuilder<Database, 'stock_logs'
     // whose statistics lag behind the newest entries — estimated a day's window at 112 rows,
     // took the updated_on index and sorted the 94,000 it held (400 ms); `+ 0` keeps that index
     // out of the page's plan on both databases.
-    q = f.idAtLeast !== undefined ? q.where(sql<number>`${sql.ref('updated_on')} + 0`, '>=', f.updatedFrom) : q.where('updated_on', '>=', f.updatedFrom);
+    q =
+      f.idAtLeast !== undefined
+        ? q.where(sql<number>`${sql.ref('updated_on')} + 0`, '>=', f.updatedFrom)
+        : q.where('updated_on', '>=', f.updatedFrom);
   }
   if (f.updatedTo !== undefined) q = q.where('updated_on', '<=', f.updatedTo);
   if (f.fromId !== undefined) q = q.where('id', '>=', f.fromId);
@@ -50,12 +53,15 @@ export function applyFilters<O>(query: SelectQueryBuilder<Database, 'stock_logs'
   // The review index holds only entries that needed a review (migration 0023); this term,
   // implied by the filter, is how SQLite (which matches a partial index's terms literally)
   // and PostgreSQL both see that it may serve it.
-  if ((f.reviewStatus !== undefined && f.reviewStatus !== 0) || f.reviewed === true) q = q.where('review_status', '<>', 0);
+  if ((f.reviewStatus !== undefined && f.reviewStatus !== 0) || f.reviewed === true)
+    q = q.where('review_status', '<>', 0);
   return q;
 }
 
 export async function countStockLogs(db: Executor, filters: StockLogFilters): Promise<number> {
-  const row = await applyFilters(db.selectFrom('stock_logs'), filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await applyFilters(db.selectFrom('stock_logs'), filters)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -93,11 +99,18 @@ export async function appliedParts(db: Executor, rows: readonly StockLogRow[]): 
   const inline = rows.filter((row) => row.balance_id !== null);
   const pools = new Map<number, number>();
   for (const ids of inListChunks([...new Set(inline.map((row) => Number(row.balance_id)))], KEYS_PER_QUERY)) {
-    for (const balance of await db.selectFrom('stock_balances').select(['id', 'pool']).where('id', 'in', ids).execute()) pools.set(Number(balance.id), balance.pool);
+    for (const balance of await db.selectFrom('stock_balances').select(['id', 'pool']).where('id', 'in', ids).execute())
+      pools.set(Number(balance.id), balance.pool);
   }
   for (const row of inline) {
     const pool = pools.get(Number(row.balance_id));
-    if (pool !== undefined) add({ log_id: row.id, pool, delta: Number(row.delta), expected: row.expected === null ? null : Number(row.expected) });
+    if (pool !== undefined)
+      add({
+        log_id: row.id,
+        pool,
+        delta: Number(row.delta),
+        expected: row.expected === null ? null : Number(row.expected),
+      });
   }
   const split = rows.filter((row) => row.balance_id === null && Number(row.is_applied) === 1).map((row) => row.id);
   for (const ids of inListChunks(split, KEYS_PER_QUERY)) {
@@ -109,22 +122,36 @@ export async function appliedParts(db: Executor, rows: readonly StockLogRow[]): 
       .orderBy('p.log_id')
       .orderBy('b.pool')
       .execute();
-    for (const part of found) add({ log_id: part.log_id, pool: part.pool, delta: Number(part.delta), expected: part.expected === null ? null : Number(part.expected) });
+    for (const part of found)
+      add({
+        log_id: part.log_id,
+        pool: part.pool,
+        delta: Number(part.delta),
+        expected: part.expected === null ? null : Number(part.expected),
+      });
   }
   return parts;
 }
 
 /** Extra read facts of the page: the stores' cost centres and the locations' first tag. */
-export async function listContext(db: Executor, rows: readonly StockLogRow[]): Promise<{ costCenters: Map<number, string | null>; locationTags: Map<number, string[]> }> {
+export async function listContext(
+  db: Executor,
+  rows: readonly StockLogRow[],
+): Promise<{ costCenters: Map<number, string | null>; locationTags: Map<number, string[]> }> {
   const storeIds = [...new Set(rows.map((r) => r.store_id))];
   const locationIds = [...new Set(rows.map((r) => r.location_id).filter((id): id is number => id !== null))];
   const costCenters = new Map<number, string | null>();
   const locationTags = new Map<number, string[]>();
   if (storeIds.length > 0) {
-    for (const row of await db.selectFrom('stores').select(['id', 'cost_center']).where('id', 'in', storeIds).execute()) costCenters.set(row.id, row.cost_center);
+    for (const row of await db.selectFrom('stores').select(['id', 'cost_center']).where('id', 'in', storeIds).execute())
+      costCenters.set(row.id, row.cost_center);
   }
   if (locationIds.length > 0) {
-    for (const row of await db.selectFrom('locations').select(['id', 'tags']).where('id', 'in', locationIds).execute()) {
+    for (const row of await db
+      .selectFrom('locations')
+      .select(['id', 'tags'])
+      .where('id', 'in', locationIds)
+      .execute()) {
       locationTags.set(row.id, JSON.parse(row.tags) as string[]);
     }
   }
@@ -139,14 +166,25 @@ export async function lockStoreLogs(
   ids: readonly number[],
 ): Promise<Map<number, StockLogRow>> {
   const found = new Map<number, StockLogRow>();
-  for (const idChunk of inListChunks([...ids].sort((a, b) => a - b), KEYS_PER_QUERY)) {
-    const rows = await lock(trx.selectFrom('stock_logs').selectAll().where('store_id', '=', storeId).where('id', 'in', idChunk).orderBy('id')).execute();
+  for (const idChunk of inListChunks(
+    [...ids].sort((a, b) => a - b),
+    KEYS_PER_QUERY,
+  )) {
+    const rows = await lock(
+      trx.selectFrom('stock_logs').selectAll().where('store_id', '=', storeId).where('id', 'in', idChunk).orderBy('id'),
+    ).execute();
     for (const row of rows) found.set(row.id, row);
   }
   return found;
 }
 
-export async function setReviewOutcome(trx: Transaction<Database>, ids: readonly number[], approved: boolean, actor: string, now: number): Promise<void> {
+export async function setReviewOutcome(
+  trx: Transaction<Database>,
+  ids: readonly number[],
+  approved: boolean,
+  actor: string,
+  now: number,
+): Promise<void> {
   for (const idChunk of inListChunks(ids, KEYS_PER_QUERY)) {
     await trx
       .updateTable('stock_logs')

@@ -1,7 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Ack } from '../../shared/schemas.js';
 import { listStockLogs, postStockLogs, reviewStockLogs } from './service.js';
-import { ReviewBody, StockLogsAck, StockLogsBody, StockLogsPage, StockLogsPostQuery, StockLogsQuery, StoreParams } from './schema.js';
+import {
+  ReviewBody,
+  StockLogsAck,
+  StockLogsBody,
+  StockLogsPage,
+  StockLogsPostQuery,
+  StockLogsQuery,
+  StoreParams,
+} from './schema.js';
 
 export const stockLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -18,7 +26,13 @@ export const stockLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'store' },
     },
     async (request) => {
-      const { ids, message } = await postStockLogs(request.ctx, request.params.store_number, request.body, request.query, request.principal!);
+      const { ids, message } = await postStockLogs(
+        request.ctx,
+        request.params.store_number,
+        request.body,
+        request.query,
+        request.principal!,
+      );
       return { success: true, data: ids, message };
     },
   );

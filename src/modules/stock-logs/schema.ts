@@ -1,6 +1,16 @@
 import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
 import {
-  BulkArray, DateTime, EventDateTime, Int, PageQueryProperties, PagedResponse, PoolNumber, Quantity, Str, StoreNumberParams, TextId,
+  BulkArray,
+  DateTime,
+  EventDateTime,
+  Int,
+  PageQueryProperties,
+  PagedResponse,
+  PoolNumber,
+  Quantity,
+  Str,
+  StoreNumberParams,
+  TextId,
 } from '../../shared/schemas.js';
 import { POOLS } from '../../domain/stock-rules.js';
 
@@ -10,12 +20,17 @@ function perPool<T extends TSchema>(prefix: string, make: () => T) {
 
 /** One stock log entry as a handheld or the ERP posts it (interface §4.8). */
 export const StockLogInput = Type.Object({
-  customer_order_line_number: Int({ minimum: 0, description: 'Required by the interface; 0 when the entry is not about an order line' }),
+  customer_order_line_number: Int({
+    minimum: 0,
+    description: 'Required by the interface; 0 when the entry is not about an order line',
+  }),
   modification_datetime: EventDateTime({ description: 'When the change happened; counts are levels at this moment' }),
   quantity: Quantity({ description: 'Signed delta; with is_counted_quantity=true the counted level' }),
   product_number: Type.Optional(TextId(64, { description: 'Required in practice: the product the entry is about' })),
   app_user_name: Type.Optional(Str(255)),
-  customer_order_number: Type.Optional(TextId(64, { description: 'Books stock bound to this customer order (PRODUCT §5)' })),
+  customer_order_number: Type.Optional(
+    TextId(64, { description: 'Books stock bound to this customer order (PRODUCT §5)' }),
+  ),
   location_code: Type.Optional(TextId(64, { description: 'A known location of the store; none = unlocated stock' })),
   loss_comment: Type.Optional(Str(2000)),
   loss_image: Type.Optional(Str(2000)),
@@ -24,9 +39,15 @@ export const StockLogInput = Type.Object({
   reference: Type.Optional(TextId(255)),
   scanned_datetime: Type.Optional(EventDateTime({ description: 'When the product was scanned' })),
   source: Type.Optional(Str(255)),
-  counted_quantity: Type.Optional(Quantity({ description: 'Accepted and ignored: a count is `quantity` with is_counted_quantity=true' })),
-  expected_quantity: Type.Optional(Quantity({ description: 'Accepted and ignored: the service records the level it expected' })),
-  pool_location: Type.Optional(PoolNumber({ description: 'Pool of the whole quantity; default the location default pool, else 1' })),
+  counted_quantity: Type.Optional(
+    Quantity({ description: 'Accepted and ignored: a count is `quantity` with is_counted_quantity=true' }),
+  ),
+  expected_quantity: Type.Optional(
+    Quantity({ description: 'Accepted and ignored: the service records the level it expected' }),
+  ),
+  pool_location: Type.Optional(
+    PoolNumber({ description: 'Pool of the whole quantity; default the location default pool, else 1' }),
+  ),
   reason_code: Type.Optional(Int({ description: 'A known reason code: loss codes subtract, gain codes add' })),
   ...perPool('stock_pool_', () => Quantity({ description: 'Per-pool part; all given parts must add up to quantity' })),
 });
@@ -38,7 +59,9 @@ export type StockLogsBody = Static<typeof StockLogsBody>;
 export const StockLogsPostQuery = Type.Object({
   appUserName: Type.Optional(Str(255, { description: 'Fills app_user_name where an entry has none' })),
   is_counted_quantity: Type.Optional(Type.Boolean({ default: false, description: 'Quantities are counted levels' })),
-  is_from_receipt: Type.Optional(Type.Boolean({ default: false, description: 'Entries come from receiving a delivery' })),
+  is_from_receipt: Type.Optional(
+    Type.Boolean({ default: false, description: 'Entries come from receiving a delivery' }),
+  ),
 });
 export type StockLogsPostQuery = Static<typeof StockLogsPostQuery>;
 
@@ -90,10 +113,10 @@ export const StockLog = Type.Object({
   counting_assignment_id: Type.Optional(Type.Number()),
   counting_lines_remaining: Type.Optional(Type.Number()),
   counting_lines_remaining_stockpool: Type.Optional(
-    Type.Object(
-      Object.fromEntries(POOLS.map((n) => [`stock_pool_${n}`, Type.Number()])),
-      { description: 'Interface §2.8; never filled: the service has no counting assignments (like counting_lines_remaining)' },
-    ),
+    Type.Object(Object.fromEntries(POOLS.map((n) => [`stock_pool_${n}`, Type.Number()])), {
+      description:
+        'Interface §2.8; never filled: the service has no counting assignments (like counting_lines_remaining)',
+    }),
   ),
   customer_order_line_number: Type.Optional(Type.Number()),
   customer_order_shipment_number_line_number: Type.Optional(Type.Number()),
@@ -119,8 +142,12 @@ export const StockLogsQuery = Type.Object({
   reason_code: Type.Optional(Int()),
   reference_id: Type.Optional(Int()),
   review_status: Type.Optional(Type.Integer({ minimum: 0, maximum: 3 })),
-  is_historic: Type.Optional(Type.Boolean({ description: 'true: applied entries; false: entries not applied (pending or rejected)' })),
-  is_reviewed: Type.Optional(Type.Boolean({ description: 'true: approved or rejected; false: not reviewed (none needed or pending)' })),
+  is_historic: Type.Optional(
+    Type.Boolean({ description: 'true: applied entries; false: entries not applied (pending or rejected)' }),
+  ),
+  is_reviewed: Type.Optional(
+    Type.Boolean({ description: 'true: approved or rejected; false: not reviewed (none needed or pending)' }),
+  ),
   ...PageQueryProperties,
 });
 export type StockLogsQuery = Static<typeof StockLogsQuery>;

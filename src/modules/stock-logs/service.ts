@@ -21,10 +21,26 @@ import { findLocationsByCodes } from '../locations/repository.js';
 import { bookEntriesWithMoments, poolPartsFromJson, postingsOf, type EntryDraft } from '../../ledger/book.js';
 import { applyEntries } from '../../ledger/postings.js';
 import { toStockLog } from './mapping.js';
-import { countAfter, countsByHour, countWindowByHours, pullFacts, pullKey, stillHolds, windowLowerId, type PagePosition } from './log-pull.js';
+import {
+  countAfter,
+  countsByHour,
+  countWindowByHours,
+  pullFacts,
+  pullKey,
+  stillHolds,
+  windowLowerId,
+  type PagePosition,
+} from './log-pull.js';
 import * as logs from './repository.js';
 import type { StockLogRow } from './rows.js';
-import { StockLogsQuery, type ReviewBody, type StockLog, type StockLogInput, type StockLogsBody, type StockLogsPostQuery } from './schema.js';
+import {
+  StockLogsQuery,
+  type ReviewBody,
+  type StockLog,
+  type StockLogInput,
+  type StockLogsBody,
+  type StockLogsPostQuery,
+} from './schema.js';
 
 const path = (index: number, field: string) => `storeproductlog[${index}].${field}`;
 
@@ -47,13 +63,15 @@ function checkLines(lines: readonly StockLogInput[], isCount: boolean): CheckedL
       errors.push({ path: path(index, 'product_number'), message: 'is required: the entry must name its product' });
     }
     const quantityMilli = toQuantity(input.quantity);
-    if (isCount && quantityMilli < 0) errors.push({ path: path(index, 'quantity'), message: 'a counted level cannot be negative' });
+    if (isCount && quantityMilli < 0)
+      errors.push({ path: path(index, 'quantity'), message: 'a counted level cannot be negative' });
     const fields = input as unknown as Record<string, number | undefined>;
     const poolQuantitiesMilli = POOL_FIELDS.map((field) => {
       const value = fields[field];
       if (value === undefined) return undefined;
       const milli = toQuantity(value);
-      if (isCount && milli < 0) errors.push({ path: path(index, field), message: 'a counted level cannot be negative' });
+      if (isCount && milli < 0)
+        errors.push({ path: path(index, field), message: 'a counted level cannot be negative' });
       return milli;
     });
     const split = splitIntoPools({ quantityMilli, poolDeltasMilli: poolQuantitiesMilli });
@@ -73,22 +91,47 @@ async function draftEntries(
   query: StockLogsPostQuery,
 ): Promise<EntryDraft[]> {
   const isCount = query.is_counted_quantity === true;
-  const products = await findBookingProducts(trx, lines.map((l) => l.input.product_number!));
-  const reasons = await findReasonCodes(trx, lines.flatMap((l) => (l.input.reason_code === undefined ? [] : [l.input.reason_code])));
-  const locations = await findLocationsByCodes(trx, storeId, lines.flatMap((l) => (l.input.location_code ? [l.input.location_code] : [])));
+  const products = await findBookingProducts(
+    trx,
+    lines.map((l) => l.input.product_number!),
+  );
+  const reasons = await findReasonCodes(
+    trx,
+    lines.flatMap((l) => (l.input.reason_code === undefined ? [] : [l.input.reason_code])),
+  );
+  const locations = await findLocationsByCodes(
+    trx,
+    storeId,
+    lines.flatMap((l) => (l.input.location_code ? [l.input.location_code] : [])),
+  );
   // Stock bound to a customer order of the store moves only by that order's operations (PRODUCT §5, customer-orders/bound-stock.ts).
   const errors: FieldError[] = [
-    ...(await orderNumberErrors(trx, dialect, storeId, lines.map((l, index) => ({ orderNumber: l.input.customer_order_number, path: path(index, 'customer_order_number') })))),
+    ...(await orderNumberErrors(
+      trx,
+      dialect,
+      storeId,
+      lines.map((l, index) => ({
+        orderNumber: l.input.customer_order_number,
+        path: path(index, 'customer_order_number'),
+      })),
+    )),
     ...reservedSourceErrors(lines.map((l, index) => ({ source: l.input.source, path: path(index, 'source') }))),
   ];
   const drafts = lines.map(({ input, at, quantityMilli, poolQuantitiesMilli }, index): EntryDraft | undefined => {
     const product = products.get(input.product_number!);
     const reason = input.reason_code === undefined ? undefined : reasons.get(input.reason_code);
     const location = input.location_code ? locations.get(input.location_code) : undefined;
-    if (!product) errors.push({ path: path(index, 'product_number'), message: `unknown product '${input.product_number}'` });
-    if (input.reason_code !== undefined && !reason) errors.push({ path: path(index, 'reason_code'), message: `unknown reason code ${input.reason_code}` });
-    if (input.location_code && !location) errors.push({ path: path(index, 'location_code'), message: `unknown location '${input.location_code}' in this store` });
-    if (!product || (input.reason_code !== undefined && !reason) || (input.location_code && !location)) return undefined;
+    if (!product)
+      errors.push({ path: path(index, 'product_number'), message: `unknown product '${input.product_number}'` });
+    if (input.reason_code !== undefined && !reason)
+      errors.push({ path: path(index, 'reason_code'), message: `unknown reason code ${input.reason_code}` });
+    if (input.location_code && !location)
+      errors.push({
+        path: path(index, 'location_code'),
+        message: `unknown location '${input.location_code}' in this store`,
+      });
+    if (!product || (input.reason_code !== undefined && !reason) || (input.location_code && !location))
+      return undefined;
     const split = splitIntoPools({
       quantityMilli,
       poolLocation: input.pool_location,
@@ -100,7 +143,10 @@ async function draftEntries(
     // zero delta books nothing while a zero count is a fact.
     const signed = isCount
       ? unsigned
-      : signPoolParts(unsigned, reason ? { isLoss: reason.is_loss === 1, isGain: reason.is_gain === 1 } : undefined).filter((p) => p.quantityMilli !== 0);
+      : signPoolParts(
+          unsigned,
+          reason ? { isLoss: reason.is_loss === 1, isGain: reason.is_gain === 1 } : undefined,
+        ).filter((p) => p.quantityMilli !== 0);
     return {
       product,
       location,
@@ -142,13 +188,20 @@ export async function postStockLogs(
     const now = Date.now();
     const drafts = await draftEntries(trx, ctx.dialect, store.id, lines, query);
     // Receipt entries whose reference is a delivery of the store receive on it (PRODUCT §7).
-    const receiving = query.is_from_receipt === true ? await planReceiving(trx, ctx.dialect, store.id, drafts, receivingCandidates(lines)) : undefined;
+    const receiving =
+      query.is_from_receipt === true
+        ? await planReceiving(trx, ctx.dialect, store.id, drafts, receivingCandidates(lines))
+        : undefined;
     const booked = await bookEntriesWithMoments(trx, ctx.ledger, store, drafts, by, now);
     const ids = booked.ids;
     if (receiving) await finishReceiving(trx, ctx.ledger, receiving, drafts, booked, [], by, now);
     const pending = drafts.filter((d) => d.pending).length;
-    const received = receiving && receiving.items.length > 0 ? `; received on deliveries ${receiving.items.length}` : '';
-    return { ids, message: `created ${ids.length}: applied ${ids.length - pending}, pending review ${pending}${received}` };
+    const received =
+      receiving && receiving.items.length > 0 ? `; received on deliveries ${receiving.items.length}` : '';
+    return {
+      ids,
+      message: `created ${ids.length}: applied ${ids.length - pending}, pending review ${pending}${received}`,
+    };
   });
 }
 
@@ -170,7 +223,12 @@ function receivingCandidates(lines: readonly CheckedLine[]): ReceivingCandidate[
 }
 
 /** POST …/storeproductlogs/review (PRODUCT §5 Review): approve applies, reject never does. */
-export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body: ReviewBody, by: Principal): Promise<string> {
+export async function reviewStockLogs(
+  ctx: AppContext,
+  storeNumber: string,
+  body: ReviewBody,
+  by: Principal,
+): Promise<string> {
   const actor = by.name;
   const store = await requireLiveStore(ctx.db, storeNumber);
   const ids = [...new Set(body.ids)];
@@ -181,14 +239,20 @@ export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body
     if (missing.length > 0) throw notFound(`No stock log entries ${missing.join(', ')} in store '${storeNumber}'`);
     const notPending = ids.filter((id) => found.get(id)!.review_status !== 1);
     if (notPending.length > 0) {
-      throw conflict(`Stock log entries ${notPending.join(', ')} are not pending review (already reviewed or never needed it)`);
+      throw conflict(
+        `Stock log entries ${notPending.join(', ')} are not pending review (already reviewed or never needed it)`,
+      );
     }
     if (body.approve) {
       // An entry naming a customer order imported since it was posted may no longer bind stock
       // to it (PRODUCT §5 never stranded; customer-orders/bound-stock.ts): reject it instead.
-      const named = ids.map((id) => ({ orderNumber: found.get(id)!.customer_order_number, path: `ids[${body.ids.indexOf(id)}]` }));
+      const named = ids.map((id) => ({
+        orderNumber: found.get(id)!.customer_order_number,
+        path: `ids[${body.ids.indexOf(id)}]`,
+      }));
       const refused = await orderNumberErrors(trx, ctx.dialect, store.id, named);
-      if (refused.length > 0) throw unprocessable('Some entries name a customer order of this store: reject them instead', refused);
+      if (refused.length > 0)
+        throw unprocessable('Some entries name a customer order of this store: reject them instead', refused);
     }
     await logs.setReviewOutcome(trx, ids, body.approve, actor, now);
     if (body.approve) {
@@ -209,7 +273,10 @@ export async function reviewStockLogs(ctx: AppContext, storeNumber: string, body
           poolPartsFromJson(row.pool_quantities),
         ),
       }));
-      const reasons = await findReasonCodes(trx, rows.flatMap((row) => (row.reason_code === null ? [] : [row.reason_code])));
+      const reasons = await findReasonCodes(
+        trx,
+        rows.flatMap((row) => (row.reason_code === null ? [] : [row.reason_code])),
+      );
       const touches = rows.map((row) => ({
         storeId: store.id,
         productId: row.product_id,
@@ -233,27 +300,45 @@ const pagePositions = new WeakMap<object, PagePositions<PagePosition>>();
  * next page of a pull this process served — after the previous page's last id, when that
  * still gives exactly what OFFSET would.
  */
-async function logPage(ctx: AppContext, filters: logs.StockLogFilters, window: PageWindow): Promise<{ rows: StockLogRow[]; totalCount: number }> {
+async function logPage(
+  ctx: AppContext,
+  filters: logs.StockLogFilters,
+  window: PageWindow,
+): Promise<{ rows: StockLogRow[]; totalCount: number }> {
   let positions = pagePositions.get(ctx.handle);
   if (!positions) pagePositions.set(ctx.handle, (positions = new PagePositions<PagePosition>()));
   const pull = pullKey(filters, window.pageSize);
   const byOffset = window.afterId === undefined;
   return ctx.dialect.consistentRead(ctx.db, async (db) => {
-    const f = filters.updatedFrom === undefined ? filters : { ...filters, idAtLeast: await windowLowerId(db, filters.updatedFrom) };
-    const facts = await pullFacts(db, () => (countsByHour(f) ? countWindowByHours(db, f.updatedFrom, f.updatedTo) : logs.countStockLogs(db, f)));
+    const f =
+      filters.updatedFrom === undefined
+        ? filters
+        : { ...filters, idAtLeast: await windowLowerId(db, filters.updatedFrom) };
+    const facts = await pullFacts(db, () =>
+      countsByHour(f) ? countWindowByHours(db, f.updatedFrom, f.updatedTo) : logs.countStockLogs(db, f),
+    );
     let slice: PageSlice = window;
     const from = byOffset && window.offset > 0 ? positions.before(pull, window.pageStart) : undefined;
     if (from && stillHolds(from.facts, facts, await countAfter(db, f, from.facts.maxId))) {
-      slice = { afterId: from.lastId, offset: (window.pageStart - 1 - from.page) * window.pageSize, fetchLimit: window.fetchLimit };
+      slice = {
+        afterId: from.lastId,
+        offset: (window.pageStart - 1 - from.page) * window.pageSize,
+        fetchLimit: window.fetchLimit,
+      };
     }
     const rows = await logs.pageOfStockLogs(db, f, slice);
-    if (byOffset && rows.length >= window.pageSize) positions.remember(pull, { page: window.pageStart, lastId: rows[window.pageSize - 1]!.id, facts });
+    if (byOffset && rows.length >= window.pageSize)
+      positions.remember(pull, { page: window.pageStart, lastId: rows[window.pageSize - 1]!.id, facts });
     return { rows, totalCount: facts.total };
   });
 }
 
 /** GET /products/stock/storeproductlogs (interface §4.8). */
-export async function listStockLogs(ctx: AppContext, query: StockLogsQuery, principal: Principal): Promise<PagedResult<StockLog>> {
+export async function listStockLogs(
+  ctx: AppContext,
+  query: StockLogsQuery,
+  principal: Principal,
+): Promise<PagedResult<StockLog>> {
   const window = resolvePage(query, StockLogsQuery, 'stock_logs', ctx.cursors);
   const logFilters: logs.StockLogFilters = {
     productNumber: query.article_number,
@@ -271,7 +356,10 @@ export async function listStockLogs(ctx: AppContext, query: StockLogsQuery, prin
     reviewed: query.is_reviewed,
     scope: listScope(principal),
   };
-  const [{ rows, totalCount }, lastModified] = await Promise.all([logPage(ctx, logFilters, window), logs.stockLogsLastModified(ctx.db, logFilters)]);
+  const [{ rows, totalCount }, lastModified] = await Promise.all([
+    logPage(ctx, logFilters, window),
+    logs.stockLogsLastModified(ctx.db, logFilters),
+  ]);
   const pageRows = rows.slice(0, window.pageSize);
   const [parts, context] = await Promise.all([logs.appliedParts(ctx.db, pageRows), logs.listContext(ctx.db, pageRows)]);
   return pagedResponse({

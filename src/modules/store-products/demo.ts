@@ -25,11 +25,18 @@ export async function seedStoreProducts(ctx: AppContext, storeNumbers: readonly 
   const live = await liveProductIds(ctx.db, wanted);
   const products = wanted.filter((n) => live.has(n)).map((product_number) => ({ product_number }));
   if (products.length === 0) return [];
-  const stores = await ctx.db.selectFrom('stores').select('store_number').where('store_number', 'in', [...storeNumbers]).where('deleted_on', 'is', null).execute();
+  const stores = await ctx.db
+    .selectFrom('stores')
+    .select('store_number')
+    .where('store_number', 'in', [...storeNumbers])
+    .where('deleted_on', 'is', null)
+    .execute();
   const inputs = demoStoreProducts(products.map((p) => p.product_number));
   const lines: string[] = [];
   for (const { store_number } of stores) {
-    lines.push(`store products ${store_number}: ${await upsertStoreProducts(ctx, store_number, { products: inputs }, 'PUT', 'seed')}`);
+    lines.push(
+      `store products ${store_number}: ${await upsertStoreProducts(ctx, store_number, { products: inputs }, 'PUT', 'seed')}`,
+    );
   }
   return lines;
 }

@@ -86,7 +86,12 @@ const COLUMNS: readonly Column[] = FIELDS.map((f) => f.column);
 
 /** Fields of interface §4.4 only PUT takes; a POST leaves them as stored. */
 export const PUT_ONLY_FIELDS: ReadonlySet<InputField> = new Set([
-  'adjustment_level_decrease', 'adjustment_level_increase', 'forecast', 'counting_assignment_code', 'group_code', 'replenishment_action',
+  'adjustment_level_decrease',
+  'adjustment_level_increase',
+  'forecast',
+  'counting_assignment_code',
+  'group_code',
+  'replenishment_action',
 ]);
 
 /** A store product that has never been given any property (created by the ledger or an empty POST). */
@@ -95,7 +100,9 @@ export function emptyProperties(): StoreProductProperties {
 }
 
 export function propertiesOf(row: StoreProductRow): StoreProductProperties {
-  return Object.fromEntries(COLUMNS.map((c) => [c, row[c] === null ? null : row[c]])) as unknown as StoreProductProperties;
+  return Object.fromEntries(
+    COLUMNS.map((c) => [c, row[c] === null ? null : row[c]]),
+  ) as unknown as StoreProductProperties;
 }
 
 /**
@@ -135,7 +142,10 @@ const KEYED_PAIRS = [
  * Sending one of a pair without the other would pair new values with old keys, so the pair
  * is checked as a unit within the request.
  */
-export function keyedArrayErrors(items: readonly StoreProductInput[], allowed: (field: InputField) => boolean): FieldError[] {
+export function keyedArrayErrors(
+  items: readonly StoreProductInput[],
+  allowed: (field: InputField) => boolean,
+): FieldError[] {
   const errors: FieldError[] = [];
   items.forEach((item, index) => {
     for (const [keysField, valuesField] of KEYED_PAIRS) {

@@ -22,8 +22,16 @@ export async function lockStoreProducts(
   productIds: readonly number[],
 ): Promise<Map<number, StoreProductRow>> {
   const rows = new Map<number, StoreProductRow>();
-  for (const ids of inListChunks([...productIds].sort((a, b) => a - b), KEYS_PER_QUERY)) {
-    const query = trx.selectFrom('store_products').selectAll().where('store_id', '=', storeId).where('product_id', 'in', ids).orderBy('id');
+  for (const ids of inListChunks(
+    [...productIds].sort((a, b) => a - b),
+    KEYS_PER_QUERY,
+  )) {
+    const query = trx
+      .selectFrom('store_products')
+      .selectAll()
+      .where('store_id', '=', storeId)
+      .where('product_id', 'in', ids)
+      .orderBy('id');
     for (const row of await dialect.lockForUpdate(query).execute()) rows.set(Number(row.product_id), row);
   }
   return rows;
@@ -33,7 +41,12 @@ export async function lockStoreProducts(
  * A new store product with every property null (PRODUCT §5: created by the first stock change).
  * The ledger creates these through its `newStoreProduct` policy (app-context.ts wires it here).
  */
-export function newStoreProductRow(store: StoreRef, product: { id: number; product_number: string }, now: number, actor: string): Insertable<StoreProductTable> {
+export function newStoreProductRow(
+  store: StoreRef,
+  product: { id: number; product_number: string },
+  now: number,
+  actor: string,
+): Insertable<StoreProductTable> {
   const properties = emptyProperties();
   return {
     store_id: store.id,
@@ -60,17 +73,25 @@ export function newStoreProductRow(store: StoreRef, product: { id: number; produ
  * change a store product's stock moment is its creation (PRODUCT §3.1), so an insert stamps
  * created_on, and an update leaves the stamp alone.
  */
-export async function writeStoreProducts(trx: Transaction<Database>, dialect: Dialect, given: ReadonlyArray<Insertable<StoreProductTable>>): Promise<void> {
+export async function writeStoreProducts(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  given: ReadonlyArray<Insertable<StoreProductTable>>,
+): Promise<void> {
   if (given.length === 0) return;
   const rows = given.map((row) => ({ ...row, stock_modified_at: row.created_on }));
   const columns = Object.keys(rows[0]!);
-  const updatable = columns.filter((c) => !['store_id', 'product_id', 'created_on', 'created_by', 'stock_modified_at'].includes(c));
+  const updatable = columns.filter(
+    (c) => !['store_id', 'product_id', 'created_on', 'created_by', 'stock_modified_at'].includes(c),
+  );
   for (const batch of chunk(rows, Math.max(1, Math.floor(dialect.maxParameters / columns.length)))) {
     await trx
       .insertInto('store_products')
       .values(batch as Array<Insertable<StoreProductTable>>)
       .onConflict((oc) =>
-        oc.columns(['store_id', 'product_id']).doUpdateSet(Object.fromEntries(updatable.map((c) => [c, sql.ref(`excluded.${c}`)])) as never),
+        oc
+          .columns(['store_id', 'product_id'])
+          .doUpdateSet(Object.fromEntries(updatable.map((c) => [c, sql.ref(`excluded.${c}`)])) as never),
       )
       .execute();
   }

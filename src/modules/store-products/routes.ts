@@ -18,7 +18,13 @@ export const storeProductRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await upsertStoreProducts(request.ctx, request.params.store_number, request.body, 'POST', request.principal!.name),
+      message: await upsertStoreProducts(
+        request.ctx,
+        request.params.store_number,
+        request.body,
+        'POST',
+        request.principal!.name,
+      ),
     }),
   );
 
@@ -36,7 +42,13 @@ export const storeProductRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await upsertStoreProducts(request.ctx, request.params.store_number, request.body, 'PUT', request.principal!.name),
+      message: await upsertStoreProducts(
+        request.ctx,
+        request.params.store_number,
+        request.body,
+        'PUT',
+        request.principal!.name,
+      ),
     }),
   );
 };

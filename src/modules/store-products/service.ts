@@ -7,7 +7,14 @@ import { validationFailed } from '../../shared/errors.js';
 import { HeldReferences } from '../../shared/held-references.js';
 import { heldProductsByNumbers } from '../products/held.js';
 import { requireLiveStore } from '../stores/repository.js';
-import { emptyProperties, keyedArrayErrors, mergeProperties, propertiesHash, propertiesOf, PUT_ONLY_FIELDS } from './mapping.js';
+import {
+  emptyProperties,
+  keyedArrayErrors,
+  mergeProperties,
+  propertiesHash,
+  propertiesOf,
+  PUT_ONLY_FIELDS,
+} from './mapping.js';
 import { lockStoreProducts, writeStoreProducts } from './repository.js';
 import type { StoreProductsBody } from './schema.js';
 import type { StoreProductRow } from './rows.js';
@@ -35,54 +42,66 @@ export async function upsertStoreProducts(
   ];
   if (errors.length > 0) throw validationFailed('Some store products are invalid', errors);
 
-  const counts = await inTransaction(ctx.handle, async (trx) => {
-    // Deleted products resolve too: a store product the request leaves unchanged keeps its
-    // product; only written ones must name live products (PRODUCT §3, shared/held-references.ts).
-    const held = new HeldReferences();
-    const found = await heldProductsByNumbers(trx, body.products.map((p) => p.product_number));
-    const productIds = new Map<string, number>();
-    body.products.forEach((p, index) => {
-      const id = held.resolve(p.product_number, found.get(p.product_number), `products[${index}].product_number`, `product_number '${p.product_number}'`);
-      if (id !== undefined) productIds.set(p.product_number, id);
-    });
-    held.assertKnown('Some product numbers are unknown to the product master');
-    const written = new Set<string>();
-    const stored = await lockStoreProducts(trx, ctx.dialect, store.id, [...productIds.values()]);
-    const now = Date.now();
-    const result: UpsertCounts = { created: 0, updated: 0, unchanged: 0, deleted: 0 };
-    const rows: Array<Insertable<StoreProductTable>> = [];
-    for (const input of body.products) {
-      const productId = productIds.get(input.product_number)!;
-      const current = stored.get(productId);
-      const before = current ? propertiesOf(current) : emptyProperties();
-      const after = mergeProperties(before, input, allowed);
-      const hash = propertiesHash(after);
-      if (current && current.content_hash === hash && current.deleted_on === null) {
-        result.unchanged++;
-        continue;
-      }
-      if (current) result.updated++;
-      else result.created++;
-      written.add(input.product_number);
-      rows.push({
-        store_id: store.id,
-        store_number: store.store_number,
-        product_id: productId,
-        product_number: input.product_number,
-        ...after,
-        ...bookkeeping(current, before, after, now, actor),
-        created_on: now,
-        updated_on: now,
-        created_by: actor,
-        modified_by: actor,
-        deleted_on: null,
-        content_hash: hash,
+  const counts = await inTransaction(
+    ctx.handle,
+    async (trx) => {
+      // Deleted products resolve too: a store product the request leaves unchanged keeps its
+      // product; only written ones must name live products (PRODUCT §3, shared/held-references.ts).
+      const held = new HeldReferences();
+      const found = await heldProductsByNumbers(
+        trx,
+        body.products.map((p) => p.product_number),
+      );
+      const productIds = new Map<string, number>();
+      body.products.forEach((p, index) => {
+        const id = held.resolve(
+          p.product_number,
+          found.get(p.product_number),
+          `products[${index}].product_number`,
+          `product_number '${p.product_number}'`,
+        );
+        if (id !== undefined) productIds.set(p.product_number, id);
       });
-    }
-    held.assertLiveWhere((item) => written.has(item), 'Some new or changed store products name deleted products');
-    await writeStoreProducts(trx, ctx.dialect, rows);
-    return result;
-  }, { serialise: [`store_products:${store.id}`] });
+      held.assertKnown('Some product numbers are unknown to the product master');
+      const written = new Set<string>();
+      const stored = await lockStoreProducts(trx, ctx.dialect, store.id, [...productIds.values()]);
+      const now = Date.now();
+      const result: UpsertCounts = { created: 0, updated: 0, unchanged: 0, deleted: 0 };
+      const rows: Array<Insertable<StoreProductTable>> = [];
+      for (const input of body.products) {
+        const productId = productIds.get(input.product_number)!;
+        const current = stored.get(productId);
+        const before = current ? propertiesOf(current) : emptyProperties();
+        const after = mergeProperties(before, input, allowed);
+        const hash = propertiesHash(after);
+        if (current && current.content_hash === hash && current.deleted_on === null) {
+          result.unchanged++;
+          continue;
+        }
+        if (current) result.updated++;
+        else result.created++;
+        written.add(input.product_number);
+        rows.push({
+          store_id: store.id,
+          store_number: store.store_number,
+          product_id: productId,
+          product_number: input.product_number,
+          ...after,
+          ...bookkeeping(current, before, after, now, actor),
+          created_on: now,
+          updated_on: now,
+          created_by: actor,
+          modified_by: actor,
+          deleted_on: null,
+          content_hash: hash,
+        });
+      }
+      held.assertLiveWhere((item) => written.has(item), 'Some new or changed store products name deleted products');
+      await writeStoreProducts(trx, ctx.dialect, rows);
+      return result;
+    },
+    { serialise: [`store_products:${store.id}`] },
+  );
   return describeCounts(counts);
 }
 

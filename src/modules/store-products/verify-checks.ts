@@ -39,8 +39,12 @@ export const STORE_PRODUCT_CHECKS: VerifyCheck[] = [
       const violations: Violation[] = [];
       for await (const row of allStoreProducts(handle)) {
         const said = (what: string) =>
-          violations.push({ check: 'store products', detail: `store product '${row.product_number}' of store '${row.store_number}' ${what}` });
-        if (propertiesHash(propertiesOf(row)) !== row.content_hash) said('has a content hash that does not match its properties');
+          violations.push({
+            check: 'store products',
+            detail: `store product '${row.product_number}' of store '${row.store_number}' ${what}`,
+          });
+        if (propertiesHash(propertiesOf(row)) !== row.content_hash)
+          said('has a content hash that does not match its properties');
         for (const [keys, values] of KEYED) {
           const keyCount = lengthOf(row[keys]);
           const valueCount = lengthOf(row[values]);
@@ -53,8 +57,19 @@ export const STORE_PRODUCT_CHECKS: VerifyCheck[] = [
         .selectFrom('store_products as sp')
         .innerJoin('stores as s', 's.id', 'sp.store_id')
         .innerJoin('products as p', 'p.id', 'sp.product_id')
-        .select(['sp.id', 'sp.store_number', 'sp.product_number', 's.store_number as actual_store', 'p.product_number as actual_product'])
-        .where((eb) => eb.or([eb('sp.store_number', '<>', eb.ref('s.store_number')), eb('sp.product_number', '<>', eb.ref('p.product_number'))]))
+        .select([
+          'sp.id',
+          'sp.store_number',
+          'sp.product_number',
+          's.store_number as actual_store',
+          'p.product_number as actual_product',
+        ])
+        .where((eb) =>
+          eb.or([
+            eb('sp.store_number', '<>', eb.ref('s.store_number')),
+            eb('sp.product_number', '<>', eb.ref('p.product_number')),
+          ]),
+        )
         .limit(MAX_LISTED)
         .execute();
       for (const row of mismatched) {

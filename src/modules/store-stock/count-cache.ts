@@ -30,7 +30,8 @@ interface Entry {
 
 const caches = new WeakMap<object, LRUCache<string, Entry>>();
 
-const cacheable = (filters: StockListFilters) => filters.modifiedSince === undefined && filters.stockModifiedSince === undefined;
+const cacheable = (filters: StockListFilters) =>
+  filters.modifiedSince === undefined && filters.stockModifiedSince === undefined;
 
 /**
  * The membership versions of the stores (all stores when undefined) as one number: the sum
@@ -51,7 +52,10 @@ export function membershipVersionQuery(db: Kysely<Database>, storeIds: readonly 
 export const MASTER_VERSIONS = ['products', 'stores', 'categories'] as const;
 
 async function versionsOf(db: Kysely<Database>, filters: StockListFilters): Promise<string> {
-  const [membership, master] = await Promise.all([membershipVersion(db, filters.storeIds), readVersions(db, MASTER_VERSIONS)]);
+  const [membership, master] = await Promise.all([
+    membershipVersion(db, filters.storeIds),
+    readVersions(db, MASTER_VERSIONS),
+  ]);
   return `${membership}:${master}`;
 }
 
@@ -71,8 +75,16 @@ export async function cachedStockListCount(
     cache = new LRUCache<string, Entry>({ max: countCacheLimit.max });
     caches.set(owner, cache);
   }
-  const key = JSON.stringify([filters.storeIds === undefined ? null : [...filters.storeIds].sort((a, b) => a - b), filters.productNumbers, filters.barcode,
-    filters.categoryCode, filters.parentCategoryCode, filters.searchText, filters.fromId, filters.toId]);
+  const key = JSON.stringify([
+    filters.storeIds === undefined ? null : [...filters.storeIds].sort((a, b) => a - b),
+    filters.productNumbers,
+    filters.barcode,
+    filters.categoryCode,
+    filters.parentCategoryCode,
+    filters.searchText,
+    filters.fromId,
+    filters.toId,
+  ]);
   const hit = cache.get(key);
   if (hit && hit.versions === versions) return hit.count;
   const counted = await count();

@@ -5,7 +5,15 @@ import { pageOf, type PageSlice } from '../../db/page.js';
 import type { Database, StoreProductTable } from '../../db/schema.js';
 import { PagePositions, RecentPulls } from '../../shared/page-positions.js';
 import type { PageWindow } from '../../shared/paging.js';
-import { largestIdQuery, lowerIdOf, lowestIdQuery, movesQuery, stillHolds, wholeHoursQuery, type PullFacts } from '../stock-logs/log-pull.js';
+import {
+  largestIdQuery,
+  lowerIdOf,
+  lowestIdQuery,
+  movesQuery,
+  stillHolds,
+  wholeHoursQuery,
+  type PullFacts,
+} from '../stock-logs/log-pull.js';
 import { MASTER_VERSIONS, membershipVersionQuery } from './count-cache.js';
 import { listedStoreProducts, stockListRows, type StockListFilters, type StockListRow } from './repository.js';
 
@@ -86,8 +94,12 @@ export class DeltaPulls {
  * statement), and one round trip instead of nine. The same queries as the log pull's facts
  * (log-pull.ts) and the listing's count cache (count-cache.ts).
  */
-export async function readDeltaFacts(db: Kysely<Database>, f: StockListFilters & { stockModifiedSince: number }): Promise<DeltaFacts> {
-  const version = (resource: string) => db.selectFrom('resource_versions').select('version').where('resource', '=', resource);
+export async function readDeltaFacts(
+  db: Kysely<Database>,
+  f: StockListFilters & { stockModifiedSince: number },
+): Promise<DeltaFacts> {
+  const version = (resource: string) =>
+    db.selectFrom('resource_versions').select('version').where('resource', '=', resource);
   const row = await db
     .selectNoFrom([
       // Every entry, not only the window's: a booking that committed below the largest id
@@ -127,7 +139,10 @@ const sameFacts = (a: DeltaFacts, b: DeltaFacts) =>
 async function entriesAbove(db: Kysely<Database>, maxId: number): Promise<{ entries: number; pending: number }> {
   const row = await db
     .selectFrom('stock_logs')
-    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum<number>(eb.case().when('review_status', '=', 1).then(1).else(0).end()).as('pending')])
+    .select((eb) => [
+      eb.fn.countAll<number>().as('n'),
+      eb.fn.sum<number>(eb.case().when('review_status', '=', 1).then(1).else(0).end()).as('pending'),
+    ])
     .where('id', '>', maxId)
     .executeTakeFirstOrThrow();
   return { entries: Number(row.n), pending: Number(row.pending ?? 0) };
@@ -164,7 +179,18 @@ function hasAppliedEntry(eb: ListedBuilder, f: Window, upToId?: number) {
   // Created at or after T: a member (PRODUCT §3.1, repository.ts). Such a store product was
   // one at any count too: it existed then (its insert moves the membership version, so a count
   // from before it is never advanced).
-  return eb.case().when(eb.or([eb('sp.created_on', '>=', f.stockModifiedSince), eb.exists(entries.limit(1).offset(0)), eb.exists(archived)])).then(1).else(0).end();
+  return eb
+    .case()
+    .when(
+      eb.or([
+        eb('sp.created_on', '>=', f.stockModifiedSince),
+        eb.exists(entries.limit(1).offset(0)),
+        eb.exists(archived),
+      ]),
+    )
+    .then(1)
+    .else(0)
+    .end();
 }
 
 /**
@@ -176,7 +202,14 @@ function hasAppliedEntry(eb: ListedBuilder, f: Window, upToId?: number) {
 function changedStoreProducts(db: Kysely<Database>, dialect: Dialect, f: Window, maxId: number) {
   return listedStoreProducts(db, dialect, { ...f, stockModifiedSince: undefined })
     .where(({ eb, refTuple, selectFrom }) =>
-      eb(refTuple('sp.store_id', 'sp.product_id'), 'in', selectFrom('stock_logs as n').select(['n.store_id', 'n.product_id']).where('n.id', '>', maxId).$asTuple('store_id', 'product_id')),
+      eb(
+        refTuple('sp.store_id', 'sp.product_id'),
+        'in',
+        selectFrom('stock_logs as n')
+          .select(['n.store_id', 'n.product_id'])
+          .where('n.id', '>', maxId)
+          .$asTuple('store_id', 'product_id'),
+      ),
     )
     .select((eb) => [
       'sp.id',
@@ -187,7 +220,8 @@ function changedStoreProducts(db: Kysely<Database>, dialect: Dialect, f: Window,
     .execute();
 }
 
-const stampedBefore = (eb: ListedBuilder, since: number) => eb.or([eb('sp.stock_modified_at', 'is', null), eb('sp.stock_modified_at', '<', since)]);
+const stampedBefore = (eb: ListedBuilder, since: number) =>
+  eb.or([eb('sp.stock_modified_at', 'is', null), eb('sp.stock_modified_at', '<', since)]);
 
 /** The members counted from the entries of the window (once per pull), those stamped before it, and those at or below `atOrBelowId`. */
 async function countMembers(db: Kysely<Database>, dialect: Dialect, f: Window, atOrBelowId: number) {
@@ -230,15 +264,29 @@ interface Counted {
  * have left: entries at or below maxId are what they were, and the liveness of the rest is
  * what it was.
  */
-async function advance(db: Kysely<Database>, dialect: Dialect, f: Window, now: DeltaFacts, from: DeltaState, seek: SeekFrom | undefined): Promise<Counted | undefined> {
+async function advance(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  f: Window,
+  now: DeltaFacts,
+  from: DeltaState,
+  seek: SeekFrom | undefined,
+): Promise<Counted | undefined> {
   const then = from.facts;
   if (then.versions !== now.versions) return undefined;
   const above = await entriesAbove(db, then.entries.maxId);
-  if (above.entries > MAX_ENTRIES_BETWEEN || !stillHolds(then.entries, now.entries, above.entries) || now.pending - above.pending !== then.pending) return undefined;
+  if (
+    above.entries > MAX_ENTRIES_BETWEEN ||
+    !stillHolds(then.entries, now.entries, above.entries) ||
+    now.pending - above.pending !== then.pending
+  )
+    return undefined;
   const changes = above.entries === 0 ? [] : await changedStoreProducts(db, dialect, f, then.entries.maxId);
   const entered = changes.filter((c) => Number(c.member) === 1 && Number(c.was_member) === 0).map((c) => Number(c.id));
   const changedIds = new Set(changes.map((c) => Number(c.id)));
-  const nowUnstamped = changes.filter((c) => Number(c.member) === 1 && Number(c.stamped) === 0).map((c) => Number(c.id));
+  const nowUnstamped = changes
+    .filter((c) => Number(c.member) === 1 && Number(c.stamped) === 0)
+    .map((c) => Number(c.id));
   let unstamped = from.unstamped;
   if (unstamped !== undefined && (nowUnstamped.length > 0 || unstamped.some((id) => changedIds.has(id)))) {
     const kept = [...unstamped.filter((id) => !changedIds.has(id)), ...nowUnstamped].sort((a, b) => a - b);
@@ -251,7 +299,14 @@ async function advance(db: Kysely<Database>, dialect: Dialect, f: Window, now: D
   };
 }
 
-async function countPull(db: Kysely<Database>, dialect: Dialect, f: Window, now: DeltaFacts, from: DeltaState | undefined, seek: SeekFrom | undefined): Promise<Counted> {
+async function countPull(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  f: Window,
+  now: DeltaFacts,
+  from: DeltaState | undefined,
+  seek: SeekFrom | undefined,
+): Promise<Counted> {
   const advanced = from && (await advance(db, dialect, f, now, from, seek));
   if (advanced) return advanced;
   const counted = await countMembers(db, dialect, f, seek?.lastId ?? 0);
@@ -268,7 +323,11 @@ async function countPull(db: Kysely<Database>, dialect: Dialect, f: Window, now:
  * below it — the last of those at or below it first, read backwards. Undefined when reading
  * from the start skips fewer members than reading back from the position.
  */
-export function seekPlan(window: PageSlice, lastId: number, below: number): { back?: { offset: number; limit: number }; forward: PageSlice } | undefined {
+export function seekPlan(
+  window: PageSlice,
+  lastId: number,
+  below: number,
+): { back?: { offset: number; limit: number }; forward: PageSlice } | undefined {
   const offset = window.offset;
   if (offset >= below) return { forward: { afterId: lastId, offset: offset - below, fetchLimit: window.fetchLimit } };
   if (below - offset > offset) return undefined;
@@ -328,18 +387,29 @@ async function walkMembers(
   let cursor = from;
   for (;;) {
     const limit = toSkip + take - members.length;
-    let candidates = listedStoreProducts(db, dialect, { ...f, stockModifiedSince: undefined }).select((eb) => ['sp.id', hasAppliedEntry(eb, f).as('member')]);
+    let candidates = listedStoreProducts(db, dialect, { ...f, stockModifiedSince: undefined }).select((eb) => [
+      'sp.id',
+      hasAppliedEntry(eb, f).as('member'),
+    ]);
     let asked: number[] = [];
     if (sparse) {
       // The next `limit` candidates from the cursor, by id (a sparse pull's candidates, sparseCandidates).
       const at = cursor;
-      asked = 'afterId' in at ? sparse.filter((id) => id > at.afterId).slice(0, limit) : sparse.filter((id) => id <= at.atOrBelowId).slice(-limit);
+      asked =
+        'afterId' in at
+          ? sparse.filter((id) => id > at.afterId).slice(0, limit)
+          : sparse.filter((id) => id <= at.atOrBelowId).slice(-limit);
       if (asked.length === 0) return members;
       candidates = candidates.where((eb) => columnIn(eb, 'sp.id', asked));
     } else {
-      candidates = candidates.where((eb) => eb.or([eb('sp.stock_modified_at', '>=', f.stockModifiedSince), columnIn(eb, 'sp.id', unstamped)]));
+      candidates = candidates.where((eb) =>
+        eb.or([eb('sp.stock_modified_at', '>=', f.stockModifiedSince), columnIn(eb, 'sp.id', unstamped)]),
+      );
     }
-    candidates = 'afterId' in cursor ? candidates.where('sp.id', '>', cursor.afterId).orderBy('sp.id') : candidates.where('sp.id', '<=', cursor.atOrBelowId).orderBy('sp.id', 'desc');
+    candidates =
+      'afterId' in cursor
+        ? candidates.where('sp.id', '>', cursor.afterId).orderBy('sp.id')
+        : candidates.where('sp.id', '<=', cursor.atOrBelowId).orderBy('sp.id', 'desc');
     const rows = await candidates.limit(limit).execute();
     for (const row of rows) {
       if (Number(row.member) !== 1) continue;
@@ -376,20 +446,53 @@ async function readRows(
   below: number | undefined,
 ): Promise<StockListRow[]> {
   const unstamped = counted.unstamped;
-  const plan = seek && below !== undefined ? seekPlan(window, seek.lastId, below) : window.offset === 0 ? { forward: window } : undefined;
+  const plan =
+    seek && below !== undefined
+      ? seekPlan(window, seek.lastId, below)
+      : window.offset === 0
+        ? { forward: window }
+        : undefined;
   if (!plan || unstamped === undefined) {
     const ids = await pageOf(listedStoreProducts(db, dialect, f).select('sp.id'), 'sp.id', window).execute();
-    return stockListRows(db, ids.map((row) => Number(row.id)));
+    return stockListRows(
+      db,
+      ids.map((row) => Number(row.id)),
+    );
   }
   const sparse = counted.count <= sparseMembers ? await sparseCandidates(db, dialect, f) : undefined;
-  const back = plan.back ? (await walkMembers(db, dialect, f, unstamped, sparse, { atOrBelowId: seek!.lastId }, plan.back.offset, plan.back.limit)).reverse() : [];
+  const back = plan.back
+    ? (
+        await walkMembers(
+          db,
+          dialect,
+          f,
+          unstamped,
+          sparse,
+          { atOrBelowId: seek!.lastId },
+          plan.back.offset,
+          plan.back.limit,
+        )
+      ).reverse()
+    : [];
   const forward =
-    plan.forward.fetchLimit === 0 ? [] : await walkMembers(db, dialect, f, unstamped, sparse, { afterId: plan.forward.afterId ?? 0 }, plan.forward.offset, plan.forward.fetchLimit);
+    plan.forward.fetchLimit === 0
+      ? []
+      : await walkMembers(
+          db,
+          dialect,
+          f,
+          unstamped,
+          sparse,
+          { afterId: plan.forward.afterId ?? 0 },
+          plan.forward.offset,
+          plan.forward.fetchLimit,
+        );
   return stockListRows(db, [...back, ...forward]);
 }
 
 /** One key per pull's filters (the stores in id order), and one per filters and page size. */
-const countKey = (f: StockListFilters) => JSON.stringify({ ...f, storeIds: f.storeIds && [...f.storeIds].sort((a, b) => a - b) });
+const countKey = (f: StockListFilters) =>
+  JSON.stringify({ ...f, storeIds: f.storeIds && [...f.storeIds].sort((a, b) => a - b) });
 
 /**
  * One page of the delta pull and its exact total_count, read on one snapshot (`db` is a
@@ -412,9 +515,17 @@ export async function deltaPullPage(
   for (let attempt = 1; ; attempt++) {
     const now = await readDeltaFacts(db, filters);
     const f: Window = { ...filters, changedIdAtLeast: now.lowerId };
-    const position = remembered && byOffset && window.offset > 0 ? pulls.positions.before(pull, window.pageStart) : undefined;
+    const position =
+      remembered && byOffset && window.offset > 0 ? pulls.positions.before(pull, window.pageStart) : undefined;
     const seek = position && { lastId: position.lastId, served: position.page * window.pageSize };
-    const counted = await countPull(db, dialect, f, now, position ?? (remembered ? pulls.counts.peek(key) : undefined), seek);
+    const counted = await countPull(
+      db,
+      dialect,
+      f,
+      now,
+      position ?? (remembered ? pulls.counts.peek(key) : undefined),
+      seek,
+    );
     const rows = await readRows(db, dialect, f, counted, pulls.sparseMembers, window, seek, counted.below);
     // On PostgreSQL one snapshot; SQLite reads statement by statement, and a commit between
     // them would make a count of no one moment: such a page is read again, and never remembered.
@@ -422,7 +533,8 @@ export async function deltaPullPage(
     if (settled && remembered) {
       const state: DeltaState = { facts: now, count: counted.count, unstamped: counted.unstamped };
       pulls.counts.set(key, state);
-      if (byOffset && rows.length >= window.pageSize) pulls.positions.remember(pull, { ...state, page: window.pageStart, lastId: rows[window.pageSize - 1]!.id });
+      if (byOffset && rows.length >= window.pageSize)
+        pulls.positions.remember(pull, { ...state, page: window.pageStart, lastId: rows[window.pageSize - 1]!.id });
     }
     if (settled || attempt === MAX_ATTEMPTS) return { rows, totalCount: counted.count };
   }

@@ -43,7 +43,13 @@ export function summarise(balances: readonly BalanceLine[]): StockSummary {
     let line = lines.get(balance.location_id);
     if (!line) {
       const location = balance.location;
-      line = { locationId: balance.location_id, location, tags: location && (JSON.parse(location.tags) as string[]), pools: emptyPools(), total: 0 };
+      line = {
+        locationId: balance.location_id,
+        location,
+        tags: location && (JSON.parse(location.tags) as string[]),
+        pools: emptyPools(),
+        total: 0,
+      };
       lines.set(balance.location_id, line);
     }
     line.pools[balance.pool - 1]! += balance.quantity;
@@ -57,7 +63,8 @@ export function summarise(balances: readonly BalanceLine[]): StockSummary {
 const POOL_KEYS = new Map<string, readonly string[]>();
 function poolKeys(prefix: string): readonly string[] {
   let keys = POOL_KEYS.get(prefix);
-  if (keys === undefined) POOL_KEYS.set(prefix, (keys = Array.from({ length: POOL_COUNT }, (_, index) => `${prefix}${index + 1}`)));
+  if (keys === undefined)
+    POOL_KEYS.set(prefix, (keys = Array.from({ length: POOL_COUNT }, (_, index) => `${prefix}${index + 1}`)));
   return keys;
 }
 
@@ -80,9 +87,15 @@ const isZero = (line: PoolTotals) => line.pools.every((quantity) => quantity ===
 
 /** Located lines by location_order then code; the line of stock without a location last. */
 function compareLines(a: LocationLine, b: LocationLine): number {
-  if (a.location === undefined || b.location === undefined) return (a.location === undefined ? 1 : 0) - (b.location === undefined ? 1 : 0);
-  if (a.location.location_order !== b.location.location_order) return a.location.location_order - b.location.location_order;
-  return a.location.location_code < b.location.location_code ? -1 : a.location.location_code > b.location.location_code ? 1 : 0;
+  if (a.location === undefined || b.location === undefined)
+    return (a.location === undefined ? 1 : 0) - (b.location === undefined ? 1 : 0);
+  if (a.location.location_order !== b.location.location_order)
+    return a.location.location_order - b.location.location_order;
+  return a.location.location_code < b.location.location_code
+    ? -1
+    : a.location.location_code > b.location.location_code
+      ? 1
+      : 0;
 }
 
 /**

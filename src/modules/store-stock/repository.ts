@@ -38,7 +38,12 @@ export interface StockListFilters {
 /** Ids of the live stores among `numbers`. */
 export async function liveStoreIds(db: Kysely<Database>, numbers: readonly string[]): Promise<number[]> {
   if (numbers.length === 0) return [];
-  const rows = await db.selectFrom('stores').select('id').where('store_number', 'in', [...new Set(numbers)]).where('deleted_on', 'is', null).execute();
+  const rows = await db
+    .selectFrom('stores')
+    .select('id')
+    .where('store_number', 'in', [...new Set(numbers)])
+    .where('deleted_on', 'is', null)
+    .execute();
   return rows.map((row) => row.id);
 }
 
@@ -59,13 +64,19 @@ function matchingProducts(db: Kysely<Database>, dialect: Dialect | undefined, f:
   for (const number of f.productNumbers) query = query.where('p.product_number', '=', number);
   if (f.barcode !== undefined) {
     const barcode = f.barcode;
-    query = query.where('p.id', 'in', (eb) => eb.selectFrom('product_barcodes').select('product_id').where('barcode', '=', barcode));
+    query = query.where('p.id', 'in', (eb) =>
+      eb.selectFrom('product_barcodes').select('product_id').where('barcode', '=', barcode),
+    );
   }
   if (f.categoryCode !== undefined) query = query.where('p.category_code', '=', f.categoryCode);
   if (f.parentCategoryCode !== undefined) {
     const parent = f.parentCategoryCode;
     query = query.where('p.category_code', 'in', (eb) =>
-      eb.selectFrom('categories').select('category_code').where('parent_category_code', '=', parent).where('deleted_on', 'is', null),
+      eb
+        .selectFrom('categories')
+        .select('category_code')
+        .where('parent_category_code', '=', parent)
+        .where('deleted_on', 'is', null),
     );
   }
   const text = f.searchText;
@@ -101,11 +112,15 @@ export function listedStoreProducts(db: Kysely<Database>, dialect: Dialect | und
   if (storeIds !== undefined) {
     query = query.where((eb) => columnIn(eb, 'sp.store_id', storeIds));
   } else {
-    query = query.where('sp.store_id', 'not in', (eb) => eb.selectFrom('stores').select('id').where('deleted_on', 'is not', null));
+    query = query.where('sp.store_id', 'not in', (eb) =>
+      eb.selectFrom('stores').select('id').where('deleted_on', 'is not', null),
+    );
   }
   query = hasProductFilter(f)
     ? query.where('sp.product_id', 'in', matchingProducts(db, dialect, f))
-    : query.where('sp.product_id', 'not in', (eb) => eb.selectFrom('products').select('id').where('deleted_on', 'is not', null));
+    : query.where('sp.product_id', 'not in', (eb) =>
+        eb.selectFrom('products').select('id').where('deleted_on', 'is not', null),
+      );
   if (f.modifiedSince !== undefined) query = query.where('sp.updated_on', '>=', f.modifiedSince);
   const stockSince = f.stockModifiedSince;
   if (stockSince !== undefined) {
@@ -127,9 +142,17 @@ export function listedStoreProducts(db: Kysely<Database>, dialect: Dialect | und
         .where('changed.updated_on', '>=', stockSince)
         .where('changed.is_applied', '=', 1);
       if (idAtLeast !== undefined) changed = changed.where('changed.id', '>=', idAtLeast);
-      const archived = selectFrom('stock_stamps_archived as archived').select(['archived.store_id', 'archived.product_id']).where('archived.stamp', '>=', stockSince);
-      const created = selectFrom('store_products as created').select(['created.store_id', 'created.product_id']).where('created.created_on', '>=', stockSince);
-      return eb(refTuple('sp.store_id', 'sp.product_id'), 'in', changed.unionAll(archived).unionAll(created).$asTuple('store_id', 'product_id'));
+      const archived = selectFrom('stock_stamps_archived as archived')
+        .select(['archived.store_id', 'archived.product_id'])
+        .where('archived.stamp', '>=', stockSince);
+      const created = selectFrom('store_products as created')
+        .select(['created.store_id', 'created.product_id'])
+        .where('created.created_on', '>=', stockSince);
+      return eb(
+        refTuple('sp.store_id', 'sp.product_id'),
+        'in',
+        changed.unionAll(archived).unionAll(created).$asTuple('store_id', 'product_id'),
+      );
     });
   }
   if (f.fromId !== undefined) query = query.where('sp.id', '>=', f.fromId);
@@ -137,8 +160,14 @@ export function listedStoreProducts(db: Kysely<Database>, dialect: Dialect | und
   return query;
 }
 
-export async function countStockList(db: Kysely<Database>, dialect: Dialect, filters: StockListFilters): Promise<number> {
-  const row = await listedStoreProducts(db, dialect, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+export async function countStockList(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  filters: StockListFilters,
+): Promise<number> {
+  const row = await listedStoreProducts(db, dialect, filters)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -147,18 +176,60 @@ function withItemColumns(query: ReturnType<typeof listedStoreProducts>) {
   return query
     .innerJoin('products as p', 'p.id', 'sp.product_id')
     .innerJoin('stores as s', 's.id', 'sp.store_id')
-    .leftJoin('categories as c', (join) => join.onRef('c.category_code', '=', 'p.category_code').on('c.deleted_on', 'is', null))
+    .leftJoin('categories as c', (join) =>
+      join.onRef('c.category_code', '=', 'p.category_code').on('c.deleted_on', 'is', null),
+    )
     .select([
-      'sp.id', 'sp.store_id', 'sp.store_number', 'sp.product_id', 'sp.product_number', 'sp.min', 'sp.max', 'sp.original_min',
-      'sp.original_max', 'sp.order_level', 'sp.adjusted_order_level', 'sp.forecast', 'sp.demand_until_delivery', 'sp.price',
-      'sp.validate_expiry_at', 'sp.next_delivery_at', 'sp.next_ordering_at', 'sp.last_counted_at', 'sp.last_expiry_at',
-      'sp.last_expiry_by', 'sp.last_loss_by', 'sp.last_minmax_by', 'sp.last_receipt_by', 'sp.stock_modified_at', 'sp.group_code',
-      'sp.promotion_week', 'sp.is_replenishment', 'sp.attention_codes', 'sp.average_array', 'sp.forecast_array', 'sp.history_array',
-      'sp.delivery_datetimes', 'sp.ordering_datetimes',
-      'p.product_name', 'p.barcode', 'p.barcodes_array', 'p.category_code', 'p.is_stock', 'p.price as master_price',
-      'p.country_code as product_country_code', 'p.purchase_unit_quantity', 'p.purchase_unit_name', 'p.smallest_quantity',
-      'p.smallest_product_number', 'p.attention_code', 'p.referral_product_number', 'p.promotion_week as product_promotion_week',
-      's.country_code as store_country_code', 's.price_line_id', 's.stock_pool_names',
+      'sp.id',
+      'sp.store_id',
+      'sp.store_number',
+      'sp.product_id',
+      'sp.product_number',
+      'sp.min',
+      'sp.max',
+      'sp.original_min',
+      'sp.original_max',
+      'sp.order_level',
+      'sp.adjusted_order_level',
+      'sp.forecast',
+      'sp.demand_until_delivery',
+      'sp.price',
+      'sp.validate_expiry_at',
+      'sp.next_delivery_at',
+      'sp.next_ordering_at',
+      'sp.last_counted_at',
+      'sp.last_expiry_at',
+      'sp.last_expiry_by',
+      'sp.last_loss_by',
+      'sp.last_minmax_by',
+      'sp.last_receipt_by',
+      'sp.stock_modified_at',
+      'sp.group_code',
+      'sp.promotion_week',
+      'sp.is_replenishment',
+      'sp.attention_codes',
+      'sp.average_array',
+      'sp.forecast_array',
+      'sp.history_array',
+      'sp.delivery_datetimes',
+      'sp.ordering_datetimes',
+      'p.product_name',
+      'p.barcode',
+      'p.barcodes_array',
+      'p.category_code',
+      'p.is_stock',
+      'p.price as master_price',
+      'p.country_code as product_country_code',
+      'p.purchase_unit_quantity',
+      'p.purchase_unit_name',
+      'p.smallest_quantity',
+      'p.smallest_product_number',
+      'p.attention_code',
+      'p.referral_product_number',
+      'p.promotion_week as product_promotion_week',
+      's.country_code as store_country_code',
+      's.price_line_id',
+      's.stock_pool_names',
       'c.category_name',
     ]);
 }
@@ -170,7 +241,11 @@ function withItemColumns(query: ReturnType<typeof listedStoreProducts>) {
  * page is the page after id 0.
  */
 const oneStorePageAfter = compiledOnce((db, storeId: number, afterId: number, fetchLimit: number) =>
-  pageOf(withItemColumns(listedStoreProducts(db, undefined, { storeIds: [storeId], productNumbers: [] })), 'sp.id', { afterId, offset: 0, fetchLimit }),
+  pageOf(withItemColumns(listedStoreProducts(db, undefined, { storeIds: [storeId], productNumbers: [] })), 'sp.id', {
+    afterId,
+    offset: 0,
+    fetchLimit,
+  }),
 );
 
 const isOneStoreOnly = (f: StockListFilters) =>
@@ -200,7 +275,9 @@ type StoreProductIds = SelectQueryBuilder<Database & { sp: StoreProductTable }, 
 
 /** The list rows of the store products `ids` names (a list of ids or a query of them), in id order. */
 export async function stockListRows(db: Kysely<Database>, ids: readonly number[] | StoreProductIds) {
-  const query = withItemColumns(db.selectFrom('store_products as sp').where('sp.id', 'in', ids as StoreProductIds)).orderBy('sp.id');
+  const query = withItemColumns(
+    db.selectFrom('store_products as sp').where('sp.id', 'in', ids as StoreProductIds),
+  ).orderBy('sp.id');
   return Array.isArray(ids) && ids.length === 0 ? [] : query.execute();
 }
 
@@ -210,7 +287,14 @@ export async function stockListRows(db: Kysely<Database>, ids: readonly number[]
  */
 export function storeProductsLastModified(db: Kysely<Database>, scope: StoreScope): Promise<number | null> {
   const all = db.selectFrom('store_products');
-  const scoped = scope === undefined ? all : all.where('store_products.store_id', 'in', inStores(db.selectFrom('stores').select('stores.id'), 'stores.store_number', scope));
+  const scoped =
+    scope === undefined
+      ? all
+      : all.where(
+          'store_products.store_id',
+          'in',
+          inStores(db.selectFrom('stores').select('stores.id'), 'stores.store_number', scope),
+        );
   return newestUpdatedOn(scoped, 'store_products.updated_on');
 }
 
@@ -230,7 +314,9 @@ export async function balancesOfStoreProducts(
   for (const ids of inListChunks(storeProductIds, KEYS_PER_QUERY)) {
     let query = db
       .selectFrom('store_products as sp')
-      .innerJoin('stock_balances as b', (join) => join.onRef('b.store_id', '=', 'sp.store_id').onRef('b.product_id', '=', 'sp.product_id'))
+      .innerJoin('stock_balances as b', (join) =>
+        join.onRef('b.store_id', '=', 'sp.store_id').onRef('b.product_id', '=', 'sp.product_id'),
+      )
       .leftJoin('locations as l', 'l.id', 'b.location_id')
       .select(['sp.id as store_product_id', 'b.location_id', 'b.pool', 'b.quantity'])
       .where('sp.id', 'in', ids);
@@ -246,14 +332,21 @@ export async function balancesOfStoreProducts(
   return byStoreProduct;
 }
 
-type BalanceSelection = { location_id: number; pool: number; quantity: number } & Partial<Record<'location_code' | 'tags', string | null>> &
+type BalanceSelection = { location_id: number; pool: number; quantity: number } & Partial<
+  Record<'location_code' | 'tags', string | null>
+> &
   Partial<Record<'location_order' | 'default_stock_pool', number | null>>;
 
 function toBalanceLine(row: BalanceSelection): BalanceLine {
   const location: LocationInfo | undefined =
     row.location_code === undefined || row.location_code === null
       ? undefined
-      : { location_code: row.location_code, location_order: Number(row.location_order ?? 0), default_stock_pool: row.default_stock_pool ?? null, tags: row.tags ?? '[]' };
+      : {
+          location_code: row.location_code,
+          location_order: Number(row.location_order ?? 0),
+          default_stock_pool: row.default_stock_pool ?? null,
+          tags: row.tags ?? '[]',
+        };
   return { location_id: Number(row.location_id), pool: row.pool, quantity: Number(row.quantity), location };
 }
 
@@ -279,22 +372,40 @@ const selectStockSubject = compiledOnce((db, storeNumber: string, productRef: st
         .where('b.barcode', '=', productRef)
         .where('pb.deleted_on', 'is', null),
     );
-  return db
-    .selectFrom('stores as s')
-    .innerJoin(candidates.as('p'), (join) => join.onTrue())
-    .leftJoin('store_products as sp', (join) =>
-      join.onRef('sp.store_id', '=', 's.id').onRef('sp.product_id', '=', 'p.id').on('sp.deleted_on', 'is', null),
-    )
-    .select([
-      's.id as store_id', 's.store_number', 's.stock_pool_names', 's.area_id', 'p.id as product_id', 'p.product_number', 'p.by_barcode',
-      'sp.id as store_product_id', 'sp.stock_version',
-      'sp.next_delivery_at', 'sp.next_ordering_at', 'sp.delivery_datetimes', 'sp.ordering_datetimes',
-    ])
-    // Read in the same statement (one snapshot) as the store product's stock_version: what
-    // the answer cache compares (answer-cache.ts).
-    .select((eb) => eb.selectFrom('resource_versions').select('version').where('resource', '=', 'locations').as('locations_version'))
-    .where('s.store_number', '=', storeNumber)
-    .where('s.deleted_on', 'is', null);
+  return (
+    db
+      .selectFrom('stores as s')
+      .innerJoin(candidates.as('p'), (join) => join.onTrue())
+      .leftJoin('store_products as sp', (join) =>
+        join.onRef('sp.store_id', '=', 's.id').onRef('sp.product_id', '=', 'p.id').on('sp.deleted_on', 'is', null),
+      )
+      .select([
+        's.id as store_id',
+        's.store_number',
+        's.stock_pool_names',
+        's.area_id',
+        'p.id as product_id',
+        'p.product_number',
+        'p.by_barcode',
+        'sp.id as store_product_id',
+        'sp.stock_version',
+        'sp.next_delivery_at',
+        'sp.next_ordering_at',
+        'sp.delivery_datetimes',
+        'sp.ordering_datetimes',
+      ])
+      // Read in the same statement (one snapshot) as the store product's stock_version: what
+      // the answer cache compares (answer-cache.ts).
+      .select((eb) =>
+        eb
+          .selectFrom('resource_versions')
+          .select('version')
+          .where('resource', '=', 'locations')
+          .as('locations_version'),
+      )
+      .where('s.store_number', '=', storeNumber)
+      .where('s.deleted_on', 'is', null)
+  );
 });
 
 /** What a store product's balances depend on (answer-cache.ts). */
@@ -313,9 +424,18 @@ export async function stockSubject(db: Kysely<Database>, storeNumber: string, pr
   const versions: StockVersions | undefined =
     row.store_product_id === null
       ? undefined
-      : { storeProductId: Number(row.store_product_id), stock: Number(row.stock_version), locations: Number(row.locations_version) };
+      : {
+          storeProductId: Number(row.store_product_id),
+          stock: Number(row.stock_version),
+          locations: Number(row.locations_version),
+        };
   return {
-    store: { id: Number(row.store_id), store_number: row.store_number, stock_pool_names: row.stock_pool_names, area_id: row.area_id },
+    store: {
+      id: Number(row.store_id),
+      store_number: row.store_number,
+      stock_pool_names: row.stock_pool_names,
+      area_id: row.area_id,
+    },
     product: { id: Number(row.product_id), product_number: row.product_number },
     /** The versions the product's balances depend on; undefined without a store product row. */
     versions,
@@ -329,7 +449,13 @@ export async function stockSubject(db: Kysely<Database>, storeNumber: string, pr
 }
 
 /** The balances of one product in one store; `withLocations` adds each line's location. */
-function balancesQuery(db: Kysely<Database>, storeId: number, productId: number, excludeOrderBound: boolean, withLocations: boolean) {
+function balancesQuery(
+  db: Kysely<Database>,
+  storeId: number,
+  productId: number,
+  excludeOrderBound: boolean,
+  withLocations: boolean,
+) {
   let query = db
     .selectFrom('stock_balances as b')
     .leftJoin('locations as l', 'l.id', 'b.location_id')
@@ -345,7 +471,9 @@ const balancesVariants = [false, true].flatMap((excludeOrderBound) =>
   [false, true].map((withLocations) => ({
     excludeOrderBound,
     withLocations,
-    run: compiledOnce((db, storeId: number, productId: number) => balancesQuery(db, storeId, productId, excludeOrderBound, withLocations)),
+    run: compiledOnce((db, storeId: number, productId: number) =>
+      balancesQuery(db, storeId, productId, excludeOrderBound, withLocations),
+    ),
   })),
 );
 
@@ -356,7 +484,9 @@ export async function balancesOfProduct(
   productId: number,
   options: { excludeOrderBound: boolean; withLocations: boolean },
 ): Promise<BalanceLine[]> {
-  const variant = balancesVariants.find((v) => v.excludeOrderBound === options.excludeOrderBound && v.withLocations === options.withLocations)!;
+  const variant = balancesVariants.find(
+    (v) => v.excludeOrderBound === options.excludeOrderBound && v.withLocations === options.withLocations,
+  )!;
   const rows = await variant.run(db, storeId, productId);
   return rows.map((row) => toBalanceLine(row as Parameters<typeof toBalanceLine>[0]));
 }
@@ -380,11 +510,24 @@ export function surroundingBalances(
       const onProduct = join.onRef('b.store_id', '=', 's.id').on('b.product_id', '=', productId);
       return excludeOrderBound ? onProduct.on('b.order_key', '=', '') : onProduct;
     })
-    .select(['s.id', 's.store_number', 's.store_name', 's.area_id', 's.area_description', 's.is_warehouse', 'b.pool', 'b.quantity'])
+    .select([
+      's.id',
+      's.store_number',
+      's.store_name',
+      's.area_id',
+      's.area_description',
+      's.is_warehouse',
+      'b.pool',
+      'b.quantity',
+    ])
     .where('s.deleted_on', 'is', null)
     .where('s.is_active', '=', 1)
     .where('s.id', '<>', asking.id)
-    .where((eb) => (areaId === null ? eb('s.is_warehouse', '=', 1) : eb.or([eb('s.is_warehouse', '=', 1), eb('s.area_id', '=', areaId)])))
+    .where((eb) =>
+      areaId === null
+        ? eb('s.is_warehouse', '=', 1)
+        : eb.or([eb('s.is_warehouse', '=', 1), eb('s.area_id', '=', areaId)]),
+    )
     .orderBy('s.is_warehouse')
     .orderBy('s.store_number')
     .execute();

@@ -40,8 +40,12 @@ export const storeStockRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       // The body comes serialized by this route's own response schema (reply.serialize),
       // possibly from the answer cache; a string with a JSON content type is sent as it is.
-      const body = await productStockBody(request.ctx, request.params.store_number, request.params.product_number, request.query, (response) =>
-        String(reply.serialize(response)),
+      const body = await productStockBody(
+        request.ctx,
+        request.params.store_number,
+        request.params.product_number,
+        request.query,
+        (response) => String(reply.serialize(response)),
       );
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
@@ -52,13 +56,15 @@ export const storeStockRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['store products'],
-        summary: 'Stock of one product in the other stores of the area and in the warehouses (interface §4.4, PRODUCT §5)',
+        summary:
+          'Stock of one product in the other stores of the area and in the warehouses (interface §4.4, PRODUCT §5)',
         params: ProductStockParams,
         querystring: SurroundingStockQuery,
         response: { 200: SurroundingStockList },
       },
       config: { access: 'store', reads: 'standby' },
     },
-    (request) => surroundingStock(request.ctx, request.params.store_number, request.params.product_number, request.query),
+    (request) =>
+      surroundingStock(request.ctx, request.params.store_number, request.params.product_number, request.query),
   );
 };

@@ -18,9 +18,13 @@ const OptionalNumber = () => Type.Optional(Type.Number());
 export const StoreLocationStock = Type.Object({
   quantity: Type.Number(),
   carrier_code: OptionalString(),
-  default_stock_pool: Type.Optional(Type.String({ description: "The store's name of the location's default pool, else its number" })),
+  default_stock_pool: Type.Optional(
+    Type.String({ description: "The store's name of the location's default pool, else its number" }),
+  ),
   ...poolFields('stock_pool_'),
-  store_location_code: Type.Optional(Type.String({ description: 'Absent on the line of stock booked without a location' })),
+  store_location_code: Type.Optional(
+    Type.String({ description: 'Absent on the line of stock booked without a location' }),
+  ),
   tags: Type.Optional(Type.Array(Type.String())),
 });
 export type StoreLocationStock = Static<typeof StoreLocationStock>;
@@ -41,7 +45,11 @@ export const StoreProductStock = Type.Object({
   order_level: OptionalNumber(),
   original_max: OptionalNumber(),
   original_min: OptionalNumber(),
-  price: Type.Optional(Type.Number({ description: 'Store product price, else the effective price in the store, else the master price (PRODUCT §6)' })),
+  price: Type.Optional(
+    Type.Number({
+      description: 'Store product price, else the effective price in the store, else the master price (PRODUCT §6)',
+    }),
+  ),
   purchase_unit_quantity: OptionalNumber(),
   smallest_item_quantity: OptionalNumber(),
   attention_codes: Type.Optional(Type.String({ description: 'Product attention codes joined by ","' })),
@@ -68,7 +76,9 @@ export const StoreProductStock = Type.Object({
   referral_product: OptionalString(),
   smallest_product_number: OptionalString(),
   store_number: OptionalString(),
-  storeproduct_attention_codes: Type.Optional(Type.String({ description: 'Store product attention codes joined by ","' })),
+  storeproduct_attention_codes: Type.Optional(
+    Type.String({ description: 'Store product attention codes joined by ","' }),
+  ),
   validate_expiry_datetime: OptionalString(),
   delivery_datetimes: Type.Optional(Type.Array(Type.String())),
   ordering_datetimes: Type.Optional(Type.Array(Type.String())),
@@ -79,18 +89,28 @@ export type StoreProductStock = Static<typeof StoreProductStock>;
 const excludeOrderStock = Type.Optional(
   Type.Boolean({ description: 'true leaves stock bound to customer orders out of every quantity (PRODUCT §5)' }),
 );
-const includeLocations = Type.Optional(Type.Boolean({ description: 'true adds store_locations: the stock per location' }));
+const includeLocations = Type.Optional(
+  Type.Boolean({ description: 'true adds store_locations: the stock per location' }),
+);
 
 export const StoreProductStockQuery = Type.Object({
   article_no: Type.Optional(Str(PRODUCT_NUMBER_MAX, { description: 'Product number (same as product_number)' })),
-  barcode: Type.Optional(Str(BARCODE_MAX, { description: 'Any barcode of the product: its own, barcodes_array or a unit barcode' })),
+  barcode: Type.Optional(
+    Str(BARCODE_MAX, { description: 'Any barcode of the product: its own, barcodes_array or a unit barcode' }),
+  ),
   category_code: Type.Optional(Str(64)),
   parent_category_code: Type.Optional(Str(64, { description: 'Products whose category has this parent' })),
-  last_modified_date: Type.Optional(DateTime({ description: 'Store products whose properties changed at or after this' })),
-  last_stock_modified_datetime: Type.Optional(DateTime({ description: 'Store products whose stock changed at or after this' })),
+  last_modified_date: Type.Optional(
+    DateTime({ description: 'Store products whose properties changed at or after this' }),
+  ),
+  last_stock_modified_datetime: Type.Optional(
+    DateTime({ description: 'Store products whose stock changed at or after this' }),
+  ),
   product_number: Type.Optional(Str(PRODUCT_NUMBER_MAX)),
   search_text: Type.Optional(
-    Str(200, { description: 'Case-insensitive literal substring of the product number, name, description or any barcode' }),
+    Str(200, {
+      description: 'Case-insensitive literal substring of the product number, name, description or any barcode',
+    }),
   ),
   store_number: Type.Optional(Str(64)),
   from_id: Type.Optional(Int({ description: 'Smallest id, inclusive' })),
@@ -105,7 +125,9 @@ export const StoreProductStockPage = PagedResponse(StoreProductStock);
 
 export const ProductStockParams = Type.Object({
   store_number: Str(64),
-  product_number: Str(Math.max(PRODUCT_NUMBER_MAX, BARCODE_MAX), { description: 'A product number or any barcode of the product' }),
+  product_number: Str(Math.max(PRODUCT_NUMBER_MAX, BARCODE_MAX), {
+    description: 'A product number or any barcode of the product',
+  }),
 });
 export type ProductStockParams = Static<typeof ProductStockParams>;
 
@@ -149,7 +171,9 @@ export type SurroundingStock = Static<typeof SurroundingStock>;
 
 export const SurroundingStockQuery = Type.Object({
   exclude_customer_order_stock: Type.Optional(
-    Type.Boolean({ description: 'Extension: true leaves stock bound to customer orders out (as on the other stock reads)' }),
+    Type.Boolean({
+      description: 'Extension: true leaves stock bound to customer orders out (as on the other stock reads)',
+    }),
   ),
 });
 export type SurroundingStockQuery = Static<typeof SurroundingStockQuery>;

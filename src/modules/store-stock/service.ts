@@ -25,10 +25,15 @@ import {
  * cross-store lists are filtered to them), resolved to ids so the page and the count run
  * on the (store_id, id) index; undefined = every live store.
  */
-async function storeScope(ctx: AppContext, storeNumber: string | undefined, principal: Principal): Promise<number[] | undefined> {
+async function storeScope(
+  ctx: AppContext,
+  storeNumber: string | undefined,
+  principal: Principal,
+): Promise<number[] | undefined> {
   const visible = visibleStores(principal);
   if (storeNumber === undefined && visible === null) return undefined;
-  const wanted = storeNumber === undefined ? visible! : visible === null || visible.includes(storeNumber) ? [storeNumber] : [];
+  const wanted =
+    storeNumber === undefined ? visible! : visible === null || visible.includes(storeNumber) ? [storeNumber] : [];
   return stock.liveStoreIds(ctx.db, wanted);
 }
 
@@ -37,7 +42,11 @@ async function storeScope(ctx: AppContext, storeNumber: string | undefined, prin
  * price in its store (price records by scope, else the master price). The effective
  * prices of the page come from one batched query.
  */
-async function stockReadPrices(ctx: AppContext, rows: readonly StockListRow[], now: number): Promise<Map<number, number | null>> {
+async function stockReadPrices(
+  ctx: AppContext,
+  rows: readonly StockListRow[],
+  now: number,
+): Promise<Map<number, number | null>> {
   const prices = new Map<number, number | null>();
   const unpriced = rows.filter((row) => row.price === null);
   for (const row of rows) if (row.price !== null) prices.set(row.id, row.price);
@@ -67,11 +76,17 @@ export function deltaPullsOf(handle: object): DeltaPulls {
  * counted once per pull and read from where its previous page ended, on one snapshot
  * (delta-pull.ts); any other listing with its count kept per filter set (count-cache.ts).
  */
-async function listPage(ctx: AppContext, filters: stock.StockListFilters, window: PageWindow): Promise<{ rows: StockListRow[]; totalCount: number }> {
+async function listPage(
+  ctx: AppContext,
+  filters: stock.StockListFilters,
+  window: PageWindow,
+): Promise<{ rows: StockListRow[]; totalCount: number }> {
   const stockModifiedSince = filters.stockModifiedSince;
   if (stockModifiedSince !== undefined) {
     const memory = deltaPullsOf(ctx.handle);
-    return ctx.dialect.consistentRead(ctx.db, (db) => deltaPullPage(db, ctx.dialect, memory, { ...filters, stockModifiedSince }, window));
+    return ctx.dialect.consistentRead(ctx.db, (db) =>
+      deltaPullPage(db, ctx.dialect, memory, { ...filters, stockModifiedSince }, window),
+    );
   }
   const [rows, totalCount] = await Promise.all([
     stock.pageOfStockList(ctx.db, ctx.dialect, filters, window),
@@ -100,7 +115,10 @@ export async function listStoreProductStock(
     categoryCode: query.category_code,
     parentCategoryCode: query.parent_category_code,
     modifiedSince: query.last_modified_date === undefined ? undefined : requireDateTime(query.last_modified_date),
-    stockModifiedSince: query.last_stock_modified_datetime === undefined ? undefined : requireDateTime(query.last_stock_modified_datetime),
+    stockModifiedSince:
+      query.last_stock_modified_datetime === undefined
+        ? undefined
+        : requireDateTime(query.last_stock_modified_datetime),
     searchText: query.search_text,
     fromId: query.from_id,
     toId: query.to_id,
@@ -122,7 +140,8 @@ export async function listStoreProductStock(
     window,
     rows,
     idOf: (row) => row.id,
-    toItem: (row) => toStoreProductStock(row, summarise(balances.get(row.id) ?? []), prices.get(row.id) ?? null, includeLocations),
+    toItem: (row) =>
+      toStoreProductStock(row, summarise(balances.get(row.id) ?? []), prices.get(row.id) ?? null, includeLocations),
     totalCount,
     lastModified,
     cursors: ctx.cursors,

@@ -8,9 +8,13 @@ import type { StoreRow } from './rows.js';
 
 const POOLS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
 
-type StoreRecord = Omit<Insertable<StoreTable>, 'id' | 'created_on' | 'updated_on' | 'created_by' | 'modified_by' | 'deleted_on'>;
+type StoreRecord = Omit<
+  Insertable<StoreTable>,
+  'id' | 'created_on' | 'updated_on' | 'created_by' | 'modified_by' | 'deleted_on'
+>;
 
-const byOrder = <T extends { sort_order: number }>(items: readonly T[]) => [...items].sort((a, b) => a.sort_order - b.sort_order);
+const byOrder = <T extends { sort_order: number }>(items: readonly T[]) =>
+  [...items].sort((a, b) => a.sort_order - b.sort_order);
 
 /** Input → columns, normalised so that equal input gives an equal content hash. */
 export function toStoreRecord(input: StoreInput): StoreRecord {
@@ -37,8 +41,12 @@ export function toStoreRecord(input: StoreInput): StoreRecord {
     phone_number: orNull(input.phone_number),
     postal_code: orNull(input.postal_code),
     store_gln: orNull(input.store_gln),
-    store_next_delivery_datetime: input.store_next_delivery_datetime ? requireDateTime(input.store_next_delivery_datetime) : null,
-    store_next_ordering_datetime: input.store_next_ordering_datetime ? requireDateTime(input.store_next_ordering_datetime) : null,
+    store_next_delivery_datetime: input.store_next_delivery_datetime
+      ? requireDateTime(input.store_next_delivery_datetime)
+      : null,
+    store_next_ordering_datetime: input.store_next_ordering_datetime
+      ? requireDateTime(input.store_next_ordering_datetime)
+      : null,
     store_type_code: orNull(input.store_type_code),
     store_type_description: orNull(input.store_type_description),
     secondary_key: orNull(input.secondary_key),
@@ -47,13 +55,31 @@ export function toStoreRecord(input: StoreInput): StoreRecord {
     area_manager_user_id: orNull(input.area_manager_user_id),
     price_line_id: orNull(input.price_line_id),
     stock_pool_names: JSON.stringify(POOLS.map((n) => input[`store_stock_pool_${n}`] ?? null)),
-    free_fields: JSON.stringify(byOrder(input.free_fields ?? []).map((f) => [f.sort_order, f.key ?? null, f.value ?? null])),
-    opening_hours: JSON.stringify(byOrder(input.opening_hours ?? []).map((f) => [f.sort_order, f.key ?? null, f.value ?? null])),
+    free_fields: JSON.stringify(
+      byOrder(input.free_fields ?? []).map((f) => [f.sort_order, f.key ?? null, f.value ?? null]),
+    ),
+    opening_hours: JSON.stringify(
+      byOrder(input.opening_hours ?? []).map((f) => [f.sort_order, f.key ?? null, f.value ?? null]),
+    ),
     ordering_schema: JSON.stringify(
-      (input.ordering_schema ?? []).map((o) => [o.day, o.delivery_offset, o.ordering_offset, o.time, o.category_code ?? null, o.week_numbers ?? null]),
+      (input.ordering_schema ?? []).map((o) => [
+        o.day,
+        o.delivery_offset,
+        o.ordering_offset,
+        o.time,
+        o.category_code ?? null,
+        o.week_numbers ?? null,
+      ]),
     ),
     store_printers: JSON.stringify(
-      (input.store_printers ?? []).map((p) => [p.is_bluetooth, p.printer_type, p.printer_ip ?? null, p.printer_name ?? null, p.printer_serial ?? null, p.vendor ?? null]),
+      (input.store_printers ?? []).map((p) => [
+        p.is_bluetooth,
+        p.printer_type,
+        p.printer_ip ?? null,
+        p.printer_name ?? null,
+        p.printer_serial ?? null,
+        p.vendor ?? null,
+      ]),
     ),
   };
   return { ...record, content_hash: contentHash(record) };
@@ -80,7 +106,10 @@ export function toStore(row: StoreRow): Store {
     ip_range_begin: orUndefined(row.ip_range_begin),
     ip_range_end: orUndefined(row.ip_range_end),
     local_server_path: orUndefined(row.local_server_path),
-    opening_hours: openingHours.length === 0 ? undefined : openingHours.map(([, key, value]) => `${key ?? ''} ${value ?? ''}`.trim()).join('; '),
+    opening_hours:
+      openingHours.length === 0
+        ? undefined
+        : openingHours.map(([, key, value]) => `${key ?? ''} ${value ?? ''}`.trim()).join('; '),
     phone_number: orUndefined(row.phone_number),
     secondary_key: orUndefined(row.secondary_key),
     store_gln: orUndefined(row.store_gln),
@@ -99,16 +128,16 @@ export function toStore(row: StoreRow): Store {
       sort_order,
       value: orUndefined(value),
     })),
-    ordering_schema: (JSON.parse(row.ordering_schema) as Array<[number, number, number, string, string | null, string | null]>).map(
-      ([day, delivery_offset, ordering_offset, time, category_code, week_numbers]) => ({
-        day,
-        delivery_offset,
-        ordering_offset,
-        time,
-        category_code: orUndefined(category_code),
-        week_numbers: orUndefined(week_numbers),
-      }),
-    ),
+    ordering_schema: (
+      JSON.parse(row.ordering_schema) as Array<[number, number, number, string, string | null, string | null]>
+    ).map(([day, delivery_offset, ordering_offset, time, category_code, week_numbers]) => ({
+      day,
+      delivery_offset,
+      ordering_offset,
+      time,
+      category_code: orUndefined(category_code),
+      week_numbers: orUndefined(week_numbers),
+    })),
     printers: (JSON.parse(row.store_printers) as Array<[boolean, number, string | null, string | null]>).map(
       ([is_bluetooth, printer_type, printer_ip, printer_name]) => ({
         is_bluetooth,

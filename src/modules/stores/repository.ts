@@ -61,7 +61,12 @@ export function findStoreKeepingBooks(db: Kysely<Database>, storeNumber: string)
 }
 
 export function findLiveStore(db: Kysely<Database>, storeNumber: string): Promise<StoreRow | undefined> {
-  return db.selectFrom('stores').selectAll().where('store_number', '=', storeNumber).where('deleted_on', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('stores')
+    .selectAll()
+    .where('store_number', '=', storeNumber)
+    .where('deleted_on', 'is', null)
+    .executeTakeFirst();
 }
 
 /**
@@ -72,9 +77,16 @@ export function findLiveStore(db: Kysely<Database>, storeNumber: string): Promis
 export type MissingStoreWording = 'unknown store' | 'does not exist';
 
 /** The live store a path or body names; a 404 when it is unknown or deleted. */
-export async function requireLiveStore(db: Kysely<Database>, storeNumber: string, wording: MissingStoreWording = 'unknown store'): Promise<StoreRow> {
+export async function requireLiveStore(
+  db: Kysely<Database>,
+  storeNumber: string,
+  wording: MissingStoreWording = 'unknown store',
+): Promise<StoreRow> {
   const store = await findLiveStore(db, storeNumber);
-  if (!store) throw notFound(wording === 'unknown store' ? `Unknown store '${storeNumber}'` : `Store '${storeNumber}' does not exist`);
+  if (!store)
+    throw notFound(
+      wording === 'unknown store' ? `Unknown store '${storeNumber}'` : `Store '${storeNumber}' does not exist`,
+    );
   return store;
 }
 
@@ -82,14 +94,22 @@ export async function requireLiveStore(db: Kysely<Database>, storeNumber: string
 export async function findLiveStores(db: Executor, storeNumbers: readonly string[]): Promise<Map<string, StoreRow>> {
   const found = new Map<string, StoreRow>();
   for (const part of inListChunks([...new Set(storeNumbers)], KEYS_PER_QUERY)) {
-    const rows = await db.selectFrom('stores').selectAll().where('store_number', 'in', part).where('deleted_on', 'is', null).execute();
+    const rows = await db
+      .selectFrom('stores')
+      .selectAll()
+      .where('store_number', 'in', part)
+      .where('deleted_on', 'is', null)
+      .execute();
     for (const row of rows) found.set(row.store_number, row);
   }
   return found;
 }
 
 /** Store numbers by store id, deleted stores included; unknown ids are absent (verify's batches). */
-export async function storeNumbersById(db: Kysely<Database>, storeIds: readonly number[]): Promise<Map<number, string>> {
+export async function storeNumbersById(
+  db: Kysely<Database>,
+  storeIds: readonly number[],
+): Promise<Map<number, string>> {
   const found = new Map<number, string>();
   for (const part of inListChunks([...new Set(storeIds)], KEYS_PER_QUERY)) {
     const rows = await db.selectFrom('stores').select(['id', 'store_number']).where('id', 'in', part).execute();
@@ -109,10 +129,19 @@ export async function storesOfOrders(
   what: string,
   storeFromPath?: string,
 ): Promise<Map<string, StoreRow>> {
-  const stores = await findLiveStores(db, orders.map((o) => o.store_number!));
-  const unknown = orders.flatMap((order, index) => (stores.has(order.store_number!) ? [] : [{ path: `orders[${index}].store_number`, message: `unknown store '${order.store_number}'` }]));
+  const stores = await findLiveStores(
+    db,
+    orders.map((o) => o.store_number!),
+  );
+  const unknown = orders.flatMap((order, index) =>
+    stores.has(order.store_number!)
+      ? []
+      : [{ path: `orders[${index}].store_number`, message: `unknown store '${order.store_number}'` }],
+  );
   if (unknown.length > 0) {
-    throw storeFromPath === undefined ? new AppError('NOT_FOUND', `Some ${what} name unknown stores`, unknown) : new AppError('NOT_FOUND', `Unknown store '${storeFromPath}'`);
+    throw storeFromPath === undefined
+      ? new AppError('NOT_FOUND', `Some ${what} name unknown stores`, unknown)
+      : new AppError('NOT_FOUND', `Unknown store '${storeFromPath}'`);
   }
   return stores;
 }

@@ -7,7 +7,12 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/stores',
     {
-      schema: { tags: ['stores'], summary: 'List stores (interface §4.7)', querystring: StoresQuery, response: { 200: StoresPage } },
+      schema: {
+        tags: ['stores'],
+        summary: 'List stores (interface §4.7)',
+        querystring: StoresQuery,
+        response: { 200: StoresPage },
+      },
       config: { access: 'master', listCache: 'stores' },
     },
     (request) => listStores(request.ctx, request.query, request.principal!),
@@ -27,7 +32,13 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       success: true,
-      message: await importStores(request.ctx, request.body, request.query.flush === true, request.principal!.name, request.rawBodyHash),
+      message: await importStores(
+        request.ctx,
+        request.body,
+        request.query.flush === true,
+        request.principal!.name,
+        request.rawBodyHash,
+      ),
     }),
   );
 };

@@ -1,10 +1,23 @@
 import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox';
-import { BulkArray, DateTime, FlushQuery, Int, PageQueryProperties, PagedResponse, SmallArray, Str, TextId } from '../../shared/schemas.js';
+import {
+  BulkArray,
+  DateTime,
+  FlushQuery,
+  Int,
+  PageQueryProperties,
+  PagedResponse,
+  SmallArray,
+  Str,
+  TextId,
+} from '../../shared/schemas.js';
 
 const POOL_NUMBERS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
 
 const poolNameProperties = Object.fromEntries(
-  POOL_NUMBERS.map((n) => [`store_stock_pool_${n}`, Type.Optional(Str(100, { description: `Name of stock pool ${n}` }))]),
+  POOL_NUMBERS.map((n) => [
+    `store_stock_pool_${n}`,
+    Type.Optional(Str(100, { description: `Name of stock pool ${n}` })),
+  ]),
 ) as Record<`store_stock_pool_${(typeof POOL_NUMBERS)[number]}`, TOptional<TString>>;
 
 const SortedPair = Type.Object({
@@ -114,7 +127,13 @@ export const Store = Type.Object({
   area_manager_user_id: Type.Optional(Type.Integer()),
   price_line_id: Type.Optional(Type.Integer()),
   free_fields: Type.Optional(
-    Type.Array(Type.Object({ label: Type.Optional(Type.String()), sort_order: Type.Integer(), value: Type.Optional(Type.String()) })),
+    Type.Array(
+      Type.Object({
+        label: Type.Optional(Type.String()),
+        sort_order: Type.Integer(),
+        value: Type.Optional(Type.String()),
+      }),
+    ),
   ),
   ordering_schema: Type.Optional(
     Type.Array(
@@ -143,7 +162,9 @@ export type Store = Static<typeof Store>;
 
 export const StoresQuery = Type.Object({
   is_warehouse: Type.Optional(Type.Boolean()),
-  search_text: Type.Optional(Str(200, { description: 'Case-insensitive literal substring of store_number, store_name or city' })),
+  search_text: Type.Optional(
+    Str(200, { description: 'Case-insensitive literal substring of store_number, store_name or city' }),
+  ),
   secondary_key: Type.Optional(Str(255)),
   ...PageQueryProperties,
 });

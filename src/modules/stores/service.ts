@@ -11,20 +11,39 @@ import { toStore, toStoreRecord } from './mapping.js';
 import { StoresQuery, type Store, type StoresBody } from './schema.js';
 
 /** POST /stores: bulk upsert by store_number, atomic, with flush (PRODUCT §3). */
-export async function importStores(ctx: AppContext, body: StoresBody, flush: boolean, actor: string, bodyHash?: string): Promise<string> {
+export async function importStores(
+  ctx: AppContext,
+  body: StoresBody,
+  flush: boolean,
+  actor: string,
+  bodyHash?: string,
+): Promise<string> {
   const duplicates = duplicateKeyErrors(body.stores, (s) => s.store_number, 'stores', 'store_number');
   if (duplicates.length > 0) throw validationFailed('A store_number appears more than once in the request', duplicates);
-  const counts = await inTransaction(ctx.handle, (trx) =>
-    importUnlessIdentical(trx, ctx.dialect, 'stores', importFingerprint(bodyHash, flush), () =>
-      upsertByKey(trx, ctx.dialect, { table: 'stores', keyColumn: 'store_number', records: body.stores.map(toStoreRecord), actor, now: Date.now(), flush }),
-    ),
+  const counts = await inTransaction(
+    ctx.handle,
+    (trx) =>
+      importUnlessIdentical(trx, ctx.dialect, 'stores', importFingerprint(bodyHash, flush), () =>
+        upsertByKey(trx, ctx.dialect, {
+          table: 'stores',
+          keyColumn: 'store_number',
+          records: body.stores.map(toStoreRecord),
+          actor,
+          now: Date.now(),
+          flush,
+        }),
+      ),
     { serialise: ['stores'] },
   );
   return describeCounts(counts);
 }
 
 /** GET /stores (interface §4.7): paged, filtered, store tokens see only their stores. */
-export async function listStores(ctx: AppContext, query: StoresQuery, principal: Principal): Promise<PagedResult<Store>> {
+export async function listStores(
+  ctx: AppContext,
+  query: StoresQuery,
+  principal: Principal,
+): Promise<PagedResult<Store>> {
   const window = resolvePage(query, StoresQuery, 'stores', ctx.cursors);
   const storeFilters: stores.StoreFilters = {
     isWarehouse: query.is_warehouse,
@@ -37,5 +56,13 @@ export async function listStores(ctx: AppContext, query: StoresQuery, principal:
     stores.countStores(ctx.db, ctx.dialect, storeFilters),
     stores.storesLastModified(ctx.db, storeFilters),
   ]);
-  return pagedResponse({ window, rows, idOf: (row) => row.id, toItem: toStore, totalCount, lastModified, cursors: ctx.cursors });
+  return pagedResponse({
+    window,
+    rows,
+    idOf: (row) => row.id,
+    toItem: toStore,
+    totalCount,
+    lastModified,
+    cursors: ctx.cursors,
+  });
 }

@@ -11,9 +11,14 @@ export const STORE_CHECKS: VerifyCheck[] = [
       const violations: Violation[] = [];
       for await (const rows of rowBatches(handle.db, 'stores')) {
         for (const row of rows) {
-          if (row.updated_on < row.created_on) violations.push({ check: 'stores', detail: `store '${row.store_number}' was updated before it was created` });
+          if (row.updated_on < row.created_on)
+            violations.push({
+              check: 'stores',
+              detail: `store '${row.store_number}' was updated before it was created`,
+            });
           for (const column of LIST_COLUMNS) {
-            if (!parsesAsJsonArray(row[column])) violations.push({ check: 'stores', detail: `store '${row.store_number}' has malformed ${column}` });
+            if (!parsesAsJsonArray(row[column]))
+              violations.push({ check: 'stores', detail: `store '${row.store_number}' has malformed ${column}` });
           }
         }
       }

@@ -44,7 +44,10 @@ export function listTokens(db: Kysely<Database>): Promise<TokenRow[]> {
 }
 
 export async function countTokens(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('api_tokens').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('api_tokens')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -59,5 +62,9 @@ export async function revokeToken(db: Kysely<Database>, name: string, now: numbe
 }
 
 export async function replaceTokenHash(db: Kysely<Database>, name: string, tokenHash: string): Promise<void> {
-  await db.updateTable('api_tokens').set({ token_hash: tokenHash, revoked_at: null }).where('name', '=', name).execute();
+  await db
+    .updateTable('api_tokens')
+    .set({ token_hash: tokenHash, revoked_at: null })
+    .where('name', '=', name)
+    .execute();
 }

@@ -55,12 +55,21 @@ export async function createToken(db: Kysely<Database>, input: CreateTokenInput)
  * carries that value (a restart with the same value changes nothing); without it, a
  * database with no token at all gets a generated one, returned so it can be printed once.
  */
-export async function ensureBootstrapAdmin(db: Kysely<Database>, configuredValue: string | undefined): Promise<string | undefined> {
+export async function ensureBootstrapAdmin(
+  db: Kysely<Database>,
+  configuredValue: string | undefined,
+): Promise<string | undefined> {
   if (configuredValue !== undefined) {
     const tokenHash = hashToken(configuredValue);
     if (await tokens.findTokenByHash(db, tokenHash)) return undefined;
     const inserted = await tokens.insertToken(db, {
-      name: BOOTSTRAP_ADMIN_NAME, role: 'admin', stores: null, tokenHash, expiresAt: null, createdOn: Date.now(), createdBy: 'STORE_OPS_ADMIN_TOKEN',
+      name: BOOTSTRAP_ADMIN_NAME,
+      role: 'admin',
+      stores: null,
+      tokenHash,
+      expiresAt: null,
+      createdOn: Date.now(),
+      createdBy: 'STORE_OPS_ADMIN_TOKEN',
     });
     if (!inserted) await tokens.replaceTokenHash(db, BOOTSTRAP_ADMIN_NAME, tokenHash);
     return undefined;
@@ -68,7 +77,13 @@ export async function ensureBootstrapAdmin(db: Kysely<Database>, configuredValue
   if ((await tokens.countTokens(db)) > 0) return undefined;
   const value = generateTokenValue();
   const inserted = await tokens.insertToken(db, {
-    name: BOOTSTRAP_ADMIN_NAME, role: 'admin', stores: null, tokenHash: hashToken(value), expiresAt: null, createdOn: Date.now(), createdBy: 'first-start',
+    name: BOOTSTRAP_ADMIN_NAME,
+    role: 'admin',
+    stores: null,
+    tokenHash: hashToken(value),
+    expiresAt: null,
+    createdOn: Date.now(),
+    createdBy: 'first-start',
   });
   return inserted ? value : undefined;
 }
@@ -81,7 +96,15 @@ export function principalFromRow(row: TokenRow, now: number): Authentication {
   if (row.expires_at !== null && row.expires_at <= now) return { failure: 'The token has expired' };
   if (!isRole(row.role)) return { failure: 'The token has an unknown role' };
   return {
-    principal: { key: `token ${row.id}`, kind: 'token', tokenId: row.id, expiresAt: row.expires_at, name: row.name, role: row.role, stores: row.stores ? (JSON.parse(row.stores) as string[]) : null },
+    principal: {
+      key: `token ${row.id}`,
+      kind: 'token',
+      tokenId: row.id,
+      expiresAt: row.expires_at,
+      name: row.name,
+      role: row.role,
+      stores: row.stores ? (JSON.parse(row.stores) as string[]) : null,
+    },
   };
 }
 

@@ -20,7 +20,10 @@ export interface HeldBatch {
   through: number;
 }
 
-function ofHeldBatch(query: UpdateQueryBuilder<Database, 'webhook_subscriptions', 'webhook_subscriptions', UpdateResult>, batch: HeldBatch) {
+function ofHeldBatch(
+  query: UpdateQueryBuilder<Database, 'webhook_subscriptions', 'webhook_subscriptions', UpdateResult>,
+  batch: HeldBatch,
+) {
   return query
     .where('id', '=', batch.id)
     .where('lease_owner', '=', batch.owner)
@@ -45,7 +48,12 @@ export async function anyDue(db: Kysely<Database>, now: number): Promise<boolean
  * Active subscriptions due now whose lease is free or expired and which have something to
  * send: a batch in flight, or a cursor before the feed's last sequence. Oldest due first.
  */
-export async function dueSubscriptionIds(db: Kysely<Database>, now: number, lastSequence: number, limit: number): Promise<number[]> {
+export async function dueSubscriptionIds(
+  db: Kysely<Database>,
+  now: number,
+  lastSequence: number,
+  limit: number,
+): Promise<number[]> {
   const rows = await db
     .selectFrom('webhook_subscriptions')
     .select('id')
@@ -61,7 +69,13 @@ export async function dueSubscriptionIds(db: Kysely<Database>, now: number, last
 }
 
 /** Takes the lease if it is free or expired and the subscription is still active and due; true when taken. */
-export async function takeLease(db: Kysely<Database>, id: number, owner: string, now: number, until: number): Promise<boolean> {
+export async function takeLease(
+  db: Kysely<Database>,
+  id: number,
+  owner: string,
+  now: number,
+  until: number,
+): Promise<boolean> {
   const result = await db
     .updateTable('webhook_subscriptions')
     .set({ lease_owner: owner, lease_until: until })
@@ -75,12 +89,24 @@ export async function takeLease(db: Kysely<Database>, id: number, owner: string,
 
 /** Extends the holder's lease; false when it is no longer the holder (then it must stop sending). */
 export async function renewLease(db: Kysely<Database>, id: number, owner: string, until: number): Promise<boolean> {
-  return updated(await db.updateTable('webhook_subscriptions').set({ lease_until: until }).where('id', '=', id).where('lease_owner', '=', owner).executeTakeFirst());
+  return updated(
+    await db
+      .updateTable('webhook_subscriptions')
+      .set({ lease_until: until })
+      .where('id', '=', id)
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst(),
+  );
 }
 
 /** Gives the lease back (a no-op for one that is not the holder). */
 export async function releaseLease(db: Kysely<Database>, id: number, owner: string): Promise<void> {
-  await db.updateTable('webhook_subscriptions').set({ lease_owner: null, lease_until: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+  await db
+    .updateTable('webhook_subscriptions')
+    .set({ lease_owner: null, lease_until: null })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .execute();
 }
 
 /**
@@ -103,10 +129,22 @@ export async function fixBatch(db: Kysely<Database>, batch: HeldBatch, leaseUnti
  * Moves the cursor over events it will not send: a stretch without a matching event, or
  * events retention deleted before they were sent (`note` then records which, as last_error).
  */
-export async function skipTo(db: Kysely<Database>, id: number, owner: string, from: number, to: number, now: number, note?: string): Promise<boolean> {
+export async function skipTo(
+  db: Kysely<Database>,
+  id: number,
+  owner: string,
+  from: number,
+  to: number,
+  now: number,
+  note?: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('webhook_subscriptions')
-    .set({ after_sequence: to, batch_through: null, ...(note === undefined ? {} : { last_error: note, last_error_at: now }) })
+    .set({
+      after_sequence: to,
+      batch_through: null,
+      ...(note === undefined ? {} : { last_error: note, last_error_at: now }),
+    })
     .where('id', '=', id)
     .where('lease_owner', '=', owner)
     .where('after_sequence', '=', from)
@@ -115,7 +153,13 @@ export async function skipTo(db: Kysely<Database>, id: number, owner: string, fr
 }
 
 /** The receiver acknowledged the batch: the cursor moves to its end, the failures are over, the next batch is due now. */
-export async function acknowledgeBatch(db: Kysely<Database>, batch: HeldBatch, events: number, now: number, leaseUntil: number): Promise<boolean> {
+export async function acknowledgeBatch(
+  db: Kysely<Database>,
+  batch: HeldBatch,
+  events: number,
+  now: number,
+  leaseUntil: number,
+): Promise<boolean> {
   const result = await ofHeldBatch(
     db.updateTable('webhook_subscriptions').set((eb) => ({
       after_sequence: batch.through,

@@ -32,7 +32,12 @@ const MAX_ERROR_LENGTH = 300;
 export const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 
 /** The three Standard Webhooks headers of a body sent now. */
-export function signedHeaders(webhookId: string, secret: string, body: string, at = new Date()): Record<(typeof SIGNATURE_HEADERS)[number], string> {
+export function signedHeaders(
+  webhookId: string,
+  secret: string,
+  body: string,
+  at = new Date(),
+): Record<(typeof SIGNATURE_HEADERS)[number], string> {
   return {
     'webhook-id': webhookId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
@@ -105,7 +110,9 @@ export class DeliveryClient {
           if (text.length < MAX_ERROR_LENGTH) text += chunk;
         });
         response.on('error', () => settle({ ok: false, error: clip(`HTTP ${status}`) }));
-        response.on('end', () => settle({ ok: false, error: clip(`HTTP ${status}${text.trim() === '' ? '' : `: ${text.trim()}`}`) }));
+        response.on('end', () =>
+          settle({ ok: false, error: clip(`HTTP ${status}${text.trim() === '' ? '' : `: ${text.trim()}`}`) }),
+        );
       });
       request.end(attempt.body);
     });

@@ -44,7 +44,9 @@ export function startWebhookDispatcher(handle: DbHandle, config: Config, log: Fa
     // A process with no subscription due reads one small table, not the feed's end as well.
     if (!(await anyDue(handle.db, now))) return;
     const last = await handle.dialect.events.lastSequence(handle.db);
-    const due = (await dueSubscriptionIds(handle.db, now, last, MAX_SENDERS + running.size)).filter((id) => !running.has(id));
+    const due = (await dueSubscriptionIds(handle.db, now, last, MAX_SENDERS + running.size)).filter(
+      (id) => !running.has(id),
+    );
     for (const id of due.slice(0, free)) {
       if (stopping.signal.aborted) return;
       if (!(await takeLease(handle.db, id, sender.owner, now, now + sender.timing.leaseMs))) continue;

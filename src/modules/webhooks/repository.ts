@@ -10,8 +10,18 @@ import type { Database, WebhookSubscriptionTable } from '../../db/schema.js';
 export type SubscriptionRow = Selectable<WebhookSubscriptionTable>;
 
 const NUMERIC = [
-  'id', 'after_sequence', 'batch_through', 'attempts', 'next_attempt_at', 'failing_since', 'last_error_at', 'last_delivered_at', 'delivered_events',
-  'lease_until', 'created_on', 'updated_on',
+  'id',
+  'after_sequence',
+  'batch_through',
+  'attempts',
+  'next_attempt_at',
+  'failing_since',
+  'last_error_at',
+  'last_delivered_at',
+  'delivered_events',
+  'lease_until',
+  'created_on',
+  'updated_on',
 ] as const;
 
 export function numericRow(row: SubscriptionRow): SubscriptionRow {
@@ -93,10 +103,22 @@ export async function resumeSubscription(db: Kysely<Database>, id: number, now: 
  * The batch in flight is dropped, and with it the sender's right to acknowledge it
  * (delivery-state.ts acknowledges only the batch it fixed); the status stays as it is.
  */
-export async function moveCursor(db: Kysely<Database>, id: number, afterSequence: number, now: number): Promise<boolean> {
+export async function moveCursor(
+  db: Kysely<Database>,
+  id: number,
+  afterSequence: number,
+  now: number,
+): Promise<boolean> {
   const result = await db
     .updateTable('webhook_subscriptions')
-    .set({ after_sequence: afterSequence, batch_through: null, attempts: 0, failing_since: null, next_attempt_at: now, updated_on: now })
+    .set({
+      after_sequence: afterSequence,
+      batch_through: null,
+      attempts: 0,
+      failing_since: null,
+      next_attempt_at: now,
+      updated_on: now,
+    })
     .where('id', '=', id)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
@@ -105,7 +127,12 @@ export async function moveCursor(db: Kysely<Database>, id: number, afterSequence
 /** The live stores among `storeNumbers` (a subscription may name only those: 422 otherwise). */
 export async function liveStores(db: Kysely<Database>, storeNumbers: readonly string[]): Promise<Set<string>> {
   if (storeNumbers.length === 0) return new Set();
-  const rows = await db.selectFrom('stores').select('store_number').where('store_number', 'in', storeNumbers).where('deleted_on', 'is', null).execute();
+  const rows = await db
+    .selectFrom('stores')
+    .select('store_number')
+    .where('store_number', 'in', storeNumbers)
+    .where('deleted_on', 'is', null)
+    .execute();
   return new Set(rows.map((row) => row.store_number));
 }
 
@@ -128,14 +155,24 @@ function matching<O>(query: SelectQueryBuilder<Database, 'events', O>, filter: E
   let filtered = query;
   if (filter.types !== undefined) filtered = filtered.where('type', 'in', filter.types);
   const stores = filter.stores;
-  if (stores !== undefined) filtered = filtered.where((eb) => eb.or([eb('store_number', 'is', null), eb('store_number', 'in', stores)]));
+  if (stores !== undefined)
+    filtered = filtered.where((eb) => eb.or([eb('store_number', 'is', null), eb('store_number', 'in', stores)]));
   return filtered;
 }
 
 /** Matching events in (after, through], counted up to `cap` (one index range scan, stopped at the cap). */
-export async function countMatchingEvents(db: Kysely<Database>, after: number, through: number, filter: EventFilter, cap: number): Promise<number> {
+export async function countMatchingEvents(
+  db: Kysely<Database>,
+  after: number,
+  through: number,
+  filter: EventFilter,
+  cap: number,
+): Promise<number> {
   if (through <= after) return 0;
-  const window = matching(db.selectFrom('events').select('sequence').where('sequence', '>', after).where('sequence', '<=', through), filter).limit(cap);
+  const window = matching(
+    db.selectFrom('events').select('sequence').where('sequence', '>', after).where('sequence', '<=', through),
+    filter,
+  ).limit(cap);
   const row = await db
     .selectFrom(window.as('w'))
     .select((eb) => eb.fn.countAll<number>().as('n'))

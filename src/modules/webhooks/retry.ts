@@ -29,7 +29,11 @@ export const PRODUCT_TIMING = {
 export const DEFAULT_LEASE_SECONDS = 30;
 
 export function timingOf(config: Config): WebhookTiming {
-  return { ...PRODUCT_TIMING, ...config.webhookTimingForTests, leaseMs: (config.webhooksLeaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000 };
+  return {
+    ...PRODUCT_TIMING,
+    ...config.webhookTimingForTests,
+    leaseMs: (config.webhooksLeaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000,
+  };
 }
 
 /**
@@ -38,7 +42,11 @@ export function timingOf(config: Config): WebhookTiming {
  * retries of many subscriptions that failed together (one receiver down) instead of sending
  * them back in waves.
  */
-export function retryDelay(attempts: number, timing: Pick<WebhookTiming, 'firstRetryMs' | 'maxRetryMs'>, random: () => number = Math.random): number {
+export function retryDelay(
+  attempts: number,
+  timing: Pick<WebhookTiming, 'firstRetryMs' | 'maxRetryMs'>,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(timing.maxRetryMs, timing.firstRetryMs * 2 ** Math.min(Math.max(attempts - 1, 0), 40));
   return Math.floor(random() * ceiling);
 }

@@ -29,6 +29,7 @@ export function refusedSecret(secret: string): string | undefined {
   const key = Buffer.from(encoded, 'base64');
   // Non-canonical text (stray bits in the last character) decodes differently in other libraries.
   if (key.toString('base64') !== encoded) return rule;
-  if (key.length < MIN_SECRET_BYTES || key.length > MAX_SECRET_BYTES) return `${rule}; this one has ${key.length} bytes`;
+  if (key.length < MIN_SECRET_BYTES || key.length > MAX_SECRET_BYTES)
+    return `${rule}; this one has ${key.length} bytes`;
   return undefined;
 }

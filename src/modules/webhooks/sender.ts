@@ -2,7 +2,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DbHandle } from '../../db/dialect/types.js';
 import { purgedThrough, readEvents, type EventRow } from '../events/repository.js';
 import { eventOf } from '../events/service.js';
-import { acknowledgeBatch, fixBatch, recordFailure, releaseLease, renewLease, skipTo, type HeldBatch } from './delivery-state.js';
+import {
+  acknowledgeBatch,
+  fixBatch,
+  recordFailure,
+  releaseLease,
+  renewLease,
+  skipTo,
+  type HeldBatch,
+} from './delivery-state.js';
 import type { DeliveryClient } from './delivery.js';
 import { filterOf, findSubscription, type SubscriptionRow } from './repository.js';
 import { failureAfter, type WebhookTiming } from './retry.js';
@@ -40,14 +48,22 @@ export async function deliverWhileDue(sender: Sender, id: number): Promise<void>
   try {
     while (!sender.signal.aborted && Date.now() < runUntil) {
       const row = await findSubscription(sender.handle.db, id);
-      if (row === undefined || row.lease_owner !== sender.owner || row.status !== 'active' || row.next_attempt_at > Date.now()) return;
+      if (
+        row === undefined ||
+        row.lease_owner !== sender.owner ||
+        row.status !== 'active' ||
+        row.next_attempt_at > Date.now()
+      )
+        return;
       const next = await nextBatch(sender, row);
       if (next === 'idle') return;
       if (next === 'moved') continue;
       if (!(await sendBatch(sender, row, next.batch, next.events))) return;
     }
   } finally {
-    await releaseLease(sender.handle.db, id, sender.owner).catch((error) => sender.log.warn({ err: error, webhook: id }, 'giving back a webhook lease failed'));
+    await releaseLease(sender.handle.db, id, sender.owner).catch((error) =>
+      sender.log.warn({ err: error, webhook: id }, 'giving back a webhook lease failed'),
+    );
   }
 }
 
@@ -67,15 +83,22 @@ async function nextBatch(sender: Sender, row: SubscriptionRow): Promise<Next> {
   if (row.batch_through !== null) {
     // A retry, or a batch another process was sending when it died: exactly the same events.
     const events = await readEvents(db, { after, through: row.batch_through, limit: BATCH_SIZE, ...filter });
-    if (events.length > 0) return { batch: { id: row.id, owner: sender.owner, after, through: row.batch_through }, events };
+    if (events.length > 0)
+      return { batch: { id: row.id, owner: sender.owner, after, through: row.batch_through }, events };
     return (await skipTo(db, row.id, sender.owner, after, row.batch_through, Date.now())) ? 'moved' : 'idle';
   }
   const last = await dialect.events.lastSequence(db);
   if (after >= last) return 'idle';
   const through = Math.min(last, after + SCAN_WINDOW);
   const events = await readEvents(db, { after, through, limit: BATCH_SIZE, ...filter });
-  if (events.length === 0) return (await skipTo(db, row.id, sender.owner, after, through, Date.now())) ? 'moved' : 'idle';
-  const batch = { id: row.id, owner: sender.owner, after, through: events.length === BATCH_SIZE ? events[events.length - 1]!.sequence : through };
+  if (events.length === 0)
+    return (await skipTo(db, row.id, sender.owner, after, through, Date.now())) ? 'moved' : 'idle';
+  const batch = {
+    id: row.id,
+    owner: sender.owner,
+    after,
+    through: events.length === BATCH_SIZE ? events[events.length - 1]!.sequence : through,
+  };
   return (await fixBatch(db, batch, leaseUntil)) ? { batch, events } : 'moved';
 }
 
@@ -117,8 +140,16 @@ async function sendBatch(sender: Sender, row: SubscriptionRow, batch: HeldBatch,
   if (outcome.ok) return acknowledgeBatch(db, batch, events.length, now, now + timing.leaseMs);
   const failure = failureAfter({ attempts: row.attempts, failingSince: row.failing_since }, outcome.error, now, timing);
   if (await recordFailure(db, batch, failure)) {
-    if (failure.pause) sender.log.warn({ webhook: row.id, url: row.url, error: failure.error }, 'webhook paused: its deliveries failed for the whole retry window');
-    else sender.log.info({ webhook: row.id, attempts: failure.attempts, error: failure.error }, 'webhook delivery failed; it will be retried');
+    if (failure.pause)
+      sender.log.warn(
+        { webhook: row.id, url: row.url, error: failure.error },
+        'webhook paused: its deliveries failed for the whole retry window',
+      );
+    else
+      sender.log.info(
+        { webhook: row.id, attempts: failure.attempts, error: failure.error },
+        'webhook delivery failed; it will be retried',
+      );
   }
   return false;
 }

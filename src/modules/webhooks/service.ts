@@ -8,7 +8,13 @@ import { purgedThrough } from '../events/repository.js';
 import { EVENT_TYPES } from '../events/schema.js';
 import { sequencePending } from '../events/service.js';
 import * as subscriptions from './repository.js';
-import { PENDING_COUNT_CAP, type CreatedSubscription, type CreateWebhookBody, type Subscription, type SubscriptionList } from './schema.js';
+import {
+  PENDING_COUNT_CAP,
+  type CreatedSubscription,
+  type CreateWebhookBody,
+  type Subscription,
+  type SubscriptionList,
+} from './schema.js';
 import { generateSecret, refusedSecret } from './secret.js';
 import { checkWebhookUrl } from './url-check.js';
 
@@ -24,7 +30,12 @@ const unique = (values: readonly string[]) => [...new Set(values)];
  * (an event committing while it is made may come along — never the other way round). The
  * secret is answered here and never again.
  */
-export async function createSubscription(handle: DbHandle, config: Config, principal: Principal, body: CreateWebhookBody): Promise<CreatedSubscription> {
+export async function createSubscription(
+  handle: DbHandle,
+  config: Config,
+  principal: Principal,
+  body: CreateWebhookBody,
+): Promise<CreatedSubscription> {
   const problems: FieldError[] = [];
   const urlProblem = await checkWebhookUrl(body.url, { allowPrivate: config.webhooksAllowPrivate ?? false });
   if (urlProblem !== undefined) problems.push({ path: 'url', message: urlProblem });
@@ -33,14 +44,20 @@ export async function createSubscription(handle: DbHandle, config: Config, princ
     if (secretProblem !== undefined) problems.push({ path: 'secret', message: secretProblem });
   }
   (body.types ?? []).forEach((type, index) => {
-    if (!KNOWN_TYPES.has(type)) problems.push({ path: `types[${index}]`, message: `unknown event type '${type}': must be one of ${EVENT_TYPES.join(', ')}` });
+    if (!KNOWN_TYPES.has(type))
+      problems.push({
+        path: `types[${index}]`,
+        message: `unknown event type '${type}': must be one of ${EVENT_TYPES.join(', ')}`,
+      });
   });
   if (problems.length > 0) throw validationFailed('The webhook subscription is not valid', problems);
 
   const stores = body.stores == null ? null : unique(body.stores);
   if (stores !== null) {
     const live = await subscriptions.liveStores(handle.db, stores);
-    const unknown = (body.stores ?? []).flatMap((store, index) => (live.has(store) ? [] : [{ path: `stores[${index}]`, message: `unknown store '${store}'` }]));
+    const unknown = (body.stores ?? []).flatMap((store, index) =>
+      live.has(store) ? [] : [{ path: `stores[${index}]`, message: `unknown store '${store}'` }],
+    );
     if (unknown.length > 0) throw unprocessable('The webhook subscription names unknown stores', unknown);
   }
   const secret = body.secret ?? generateSecret();
@@ -61,7 +78,9 @@ export async function createSubscription(handle: DbHandle, config: Config, princ
 export async function listSubscriptions(handle: DbHandle): Promise<SubscriptionList> {
   const rows = await subscriptions.listSubscriptionRows(handle.db);
   const last = await handle.dialect.events.lastSequence(handle.db);
-  return { webhooks: await Promise.all(rows.map(async (row) => subscriptionOf(row, await pendingEvents(handle, row, last)))) };
+  return {
+    webhooks: await Promise.all(rows.map(async (row) => subscriptionOf(row, await pendingEvents(handle, row, last)))),
+  };
 }
 
 export async function getSubscription(handle: DbHandle, id: number): Promise<Subscription> {
@@ -91,8 +110,14 @@ export async function replaySubscription(handle: DbHandle, id: number, from: num
   await requireSubscription(handle, id);
   const purged = await purgedThrough(handle.db);
   const last = await handle.dialect.events.lastSequence(handle.db);
-  if (from - 1 < purged) throw validationFailed(`Events before ${purged + 1} are no longer kept (retention): --from must be at least ${purged + 1}`);
-  if (from - 1 > last) throw validationFailed(`No event has sequence ${from - 1} yet: the last one is ${last}, so --from may be at most ${last + 1}`);
+  if (from - 1 < purged)
+    throw validationFailed(
+      `Events before ${purged + 1} are no longer kept (retention): --from must be at least ${purged + 1}`,
+    );
+  if (from - 1 > last)
+    throw validationFailed(
+      `No event has sequence ${from - 1} yet: the last one is ${last}, so --from may be at most ${last + 1}`,
+    );
   await subscriptions.moveCursor(handle.db, id, from - 1, Date.now());
   return getSubscription(handle, id);
 }
@@ -114,7 +139,13 @@ async function requireSubscription(handle: DbHandle, id: number): Promise<subscr
 const missing = (id: number): AppError => notFound(`No webhook subscription ${id}`);
 
 function pendingEvents(handle: DbHandle, row: subscriptions.SubscriptionRow, last: number): Promise<number> {
-  return subscriptions.countMatchingEvents(handle.db, row.after_sequence, last, subscriptions.filterOf(row), PENDING_COUNT_CAP);
+  return subscriptions.countMatchingEvents(
+    handle.db,
+    row.after_sequence,
+    last,
+    subscriptions.filterOf(row),
+    PENDING_COUNT_CAP,
+  );
 }
 
 /** A row as the API shows it: everything but the secret and the lease. */

@@ -85,7 +85,8 @@ function refusedRange(range: string, allowPrivate: boolean): boolean {
   return !allowPrivate || NEVER_ALLOWED.has(range);
 }
 
-const allowNote = (range: string) => (NEVER_ALLOWED.has(range) ? '' : ' (allowed only with WEBHOOKS_ALLOW_PRIVATE=true)');
+const allowNote = (range: string) =>
+  NEVER_ALLOWED.has(range) ? '' : ' (allowed only with WEBHOOKS_ALLOW_PRIVATE=true)';
 
 /**
  * Why an address is refused, or undefined when a webhook may connect to it. An IPv6 address
@@ -102,7 +103,8 @@ export function refusedAddress(address: string, allowPrivate: boolean): string |
   const v6 = parsed as ipaddr.IPv6;
   for (const inner of embeddedIPv4(v6)) {
     const range = inner.range();
-    if (refusedRange(range, allowPrivate)) return `${address} wraps ${inner.toString()}, a ${range} address${allowNote(range)}`;
+    if (refusedRange(range, allowPrivate))
+      return `${address} wraps ${inner.toString()}, a ${range} address${allowNote(range)}`;
   }
   // IPv4-mapped (::ffff:93.184.215.14): judged as the IPv4 address it carries, nothing more.
   if (v6.range() === 'ipv4Mapped') return undefined;
@@ -115,7 +117,10 @@ const RESOLVE_TIMEOUT_MS = 5_000;
 
 export const systemResolve: Resolve = (hostname) =>
   new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`resolving '${hostname}' took longer than ${RESOLVE_TIMEOUT_MS / 1000} s`)), RESOLVE_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`resolving '${hostname}' took longer than ${RESOLVE_TIMEOUT_MS / 1000} s`)),
+      RESOLVE_TIMEOUT_MS,
+    );
     dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
       clearTimeout(timer);
       if (error) reject(error);
@@ -141,7 +146,8 @@ export async function checkWebhookUrl(text: string, policy: TargetPolicy): Promi
   } catch {
     return 'must be an absolute http or https URL';
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `must be an http or https URL, not ${url.protocol.slice(0, -1)}`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `must be an http or https URL, not ${url.protocol.slice(0, -1)}`;
   // Credentials in a URL end up in logs and listings; the signature is what authenticates a delivery.
   if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
   const host = hostOf(url);
@@ -178,9 +184,14 @@ export function guardedLookup(policy: TargetPolicy) {
   return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
     (policy.resolve ?? systemResolve)(hostname).then(
       (addresses) => {
-        const refused = addresses.map(({ address }) => refusedAddress(address, policy.allowPrivate)).find((reason) => reason !== undefined);
+        const refused = addresses
+          .map(({ address }) => refusedAddress(address, policy.allowPrivate))
+          .find((reason) => reason !== undefined);
         if (addresses.length === 0 || refused !== undefined) {
-          callback(new RefusedTarget(`refused target: '${hostname}' resolves to ${refused ?? 'nothing'}`), options.all ? [] : '');
+          callback(
+            new RefusedTarget(`refused target: '${hostname}' resolves to ${refused ?? 'nothing'}`),
+            options.all ? [] : '',
+          );
           return;
         }
         if (options.all) callback(null, addresses);

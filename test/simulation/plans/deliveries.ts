@@ -2,15 +2,34 @@ import type { Action } from '../actions.js';
 import type { ProductNo, StoreNo } from '../chain.js';
 import { balanceKey, type ChainModel } from '../model.js';
 import { resolveTime } from '../time.js';
-import { API, firstOf, orderImportRefusals, orderImportRequest, pickOther, productName, rangeRefusal, type Plan } from './plan.js';
+import {
+  API,
+  firstOf,
+  orderImportRefusals,
+  orderImportRequest,
+  pickOther,
+  productName,
+  rangeRefusal,
+  type Plan,
+} from './plan.js';
 
 /** Deliveries, transfers and receiving (PRODUCT §7, docs/deliveries.md). */
 const OUTSIDE_ORIGIN = 'X1';
 
-export function planDeliveryCreate(model: ChainModel, action: Extract<Action, { kind: 'deliveryCreate' }>, serial: number): Plan {
+export function planDeliveryCreate(
+  model: ChainModel,
+  action: Extract<Action, { kind: 'deliveryCreate' }>,
+  serial: number,
+): Plan {
   const number = `D${serial}`;
   const origin =
-    action.origin === 'none' ? null : action.origin === 'self' ? action.store : action.origin === 'outside' ? OUTSIDE_ORIGIN : pickOther(action.store, action.originIndex);
+    action.origin === 'none'
+      ? null
+      : action.origin === 'self'
+        ? action.store
+        : action.origin === 'outside'
+          ? OUTSIDE_ORIGIN
+          : pickOther(action.store, action.originIndex);
   const lines = action.lines.map((line, i) => ({
     line_number: i + 1,
     product_number: productName(line.product),
@@ -49,18 +68,32 @@ export function planDeliveryCreate(model: ChainModel, action: Extract<Action, { 
         type: body.order_type,
         status: 'open',
         hasReceipt: false,
-        lines: lines.map((l) => ({ number: l.line_number, product: l.product_number as ProductNo, milli: BigInt(l.quantity) * 1000n, pool: l.target_stock_pool, received: 0n })),
+        lines: lines.map((l) => ({
+          number: l.line_number,
+          product: l.product_number as ProductNo,
+          milli: BigInt(l.quantity) * 1000n,
+          pool: l.target_stock_pool,
+          received: 0n,
+        })),
         body,
       });
     },
   };
 }
 
-export function planDeliveryResend(model: ChainModel, action: Extract<Action, { kind: 'deliveryResend' }>): Plan | undefined {
+export function planDeliveryResend(
+  model: ChainModel,
+  action: Extract<Action, { kind: 'deliveryResend' }>,
+): Plan | undefined {
   if (model.deliveries.length === 0) return undefined;
   const delivery = model.deliveries[action.delivery % model.deliveries.length]!;
   const reorigin = action.variant === 'reorigin';
-  const newOrigin = reorigin ? pickOther(delivery.store, action.originIndex + (delivery.origin === pickOther(delivery.store, action.originIndex) ? 1 : 0)) : delivery.origin;
+  const newOrigin = reorigin
+    ? pickOther(
+        delivery.store,
+        action.originIndex + (delivery.origin === pickOther(delivery.store, action.originIndex) ? 1 : 0),
+      )
+    : delivery.origin;
   const body = reorigin ? { ...delivery.body, order_type: 2, store_origin: newOrigin } : delivery.body;
   const changed = reorigin && newOrigin !== delivery.origin;
   const received = delivery.lines.some((l) => l.received !== 0n) || delivery.status !== 'open';
@@ -72,7 +105,12 @@ export function planDeliveryResend(model: ChainModel, action: Extract<Action, { 
   );
   return {
     label: `re-send delivery ${delivery.number} (${action.variant}${changed ? ` origin ${delivery.origin} -> ${newOrigin}` : ''}, ${delivery.status}) by ${action.who}`,
-    request: { method: 'POST', url: `${API}/stores/${delivery.store}/orders/deliveries`, body: { orders: [body] }, who: action.who },
+    request: {
+      method: 'POST',
+      url: `${API}/stores/${delivery.store}/orders/deliveries`,
+      body: { orders: [body] },
+      who: action.who,
+    },
     expect: [refusal ?? 200],
     commit: (m) => {
       const stored = m.deliveries.find((d) => d.number === delivery.number)!;
@@ -82,7 +120,11 @@ export function planDeliveryResend(model: ChainModel, action: Extract<Action, { 
   };
 }
 
-export function planReceive(model: ChainModel, action: Extract<Action, { kind: 'receive' }>, now: number): Plan | undefined {
+export function planReceive(
+  model: ChainModel,
+  action: Extract<Action, { kind: 'receive' }>,
+  now: number,
+): Plan | undefined {
   if (model.deliveries.length === 0) return undefined;
   const delivery = model.deliveries[action.delivery % model.deliveries.length]!;
   const seen = new Set<number>();
@@ -100,8 +142,14 @@ export function planReceive(model: ChainModel, action: Extract<Action, { kind: '
         into: balanceKey(delivery.store, line.product, null, line.pool, null),
         out: originStore === null ? null : balanceKey(originStore, line.product, null, 1, null),
       }));
-    const intoAt = m.arrival(now, legs.map((leg) => leg.into));
-    const outAt = m.arrival(now, legs.flatMap((leg) => (leg.out === null ? [] : [leg.out])));
+    const intoAt = m.arrival(
+      now,
+      legs.map((leg) => leg.into),
+    );
+    const outAt = m.arrival(
+      now,
+      legs.flatMap((leg) => (leg.out === null ? [] : [leg.out])),
+    );
     for (const leg of legs) m.book(leg.into, intoAt, leg.milli);
     for (const leg of legs) if (leg.out !== null) m.book(leg.out, outAt, -leg.milli);
     return legs.flatMap((leg) => (leg.out === null ? [leg.into] : [leg.into, leg.out]));
@@ -121,20 +169,30 @@ export function planReceive(model: ChainModel, action: Extract<Action, { kind: '
   );
   // The destination's leg books (and meets the range) before the origin's leg meets the kernel's
   // authority check: when both refuse, either answer is right.
-  const expect = refusal === 403 && originRefuses && model.routeRefusal(action.who, true, delivery.store) === null && rangeRefusal(model, effects) === 422 ? [403, 422] : [refusal ?? 200];
+  const expect =
+    refusal === 403 &&
+    originRefuses &&
+    model.routeRefusal(action.who, true, delivery.store) === null &&
+    rangeRefusal(model, effects) === 422
+      ? [403, 422]
+      : [refusal ?? 200];
   return {
     label: `receive ${delivery.number} (${delivery.status}) in ${delivery.store} by ${action.who}: ${lines.map((l) => `line ${l.line.number} ${l.quantity}`).join(', ')}${action.submit ? ' + submit' : ''}`,
     request: {
       method: 'POST',
       url: `${API}/stores/${delivery.store}/orders/deliveries/${delivery.number}/receive?appUserName=sim`,
-      body: { lines: lines.map((l) => ({ line_number: l.line.number, received_quantity: l.quantity })), submit: action.submit },
+      body: {
+        lines: lines.map((l) => ({ line_number: l.line.number, received_quantity: l.quantity })),
+        submit: action.submit,
+      },
       who: action.who,
     },
     expect,
     commit: (m) => {
       effects(m);
       const stored = m.deliveries.find((d) => d.number === delivery.number)!;
-      for (const { line, quantity } of lines) stored.lines.find((l) => l.number === line.number)!.received += BigInt(quantity) * 1000n;
+      for (const { line, quantity } of lines)
+        stored.lines.find((l) => l.number === line.number)!.received += BigInt(quantity) * 1000n;
       if (lines.length > 0 && stored.status === 'open') stored.status = 'receiving';
       if (action.submit) stored.status = 'received';
       stored.hasReceipt = true;
@@ -148,7 +206,11 @@ export function planReceive(model: ChainModel, action: Extract<Action, { kind: '
  * quantity, else the first; its pool is the line's target pool unless the entry names one; its
  * location the entry's. A transfer's origin gives the goods from its unlocated pool 1.
  */
-export function planReceiptEntry(model: ChainModel, action: Extract<Action, { kind: 'receiptEntry' }>, now: number): Plan | undefined {
+export function planReceiptEntry(
+  model: ChainModel,
+  action: Extract<Action, { kind: 'receiptEntry' }>,
+  now: number,
+): Plan | undefined {
   if (model.deliveries.length === 0) return undefined;
   const delivery = model.deliveries[action.delivery % model.deliveries.length]!;
   const product = delivery.lines[action.line % delivery.lines.length]!.product;
@@ -180,22 +242,30 @@ export function planReceiptEntry(model: ChainModel, action: Extract<Action, { ki
   );
   // The destination's leg books (and meets the range) before the origin's leg meets the kernel's
   // authority check: when both refuse, either answer is right.
-  const expect = refusal === 403 && originRefuses && model.routeRefusal(action.who, true, delivery.store) === null && rangeRefusal(model, effects) === 422 ? [403, 422] : [refusal ?? 200];
+  const expect =
+    refusal === 403 &&
+    originRefuses &&
+    model.routeRefusal(action.who, true, delivery.store) === null &&
+    rangeRefusal(model, effects) === 422
+      ? [403, 422]
+      : [refusal ?? 200];
   return {
     label: `receipt entry on ${delivery.number} (${delivery.status}) in ${delivery.store} by ${action.who}: ${product} ${action.quantity} at ${action.location ?? '-'}/${pool} at ${time.text}`,
     request: {
       method: 'POST',
       url: `${API}/stores/${delivery.store}/products/stock/storeproductlogs?is_from_receipt=true&appUserName=sim`,
       body: {
-        storeproductlog: [{
-          product_number: product,
-          quantity: action.quantity,
-          customer_order_line_number: 0,
-          modification_datetime: time.text,
-          reference: delivery.number,
-          ...(action.location ? { location_code: action.location } : {}),
-          ...(action.pool !== undefined ? { pool_location: action.pool } : {}),
-        }],
+        storeproductlog: [
+          {
+            product_number: product,
+            quantity: action.quantity,
+            customer_order_line_number: 0,
+            modification_datetime: time.text,
+            reference: delivery.number,
+            ...(action.location ? { location_code: action.location } : {}),
+            ...(action.pool !== undefined ? { pool_location: action.pool } : {}),
+          },
+        ],
       },
       who: action.who,
     },

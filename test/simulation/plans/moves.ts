@@ -30,7 +30,12 @@ export function planPriceMove(model: ChainModel, action: Extract<Action, { kind:
       body: {
         prices: [
           {
-            price_id: id, product_number: product, price: 2 + action.price, price_type: 1, valid_from: '2020-01-01T00:00:00Z', valid_to: '2100-01-01T00:00:00Z',
+            price_id: id,
+            product_number: product,
+            price: 2 + action.price,
+            price_type: 1,
+            valid_from: '2020-01-01T00:00:00Z',
+            valid_to: '2100-01-01T00:00:00Z',
             // Chain-wide spelt both ways: empty, or left out.
             ...(target !== null ? { store_number: target } : action.price === 0 ? { store_number: '' } : {}),
           },

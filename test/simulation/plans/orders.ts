@@ -1,12 +1,30 @@
 import type { Action } from '../actions.js';
 import { LOCATIONS, REASONS, type LocationCode, type ProductNo, type StoreNo } from '../chain.js';
 import { balanceKey, isOpenOrder, type ChainModel, type CustomerOrder } from '../model.js';
-import { API, firstOf, orderImportRefusals, orderImportRequest, pickOther, productName, rangeRefusal, type Plan } from './plan.js';
+import {
+  API,
+  firstOf,
+  orderImportRefusals,
+  orderImportRequest,
+  pickOther,
+  productName,
+  rangeRefusal,
+  type Plan,
+} from './plan.js';
 
 /** Customer orders: import, picking into order-bound stock, clearance, rejection, cancel (PRODUCT §7). */
-export function planOrderCreate(model: ChainModel, action: Extract<Action, { kind: 'orderCreate' }>, serial: number): Plan {
+export function planOrderCreate(
+  model: ChainModel,
+  action: Extract<Action, { kind: 'orderCreate' }>,
+  serial: number,
+): Plan {
   const number = `C${serial}`;
-  const lines = action.lines.map((line, i) => ({ line_number: i + 1, product_number: productName(line.product), quantity: line.quantity, stock_pool: 1 }));
+  const lines = action.lines.map((line, i) => ({
+    line_number: i + 1,
+    product_number: productName(line.product),
+    quantity: line.quantity,
+    stock_pool: 1,
+  }));
   const body = { order_number: number, customer_name: 'Simulated Customer', lines };
   const refusal = firstOf(
     ...orderImportRefusals(model, action.who, action.store, action.crossStore),
@@ -23,14 +41,22 @@ export function planOrderCreate(model: ChainModel, action: Extract<Action, { kin
         number,
         store: action.store as StoreNo,
         status: 1,
-        lines: lines.map((l) => ({ number: l.line_number, product: l.product_number as ProductNo, milli: BigInt(l.quantity) * 1000n, pool: 1, picked: 0n, lastLoc: null })),
+        lines: lines.map((l) => ({
+          number: l.line_number,
+          product: l.product_number as ProductNo,
+          milli: BigInt(l.quantity) * 1000n,
+          pool: 1,
+          picked: 0n,
+          lastLoc: null,
+        })),
         body,
       });
     },
   };
 }
 
-const boundKey = (order: CustomerOrder, line: { product: string; pool: number }) => balanceKey(order.store, line.product, null, line.pool, order.number);
+const boundKey = (order: CustomerOrder, line: { product: string; pool: number }) =>
+  balanceKey(order.store, line.product, null, line.pool, order.number);
 
 export function planPick(model: ChainModel, action: Extract<Action, { kind: 'pick' }>, now: number): Plan | undefined {
   if (model.orders.length === 0) return undefined;
@@ -39,7 +65,13 @@ export function planPick(model: ChainModel, action: Extract<Action, { kind: 'pic
   const total = BigInt(action.total) * 1000n;
   const delta = total - line.picked;
   const best = (): LocationCode | null =>
-    [...LOCATIONS, null].reduce<LocationCode | null>((a, b) => (model.freeAt(order.store, line.product, b, line.pool) > model.freeAt(order.store, line.product, a, line.pool) ? b : a), 'A');
+    [...LOCATIONS, null].reduce<LocationCode | null>(
+      (a, b) =>
+        model.freeAt(order.store, line.product, b, line.pool) > model.freeAt(order.store, line.product, a, line.pool)
+          ? b
+          : a,
+      'A',
+    );
   const named = action.location === 'best' ? best() : action.location;
   const sentLocation = action.location === 'best' ? named : action.location;
   // Where the stock comes from (or goes back to): the named location, else where the line was last picked, else unlocated.
@@ -66,7 +98,16 @@ export function planPick(model: ChainModel, action: Extract<Action, { kind: 'pic
     request: {
       method: 'PUT',
       url: `${API}/stores/${order.store}/orders/customerorder`,
-      body: { order_number: order.number, lines: [{ line_number: line.number, picked_quantity: action.total, ...(sentLocation ? { stock_location: sentLocation } : {}) }] },
+      body: {
+        order_number: order.number,
+        lines: [
+          {
+            line_number: line.number,
+            picked_quantity: action.total,
+            ...(sentLocation ? { stock_location: sentLocation } : {}),
+          },
+        ],
+      },
       who: action.who,
     },
     expect: bothRefuse ? [409, 422] : [refusal ?? 200],
@@ -84,7 +125,11 @@ export function planPick(model: ChainModel, action: Extract<Action, { kind: 'pic
   };
 }
 
-export function planClear(model: ChainModel, action: Extract<Action, { kind: 'clear' }>, now: number): Plan | undefined {
+export function planClear(
+  model: ChainModel,
+  action: Extract<Action, { kind: 'clear' }>,
+  now: number,
+): Plan | undefined {
   if (model.orders.length === 0) return undefined;
   const order = model.orders[action.order % model.orders.length]!;
   const store = action.otherStore ? pickOther(order.store, order.lines.length) : order.store;
@@ -98,23 +143,39 @@ export function planClear(model: ChainModel, action: Extract<Action, { kind: 'cl
   );
   return {
     label: `clearance of ${order.number} (status ${order.status}) naming ${store} by ${action.who}`,
-    request: { method: 'POST', url: `${API}/customerorders/clearance`, body: { store_number: store, order_number: order.number }, who: action.who },
+    request: {
+      method: 'POST',
+      url: `${API}/customerorders/clearance`,
+      body: { store_number: store, order_number: order.number },
+      who: action.who,
+    },
     expect: [refusal ?? 200],
     commit: (m) => {
       const stored = m.orders.find((o) => o.number === order.number)!;
       // Everything bound under its number in its store is handed over, picked or bound by entries before the import.
       const bound = m.boundUnder(stored.store, stored.number);
-      const at = m.arrival(now, bound.map((b) => b.key));
+      const at = m.arrival(
+        now,
+        bound.map((b) => b.key),
+      );
       for (const { key, level } of bound) m.book(key, at, -level);
       stored.status = 5;
     },
   };
 }
 
-export function planReject(model: ChainModel, action: Extract<Action, { kind: 'reject' }>, now: number): Plan | undefined {
+export function planReject(
+  model: ChainModel,
+  action: Extract<Action, { kind: 'reject' }>,
+  now: number,
+): Plan | undefined {
   if (model.orders.length === 0) return undefined;
   const order = model.orders[action.order % model.orders.length]!;
-  const refusal = firstOf(model.routeRefusal(action.who, true, order.store), !model.isStore(order.store) && 404, !isOpenOrder(order) && 409);
+  const refusal = firstOf(
+    model.routeRefusal(action.who, true, order.store),
+    !model.isStore(order.store) && 404,
+    !isOpenOrder(order) && 409,
+  );
   return {
     label: `reject ${order.number} (status ${order.status}) by ${action.who}`,
     request: {
@@ -142,7 +203,11 @@ function releaseOrder(m: ChainModel, order: CustomerOrder, now: number): void {
   const moves: Array<{ from: string; to: string; milli: bigint }> = [];
   for (const line of order.lines) {
     if (line.picked === 0n) continue;
-    moves.push({ from: boundKey(order, line), to: balanceKey(order.store, line.product, line.lastLoc, line.pool, null), milli: line.picked });
+    moves.push({
+      from: boundKey(order, line),
+      to: balanceKey(order.store, line.product, line.lastLoc, line.pool, null),
+      milli: line.picked,
+    });
   }
   const picked = new Map<string, bigint>();
   for (const move of moves) picked.set(move.from, (picked.get(move.from) ?? 0n) + move.milli);
@@ -150,9 +215,16 @@ function releaseOrder(m: ChainModel, order: CustomerOrder, now: number): void {
     const rest = bound.level - (picked.get(bound.key) ?? 0n);
     if (rest === 0n) continue;
     const [store, product, location, pool] = bound.key.split('|');
-    moves.push({ from: bound.key, to: balanceKey(store!, product!, location === '-' ? null : location!, Number(pool), null), milli: rest });
+    moves.push({
+      from: bound.key,
+      to: balanceKey(store!, product!, location === '-' ? null : location!, Number(pool), null),
+      milli: rest,
+    });
   }
-  const at = m.arrival(now, moves.flatMap((move) => [move.from, move.to]));
+  const at = m.arrival(
+    now,
+    moves.flatMap((move) => [move.from, move.to]),
+  );
   for (const line of order.lines) line.picked = 0n;
   for (const move of moves) {
     m.book(move.from, at, -move.milli);
@@ -160,11 +232,22 @@ function releaseOrder(m: ChainModel, order: CustomerOrder, now: number): void {
   }
 }
 
-export function planOrderStatus(model: ChainModel, action: Extract<Action, { kind: 'orderStatus' }>, now: number): Plan | undefined {
+export function planOrderStatus(
+  model: ChainModel,
+  action: Extract<Action, { kind: 'orderStatus' }>,
+  now: number,
+): Plan | undefined {
   if (model.orders.length === 0) return undefined;
   const order = model.orders[action.order % model.orders.length]!;
-  const body = action.variant === 'claim' ? { order_number: order.number, is_claimed: true } : { order_number: order.number, status_id: 7 };
-  const refusal = firstOf(model.routeRefusal(action.who, true, order.store), !model.isStore(order.store) && 404, !isOpenOrder(order) && 409);
+  const body =
+    action.variant === 'claim'
+      ? { order_number: order.number, is_claimed: true }
+      : { order_number: order.number, status_id: 7 };
+  const refusal = firstOf(
+    model.routeRefusal(action.who, true, order.store),
+    !model.isStore(order.store) && 404,
+    !isOpenOrder(order) && 409,
+  );
   return {
     label: `${action.variant} ${order.number} (status ${order.status}) by ${action.who}`,
     request: { method: 'PUT', url: `${API}/stores/${order.store}/orders/customerorder`, body, who: action.who },

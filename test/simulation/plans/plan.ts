@@ -16,7 +16,13 @@ import { PRODUCTS, STORES, type StoreNo, type TokenName } from '../chain.js';
  */
 export interface Plan {
   label: string;
-  request: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; body?: unknown; who: TokenName; headers?: Record<string, string> };
+  request: {
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+    url: string;
+    body?: unknown;
+    who: TokenName;
+    headers?: Record<string, string>;
+  };
   expect: number[];
   commit?: (model: ChainModel, answer: { status: number; json: unknown }) => void;
   /** A read whose answer the model checks. */
@@ -71,13 +77,27 @@ export function pickOther(store: string, index: number): StoreNo {
  * An order import (deliveries, customer orders) on the store's path, or on the cross-store path
  * with the store named in the body (interface §4.2, §4.3) — the body field is checked like a path.
  */
-export function orderImportRequest(resource: 'deliveries' | 'customerorders', store: string, crossStore: boolean, body: Record<string, unknown>, who: TokenName): Plan['request'] {
+export function orderImportRequest(
+  resource: 'deliveries' | 'customerorders',
+  store: string,
+  crossStore: boolean,
+  body: Record<string, unknown>,
+  who: TokenName,
+): Plan['request'] {
   return crossStore
     ? { method: 'POST', url: `${API}/orders/${resource}`, body: { orders: [{ ...body, store_number: store }] }, who }
     : { method: 'POST', url: `${API}/stores/${store}/orders/${resource}`, body: { orders: [body] }, who };
 }
 
 /** The refusals every order import starts with: the route, the store named (path or body), an unknown store. */
-export function orderImportRefusals(model: ChainModel, who: TokenName, store: string, crossStore: boolean): Array<number | null | false> {
-  return [model.routeRefusal(who, true, crossStore ? undefined : store), crossStore && !model.covers(who, store) && 403];
+export function orderImportRefusals(
+  model: ChainModel,
+  who: TokenName,
+  store: string,
+  crossStore: boolean,
+): Array<number | null | false> {
+  return [
+    model.routeRefusal(who, true, crossStore ? undefined : store),
+    crossStore && !model.covers(who, store) && 403,
+  ];
 }

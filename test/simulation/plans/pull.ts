@@ -18,21 +18,29 @@ interface PulledPage {
  */
 export function planStockPull(model: ChainModel, action: Extract<Action, { kind: 'stockPull' }>): Plan {
   const visible = model.visibleTo(action.who);
-  const since = action.from === 'start' ? '1970-01-01T00:00:00' : new Date(Date.now() + 60_000).toISOString().slice(0, -1);
+  const since =
+    action.from === 'start' ? '1970-01-01T00:00:00' : new Date(Date.now() + 60_000).toISOString().slice(0, -1);
   const keys = (page: PulledPage) => page.list.map((row) => `${row.store_number}|${row.product_number}`);
   return {
     label: `stock delta pull from ${action.from} by ${action.who}`,
-    request: { method: 'GET', url: `${API}/storeproducts/stock?last_stock_modified_datetime=${since}&Page_Size=1000`, who: action.who },
+    request: {
+      method: 'GET',
+      url: `${API}/storeproducts/stock?last_stock_modified_datetime=${since}&Page_Size=1000`,
+      who: action.who,
+    },
     expect: [firstOf(model.routeRefusal(action.who, false)) ?? 200],
     check: (m, answer) => {
       if (answer.status !== 200) return undefined;
       const page = answer.json as PulledPage;
       const listed = keys(page);
       if (new Set(listed).size !== listed.length) return `delta pull listed a store product twice: ${listed.join(' ')}`;
-      if (page.total_count !== listed.length || page.next_page !== null) return `delta pull: total_count ${page.total_count}, ${listed.length} rows on the only page`;
+      if (page.total_count !== listed.length || page.next_page !== null)
+        return `delta pull: total_count ${page.total_count}, ${listed.length} rows on the only page`;
       const foreign = page.list.filter((row) => !visible(row.store_number));
-      if (foreign.length > 0) return `delta pull listed stores ${foreign.map((r) => r.store_number).join(', ')} to ${action.who}`;
-      if (action.from === 'future') return listed.length === 0 ? undefined : `delta pull from a minute ahead listed ${listed.join(' ')}`;
+      if (foreign.length > 0)
+        return `delta pull listed stores ${foreign.map((r) => r.store_number).join(', ')} to ${action.who}`;
+      if (action.from === 'future')
+        return listed.length === 0 ? undefined : `delta pull from a minute ahead listed ${listed.join(' ')}`;
       // Every store product the model booked or the ERP sent (booked since or not: PRODUCT §3.1).
       const booked = new Set([...m.balances.keys()].map((key) => key.split('|').slice(0, 2).join('|')));
       for (const key of m.storeProductsSent) booked.add(key);
@@ -40,7 +48,9 @@ export function planStockPull(model: ChainModel, action: Extract<Action, { kind:
         const [store, product] = key.split('|') as [string, string];
         return visible(store) && m.isStore(store) && !m.deletedProducts.has(product as never) && !listed.includes(key);
       });
-      return missing.length === 0 ? undefined : `a first full delta pull misses ${missing.join(' ')}, which the model booked or sent`;
+      return missing.length === 0
+        ? undefined
+        : `a first full delta pull misses ${missing.join(' ')}, which the model booked or sent`;
     },
     audit: async (db, answer) => {
       if (answer.status !== 200 || action.from === 'future') return undefined;
@@ -53,9 +63,14 @@ export function planStockPull(model: ChainModel, action: Extract<Action, { kind:
         .where('p.deleted_on', 'is', null)
         .select(['sp.store_number', 'sp.product_number'])
         .execute();
-      const want = rows.filter((row) => visible(row.store_number)).map((row) => `${row.store_number}|${row.product_number}`).sort();
+      const want = rows
+        .filter((row) => visible(row.store_number))
+        .map((row) => `${row.store_number}|${row.product_number}`)
+        .sort();
       const got = keys(answer.json as PulledPage).sort();
-      return JSON.stringify(got) === JSON.stringify(want) ? undefined : `a first full delta pull lists ${got.join(' ')}, the live store products are ${want.join(' ')}`;
+      return JSON.stringify(got) === JSON.stringify(want)
+        ? undefined
+        : `a first full delta pull lists ${got.join(' ')}, the live store products are ${want.join(' ')}`;
     },
   };
 }

@@ -23,6 +23,8 @@ export const REASON_RECORDS = [
 export function productRecord(product: ProductNo) {
   return productInput(product, {
     barcode: BARCODES[product],
-    ...(product === UNIT_BARCODE.product ? { units: [{ unit_barcode: UNIT_BARCODE.barcode, unit_name: 'box', unit_quantity: UNIT_BARCODE.items }] } : {}),
+    ...(product === UNIT_BARCODE.product
+      ? { units: [{ unit_barcode: UNIT_BARCODE.barcode, unit_name: 'box', unit_quantity: UNIT_BARCODE.items }] }
+      : {}),
   });
 }

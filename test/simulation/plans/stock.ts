@@ -1,5 +1,14 @@
 import type { Action, EntryArg } from '../actions.js';
-import { LOCATIONS, REASONS, UNIT_BARCODE, BARCODES, UNKNOWN_LOCATION, type LocationCode, type ProductNo, type StoreNo } from '../chain.js';
+import {
+  LOCATIONS,
+  REASONS,
+  UNIT_BARCODE,
+  BARCODES,
+  UNKNOWN_LOCATION,
+  type LocationCode,
+  type ProductNo,
+  type StoreNo,
+} from '../chain.js';
 import { balanceKey, type ChainModel } from '../model.js';
 import { resolveQuantity, resolveTime } from '../time.js';
 import { API, firstOf, productName, rangeRefusal, type Plan } from './plan.js';
@@ -7,7 +16,12 @@ import { API, firstOf, productName, rangeRefusal, type Plan } from './plan.js';
 /** Stock entries, counts, movements, review and external counting (PRODUCT §5). */
 const APP_USER_SPELLINGS = ['appUserName', 'AppUserName', 'APPUSERNAME'];
 
-export function planLog(model: ChainModel, action: Extract<Action, { kind: 'log' }>, now: number, nextOrder: number): Plan {
+export function planLog(
+  model: ChainModel,
+  action: Extract<Action, { kind: 'log' }>,
+  now: number,
+  nextOrder: number,
+): Plan {
   const entries = action.entries.map((entry) => logEntry(model, action.store, entry, action.count, now, nextOrder));
   const query = `${APP_USER_SPELLINGS[action.userSpelling]}=sim${action.count ? '&is_counted_quantity=true' : ''}`;
   const refusal = firstOf(
@@ -21,16 +35,32 @@ export function planLog(model: ChainModel, action: Extract<Action, { kind: 'log'
   // Refused only for its archived months: the 422 names every such line's date as sent (issue 40 item 5).
   const archivedPaths = entries.some((e) => e.unprocessable)
     ? []
-    : entries.flatMap((e, index) => (model.isArchived(e.at) ? [`storeproductlog[${index}].modification_datetime`] : []));
+    : entries.flatMap((e, index) =>
+        model.isArchived(e.at) ? [`storeproductlog[${index}].modification_datetime`] : [],
+      );
   return {
     label: `${action.count ? 'count' : 'log'} ${action.store} by ${action.who}: ${entries.map((e) => e.describe).join('; ')}`,
-    request: { method: 'POST', url: `${API}/stores/${action.store}/products/stock/storeproductlogs?${query}`, body: { storeproductlog: entries.map((e) => e.body) }, who: action.who },
+    request: {
+      method: 'POST',
+      url: `${API}/stores/${action.store}/products/stock/storeproductlogs?${query}`,
+      body: { storeproductlog: entries.map((e) => e.body) },
+      who: action.who,
+    },
     expect: [refusal ?? 200],
     check: (_m, answer) => refusalPathsDiffer(answer, archivedPaths),
     commit: (m, answer) => {
       const ids = (answer.json as { data: number[] }).data;
       entries.forEach((entry, index) => {
-        if (entry.pending) m.pending.push({ id: ids[index]!, store: action.store as StoreNo, key: entry.key, at: entry.at!, milli: entry.milli, order: entry.order, state: 'pending' });
+        if (entry.pending)
+          m.pending.push({
+            id: ids[index]!,
+            store: action.store as StoreNo,
+            key: entry.key,
+            at: entry.at!,
+            milli: entry.milli,
+            order: entry.order,
+            state: 'pending',
+          });
         else entry.apply(m);
       });
     },
@@ -41,13 +71,16 @@ export function planLog(model: ChainModel, action: Extract<Action, { kind: 'log'
 function refusalPathsDiffer(answer: { status: number; json: unknown }, expected: string[]): string | undefined {
   if (expected.length === 0 || answer.status !== 422) return undefined;
   const named = ((answer.json as { errors?: Array<{ path: string }> }).errors ?? []).map((error) => error.path);
-  return named.join() === expected.join() ? undefined : `the 422 names ${JSON.stringify(named)}, the model ${JSON.stringify(expected)}`;
+  return named.join() === expected.join()
+    ? undefined
+    : `the 422 names ${JSON.stringify(named)}, the model ${JSON.stringify(expected)}`;
 }
 
 /** The customer order number an entry or a move names, if any. */
 function orderNumberOf(model: ChainModel, ref: EntryArg['order'], nextOrder: number): string | null {
   if (ref.kind === 'none') return null;
-  if (ref.kind === 'upcoming' || model.orders.length === 0) return `C${nextOrder + (ref.kind === 'upcoming' ? ref.ahead : 0)}`;
+  if (ref.kind === 'upcoming' || model.orders.length === 0)
+    return `C${nextOrder + (ref.kind === 'upcoming' ? ref.ahead : 0)}`;
   return model.orders[ref.index % model.orders.length]!.number;
 }
 
@@ -65,7 +98,14 @@ interface LogEntryPlan {
   apply(m: ChainModel): string;
 }
 
-function logEntry(model: ChainModel, store: string, arg: EntryArg, count: boolean, now: number, nextOrder: number): LogEntryPlan {
+function logEntry(
+  model: ChainModel,
+  store: string,
+  arg: EntryArg,
+  count: boolean,
+  now: number,
+  nextOrder: number,
+): LogEntryPlan {
   // Counts name no order here; an entry may name any order number (PRODUCT §5: bound stock is never stranded).
   const order = count ? null : orderNumberOf(model, arg.order, nextOrder);
   const product = productName(arg.product);
@@ -77,7 +117,8 @@ function logEntry(model: ChainModel, store: string, arg: EntryArg, count: boolea
   const absolute = sent < 0n ? -sent : sent;
   const milli = count ? absolute : reason === 'loss' ? -absolute : reason === 'gain' ? absolute : sent;
   const location = arg.location === undefined ? null : arg.location;
-  const pool = arg.pool ?? (location === null || location === UNKNOWN_LOCATION ? 1 : model.defaultPool(store, location));
+  const pool =
+    arg.pool ?? (location === null || location === UNKNOWN_LOCATION ? 1 : model.defaultPool(store, location));
   const key = balanceKey(store, product, location, pool, order);
   return {
     order,
@@ -110,7 +151,12 @@ function logEntry(model: ChainModel, store: string, arg: EntryArg, count: boolea
   };
 }
 
-export function planMove(model: ChainModel, action: Extract<Action, { kind: 'move' }>, now: number, nextOrder: number): Plan {
+export function planMove(
+  model: ChainModel,
+  action: Extract<Action, { kind: 'move' }>,
+  now: number,
+  nextOrder: number,
+): Plan {
   const product = productName(action.product);
   const fromPool = action.fromPool ?? model.defaultPool(action.store, action.from);
   let toPool = action.toPool ?? model.defaultPool(action.store, action.to);
@@ -151,13 +197,20 @@ export function planMove(model: ChainModel, action: Extract<Action, { kind: 'mov
       method: 'POST',
       url: `${API}/stores/${action.store}/storeproductlocation/movement?AppUserName=sim`,
       body: {
-        body: [{
-          quantity: action.quantity,
-          product_number: product,
-          allow_overage: action.overage,
-          from_location: side(action.from, fromPool, action.fromPool !== undefined || action.from === action.to, fromOrder),
-          to_location: side(action.to, toPool, action.toPool !== undefined || action.from === action.to, toOrder),
-        }],
+        body: [
+          {
+            quantity: action.quantity,
+            product_number: product,
+            allow_overage: action.overage,
+            from_location: side(
+              action.from,
+              fromPool,
+              action.fromPool !== undefined || action.from === action.to,
+              fromOrder,
+            ),
+            to_location: side(action.to, toPool, action.toPool !== undefined || action.from === action.to, toOrder),
+          },
+        ],
       },
       who: action.who,
     },
@@ -166,7 +219,11 @@ export function planMove(model: ChainModel, action: Extract<Action, { kind: 'mov
   };
 }
 
-export function planReview(model: ChainModel, action: Extract<Action, { kind: 'review' }>, _now: number): Plan | undefined {
+export function planReview(
+  model: ChainModel,
+  action: Extract<Action, { kind: 'review' }>,
+  _now: number,
+): Plan | undefined {
   if (model.pending.length === 0) return undefined;
   const entry = model.pending[action.pending % model.pending.length]!;
   const effects = (m: ChainModel) => {
@@ -182,7 +239,12 @@ export function planReview(model: ChainModel, action: Extract<Action, { kind: 'r
   );
   return {
     label: `${action.approve ? 'approve' : 'reject'} entry ${entry.id} (${entry.state}) by ${action.who}`,
-    request: { method: 'POST', url: `${API}/stores/${entry.store}/products/stock/storeproductlogs/review`, body: { ids: [entry.id], approve: action.approve }, who: action.who },
+    request: {
+      method: 'POST',
+      url: `${API}/stores/${entry.store}/products/stock/storeproductlogs/review`,
+      body: { ids: [entry.id], approve: action.approve },
+      who: action.who,
+    },
     expect: [refusal ?? 200],
     commit: (m) => {
       const stored = m.pending.find((p) => p.id === entry.id)!;
@@ -192,22 +254,36 @@ export function planReview(model: ChainModel, action: Extract<Action, { kind: 'r
   };
 }
 
-export function planExternalCount(model: ChainModel, action: Extract<Action, { kind: 'externalCount' }>, now: number): Plan {
+export function planExternalCount(
+  model: ChainModel,
+  action: Extract<Action, { kind: 'externalCount' }>,
+  now: number,
+): Plan {
   const time = resolveTime(action.time, now);
   const lines = action.lines.map((line) => {
     const product = productName(line.product);
     const unit = line.unit && product === UNIT_BARCODE.product;
-    const barcode = product in BARCODES ? (unit ? UNIT_BARCODE.barcode : BARCODES[product as ProductNo]) : '0000000000000';
-    return { product, barcode, quantity: line.quantity, items: BigInt(line.quantity * (unit ? UNIT_BARCODE.items : 1)) * 1000n };
+    const barcode =
+      product in BARCODES ? (unit ? UNIT_BARCODE.barcode : BARCODES[product as ProductNo]) : '0000000000000';
+    return {
+      product,
+      barcode,
+      quantity: line.quantity,
+      items: BigInt(line.quantity * (unit ? UNIT_BARCODE.items : 1)) * 1000n,
+    };
   });
   // Lines of one product add up; a barcode of no live product is kept unresolved (PRODUCT §5).
   const counted = new Map<string, bigint>();
-  for (const line of lines) if (model.isLiveProduct(line.product)) counted.set(line.product, (counted.get(line.product) ?? 0n) + line.items);
+  for (const line of lines)
+    if (model.isLiveProduct(line.product)) counted.set(line.product, (counted.get(line.product) ?? 0n) + line.items);
   const effects = (m: ChainModel) =>
     [...counted].map(([product, items]) => {
       // The count states the free pool-1 total; it is booked on the unlocated pool-1 balance as
       // that total minus the located pool-1 stock at its moment (decisions.md, external counting).
-      const located = LOCATIONS.reduce((sum, loc) => sum + m.levelAt(balanceKey(action.store, product, loc, 1, null), time.at!), 0n);
+      const located = LOCATIONS.reduce(
+        (sum, loc) => sum + m.levelAt(balanceKey(action.store, product, loc, 1, null), time.at!),
+        0n,
+      );
       const key = balanceKey(action.store, product, null, 1, null);
       m.book(key, time.at!, items - located, true);
       return key;
@@ -222,12 +298,17 @@ export function planExternalCount(model: ChainModel, action: Extract<Action, { k
     rangeRefusal(model, effects),
   );
   return {
-    check: (_m, answer) => refusalPathsDiffer(answer, counted.size > 0 && model.isArchived(time.at) ? ['CountingDateTime'] : []),
+    check: (_m, answer) =>
+      refusalPathsDiffer(answer, counted.size > 0 && model.isArchived(time.at) ? ['CountingDateTime'] : []),
     label: `external count ${action.store} at ${time.text} by ${action.who}: ${lines.map((l) => `${l.barcode}=${l.quantity}`).join(', ')}`,
     request: {
       method: 'POST',
       url: `${API}/externalcountinglines`,
-      body: { CountingDateTime: time.text, StoreNo: action.store, Lines: lines.map((l) => ({ counted_quantity: l.quantity, product_barcode: l.barcode })) },
+      body: {
+        CountingDateTime: time.text,
+        StoreNo: action.store,
+        Lines: lines.map((l) => ({ counted_quantity: l.quantity, product_barcode: l.barcode })),
+      },
       who: action.who,
     },
     expect: [refusal ?? 200],

@@ -44,7 +44,13 @@ export class Api {
     let response;
     try {
       // No cookies exist for the API; `omit` keeps it so, and the page sends no referrer.
-      response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+      response = await fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentials: 'omit',
+        cache: 'no-store',
+      });
     } catch {
       throw networkFailure();
     }

@@ -44,7 +44,9 @@ function currentRoute() {
 }
 
 function href(name, params = {}) {
-  const query = new URLSearchParams(Object.entries(params).filter(([, value]) => value !== undefined && value !== null && value !== '')).toString();
+  const query = new URLSearchParams(
+    Object.entries(params).filter(([, value]) => value !== undefined && value !== null && value !== ''),
+  ).toString();
   return `#/${name}${query ? `?${query}` : ''}`;
 }
 
@@ -63,7 +65,19 @@ function renderView({ moveFocus }) {
     else link.removeAttribute('aria-current');
   }
   if (!state.store) {
-    replace(main, h('section', { class: 'view' }, h('h1', {}, 'No store to show'), h('p', { class: 'notice info' }, `Your token (${state.me.name}) may see no store. Ask for a token with a store list.`)));
+    replace(
+      main,
+      h(
+        'section',
+        { class: 'view' },
+        h('h1', {}, 'No store to show'),
+        h(
+          'p',
+          { class: 'notice info' },
+          `Your token (${state.me.name}) may see no store. Ask for a token with a store list.`,
+        ),
+      ),
+    );
     return;
   }
   const ctx = {
@@ -97,7 +111,16 @@ async function start() {
     await enter(await api.get('/tokens/current'));
   } catch (failure) {
     if (failure.kind === 'unauthorized') return; // signedOut() has shown the sign-in form
-    replace(main, h('section', { class: 'view' }, h('h1', {}, 'The console could not start'), messages.element, h('button', { type: 'button', class: 'primary', onclick: start }, 'Try again')));
+    replace(
+      main,
+      h(
+        'section',
+        { class: 'view' },
+        h('h1', {}, 'The console could not start'),
+        messages.element,
+        h('button', { type: 'button', class: 'primary', onclick: start }, 'Try again'),
+      ),
+    );
     messages.error(failure, { focus: true });
   }
 }
@@ -154,28 +177,52 @@ function renderHeader(totalStores) {
         renderView({ moveFocus: false });
       },
     },
-    state.stores.map((store) => h('option', { value: store.store_number, selected: store === state.store }, storeLabel(store))),
+    state.stores.map((store) =>
+      h('option', { value: store.store_number, selected: store === state.store }, storeLabel(store)),
+    ),
   );
-  const scope = me.role === 'store' ? ` for ${me.stores.length === 1 ? 'store' : 'stores'} ${me.stores.join(', ') || '(none)'}` : '';
+  const scope =
+    me.role === 'store'
+      ? ` for ${me.stores.length === 1 ? 'store' : 'stores'} ${me.stores.join(', ') || '(none)'}`
+      : '';
   replace(
     top,
     h(
       'div',
       { class: 'top-row' },
       h('p', { class: 'brand' }, 'Store console'),
-      h('p', { class: 'who' }, 'Signed in as ', h('strong', {}, me.name), ` (${ROLE_LABELS[me.role] ?? me.role}${scope})`),
+      h(
+        'p',
+        { class: 'who' },
+        'Signed in as ',
+        h('strong', {}, me.name),
+        ` (${ROLE_LABELS[me.role] ?? me.role}${scope})`,
+      ),
       h('button', { type: 'button', class: 'quiet', onclick: signOut }, 'Sign out'),
     ),
     h(
       'div',
       { class: 'top-row' },
-      h('div', { class: 'store-picker' }, h('label', { for: 'store-select' }, 'Store'), state.stores.length > 0 ? picker : h('span', {}, 'none')),
-      totalStores > state.stores.length ? h('p', { class: 'meta' }, `The first ${state.stores.length} of ${totalStores} stores.`) : null,
+      h(
+        'div',
+        { class: 'store-picker' },
+        h('label', { for: 'store-select' }, 'Store'),
+        state.stores.length > 0 ? picker : h('span', {}, 'none'),
+      ),
+      totalStores > state.stores.length
+        ? h('p', { class: 'meta' }, `The first ${state.stores.length} of ${totalStores} stores.`)
+        : null,
     ),
     h(
       'nav',
       { 'aria-label': 'Views' },
-      h('ul', {}, Object.entries(VIEWS).map(([name, view]) => h('li', {}, h('a', { href: href(name), 'data-view': name }, view.title)))),
+      h(
+        'ul',
+        {},
+        Object.entries(VIEWS).map(([name, view]) =>
+          h('li', {}, h('a', { href: href(name), 'data-view': name }, view.title)),
+        ),
+      ),
     ),
   );
   top.hidden = false;

@@ -29,7 +29,8 @@ export function stockLevelChart(steps, { label, width }) {
   const end = steps[steps.length - 1].at;
   const byTime = end > start;
   const plotWidth = chartWidth - PAD.left - PAD.right;
-  const x = (step, index) => PAD.left + (byTime ? (step.at - start) / (end - start) : index / Math.max(1, steps.length - 1)) * plotWidth;
+  const x = (step, index) =>
+    PAD.left + (byTime ? (step.at - start) / (end - start) : index / Math.max(1, steps.length - 1)) * plotWidth;
   const y = (level) => PAD.top + ((high - level) / (high - low)) * (HEIGHT - PAD.top - PAD.bottom);
 
   let line = `M ${x(steps[0], 0).toFixed(1)} ${y(steps[0].level).toFixed(1)}`;
@@ -46,18 +47,35 @@ export function stockLevelChart(steps, { label, width }) {
 
   return s(
     'svg',
-    { class: 'chart', viewBox: `0 0 ${chartWidth} ${HEIGHT}`, role: 'img', 'aria-labelledby': 'chart-title chart-desc' },
+    {
+      class: 'chart',
+      viewBox: `0 0 ${chartWidth} ${HEIGHT}`,
+      role: 'img',
+      'aria-labelledby': 'chart-title chart-desc',
+    },
     s('title', { id: 'chart-title' }, label),
     s('desc', { id: 'chart-desc' }, description),
     [...new Set([high, 0, low])].map((level) => [
-      s('line', { class: level === 0 ? 'chart-zero' : 'chart-grid', x1: PAD.left, x2: chartWidth - PAD.right, y1: y(level), y2: y(level) }),
+      s('line', {
+        class: level === 0 ? 'chart-zero' : 'chart-grid',
+        x1: PAD.left,
+        x2: chartWidth - PAD.right,
+        y1: y(level),
+        y2: y(level),
+      }),
       s('text', { class: 'chart-label', x: PAD.left - 6, y: y(level) + 4, 'text-anchor': 'end' }, quantity(level)),
     ]),
     s('text', { class: 'chart-label', x: PAD.left, y: HEIGHT - 8, 'text-anchor': 'start' }, startLabel),
-    byTime ? s('text', { class: 'chart-label', x: chartWidth - PAD.right, y: HEIGHT - 8, 'text-anchor': 'end' }, endLabel) : null,
+    byTime
+      ? s('text', { class: 'chart-label', x: chartWidth - PAD.right, y: HEIGHT - 8, 'text-anchor': 'end' }, endLabel)
+      : null,
     s('path', { class: 'chart-line', d: line }),
     steps.map((step, index) =>
-      s('circle', { class: 'chart-point', cx: x(step, index), cy: y(step.level), r: 3 }, s('title', {}, `${moment(iso(step.at))}: ${quantity(step.level)}`)),
+      s(
+        'circle',
+        { class: 'chart-point', cx: x(step, index), cy: y(step.level), r: 3 },
+        s('title', {}, `${moment(iso(step.at))}: ${quantity(step.level)}`),
+      ),
     ),
   );
 }

@@ -49,7 +49,11 @@ export function replace(element, ...children) {
 export function messageArea() {
   const element = h('div', { class: 'messages', 'aria-live': 'polite' });
   const show = (kind, content, focus) => {
-    const notice = h('div', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : null, tabindex: '-1' }, content);
+    const notice = h(
+      'div',
+      { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : null, tabindex: '-1' },
+      content,
+    );
     replace(element, notice);
     if (focus) notice.focus();
     return notice;
@@ -66,11 +70,17 @@ export function messageArea() {
 
 /** An API failure as words: the sentence, then each failing field the API named. */
 function failureContent(failure) {
-  const sentence = typeof failure === 'string' ? failure : failure.sentence ?? String(failure.message ?? failure);
+  const sentence = typeof failure === 'string' ? failure : (failure.sentence ?? String(failure.message ?? failure));
   const fields = Array.isArray(failure?.fields) ? failure.fields : [];
   return [
     h('p', {}, sentence),
-    fields.length > 0 ? h('ul', { class: 'field-errors' }, fields.map((field) => h('li', {}, field))) : null,
+    fields.length > 0
+      ? h(
+          'ul',
+          { class: 'field-errors' },
+          fields.map((field) => h('li', {}, field)),
+        )
+      : null,
   ];
 }
 
@@ -92,7 +102,15 @@ export function tableFrame({ caption, columns }) {
       'table',
       { class: 'data' },
       caption ? h('caption', {}, caption) : null,
-      h('thead', {}, h('tr', {}, columns.map((column) => h('th', { scope: 'col', class: column.numeric ? 'num' : null }, column.label)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          columns.map((column) => h('th', { scope: 'col', class: column.numeric ? 'num' : null }, column.label)),
+        ),
+      ),
       body,
     ),
   );
@@ -106,14 +124,23 @@ export function dataRow(columns, row) {
     { class: row.rowClass ?? null },
     columns.map((column) =>
       // One element per cell: on a handheld the cell is a two-column grid (label, value).
-      h('td', { 'data-label': column.label, class: column.numeric ? 'num' : null }, h('div', { class: 'cell' }, column.cell(row))),
+      h(
+        'td',
+        { 'data-label': column.label, class: column.numeric ? 'num' : null },
+        h('div', { class: 'cell' }, column.cell(row)),
+      ),
     ),
   );
 }
 
 /** A labelled figure for the summary grids (`<dl>`). */
 export function figure(label, value, extra) {
-  return h('div', { class: 'figure' }, h('dt', {}, label), h('dd', {}, value, extra ? h('span', { class: 'figure-extra' }, extra) : null));
+  return h(
+    'div',
+    { class: 'figure' },
+    h('dt', {}, label),
+    h('dd', {}, value, extra ? h('span', { class: 'figure-extra' }, extra) : null),
+  );
 }
 
 /** A heading that takes focus when results arrive, so keyboard and screen-reader users land on them. */

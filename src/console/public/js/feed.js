@@ -7,10 +7,27 @@ import { DELIVERY_STATUS, ORDER_STATUS, quantity } from './format.js';
 export const EVENTS_PATH = '/events';
 
 /** The feed's types, as src/modules/events/schema.ts lists them (the test compares the two). */
-export const MASTER_RESOURCES = ['store', 'product', 'category', 'reason_code', 'price', 'discount', 'location', 'store_product', 'product_list'];
+export const MASTER_RESOURCES = [
+  'store',
+  'product',
+  'category',
+  'reason_code',
+  'price',
+  'discount',
+  'location',
+  'store_product',
+  'product_list',
+];
 export const GOODS_TYPES = ['delivery.changed', 'customer_order.changed', 'receipt.created', 'receipt.changed'];
 export const MASTER_TYPES = MASTER_RESOURCES.flatMap((resource) => [`${resource}.upserted`, `${resource}.deleted`]);
-export const EVENT_TYPES = ['stock.changed', 'receipt.created', 'receipt.changed', 'delivery.changed', 'customer_order.changed', ...MASTER_TYPES];
+export const EVENT_TYPES = [
+  'stock.changed',
+  'receipt.created',
+  'receipt.changed',
+  'delivery.changed',
+  'customer_order.changed',
+  ...MASTER_TYPES,
+];
 
 /** The type filter's groups; a single type is chosen by its own name. `types` undefined: every type. */
 export const TYPE_GROUPS = [
@@ -53,7 +70,9 @@ export const isGone = (failure) => failure?.code === 'GONE';
 
 /** A 400 naming `query.after`: the cursor is beyond the last sequence given (another database, say). */
 export const isPastEnd = (failure) =>
-  failure?.code === 'VALIDATION_FAILED' && Array.isArray(failure.fields) && failure.fields.some((field) => String(field).startsWith('query.after'));
+  failure?.code === 'VALIDATION_FAILED' &&
+  Array.isArray(failure.fields) &&
+  failure.fields.some((field) => String(field).startsWith('query.after'));
 
 /**
  * The last sequence given: the `after` that reads from the feed's current end. `from` is a
@@ -150,7 +169,9 @@ function recordName(resource, data) {
 /** Every field of an unknown event's data: "a: 1, b: x". */
 function keyValues(data) {
   return Object.entries(data ?? {})
-    .map(([key, value]) => `${key}: ${typeof value === 'object' && value !== null ? JSON.stringify(value) : text(value)}`)
+    .map(
+      ([key, value]) => `${key}: ${typeof value === 'object' && value !== null ? JSON.stringify(value) : text(value)}`,
+    )
     .join(', ');
 }
 
@@ -174,6 +195,7 @@ export function summary(event) {
       return `Receipt of ${text(data.order_number)} ${event.type === 'receipt.created' ? 'created' : 'changed'}${data.is_submitted ? ', submitted' : ''}`;
   }
   const master = /^([a-z_]+)\.(upserted|deleted)$/.exec(event.type ?? '');
-  if (master && RESOURCE_NAMES[master[1]]) return `${recordName(master[1], data)} ${master[2] === 'deleted' ? 'deleted' : 'created or changed'}`;
+  if (master && RESOURCE_NAMES[master[1]])
+    return `${recordName(master[1], data)} ${master[2] === 'deleted' ? 'deleted' : 'created or changed'}`;
   return keyValues(data) || '–';
 }

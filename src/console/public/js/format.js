@@ -29,7 +29,9 @@ export function momentToSecond(iso, now = new Date()) {
   if (!iso) return '–';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return String(iso);
-  return date.toDateString() === now.toDateString() ? timeFormat.format(date) : `${dayFormat.format(date)}, ${timeFormat.format(date)}`;
+  return date.toDateString() === now.toDateString()
+    ? timeFormat.format(date)
+    : `${dayFormat.format(date)}, ${timeFormat.format(date)}`;
 }
 
 export function day(iso) {
@@ -49,7 +51,15 @@ export function sourceLabel(source) {
 export const REVIEW_STATUS = { 0: 'No review needed', 1: 'Pending review', 2: 'Approved', 3: 'Rejected' };
 
 /** docs/customer-orders.md: the life of an order. */
-export const ORDER_STATUS = { 1: 'New', 2: 'Claimed', 3: 'Picking', 4: 'Picked', 5: 'Collected', 6: 'Rejected', 7: 'Cancelled' };
+export const ORDER_STATUS = {
+  1: 'New',
+  2: 'Claimed',
+  3: 'Picking',
+  4: 'Picked',
+  5: 'Collected',
+  6: 'Rejected',
+  7: 'Cancelled',
+};
 
 /** PRODUCT §7 delivery statuses. */
 export const DELIVERY_STATUS = { open: 'Open', receiving: 'Receiving', received: 'Received', cancelled: 'Cancelled' };

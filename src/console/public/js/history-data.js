@@ -13,7 +13,9 @@ export async function loadLedger(api, storeNumber, productNumber) {
   if (first.total_count <= PAGE_SIZE) return { entries: first.list, total: first.total_count };
   const lastPage = Math.ceil(first.total_count / PAGE_SIZE);
   const pages = await Promise.all(
-    [lastPage - 1, lastPage].map((page) => (page === 1 ? first : api.get('/products/stock/storeproductlogs', { ...query, page_start: page }))),
+    [lastPage - 1, lastPage].map((page) =>
+      page === 1 ? first : api.get('/products/stock/storeproductlogs', { ...query, page_start: page }),
+    ),
   );
   return { entries: pages.flatMap((page) => page.list), total: first.total_count };
 }

@@ -25,7 +25,11 @@ export function pagedList({ fetchPage, renderItems, summary, messages, moveFocus
       const heading = h(`h${headingLevel}`, { tabindex: '-1', class: 'result-heading' }, summary(firstPage));
       const more =
         page.next_page !== null && page.next_page !== undefined
-          ? h('button', { type: 'button', class: 'more', onclick: () => load(page.next_page) }, `Show more (${items.length} of ${firstPage.total_count} shown)`)
+          ? h(
+              'button',
+              { type: 'button', class: 'more', onclick: () => load(page.next_page) },
+              `Show more (${items.length} of ${firstPage.total_count} shown)`,
+            )
           : null;
       replace(element, heading, renderItems(items), more);
       if (pageNumber === 1 && moveFocus) heading.focus();

@@ -28,7 +28,11 @@ export interface DiscountMatch {
 }
 
 /** is_delete: soft-deletes the live discounts matching every key part given. */
-export async function deleteMatchingDiscounts(trx: Transaction<Database>, match: DiscountMatch, removal: Removal): Promise<number> {
+export async function deleteMatchingDiscounts(
+  trx: Transaction<Database>,
+  match: DiscountMatch,
+  removal: Removal,
+): Promise<number> {
   let query = trx
     .updateTable('product_discounts')
     .set({ deleted_on: removal.now, updated_on: removal.now, modified_by: removal.actor })

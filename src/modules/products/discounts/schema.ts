@@ -7,7 +7,9 @@ import { PRODUCT_NUMBER_MAX } from '../schema.js';
  * (discount_id, product_number, line_number), absent parts counting as empty / 0.
  */
 export const DiscountInput = Type.Object({
-  is_delete: Type.Boolean({ description: 'true: soft-deletes the stored discounts matching the key fields this line gives' }),
+  is_delete: Type.Boolean({
+    description: 'true: soft-deletes the stored discounts matching the key fields this line gives',
+  }),
   discount_description: Type.Optional(Str(255)),
   discount_group: Type.Optional(TextId(64)),
   discount_id: Type.Optional(TextId(64)),
@@ -16,7 +18,9 @@ export const DiscountInput = Type.Object({
   valid_to: Type.Optional(DateTime({ description: 'Exclusive; after valid_from' })),
   discount_type: Type.Optional(Int()),
   line_number: Type.Optional(Int({ minimum: 0 })),
-  price: Type.Optional(Money({ minimum: 0, description: 'The discounted unit price (not an amount off); required unless is_delete' })),
+  price: Type.Optional(
+    Money({ minimum: 0, description: 'The discounted unit price (not an amount off); required unless is_delete' }),
+  ),
 });
 export type DiscountInput = Static<typeof DiscountInput>;
 
@@ -24,7 +28,11 @@ export const DiscountsBody = Type.Object({ discounts: BulkArray(DiscountInput) }
 export type DiscountsBody = Static<typeof DiscountsBody>;
 
 export const DiscountsHeaders = Type.Object({
-  is_flush: Type.Optional(Type.Boolean({ default: false, description: 'true: live discounts absent from the request are removed' })),
-  is_expire_discounts: Type.Optional(Type.Boolean({ default: false, description: 'true: first removes every discount whose valid_to has passed' })),
+  is_flush: Type.Optional(
+    Type.Boolean({ default: false, description: 'true: live discounts absent from the request are removed' }),
+  ),
+  is_expire_discounts: Type.Optional(
+    Type.Boolean({ default: false, description: 'true: first removes every discount whose valid_to has passed' }),
+  ),
 });
 export type DiscountsHeaders = Static<typeof DiscountsHeaders>;

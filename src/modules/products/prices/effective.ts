@@ -1,6 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.js';
-import { effectivePrice, resolvedPrice, specialPrice, type PriceCandidate, type PriceContext } from '../../../domain/pricing.js';
+import {
+  effectivePrice,
+  resolvedPrice,
+  specialPrice,
+  type PriceCandidate,
+  type PriceContext,
+} from '../../../domain/pricing.js';
 import { discountsNotEndedAt } from '../discounts/repository.js';
 import type { ProductPricing } from '../mapping.js';
 import { pricesValidAt } from './repository.js';
@@ -54,10 +60,14 @@ export async function pricingOf(
   now: number,
 ): Promise<Map<number, ProductPricing>> {
   const ids = products.map((p) => p.id);
-  const [prices, discounts] = ids.length === 0 ? [[], []] : await Promise.all([pricesValidAt(db, ids, now), discountsNotEndedAt(db, ids, now)]);
+  const [prices, discounts] =
+    ids.length === 0 ? [[], []] : await Promise.all([pricesValidAt(db, ids, now), discountsNotEndedAt(db, ids, now)]);
   const pricesByProduct = groupBy(prices.map((row) => ({ productId: row.product_id, candidate: toCandidate(row) })));
   const discountsByProduct = groupBy(
-    discounts.map((row) => ({ productId: row.product_id, candidate: { priceMoney: row.price, validFrom: row.valid_from, validTo: row.valid_to } })),
+    discounts.map((row) => ({
+      productId: row.product_id,
+      candidate: { priceMoney: row.price, validFrom: row.valid_from, validTo: row.valid_to },
+    })),
   );
   const pricing = new Map<number, ProductPricing>();
   for (const product of products) {
@@ -84,7 +94,10 @@ export async function effectivePricesInStores(
   const prices = await pricesValidAt(db, [...new Set(pairs.map((pair) => pair.product.id))], now);
   const pricesByProduct = groupBy(prices.map((row) => ({ productId: row.product_id, candidate: toCandidate(row) })));
   return pairs.map(({ product, store }) =>
-    resolvedPrice(effectivePrice(pricesByProduct.get(product.id) ?? [], priceContext(product, store), now), product.price),
+    resolvedPrice(
+      effectivePrice(pricesByProduct.get(product.id) ?? [], priceContext(product, store), now),
+      product.price,
+    ),
   );
 }
 

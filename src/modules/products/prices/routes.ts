@@ -18,6 +18,9 @@ export const priceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { access: 'master' },
     },
-    async (request) => ({ success: true, message: await importPrices(request.ctx, request.body, request.principal!.name) }),
+    async (request) => ({
+      success: true,
+      message: await importPrices(request.ctx, request.body, request.principal!.name),
+    }),
   );
 };

@@ -11,7 +11,9 @@ export const PriceInput = Type.Object({
   valid_from: DateTime(),
   valid_to: DateTime({ description: 'Exclusive; must be after valid_from' }),
   country_code: Type.Optional(Str(3, { description: 'Country scope (empty = none)' })),
-  price_group: Type.Optional(TextId(64, { description: "Price-group scope: matches a store's price_line_id (empty = none)" })),
+  price_group: Type.Optional(
+    TextId(64, { description: "Price-group scope: matches a store's price_line_id (empty = none)" }),
+  ),
   price_unit: Type.Optional(Str(32)),
   store_number: Type.Optional(TextId(64, { description: 'Store scope: a known store (empty = none)' })),
   price_quantity: Type.Optional(Quantity({ minimum: 0 })),

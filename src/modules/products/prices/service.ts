@@ -42,22 +42,48 @@ export async function importPrices(ctx: AppContext, body: PricesBody, actor: str
   });
   if (requestErrors.length > 0) throw validationFailed('The prices are invalid', requestErrors);
 
-  const counts = await inTransaction(ctx.handle, async (trx) => {
-    // Deleted products and stores resolve too: a price the request leaves unchanged keeps
-    // them; only written prices must name live ones (PRODUCT §3, shared/held-references.ts).
-    const products = await heldProductsByNumbers(trx, body.prices.map((p) => p.product_number));
-    const stores = await heldStoreNumbers(trx, body.prices.flatMap((p) => (scopeValue(p.store_number) === null ? [] : [p.store_number!])));
-    const held = new HeldReferences();
-    const records = body.prices.map((price, index) => {
-      const productId = held.resolve(price.price_id, products.get(price.product_number), `prices[${index}].product_number`, `product '${price.product_number}'`);
-      const store = scopeValue(price.store_number);
-      if (store !== null) held.resolve(price.price_id, stores.get(store), `prices[${index}].store_number`, `store '${store}'`);
-      return toPriceRecord(price, productId ?? 0);
-    });
-    held.assertKnown('Some prices refer to unknown products or stores');
-    const result = await upsertByKey(trx, ctx.dialect, { table: 'product_prices', keyColumn: 'price_id', records, actor, now: Date.now(), flush: false });
-    held.assertLiveWhere((item) => result.writtenKeys.has(item), 'Some new or changed prices refer to deleted products or stores');
-    return result;
-  }, { serialise: ['product_prices'] });
+  const counts = await inTransaction(
+    ctx.handle,
+    async (trx) => {
+      // Deleted products and stores resolve too: a price the request leaves unchanged keeps
+      // them; only written prices must name live ones (PRODUCT §3, shared/held-references.ts).
+      const products = await heldProductsByNumbers(
+        trx,
+        body.prices.map((p) => p.product_number),
+      );
+      const stores = await heldStoreNumbers(
+        trx,
+        body.prices.flatMap((p) => (scopeValue(p.store_number) === null ? [] : [p.store_number!])),
+      );
+      const held = new HeldReferences();
+      const records = body.prices.map((price, index) => {
+        const productId = held.resolve(
+          price.price_id,
+          products.get(price.product_number),
+          `prices[${index}].product_number`,
+          `product '${price.product_number}'`,
+        );
+        const store = scopeValue(price.store_number);
+        if (store !== null)
+          held.resolve(price.price_id, stores.get(store), `prices[${index}].store_number`, `store '${store}'`);
+        return toPriceRecord(price, productId ?? 0);
+      });
+      held.assertKnown('Some prices refer to unknown products or stores');
+      const result = await upsertByKey(trx, ctx.dialect, {
+        table: 'product_prices',
+        keyColumn: 'price_id',
+        records,
+        actor,
+        now: Date.now(),
+        flush: false,
+      });
+      held.assertLiveWhere(
+        (item) => result.writtenKeys.has(item),
+        'Some new or changed prices refer to deleted products or stores',
+      );
+      return result;
+    },
+    { serialise: ['product_prices'] },
+  );
   return describeCounts(counts);
 }

@@ -4,7 +4,17 @@
 // asks for what is new every second.
 
 import { dataRow, h, messageArea, replace, tableFrame } from '../dom.js';
-import { EVENTS_PATH, EVENT_TYPES, findEnd, findOldestKept, isGone, isPastEnd, summary, TYPE_GROUPS, typeChoice } from '../feed.js';
+import {
+  EVENTS_PATH,
+  EVENT_TYPES,
+  findEnd,
+  findOldestKept,
+  isGone,
+  isPastEnd,
+  summary,
+  TYPE_GROUPS,
+  typeChoice,
+} from '../feed.js';
 import { momentToSecond, time } from '../format.js';
 
 export const title = 'Changes';
@@ -40,20 +50,38 @@ export function render(ctx, params) {
   const types = choice.types?.join(',');
 
   const messages = messageArea();
-  const go = (change) => ctx.navigate('changes', { types: params.get('types'), stores: params.get('stores'), ...change });
+  const go = (change) =>
+    ctx.navigate('changes', { types: params.get('types'), stores: params.get('stores'), ...change });
   const typeSelect = h(
     'select',
-    { id: 'changes-types', onchange: (event) => go({ types: event.target.value === 'all' ? undefined : event.target.value }) },
-    TYPE_GROUPS.map((group) => h('option', { value: group.value, selected: group.value === choice.value }, group.label)),
-    h('optgroup', { label: 'One type' }, EVENT_TYPES.map((type) => h('option', { value: type, selected: type === choice.value }, type))),
+    {
+      id: 'changes-types',
+      onchange: (event) => go({ types: event.target.value === 'all' ? undefined : event.target.value }),
+    },
+    TYPE_GROUPS.map((group) =>
+      h('option', { value: group.value, selected: group.value === choice.value }, group.label),
+    ),
+    h(
+      'optgroup',
+      { label: 'One type' },
+      EVENT_TYPES.map((type) => h('option', { value: type, selected: type === choice.value }, type)),
+    ),
   );
   const storeSelect = h(
     'select',
     { id: 'changes-stores', onchange: (event) => go({ stores: event.target.value === 'all' ? 'all' : undefined }) },
     h('option', { value: 'store', selected: !allStores }, `${ctx.storeLabel} and chain-wide`),
-    h('option', { value: 'all', selected: allStores }, ctx.me.role === 'store' ? 'All stores of your token' : 'All stores'),
+    h(
+      'option',
+      { value: 'all', selected: allStores },
+      ctx.me.role === 'store' ? 'All stores of your token' : 'All stores',
+    ),
   );
-  const pauseButton = h('button', { type: 'button', id: 'changes-pause', onclick: () => (follow.paused ? follow.resume() : follow.pause()) }, 'Pause');
+  const pauseButton = h(
+    'button',
+    { type: 'button', id: 'changes-pause', onclick: () => (follow.paused ? follow.resume() : follow.pause()) },
+    'Pause',
+  );
   const state = h('p', { class: 'meta feed-state' }, 'Finding the newest changes…');
   const { element: table, body } = tableFrame({ caption: 'Changes, newest first', columns: COLUMNS });
   const empty = h('p', { class: 'empty' }, 'No changes yet. New ones appear here as they happen.');
@@ -63,7 +91,11 @@ export function render(ctx, params) {
   const view = h(
     'section',
     { class: 'view', 'aria-labelledby': 'view-title' },
-    h('h1', { id: 'view-title', tabindex: '-1' }, allStores ? 'Changes in every store' : `Changes in ${ctx.storeLabel}`),
+    h(
+      'h1',
+      { id: 'view-title', tabindex: '-1' },
+      allStores ? 'Changes in every store' : `Changes in ${ctx.storeLabel}`,
+    ),
     h(
       'p',
       { class: 'intro' },
@@ -107,7 +139,8 @@ export function render(ctx, params) {
       const rows = body.rows.length;
       const shown = `${rows} ${rows === 1 ? 'change' : 'changes'} shown`;
       let said;
-      if (now.cursor === null) said = now.paused ? 'Paused before the feed was reached.' : 'The feed is not reached yet; trying again.';
+      if (now.cursor === null)
+        said = now.paused ? 'Paused before the feed was reached.' : 'The feed is not reached yet; trying again.';
       else if (now.paused) said = `Paused at sequence ${now.cursor}. ${shown}.`;
       else if (now.checkedAt === null) said = `Catching up from sequence ${now.cursor}…`;
       else said = `Following live: up to sequence ${now.cursor}, checked at ${time(now.checkedAt)}. ${shown}.`;

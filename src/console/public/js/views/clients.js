@@ -34,7 +34,15 @@ export function render(ctx) {
   if (admin) load(ctx, messages, results, { moveFocus: ctx.moveFocus });
   else {
     results.replaceChildren(
-      h('div', { class: 'notice info', 'data-notice': 'role' }, h('p', {}, `API clients are managed with an admin token. Your token (${ctx.me.name}) has the ${ctx.me.role} role.`)),
+      h(
+        'div',
+        { class: 'notice info', 'data-notice': 'role' },
+        h(
+          'p',
+          {},
+          `API clients are managed with an admin token. Your token (${ctx.me.name}) has the ${ctx.me.role} role.`,
+        ),
+      ),
     );
   }
   return { element: view };
@@ -42,10 +50,33 @@ export function render(ctx) {
 
 function createForm(ctx, messages, secret, results) {
   const name = h('input', { id: 'client-name', name: 'name', required: true, maxlength: 100, autocomplete: 'off' });
-  const role = h('select', { id: 'client-role', name: 'role' }, ROLES.map((r) => h('option', { value: r }, r)));
-  const stores = h('input', { id: 'client-stores', name: 'stores', autocomplete: 'off', placeholder: 'S1, S2', 'aria-describedby': 'client-stores-hint' });
-  const scope = h('input', { id: 'client-scope', name: 'scope', autocomplete: 'off', placeholder: 'e.g. read', 'aria-describedby': 'client-scope-hint' });
-  const field = (label, input, hint, hintId) => h('div', { class: 'field' }, h('label', { for: input.id }, label), input, hint ? h('span', { class: 'meta', id: hintId }, hint) : null);
+  const role = h(
+    'select',
+    { id: 'client-role', name: 'role' },
+    ROLES.map((r) => h('option', { value: r }, r)),
+  );
+  const stores = h('input', {
+    id: 'client-stores',
+    name: 'stores',
+    autocomplete: 'off',
+    placeholder: 'S1, S2',
+    'aria-describedby': 'client-stores-hint',
+  });
+  const scope = h('input', {
+    id: 'client-scope',
+    name: 'scope',
+    autocomplete: 'off',
+    placeholder: 'e.g. read',
+    'aria-describedby': 'client-scope-hint',
+  });
+  const field = (label, input, hint, hintId) =>
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: input.id }, label),
+      input,
+      hint ? h('span', { class: 'meta', id: hintId }, hint) : null,
+    );
   return h(
     'form',
     {
@@ -54,14 +85,23 @@ function createForm(ctx, messages, secret, results) {
       async onsubmit(event) {
         event.preventDefault();
         const body = { name: name.value.trim(), role: role.value };
-        const storeList = stores.value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+        const storeList = stores.value
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
         if (storeList.length > 0) body.stores = storeList;
         if (scope.value.trim() !== '') body.scope = scope.value.trim();
         messages.loading(`Registering ${body.name}…`);
         try {
           const created = await ctx.api.post('/clients', body);
           messages.success(`Client ${created.name} registered.`);
-          showSecret(secret, created.name, created.client_id, created.client_secret, 'Copy the secret now: it is shown only this once.');
+          showSecret(
+            secret,
+            created.name,
+            created.client_id,
+            created.client_secret,
+            'Copy the secret now: it is shown only this once.',
+          );
           name.value = '';
           stores.value = '';
           scope.value = '';
@@ -85,7 +125,22 @@ function showSecret(area, name, clientId, secret, note) {
       'div',
       { class: 'notice success', 'data-notice': 'secret', tabindex: '-1' },
       h('p', {}, h('strong', {}, name), ': ', note),
-      h('dl', { class: 'figures' }, h('div', { class: 'figure' }, h('dt', {}, 'client_id'), h('dd', { class: 'url', 'data-field': 'client_id' }, clientId)), h('div', { class: 'figure' }, h('dt', {}, 'client_secret'), h('dd', { class: 'url', 'data-field': 'client_secret' }, secret))),
+      h(
+        'dl',
+        { class: 'figures' },
+        h(
+          'div',
+          { class: 'figure' },
+          h('dt', {}, 'client_id'),
+          h('dd', { class: 'url', 'data-field': 'client_id' }, clientId),
+        ),
+        h(
+          'div',
+          { class: 'figure' },
+          h('dt', {}, 'client_secret'),
+          h('dd', { class: 'url', 'data-field': 'client_secret' }, secret),
+        ),
+      ),
       h(
         'button',
         {
@@ -104,7 +159,11 @@ function showSecret(area, name, clientId, secret, note) {
         },
         'Copy client_id and secret',
       ),
-      h('p', { class: 'meta' }, 'This secret is not stored anywhere readable: leaving or reloading this page loses it. A lost secret is replaced with New secret.'),
+      h(
+        'p',
+        { class: 'meta' },
+        'This secret is not stored anywhere readable: leaving or reloading this page loses it. A lost secret is replaced with New secret.',
+      ),
     ),
   );
   area.firstChild.focus();
@@ -117,8 +176,17 @@ async function load(ctx, messages, results, { moveFocus = false, keepMessage = f
     const answer = await ctx.api.get('/clients');
     if (!keepMessage) messages.clear();
     const live = answer.clients.filter((c) => !c.revoked).length;
-    const heading = resultHeading(2, answer.clients.length === 0 ? 'No API clients' : `${answer.clients.length} ${answer.clients.length === 1 ? 'client' : 'clients'}: ${live} live, ${answer.clients.length - live} revoked`);
-    results.replaceChildren(heading, h('p', { class: 'meta' }, `As of ${time(new Date())}.`), clientTable(ctx, answer.clients, messages, results));
+    const heading = resultHeading(
+      2,
+      answer.clients.length === 0
+        ? 'No API clients'
+        : `${answer.clients.length} ${answer.clients.length === 1 ? 'client' : 'clients'}: ${live} live, ${answer.clients.length - live} revoked`,
+    );
+    results.replaceChildren(
+      heading,
+      h('p', { class: 'meta' }, `As of ${time(new Date())}.`),
+      clientTable(ctx, answer.clients, messages, results),
+    );
     if (moveFocus) heading.focus();
   } catch (failure) {
     results.replaceChildren();
@@ -133,16 +201,46 @@ function clientTable(ctx, clients, messages, results) {
     caption: 'API clients (OAuth2 client credentials)',
     empty: 'No client is registered. Register one above, or with npx store-ops client create.',
     columns: [
-      { label: 'Client', cell: (c) => [h('strong', {}, c.name), h('span', { class: 'sub url' }, c.client_id), h('span', { class: 'sub' }, `by ${c.created_by} · ${momentToSecond(c.created_on)}`)] },
-      { label: 'Role', cell: (c) => [c.role, h('span', { class: 'sub' }, c.stores ? `stores ${c.stores.join(', ')}` : 'every store'), c.scope ? h('span', { class: 'sub' }, `scope ${c.scope}`) : null] },
+      {
+        label: 'Client',
+        cell: (c) => [
+          h('strong', {}, c.name),
+          h('span', { class: 'sub url' }, c.client_id),
+          h('span', { class: 'sub' }, `by ${c.created_by} · ${momentToSecond(c.created_on)}`),
+        ],
+      },
+      {
+        label: 'Role',
+        cell: (c) => [
+          c.role,
+          h('span', { class: 'sub' }, c.stores ? `stores ${c.stores.join(', ')}` : 'every store'),
+          c.scope ? h('span', { class: 'sub' }, `scope ${c.scope}`) : null,
+        ],
+      },
       {
         label: 'Status',
         cell: (c) =>
           c.revoked
-            ? [h('span', { class: 'badge client-revoked' }, 'Revoked'), h('span', { class: 'sub' }, momentToSecond(c.revoked))]
-            : [h('span', { class: 'badge client-live' }, 'Live'), c.previous_secret_valid_until ? h('span', { class: 'sub' }, `previous secret until ${momentToSecond(c.previous_secret_valid_until)}`) : null],
+            ? [
+                h('span', { class: 'badge client-revoked' }, 'Revoked'),
+                h('span', { class: 'sub' }, momentToSecond(c.revoked)),
+              ]
+            : [
+                h('span', { class: 'badge client-live' }, 'Live'),
+                c.previous_secret_valid_until
+                  ? h(
+                      'span',
+                      { class: 'sub' },
+                      `previous secret until ${momentToSecond(c.previous_secret_valid_until)}`,
+                    )
+                  : null,
+              ],
       },
-      { label: 'Action', cell: (c) => (c.revoked ? '–' : [rotateButton(ctx, c, messages, results), ' ', revokeButton(ctx, c, messages, results)]) },
+      {
+        label: 'Action',
+        cell: (c) =>
+          c.revoked ? '–' : [rotateButton(ctx, c, messages, results), ' ', revokeButton(ctx, c, messages, results)],
+      },
     ],
     rows: clients.map((c) => ({ ...c, rowClass: `client-row ${c.revoked ? 'client-revoked' : 'client-live'}` })),
   });
@@ -159,9 +257,17 @@ function rotateButton(ctx, client, messages, results) {
         messages.loading(`A new secret for ${client.name}…`);
         try {
           const rotated = await ctx.api.post(path('/clients/', client.name, '/rotate-secret'), {});
-          messages.success(`New secret for ${client.name}; the previous one works until ${momentToSecond(rotated.previous_secret_valid_until)}.`);
+          messages.success(
+            `New secret for ${client.name}; the previous one works until ${momentToSecond(rotated.previous_secret_valid_until)}.`,
+          );
           const area = results.parentElement.querySelector('.secret-area');
-          showSecret(area, client.name, rotated.client_id, rotated.client_secret, 'Copy the new secret now: it is shown only this once.');
+          showSecret(
+            area,
+            client.name,
+            rotated.client_id,
+            rotated.client_secret,
+            'Copy the new secret now: it is shown only this once.',
+          );
           await load(ctx, messages, results, { keepMessage: true });
         } catch (failure) {
           messages.error(failure, { focus: true });
@@ -181,7 +287,12 @@ function revokeButton(ctx, client, messages, results) {
       'data-action': 'revoke',
       'aria-label': `Revoke ${client.name}`,
       async onclick() {
-        if (!window.confirm(`Revoke ${client.name}? It gets no new token, and its tokens stop working within a second. This cannot be undone.`)) return;
+        if (
+          !window.confirm(
+            `Revoke ${client.name}? It gets no new token, and its tokens stop working within a second. This cannot be undone.`,
+          )
+        )
+          return;
         messages.loading(`Revoking ${client.name}…`);
         try {
           await ctx.api.call('DELETE', path('/clients/', client.name));

@@ -13,7 +13,11 @@ export function render(ctx) {
   const list = pagedList({
     messages,
     moveFocus: ctx.moveFocus,
-    fetchPage: (page) => ctx.api.get(path('/stores/', ctx.store.store_number, '/externalcountinglines/unresolved'), { page_start: page, page_size: 100 }),
+    fetchPage: (page) =>
+      ctx.api.get(path('/stores/', ctx.store.store_number, '/externalcountinglines/unresolved'), {
+        page_start: page,
+        page_size: 100,
+      }),
     summary: (page) => (page.total_count === 1 ? '1 unresolved line' : `${page.total_count} unresolved lines`),
     renderItems: (lines) =>
       dataTable({
@@ -32,7 +36,11 @@ export function render(ctx) {
     'section',
     { class: 'view', 'aria-labelledby': 'view-title' },
     h('h1', { id: 'view-title', tabindex: '-1' }, `Unresolved counting lines of ${ctx.storeLabel}`),
-    h('p', { class: 'intro' }, 'Lines of external counts whose barcode matched no product. Add the barcode to its product in the ERP, then count that product again.'),
+    h(
+      'p',
+      { class: 'intro' },
+      'Lines of external counts whose barcode matched no product. Add the barcode to its product in the ERP, then count that product again.',
+    ),
     messages.element,
     list.element,
   );

@@ -28,10 +28,19 @@ export function render(ctx, params) {
   const list = pagedList({
     messages,
     moveFocus: ctx.moveFocus,
-    fetchPage: (page) => ctx.api.get('/orders/deliveries', { store_number: ctx.store.store_number, ...filter.query, page_start: page, page_size: 50 }),
-    summary: (page) => `${page.total_count} ${page.total_count === 1 ? 'delivery' : 'deliveries'} (${filter.label.toLowerCase()})`,
+    fetchPage: (page) =>
+      ctx.api.get('/orders/deliveries', {
+        store_number: ctx.store.store_number,
+        ...filter.query,
+        page_start: page,
+        page_size: 50,
+      }),
+    summary: (page) =>
+      `${page.total_count} ${page.total_count === 1 ? 'delivery' : 'deliveries'} (${filter.label.toLowerCase()})`,
     renderItems: (deliveries) =>
-      deliveries.length === 0 ? h('p', { class: 'empty' }, 'No deliveries match.') : h('div', { class: 'cards' }, deliveries.map(deliveryCard)),
+      deliveries.length === 0
+        ? h('p', { class: 'empty' }, 'No deliveries match.')
+        : h('div', { class: 'cards' }, deliveries.map(deliveryCard)),
   });
   const view = h(
     'section',
@@ -56,11 +65,20 @@ function deliveryCard(delivery) {
       'summary',
       {},
       h('span', { class: 'card-title' }, `Delivery ${delivery.order_number ?? delivery.import_id}`),
-      h('span', { class: `badge status-${delivery.status}` }, DELIVERY_STATUS[delivery.status] ?? delivery.status ?? '–'),
+      h(
+        'span',
+        { class: `badge status-${delivery.status}` },
+        DELIVERY_STATUS[delivery.status] ?? delivery.status ?? '–',
+      ),
       h(
         'span',
         { class: 'card-meta' },
-        [delivery.supplier_name, `expected ${day(delivery.datetime_expected)}`, `${lines.length} ${lines.length === 1 ? 'line' : 'lines'}`, `received ${quantity(round(received))} of ${quantity(round(ordered))}`]
+        [
+          delivery.supplier_name,
+          `expected ${day(delivery.datetime_expected)}`,
+          `${lines.length} ${lines.length === 1 ? 'line' : 'lines'}`,
+          `received ${quantity(round(received))} of ${quantity(round(ordered))}`,
+        ]
           .filter(Boolean)
           .join(' · '),
       ),

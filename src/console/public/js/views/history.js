@@ -34,14 +34,19 @@ async function historyOf(ctx, code, results) {
       'p',
       { class: 'meta' },
       `In store now: ${quantity(stock.total)}. `,
-      ledger.total > entries.length ? `Showing the newest ${entries.length} of ${ledger.total} entries.` : `${ledger.total} entries.`,
+      ledger.total > entries.length
+        ? `Showing the newest ${entries.length} of ${ledger.total} entries.`
+        : `${ledger.total} entries.`,
     ),
     steps.length > 0
       ? h(
           'figure',
           { class: 'chart-box' },
           // Measured now, on the page: the chart is drawn at the width it is shown.
-          stockLevelChart(steps, { label: `Stock level of ${stock.productNumber} over time`, width: results.clientWidth }),
+          stockLevelChart(steps, {
+            label: `Stock level of ${stock.productNumber} over time`,
+            width: results.clientWidth,
+          }),
           h('figcaption', {}, 'Stock level after each applied entry, by when it was recorded.'),
         )
       : h('p', { class: 'empty' }, 'No applied entries yet, so there is no level to chart.'),
@@ -50,8 +55,17 @@ async function historyOf(ctx, code, results) {
       empty: 'No entries for this product in this store.',
       columns: [
         { label: 'Recorded', cell: (entry) => moment(entry.created_on) },
-        { label: 'Change', numeric: true, cell: (entry) => (entry.purged_to_most_likely ? delta(entry.quantity) : `${delta(entry.quantity)} (not applied)`) },
-        { label: 'Level after', numeric: true, cell: (entry) => (entry.levelAfter === undefined ? '–' : quantity(entry.levelAfter)) },
+        {
+          label: 'Change',
+          numeric: true,
+          cell: (entry) =>
+            entry.purged_to_most_likely ? delta(entry.quantity) : `${delta(entry.quantity)} (not applied)`,
+        },
+        {
+          label: 'Level after',
+          numeric: true,
+          cell: (entry) => (entry.levelAfter === undefined ? '–' : quantity(entry.levelAfter)),
+        },
         { label: 'Pool', cell: (entry) => (entry.stock_pool ? poolName(ctx.store, Number(entry.stock_pool)) : '–') },
         { label: 'Location', cell: (entry) => entry.location_code ?? '–' },
         { label: 'Reason', cell: (entry) => entry.reason_code_description ?? sourceLabel(entry.source) ?? '–' },

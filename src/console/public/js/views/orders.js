@@ -20,7 +20,13 @@ export function render(ctx, params) {
     STATUSES.map((status) =>
       h(
         'button',
-        { type: 'button', class: 'tab', 'aria-pressed': String(status === chosen), 'data-status': status, onclick: () => ctx.navigate('orders', { status }) },
+        {
+          type: 'button',
+          class: 'tab',
+          'aria-pressed': String(status === chosen),
+          'data-status': status,
+          onclick: () => ctx.navigate('orders', { status }),
+        },
         ORDER_STATUS[status],
         h('span', { class: 'count', 'data-count-for': status }, ''),
       ),
@@ -30,8 +36,12 @@ export function render(ctx, params) {
     messages,
     moveFocus: ctx.moveFocus,
     fetchPage: (page) => ctx.api.get(ordersPath, { status_id: chosen, page_start: page, page_size: 50 }),
-    summary: (page) => `${page.total_count} ${ORDER_STATUS[chosen].toLowerCase()} ${page.total_count === 1 ? 'order' : 'orders'}`,
-    renderItems: (orders) => (orders.length === 0 ? h('p', { class: 'empty' }, 'No orders with this status.') : h('div', { class: 'cards' }, orders.map(orderCard))),
+    summary: (page) =>
+      `${page.total_count} ${ORDER_STATUS[chosen].toLowerCase()} ${page.total_count === 1 ? 'order' : 'orders'}`,
+    renderItems: (orders) =>
+      orders.length === 0
+        ? h('p', { class: 'empty' }, 'No orders with this status.')
+        : h('div', { class: 'cards' }, orders.map(orderCard)),
   });
   const view = h(
     'section',
@@ -69,16 +79,26 @@ function orderCard(order) {
       'summary',
       {},
       h('span', { class: 'card-title' }, `Order ${order.order_number}`),
-      h('span', { class: `badge order-status-${order.status_id}` }, ORDER_STATUS[order.status_id] ?? String(order.status_id)),
+      h(
+        'span',
+        { class: `badge order-status-${order.status_id}` },
+        ORDER_STATUS[order.status_id] ?? String(order.status_id),
+      ),
       h(
         'span',
         { class: 'card-meta' },
-        [order.customer_name, order.pickup_date ? `pick-up ${day(order.pickup_date)}` : null, `picked ${quantity(order.total_delivery_quantity ?? 0)} of ${quantity(order.total_quantity)}`]
+        [
+          order.customer_name,
+          order.pickup_date ? `pick-up ${day(order.pickup_date)}` : null,
+          `picked ${quantity(order.total_delivery_quantity ?? 0)} of ${quantity(order.total_quantity)}`,
+        ]
           .filter(Boolean)
           .join(' · '),
       ),
     ),
-    order.rejection_reason_code_description ? h('p', { class: 'meta' }, `Rejected: ${order.rejection_reason_code_description}`) : null,
+    order.rejection_reason_code_description
+      ? h('p', { class: 'meta' }, `Rejected: ${order.rejection_reason_code_description}`)
+      : null,
     dataTable({
       caption: `Lines of order ${order.order_number}`,
       empty: 'This order has no lines.',
@@ -88,7 +108,13 @@ function orderCard(order) {
         { label: 'Description', cell: (line) => line.description ?? '–' },
         { label: 'Ordered', numeric: true, cell: (line) => quantity(line.quantity) },
         { label: 'Picked', numeric: true, cell: (line) => quantity(line.picked_quantity) },
-        { label: 'Where', cell: (line) => (line.store_locations ?? []).map((place) => `${place.location_code ?? 'not at a location'}: ${quantity(place.quantity)}`).join(', ') || '–' },
+        {
+          label: 'Where',
+          cell: (line) =>
+            (line.store_locations ?? [])
+              .map((place) => `${place.location_code ?? 'not at a location'}: ${quantity(place.quantity)}`)
+              .join(', ') || '–',
+        },
       ],
       rows: lines,
     }),

@@ -54,7 +54,14 @@ export function productLookupView(ctx, params, { view, title, buttonLabel, loadi
     h('div', { class: 'lookup-row' }, input, h('button', { type: 'submit', class: 'primary' }, buttonLabel)),
     hint,
   );
-  const element = h('section', { class: 'view', 'aria-labelledby': 'view-title' }, h('h1', { id: 'view-title', tabindex: '-1' }, title), form, messages.element, results);
+  const element = h(
+    'section',
+    { class: 'view', 'aria-labelledby': 'view-title' },
+    h('h1', { id: 'view-title', tabindex: '-1' }, title),
+    form,
+    messages.element,
+    results,
+  );
   if (code) show();
   return { element, focus: code ? null : input };
 

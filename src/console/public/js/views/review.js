@@ -17,8 +17,16 @@ export function render(ctx) {
     { class: 'view', 'aria-labelledby': 'view-title' },
     h('h1', { id: 'view-title', tabindex: '-1' }, `Review queue of ${ctx.storeLabel}`),
     ctx.canWrite
-      ? h('p', { class: 'intro' }, 'Approving an entry books it on stock at its own moment; rejecting it keeps it out of stock for good.')
-      : h('p', { class: 'notice info' }, `Your token (${ctx.me.name}) has the read role: it can see the queue but not approve or reject.`),
+      ? h(
+          'p',
+          { class: 'intro' },
+          'Approving an entry books it on stock at its own moment; rejecting it keeps it out of stock for good.',
+        )
+      : h(
+          'p',
+          { class: 'notice info' },
+          `Your token (${ctx.me.name}) has the read role: it can see the queue but not approve or reject.`,
+        ),
     messages.element,
     results,
   );
@@ -72,14 +80,27 @@ function queue(ctx, page, { stockByProduct, names }, messages, results) {
     'div',
     {},
     heading,
-    page.total_count > page.list.length ? h('p', { class: 'meta' }, `Showing the oldest ${page.list.length}; review them to see the next.`) : null,
+    page.total_count > page.list.length
+      ? h('p', { class: 'meta' }, `Showing the oldest ${page.list.length}; review them to see the next.`)
+      : null,
     dataTable({
       caption: 'Entries waiting for review, oldest first',
       empty: 'Nothing waits for review in this store.',
       columns: [
         { label: 'Entry', cell: (entry) => String(entry.id) },
-        { label: 'Product', cell: (entry) => [entry.product_number ?? '–', names.get(entry.product_number) ? h('span', { class: 'sub' }, names.get(entry.product_number)) : null] },
-        { label: 'Change', numeric: true, cell: (entry) => (entry.counted_quantity !== undefined ? `count ${quantity(entry.counted_quantity)}` : delta(entry.quantity)) },
+        {
+          label: 'Product',
+          cell: (entry) => [
+            entry.product_number ?? '–',
+            names.get(entry.product_number) ? h('span', { class: 'sub' }, names.get(entry.product_number)) : null,
+          ],
+        },
+        {
+          label: 'Change',
+          numeric: true,
+          cell: (entry) =>
+            entry.counted_quantity !== undefined ? `count ${quantity(entry.counted_quantity)}` : delta(entry.quantity),
+        },
         { label: 'Pool', cell: (entry) => (entry.stock_pool ? poolName(ctx.store, Number(entry.stock_pool)) : '–') },
         { label: 'Location', cell: (entry) => entry.location_code ?? '–' },
         { label: 'Reason', cell: (entry) => entry.reason_code_description ?? String(entry.reason_code ?? '–') },
@@ -100,7 +121,10 @@ function decisionButtons(ctx, entry, stockByProduct, messages, results) {
     messages.loading(`${approve ? 'Approving' : 'Rejecting'} entry ${entry.id}…`);
     try {
       const before = stockByProduct.get(entry.product_number);
-      await ctx.api.post(path('/stores/', ctx.store.store_number, '/products/stock/storeproductlogs/review'), { ids: [entry.id], approve });
+      await ctx.api.post(path('/stores/', ctx.store.store_number, '/products/stock/storeproductlogs/review'), {
+        ids: [entry.id],
+        approve,
+      });
       const after = await stockLevel(ctx, entry.product_number);
       messages.success(
         approve
@@ -118,7 +142,33 @@ function decisionButtons(ctx, entry, stockByProduct, messages, results) {
   return h(
     'span',
     { class: 'decision' },
-    h('button', { type: 'button', class: 'primary', 'data-action': 'approve', 'data-entry': entry.id, disabled: !ctx.canWrite, title: why, onclick: decide(true), 'aria-label': `Approve entry ${entry.id}` }, 'Approve'),
-    h('button', { type: 'button', class: 'danger', 'data-action': 'reject', 'data-entry': entry.id, disabled: !ctx.canWrite, title: why, onclick: decide(false), 'aria-label': `Reject entry ${entry.id}` }, 'Reject'),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'primary',
+        'data-action': 'approve',
+        'data-entry': entry.id,
+        disabled: !ctx.canWrite,
+        title: why,
+        onclick: decide(true),
+        'aria-label': `Approve entry ${entry.id}`,
+      },
+      'Approve',
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'danger',
+        'data-action': 'reject',
+        'data-entry': entry.id,
+        disabled: !ctx.canWrite,
+        title: why,
+        onclick: decide(false),
+        'aria-label': `Reject entry ${entry.id}`,
+      },
+      'Reject',
+    ),
   );
 }

@@ -10,7 +10,15 @@ import { h, messageArea } from '../dom.js';
  */
 export function render({ signIn, reason }) {
   const messages = messageArea();
-  const input = h('input', { id: 'token', name: 'token', type: 'password', required: true, autocomplete: 'off', spellcheck: 'false', autocapitalize: 'off' });
+  const input = h('input', {
+    id: 'token',
+    name: 'token',
+    type: 'password',
+    required: true,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    autocapitalize: 'off',
+  });
   const button = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
   const form = h(
     'form',
@@ -46,7 +54,13 @@ export function render({ signIn, reason }) {
       '. It stays in this browser tab only and is forgotten when the tab is closed.',
     ),
   );
-  const view = h('section', { class: 'view sign-in', 'aria-labelledby': 'view-title' }, h('h1', { id: 'view-title', tabindex: '-1' }, 'Sign in to the store console'), form, messages.element);
+  const view = h(
+    'section',
+    { class: 'view sign-in', 'aria-labelledby': 'view-title' },
+    h('h1', { id: 'view-title', tabindex: '-1' }, 'Sign in to the store console'),
+    form,
+    messages.element,
+  );
   if (reason) messages.error(reason);
   return { element: view, focus: input };
 }

@@ -65,7 +65,11 @@ function stockResult(ctx, stock, heading) {
       empty: 'No stock at any location.',
       columns: [
         { label: 'Location', cell: (line) => line.code ?? 'Not at a location' },
-        { label: 'Pools', cell: (line) => line.pools.map((part) => `${poolName(store, part.pool)}: ${quantity(part.quantity)}`).join(', ') || '–' },
+        {
+          label: 'Pools',
+          cell: (line) =>
+            line.pools.map((part) => `${poolName(store, part.pool)}: ${quantity(part.quantity)}`).join(', ') || '–',
+        },
         { label: 'Tags', cell: (line) => line.tags.join(', ') || '–' },
         { label: 'Quantity', numeric: true, cell: (line) => quantity(line.quantity) },
       ],
@@ -74,7 +78,11 @@ function stockResult(ctx, stock, heading) {
     h(
       'p',
       { class: 'actions' },
-      h('a', { href: ctx.href('history', { code: stock.productNumber }), class: 'button' }, `History of ${stock.productNumber}`),
+      h(
+        'a',
+        { href: ctx.href('history', { code: stock.productNumber }), class: 'button' },
+        `History of ${stock.productNumber}`,
+      ),
     ),
   );
 }

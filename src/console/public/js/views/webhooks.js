@@ -26,7 +26,15 @@ export function render(ctx) {
       { class: 'intro' },
       'Where the service pushes the change feed, and how each delivery is going. Subscriptions are the whole chain’s: the store picker does not filter them.',
     ),
-    h('div', { class: 'filters' }, h('button', { type: 'button', id: 'webhooks-refresh', onclick: () => load(ctx, messages, results, { moveFocus: true }) }, 'Refresh')),
+    h(
+      'div',
+      { class: 'filters' },
+      h(
+        'button',
+        { type: 'button', id: 'webhooks-refresh', onclick: () => load(ctx, messages, results, { moveFocus: true }) },
+        'Refresh',
+      ),
+    ),
     messages.element,
     results,
   );
@@ -56,7 +64,11 @@ async function load(ctx, messages, results, { moveFocus = false, keepMessage = f
         h(
           'div',
           { class: 'notice info', 'data-notice': 'role' },
-          h('p', {}, `Webhook subscriptions need an admin or integration token. Your token (${ctx.me.name}) has the ${ctx.me.role} role.`),
+          h(
+            'p',
+            {},
+            `Webhook subscriptions need an admin or integration token. Your token (${ctx.me.name}) has the ${ctx.me.role} role.`,
+          ),
           h('p', { class: 'meta' }, failure.sentence),
         ),
       );
@@ -82,34 +94,68 @@ const pending = (count) => (count >= PENDING_COUNT_CAP ? `${quantity(PENDING_COU
 function subscriptionTable(ctx, webhooks, messages, results) {
   return dataTable({
     caption: 'Webhook subscriptions and the health of their deliveries',
-    empty: 'Nothing subscribes to the change feed. Admin and integration tokens create subscriptions through the API (POST /webhooks).',
+    empty:
+      'Nothing subscribes to the change feed. Admin and integration tokens create subscriptions through the API (POST /webhooks).',
     columns: [
       {
         label: 'Subscription',
-        cell: (webhook) => [h('span', { class: 'url' }, webhook.url), h('span', { class: 'sub' }, `#${webhook.id} · by ${webhook.created_by} · ${momentToSecond(webhook.created_at)}`)],
+        cell: (webhook) => [
+          h('span', { class: 'url' }, webhook.url),
+          h(
+            'span',
+            { class: 'sub' },
+            `#${webhook.id} · by ${webhook.created_by} · ${momentToSecond(webhook.created_at)}`,
+          ),
+        ],
       },
       {
         label: 'Delivers',
         cell: (webhook) => [
           webhook.types ? webhook.types.join(', ') : 'Every type',
-          h('span', { class: 'sub' }, webhook.stores ? `${webhook.stores.length === 1 ? 'store' : 'stores'} ${webhook.stores.join(', ')}` : 'every store'),
+          h(
+            'span',
+            { class: 'sub' },
+            webhook.stores
+              ? `${webhook.stores.length === 1 ? 'store' : 'stores'} ${webhook.stores.join(', ')}`
+              : 'every store',
+          ),
         ],
       },
       { label: 'Status', cell: (webhook) => status(webhook) },
-      { label: 'Pending', numeric: true, cell: (webhook) => [pending(webhook.pending_events), h('span', { class: 'sub' }, `after sequence ${webhook.after_sequence}`)] },
+      {
+        label: 'Pending',
+        numeric: true,
+        cell: (webhook) => [
+          pending(webhook.pending_events),
+          h('span', { class: 'sub' }, `after sequence ${webhook.after_sequence}`),
+        ],
+      },
       {
         label: 'Last delivered',
         cell: (webhook) => [
           webhook.last_delivered_at ? momentToSecond(webhook.last_delivered_at) : 'Never',
-          h('span', { class: 'sub' }, `${quantity(webhook.delivered_events)} ${webhook.delivered_events === 1 ? 'event' : 'events'} delivered`),
+          h(
+            'span',
+            { class: 'sub' },
+            `${quantity(webhook.delivered_events)} ${webhook.delivered_events === 1 ? 'event' : 'events'} delivered`,
+          ),
         ],
       },
       {
         label: 'Last error',
         cell: (webhook) =>
-          webhook.last_error ? [h('span', { class: 'error-text' }, webhook.last_error), h('span', { class: 'sub' }, `at ${momentToSecond(webhook.last_error_at)}`)] : '–',
+          webhook.last_error
+            ? [
+                h('span', { class: 'error-text' }, webhook.last_error),
+                h('span', { class: 'sub' }, `at ${momentToSecond(webhook.last_error_at)}`),
+              ]
+            : '–',
       },
-      { label: 'Action', cell: (webhook) => (webhook.status === 'paused' || webhook.failing_since ? resumeButton(ctx, webhook, messages, results) : '–') },
+      {
+        label: 'Action',
+        cell: (webhook) =>
+          webhook.status === 'paused' || webhook.failing_since ? resumeButton(ctx, webhook, messages, results) : '–',
+      },
     ],
     rows: webhooks.map((webhook) => ({ ...webhook, rowClass: `webhook-row webhook-${webhook.status}` })),
   });
@@ -122,7 +168,9 @@ function status(webhook) {
   return [
     h('span', { class: `badge webhook-status-${webhook.status}` }, webhook.status === 'paused' ? 'Paused' : 'Active'),
     failing ? [' ', h('span', { class: 'badge webhook-failing' }, 'Failing')] : null,
-    webhook.failing_since ? h('span', { class: 'sub' }, `failing since ${momentToSecond(webhook.failing_since)}`) : null,
+    webhook.failing_since
+      ? h('span', { class: 'sub' }, `failing since ${momentToSecond(webhook.failing_since)}`)
+      : null,
     waiting ? h('span', { class: 'sub' }, `next attempt ${momentToSecond(webhook.next_attempt_at)}`) : null,
   ];
 }
@@ -146,7 +194,10 @@ function resumeButton(ctx, webhook, messages, results) {
         messages.loading(`${paused ? 'Resuming' : 'Retrying'} subscription ${webhook.id}…`);
         try {
           await ctx.api.post(path('/webhooks/', webhook.id, '/resume'), {});
-          messages.success(`Subscription ${webhook.id} ${paused ? 'resumed' : 'retried'}: its batch goes to ${webhook.url} again now.`, { focus: true });
+          messages.success(
+            `Subscription ${webhook.id} ${paused ? 'resumed' : 'retried'}: its batch goes to ${webhook.url} again now.`,
+            { focus: true },
+          );
           await load(ctx, messages, results, { keepMessage: true });
         } catch (failure) {
           messages.error(failure, { focus: true });
