@@ -3,8 +3,12 @@ import type { Dialect } from '../db/dialect/types.js';
 import type { Database } from '../db/schema.js';
 import { POOL_COUNT, type PoolPart } from '../domain/stock-rules.js';
 import { ensureStoreProducts } from './store-products.js';
-import type { BookingProduct, BookingStore, Ledger } from './ledger.js';
+import type { Ledger } from './ledger.js';
+import type { LogRecordColumn } from './log-record.js';
+import type { BookingStore, EntryDraft } from './types.js';
 import { applyEntries, arrivalMoment, type NewLogRow, type Posting } from './postings.js';
+
+export type { EntryDraft } from './types.js';
 import type { StockTouch } from './store-product-stamps.js';
 import { assertStoreAccess, type Principal } from '../shared/access.js';
 import { addMonths, monthLabel, monthStart } from '../db/months.js';
@@ -20,53 +24,6 @@ import type { FieldError } from '../shared/validation.js';
  * path, a body field, or stored data such as a transfer's origin.
  */
 
-export interface EntryDraft {
-  product: BookingProduct;
-  location?: { id: number; location_code: string };
-  reason?: { reason_code: number; reason_code_description: string; is_loss: 0 | 1 };
-  /** Epoch ms the change happened (with `onArrival`: the earliest it may be booked at). */
-  at: number;
-  /**
-   * Stamped by the service, not the client (picks, movements, receipts through the receive
-   * endpoint, settlements, resets): booked at `at` or after the latest entry already on the
-   * booking's balances, whichever is later — in arrival order, so no count stamped ahead can
-   * absorb it (postings.ts arrivalMoment). The log row carries the moment booked.
-   */
-  onArrival?: boolean;
-  isCount: boolean;
-  /** Signed delta, or for counts the counted level, per pool (thousandths). */
-  poolParts: readonly PoolPart[];
-  /** Refuse when this entry leaves its balance below zero (InsufficientStockError). */
-  guard?: { lineIndex: number };
-  /**
-   * The request field of its quantity (`storeproductlog[3].quantity`, `lines[0].received_quantity`):
-   * named by the 422 when a sum it makes would leave the exact range (PRODUCT §3, domain/decimal.ts).
-   */
-  path?: string;
-  /**
-   * The request field of its moment (`storeproductlog[1].modification_datetime`,
-   * `CountingDateTime`): named by the 422 when the moment lies in an archived month of the
-   * ledger (refuseArchivedMoments). A service-stamped draft (`onArrival`) has none.
-   */
-  atPath?: string;
-  /** Entries waiting for review are stored and listed, not applied (PRODUCT §5). */
-  pending: boolean;
-  isFromReceipt?: boolean;
-  customerOrderNumber?: string;
-  customerOrderLineNumber?: number;
-  customerOrderShipmentNumber?: string;
-  customerOrderShipmentLineNumber?: number;
-  appUserName?: string;
-  reference?: string;
-  referenceId?: number;
-  source?: string;
-  remarks?: string;
-  exceptionImage?: string;
-  orderno?: string;
-  scannedAt?: number;
-  orderAfterAt?: number;
-}
-
 /** The pool parts as stored: ten slots, null where the entry does not touch the pool. */
 export function poolQuantitiesJson(parts: readonly PoolPart[]): string {
   const pools = new Array<number | null>(POOL_COUNT).fill(null);
@@ -80,9 +37,16 @@ export function poolPartsFromJson(json: string): PoolPart[] {
   );
 }
 
+/**
+ * The columns of a log row the kernel writes itself: every column but the record's
+ * (log-record.ts). A new column of stock_logs fails to compile below until it is placed — a
+ * log field in the record, where the kernel never sees it.
+ */
+type KernelColumn = Exclude<keyof NewLogRow, LogRecordColumn | 'id'>;
+
 function logRow(store: BookingStore, draft: EntryDraft, actor: string, now: number): NewLogRow {
   const total = draft.poolParts.reduce((sum, p) => sum + p.quantityMilli, 0);
-  return {
+  const own: { [Column in KernelColumn]-?: NewLogRow[Column] } = {
     store_id: store.id,
     store_number: store.store_number,
     product_id: draft.product.id,
@@ -99,20 +63,8 @@ function logRow(store: BookingStore, draft: EntryDraft, actor: string, now: numb
     counted_quantity: draft.isCount ? total : null,
     review_status: draft.pending ? 1 : 0,
     is_applied: draft.pending ? 0 : 1,
-    reference_id: draft.referenceId ?? null,
     customer_order_number: draft.customerOrderNumber ?? null,
-    customer_order_line_number: draft.customerOrderLineNumber ?? null,
-    customer_order_shipment_number: draft.customerOrderShipmentNumber ?? null,
-    customer_order_shipment_line_number: draft.customerOrderShipmentLineNumber ?? null,
-    app_user_name: draft.appUserName ?? null,
-    reference: draft.reference ?? null,
-    source: draft.source ?? null,
-    remarks: draft.remarks ?? null,
-    exception_image: draft.exceptionImage ?? null,
-    orderno: draft.orderno ?? null,
     barcode: draft.product.barcode,
-    scanned_at: draft.scannedAt ?? null,
-    order_after_at: draft.orderAfterAt ?? null,
     price: draft.product.price,
     purchase_price: draft.product.purchase_price,
     purchase_unit_quantity: draft.product.purchase_unit_quantity,
@@ -121,6 +73,7 @@ function logRow(store: BookingStore, draft: EntryDraft, actor: string, now: numb
     created_by: actor,
     modified_by: actor,
   };
+  return Object.assign(own, draft.record);
 }
 
 /** Where an entry books: enough to derive its postings. */
@@ -278,5 +231,5 @@ export const touchOf = (storeId: number, draft: EntryDraft, actor: string): Stoc
   isCount: draft.isCount,
   isLoss: draft.reason?.is_loss === 1,
   isFromReceipt: draft.isFromReceipt === true,
-  by: draft.appUserName ?? actor,
+  by: draft.record.app_user_name ?? actor,
 });

@@ -1,21 +1,90 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { Dialect } from '../db/dialect/types.js';
-import type { StoreProductTable } from '../db/schema.js';
+import type { Database, StoreProductTable } from '../db/schema.js';
+import type { Principal } from '../shared/access.js';
+import type { FieldError } from '../shared/validation.js';
+import type {
+  Booked,
+  BookingBarcode,
+  BookingLocation,
+  BookingProduct,
+  BookingReason,
+  BookingStore,
+  EntryDraft,
+  OrderNumberRef,
+  ReceivingCandidate,
+} from './types.js';
 
-/** The store an entry books into. */
-export interface BookingStore {
-  id: number;
-  store_number: string;
+export type {
+  Booked,
+  BookingBarcode,
+  BookingLocation,
+  BookingProduct,
+  BookingReason,
+  BookingStore,
+  EntryDraft,
+  OrderNumberRef,
+  ReceivingCandidate,
+} from './types.js';
+
+/**
+ * The look-ups by natural key that the intake (intake.ts) resolves lines with: the modules'
+ * repositories, lent to the kernel, which imports no module (ENGINEERING.md "Layout").
+ */
+export interface LedgerLookups {
+  /** The live store of a request's path or body, or 404 (worded by the stores module). */
+  liveStore(db: Kysely<Database>, storeNumber: string): Promise<BookingStore>;
+  /** A store whose books still count, soft-deleted by a flush or not (a transfer's origin). */
+  storeKeepingBooks(trx: Transaction<Database>, storeNumber: string): Promise<BookingStore | undefined>;
+  productsByNumber(trx: Transaction<Database>, numbers: readonly string[]): Promise<Map<string, BookingProduct>>;
+  /** By id: a stored line's product (a delivery's, an order's), deleted since or not. */
+  productsById(trx: Transaction<Database>, ids: readonly number[]): Promise<Map<number, BookingProduct>>;
+  productsByBarcode(trx: Transaction<Database>, barcodes: readonly string[]): Promise<Map<string, BookingBarcode>>;
+  reasonCodes(trx: Transaction<Database>, codes: readonly number[]): Promise<Map<number, BookingReason>>;
+  locations(
+    trx: Transaction<Database>,
+    storeId: number,
+    codes: readonly string[],
+  ): Promise<Map<string, BookingLocation>>;
 }
 
-/** What booking needs of a product (products/repository.ts findBookingProducts selects just this). */
-export interface BookingProduct {
-  id: number;
-  product_number: string;
-  barcode: string | null;
-  price: number | null;
-  purchase_price: number | null;
-  purchase_unit_quantity: number | null;
+/**
+ * Order-bound stock is never stranded (PRODUCT §5): the customer-orders module's rule of who
+ * may book under an order number (customer-orders/bound-stock.ts).
+ */
+export interface OrderBinding {
+  /** A 422 field error for each reference to a customer order of the store (its turn taken first). */
+  refusals(
+    trx: Transaction<Database>,
+    dialect: Dialect,
+    storeId: number,
+    refs: readonly OrderNumberRef[],
+  ): Promise<FieldError[]>;
+  /** `source` values only the order's own operations book with (verify tells picks by them). */
+  reservedSources: ReadonlySet<string>;
+}
+
+/**
+ * A receipt on a delivery, the effect of receipt entries that name one (deliveries/receiving.ts):
+ * planned before the booking (it may set the drafts' pools, or refuse), finished after it.
+ */
+export interface ReceivingEffect {
+  plan(
+    trx: Transaction<Database>,
+    dialect: Dialect,
+    storeId: number,
+    drafts: EntryDraft[],
+    candidates: readonly ReceivingCandidate[],
+  ): Promise<{ readonly items: readonly unknown[] }>;
+  finish(
+    trx: Transaction<Database>,
+    ledger: Ledger,
+    plan: { readonly items: readonly unknown[] },
+    drafts: readonly EntryDraft[],
+    booked: Booked,
+    by: Principal,
+    now: number,
+  ): Promise<void>;
 }
 
 /**
@@ -31,6 +100,9 @@ export interface LedgerPolicies {
     now: number,
     actor: string,
   ): Insertable<StoreProductTable>;
+  lookups: LedgerLookups;
+  orderBinding: OrderBinding;
+  receiving: ReceivingEffect;
 }
 
 /** The kernel as one app runs it: its database dialect and the policies lent to it. */

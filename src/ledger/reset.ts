@@ -3,6 +3,7 @@ import type { Ledger } from './ledger.js';
 import type { Database } from '../db/schema.js';
 import type { PoolNumber } from '../domain/stock-rules.js';
 import { bookEntries, type EntryDraft } from './book.js';
+import { logRecord } from './log-record.js';
 import { inListChunks } from '../db/in-list.js';
 import type { Principal } from '../shared/access.js';
 
@@ -69,7 +70,7 @@ export async function resetProductStock(
         poolParts: [{ pool: b.pool as PoolNumber, quantityMilli: 0 }],
         pending: false,
         customerOrderNumber: b.order_key || undefined,
-        source: SOURCE,
+        record: logRecord({ source: SOURCE }),
       });
       byStore.set(b.store_id, group);
     }

@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import type { PoolNumber } from '../../domain/stock-rules.js';
 import type { FieldError } from '../../shared/validation.js';
 import { lockBalanceKeys } from '../../ledger/postings.js';
-import type { LocationRef } from '../locations/repository.js';
+import type { BookingLocation } from '../../ledger/types.js';
 import { managedOrderNumbers } from './repository.js';
 import type { OrderLineRow } from './rows.js';
 
@@ -30,7 +30,8 @@ import type { OrderLineRow } from './rows.js';
 export const SOURCE_PICKING = 'customer_order_picking';
 export const SOURCE_CLEARANCE = 'customer_order_clearance';
 export const SOURCE_RELEASE = 'customer_order_release';
-const ORDER_SOURCES: ReadonlySet<string> = new Set([SOURCE_PICKING, SOURCE_CLEARANCE, SOURCE_RELEASE]);
+/** Not for other posts (422, ledger/intake.ts): verify tells picks by them. */
+export const ORDER_SOURCES: ReadonlySet<string> = new Set([SOURCE_PICKING, SOURCE_CLEARANCE, SOURCE_RELEASE]);
 
 const orderTurnKey = (orderNumber: string) => `customer-order|${orderNumber}`;
 
@@ -79,19 +80,12 @@ export async function orderNumberErrors(
     }));
 }
 
-/** The order's own `source` values are not for other posts (422): verify tells picks by them. */
-export function reservedSourceErrors(refs: ReadonlyArray<{ source: string | undefined; path: string }>): FieldError[] {
-  return refs
-    .filter((ref) => ref.source !== undefined && ORDER_SOURCES.has(ref.source))
-    .map((ref) => ({ path: ref.path, message: `'${ref.source}' is reserved for the customer order's own bookings` }));
-}
-
 /** A non-zero balance bound under an order number in a store. */
 export interface BoundBalance {
   productId: number;
   /** 0 = unlocated (where picks are bound). */
   locationId: number;
-  location: LocationRef | undefined;
+  location: BookingLocation | undefined;
   pool: PoolNumber;
   quantityMilli: number;
 }
@@ -156,7 +150,7 @@ export async function takeBoundBalances(
 /** Bound stock that the lines' picks do not account for, per balance (signed thousandths). */
 export interface BoundRemainder {
   productId: number;
-  location: LocationRef | undefined;
+  location: BookingLocation | undefined;
   pool: PoolNumber;
   quantityMilli: number;
 }

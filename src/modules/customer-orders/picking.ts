@@ -9,13 +9,11 @@ import { assertStoreAccess, type Principal } from '../../shared/access.js';
 import { duplicateKeyErrors } from '../../shared/bulk.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
-import { findBookingProductsByIds } from '../products/repository.js';
-import { findReasonCodes } from '../reason-codes/repository.js';
 import { bookEntries, type EntryDraft } from '../../ledger/book.js';
+import { requireStore, resolveLines } from '../../ledger/intake.js';
 import type { BookingStore, Ledger } from '../../ledger/ledger.js';
+import { logRecord } from '../../ledger/log-record.js';
 import { InsufficientStockError } from '../../ledger/postings.js';
-import { findLocationsByCodes } from '../locations/repository.js';
-import { requireLiveStore } from '../stores/repository.js';
 import { linesOf, lockOrders, updateLine, updateOrder } from './repository.js';
 import type { OrderLineRow, OrderRow } from './rows.js';
 import { FINAL_STATUSES, REJECTION_REASON_TYPE, STATUS, type ClearanceBody, type OrderUpdateBody } from './schema.js';
@@ -66,11 +64,13 @@ function moveDrafts(
       onArrival: true,
       isCount: false,
       pending: false,
-      reference: order.order_number,
-      source: SOURCE_PICKING,
-      appUserName,
-      customerOrderLineNumber: Number(move.line.line_number),
       path: move.requestIndex === undefined ? undefined : `lines[${move.requestIndex}].picked_quantity`,
+      record: logRecord({
+        reference: order.order_number,
+        source: SOURCE_PICKING,
+        app_user_name: appUserName,
+        customer_order_line_number: Number(move.line.line_number),
+      }),
     };
     const free: EntryDraft = {
       ...common,
@@ -98,7 +98,7 @@ async function bookMoves(
   appUserName?: string,
 ) {
   if (moves.length === 0) return;
-  const products = await findBookingProductsByIds(
+  const products = await ledger.policies.lookups.productsById(
     trx,
     moves.map((m) => m.line.product_id),
   );
@@ -123,7 +123,7 @@ async function releaseAll(
   const bound = await takeBoundBalances(trx, ledger.dialect, store.id, order.order_number);
   const picked = lines.filter((line) => Number(line.picked_quantity) !== 0);
   const rest = boundBeyondPicks(picked, bound);
-  const locations = await findLocationsByCodes(
+  const locations = await ledger.policies.lookups.locations(
     trx,
     store.id,
     picked.flatMap((line) => (line.stock_location ? [line.stock_location] : [])),
@@ -133,7 +133,7 @@ async function releaseAll(
     quantityMilli: -Number(line.picked_quantity),
     location: line.stock_location ? locations.get(line.stock_location) : undefined,
   }));
-  const products = await findBookingProductsByIds(trx, [
+  const products = await ledger.policies.lookups.productsById(trx, [
     ...picked.map((line) => line.product_id),
     ...rest.map((r) => r.productId),
   ]);
@@ -159,8 +159,7 @@ function releaseDrafts(
     onArrival: true,
     isCount: false,
     pending: false,
-    reference: order.order_number,
-    source: SOURCE_RELEASE,
+    record: logRecord({ reference: order.order_number, source: SOURCE_RELEASE }),
   };
   return [
     {
@@ -219,7 +218,7 @@ export async function updateCustomerOrder(
 ): Promise<string> {
   const actor = by.name;
   checkUpdate(body);
-  const store = await requireLiveStore(ctx.db, storeNumber);
+  const store = await requireStore(ctx.ledger, ctx.db, storeNumber);
   try {
     return await inTransaction(ctx.handle, async (trx) => {
       const now = Date.now();
@@ -249,7 +248,9 @@ export async function updateCustomerOrder(
         modified_by: actor,
       };
       if (body.is_rejected === true) {
-        const reason = (await findReasonCodes(trx, [body.rejection_reason_code!])).get(body.rejection_reason_code!);
+        const reason = (await ctx.ledger.policies.lookups.reasonCodes(trx, [body.rejection_reason_code!])).get(
+          body.rejection_reason_code!,
+        );
         if (!reason)
           throw unprocessable('Unknown rejection reason code', [
             { path: 'rejection_reason_code', message: `unknown reason code ${body.rejection_reason_code}` },
@@ -307,12 +308,18 @@ async function applyPicks(
 ): Promise<Map<number, number>> {
   const byNumber = new Map(lines.map((line) => [Number(line.line_number), line]));
   const requested = body.lines ?? [];
-  const codes = requested.flatMap((pick) => {
-    const line = byNumber.get(pick.line_number);
-    const code = pick.stock_location ?? line?.stock_location ?? line?.preferred_location_code;
-    return code ? [code] : [];
-  });
-  const locations = await findLocationsByCodes(trx, store.id, codes);
+  // A pick's source: the location it names, else the line's own, else the line's preferred one.
+  const sourceOf = (pick: (typeof requested)[number], line: OrderLineRow | undefined) =>
+    pick.stock_location ?? line?.stock_location ?? line?.preferred_location_code ?? undefined;
+  const resolution = await resolveLines(
+    trx,
+    ledger,
+    store.id,
+    requested.map((pick, index) => {
+      const code = sourceOf(pick, byNumber.get(pick.line_number));
+      return { locations: code ? [{ key: code, path: `lines[${index}].stock_location` }] : undefined };
+    }),
+  );
   const errors: FieldError[] = [];
   const conflicts: FieldError[] = [];
   const moves: Move[] = [];
@@ -326,10 +333,9 @@ async function applyPicks(
       });
       return;
     }
-    const code = pick.stock_location ?? line.stock_location ?? line.preferred_location_code ?? undefined;
-    const location = code === undefined ? undefined : locations.get(code);
-    if (code !== undefined && !location)
-      errors.push({ path: `lines[${index}].stock_location`, message: `unknown location '${code}' in this store` });
+    const resolved = resolution.lines[index]!;
+    const location = resolved.locations[0];
+    errors.push(...resolved.errors);
     const current = Number(line.picked_quantity);
     if (pick.stock_pool !== undefined && pick.stock_pool !== line.stock_pool && current !== 0) {
       conflicts.push({
@@ -341,13 +347,9 @@ async function applyPicks(
     const pool = pick.stock_pool ?? line.stock_pool;
     const target = pick.picked_quantity === undefined ? current : toQuantity(pick.picked_quantity);
     const updated = { ...line, stock_pool: pool };
-    // A pick comes from the named source; a release goes back to a named location, else to where the line was picked.
-    const releaseTo =
-      pick.stock_location !== undefined
-        ? location
-        : line.stock_location
-          ? locations.get(line.stock_location)
-          : undefined;
+    // A pick comes from the named source; a release goes back to a named location, else to
+    // where the line was picked (then its source is the line's own location).
+    const releaseTo = pick.stock_location !== undefined || line.stock_location ? location : undefined;
     if (target !== current)
       moves.push({
         line: updated,
@@ -398,7 +400,7 @@ function checkPickedTotal(order: OrderRow, lines: Iterable<OrderLineRow>, moves:
 /** POST /customerorders/clearance (PRODUCT §7): the bound stock is handed over and leaves the store; status 5. */
 export async function clearOrder(ctx: AppContext, body: ClearanceBody, principal: Principal): Promise<string> {
   // body.store_number is a StoreRef: a store token that does not hold it was refused before (plugins/auth.ts).
-  const store = await requireLiveStore(ctx.db, body.store_number);
+  const store = await requireStore(ctx.ledger, ctx.db, body.store_number);
   return inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
     const order = (await lockOrders(trx, ctx.dialect, [body.order_number])).get(body.order_number);
@@ -415,7 +417,7 @@ export async function clearOrder(ctx: AppContext, body: ClearanceBody, principal
     const bound = await takeBoundBalances(trx, ctx.dialect, store.id, order.order_number);
     const picked = (await linesOf(trx, [order.id])).filter((line) => Number(line.picked_quantity) !== 0);
     const rest = boundBeyondPicks(picked, bound);
-    const products = await findBookingProductsByIds(trx, [
+    const products = await ctx.ledger.policies.lookups.productsById(trx, [
       ...picked.map((line) => line.product_id),
       ...rest.map((r) => r.productId),
     ]);
@@ -425,21 +427,21 @@ export async function clearOrder(ctx: AppContext, body: ClearanceBody, principal
       isCount: false,
       pending: false,
       customerOrderNumber: order.order_number,
-      reference: order.order_number,
-      source: SOURCE_CLEARANCE,
     };
+    const cleared = { reference: order.order_number, source: SOURCE_CLEARANCE };
     const drafts: EntryDraft[] = [
       ...picked.map((line) => ({
         ...common,
         product: products.get(line.product_id)!,
-        customerOrderLineNumber: Number(line.line_number),
         poolParts: [{ pool: line.stock_pool as PoolPart['pool'], quantityMilli: -Number(line.picked_quantity) }],
+        record: logRecord({ ...cleared, customer_order_line_number: Number(line.line_number) }),
       })),
       ...rest.map((remainder) => ({
         ...common,
         product: products.get(remainder.productId)!,
         location: remainder.location,
         poolParts: [{ pool: remainder.pool, quantityMilli: -remainder.quantityMilli }],
+        record: logRecord(cleared),
       })),
     ];
     await bookEntries(trx, ctx.ledger, store, drafts, principal, now);

@@ -10,10 +10,10 @@ import { assertStoreAccess, type Principal } from '../../shared/access.js';
 import { groupBy } from '../../shared/bulk.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
-import { findBookingProductsByIds } from '../products/repository.js';
 import { bookEntries, bookEntriesWithMoments, type EntryDraft } from '../../ledger/book.js';
-import type { BookingStore, Ledger } from '../../ledger/ledger.js';
-import { requireLiveStore, findStoreKeepingBooks } from '../stores/repository.js';
+import { requireStore } from '../../ledger/intake.js';
+import type { Booked, BookingStore, Ledger, ReceivingCandidate } from '../../ledger/ledger.js';
+import { logRecord } from '../../ledger/log-record.js';
 import { insertReceiptLines, receiptStamp, upsertReceipts } from './receipt-writes.js';
 import { linesOf, lockDeliveries } from './repository.js';
 import type { DeliveryLineRow, DeliveryRow } from './rows.js';
@@ -28,21 +28,6 @@ import { CLOSED_STATUSES } from './service.js';
  * keeps besides stock: line totals, the delivery's status, its receipt and receipt lines,
  * and a transfer's leg out of its origin store.
  */
-
-/** One entry of a request that may receive on a delivery. */
-export interface ReceivingCandidate {
-  /** Index of its draft among the request's drafts (and of its id among the booked ids). */
-  draftIndex: number;
-  /** Where the request names it, for errors (`lines[2]`, `storeproductlog[5]`). */
-  path: string;
-  /** The field holding its quantity (`received_quantity`, `quantity`). */
-  quantityField: string;
-  orderNumber: string;
-  /** By line (receive endpoint); else the delivery's line of the draft's product. */
-  lineNumber?: number;
-  /** The sender chose the pools: keep them; else the line's target_stock_pool. */
-  poolChosen: boolean;
-}
 
 interface ReceivingItem {
   draftIndex: number;
@@ -234,7 +219,7 @@ async function bookTransferLegs(
   const byOrigin = groupBy(transfers, (item) => item.delivery.store_origin!);
   for (const [originNumber, items] of byOrigin) {
     // A flushed (soft-deleted) origin still gives the goods: a unit never appears from nothing.
-    const origin = await findStoreKeepingBooks(trx, originNumber);
+    const origin = await ledger.policies.lookups.storeKeepingBooks(trx, originNumber);
     if (!origin) continue;
     const legs: EntryDraft[] = items.map((item) => {
       const received = drafts[item.draftIndex]!;
@@ -247,10 +232,12 @@ async function bookTransferLegs(
         isCount: false,
         poolParts: [{ pool: 1, quantityMilli: -item.quantityMilli }],
         pending: false,
-        appUserName: received.appUserName,
-        reference: item.delivery.order_number,
-        referenceId: ids[item.draftIndex],
-        source: 'transfer',
+        record: logRecord({
+          app_user_name: received.record.app_user_name,
+          reference: item.delivery.order_number,
+          reference_id: ids[item.draftIndex],
+          source: 'transfer',
+        }),
       };
     });
     await bookEntries(trx, ledger, origin, legs, by, now);
@@ -271,7 +258,7 @@ export async function finishReceiving(
   ledger: Ledger,
   plan: ReceivingPlan,
   drafts: readonly EntryDraft[],
-  booked: { ids: readonly number[]; moments: readonly number[] },
+  booked: Booked,
   submitted: readonly DeliveryRow[],
   by: Principal,
   now: number,
@@ -334,7 +321,7 @@ export async function receiveDelivery(
       { path: 'lines', message: 'is empty and submit is not true: the request would change nothing' },
     ]);
   }
-  const store = await requireLiveStore(ctx.db, storeNumber);
+  const store = await requireStore(ctx.ledger, ctx.db, storeNumber);
   return inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
     const delivery = (await lockDeliveries(trx, ctx.dialect, [orderNumber])).get(orderNumber);
@@ -345,7 +332,7 @@ export async function receiveDelivery(
     if (CLOSED_STATUSES.has(delivery.status))
       throw conflict(`Delivery '${orderNumber}' is ${delivery.status}: nothing more can be received on it`);
     const lines = new Map((await linesOf(trx, [delivery.id])).map((line) => [Number(line.line_number), line]));
-    const products = await findBookingProductsByIds(
+    const products = await ctx.ledger.policies.lookups.productsById(
       trx,
       [...lines.values()].map((line) => line.product_id),
     );
@@ -370,8 +357,7 @@ export async function receiveDelivery(
             : [{ pool: (received.target_stock_pool ?? line.target_stock_pool) as PoolPart['pool'], quantityMilli }],
         pending: false,
         isFromReceipt: true,
-        reference: orderNumber,
-        appUserName: query.appUserName,
+        record: logRecord({ reference: orderNumber, app_user_name: query.appUserName }),
       };
     });
     const candidates = body.lines.map((received, index) => ({

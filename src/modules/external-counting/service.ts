@@ -1,7 +1,5 @@
-import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.js';
 import { newestUpdatedOn, pageOf } from '../../db/page.js';
-import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { formatDateTime, requireDateTime } from '../../domain/datetime.js';
 import { addQuantities, checkedQuantity, fromQuantity, toQuantity } from '../../domain/decimal.js';
@@ -10,44 +8,15 @@ import { chunk } from '../../shared/bulk.js';
 import { unprocessable, validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
 import { pagedResponse, resolvePage, type PagedResult } from '../../shared/paging.js';
-import { findProductsByBarcodes, findBookingProducts } from '../products/repository.js';
 import { bookEntries, type EntryDraft } from '../../ledger/book.js';
-import { requireLiveStore } from '../stores/repository.js';
+import { requireStore } from '../../ledger/intake.js';
+import { locatedLevelsAt } from '../../ledger/levels.js';
+import { logRecord } from '../../ledger/log-record.js';
 import { UnresolvedQuery, type ExternalCountingBody } from './schema.js';
 
 const SOURCE = 'external_counting';
 /** Columns of one unresolved_counting_lines insert row. */
 const UNRESOLVED_COLUMNS = 7;
-
-/**
- * Located, free pool-1 stock of each product at a moment (every applied entry at or
- * before it). An external count is a store total: it keeps located stock as it is and
- * books the difference on the unlocated pool-1 balance (docs/decisions.md).
- */
-async function locatedLevelsAt(
-  trx: Transaction<Database>,
-  storeId: number,
-  productIds: readonly number[],
-  at: number,
-): Promise<Map<number, number>> {
-  const levels = new Map<number, number>();
-  for (const ids of chunk(productIds, 10_000)) {
-    const rows = await trx
-      .selectFrom('stock_balances as b')
-      .innerJoin('stock_ledger as g', 'g.balance_id', 'b.id')
-      .select(['b.product_id', sql<number>`sum(g.delta)`.as('level')])
-      .where('b.store_id', '=', storeId)
-      .where('b.product_id', 'in', ids)
-      .where('b.pool', '=', 1)
-      .where('b.order_key', '=', '')
-      .where('b.location_id', '<>', 0)
-      .where('g.at', '<=', at)
-      .groupBy('b.product_id')
-      .execute();
-    for (const row of rows) levels.set(row.product_id, Number(row.level));
-  }
-  return levels;
-}
 
 /**
  * Items a line counts, in thousandths: a unit barcode counts unit_quantity each. The product
@@ -71,13 +40,14 @@ export async function submitCountingLines(
       { path: 'StoreNo', message: 'is required: the store that was counted' },
     ]);
   // StoreNo is a StoreRef: a store token that does not hold it was refused before (plugins/auth.ts).
-  const store = await requireLiveStore(ctx.db, body.StoreNo);
+  const store = await requireStore(ctx.ledger, ctx.db, body.StoreNo);
   const at = requireDateTime(body.CountingDateTime);
   const lines = body.Lines ?? [];
 
   return inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
-    const matches = await findProductsByBarcodes(
+    const { lookups } = ctx.ledger.policies;
+    const matches = await lookups.productsByBarcode(
       trx,
       lines.flatMap((l) => (l.product_barcode ? [l.product_barcode] : [])),
     );
@@ -115,7 +85,7 @@ export async function submitCountingLines(
     const productIds = [...countedByProduct.keys()];
     const numbers = new Map<number, string>();
     for (const match of matches.values()) numbers.set(match.productId, match.productNumber);
-    const products = await findBookingProducts(
+    const products = await lookups.productsByNumber(
       trx,
       productIds.map((id) => numbers.get(id)!),
     );
@@ -133,9 +103,9 @@ export async function submitCountingLines(
         isCount: true,
         poolParts: [{ pool: 1, quantityMilli: level }],
         pending: false,
-        source: SOURCE,
         path,
         atPath: 'CountingDateTime',
+        record: logRecord({ source: SOURCE }),
       };
     });
     await bookEntries(trx, ctx.ledger, store, drafts, principal, now);
@@ -163,7 +133,7 @@ export async function listUnresolved(
   storeNumber: string,
   query: UnresolvedQuery,
 ): Promise<PagedResult<{ barcode: string; counted_quantity: number; counting_datetime: string; received_on: string }>> {
-  const store = await requireLiveStore(ctx.db, storeNumber);
+  const store = await requireStore(ctx.ledger, ctx.db, storeNumber);
   const window = resolvePage(query, UnresolvedQuery, `unresolved_counting_lines:${store.id}`, ctx.cursors);
   const base = ctx.db.selectFrom('unresolved_counting_lines').where('store_id', '=', store.id);
   const [rows, total, lastModified] = await Promise.all([

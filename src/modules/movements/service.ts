@@ -1,22 +1,19 @@
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.js';
-import type { Dialect } from '../../db/dialect/types.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { fromQuantity, toQuantity } from '../../domain/decimal.js';
 import type { PoolNumber } from '../../domain/stock-rules.js';
+import { bookEntries } from '../../ledger/book.js';
+import { type IntakeLine, requireStore, resolveLines } from '../../ledger/intake.js';
+import type { Ledger } from '../../ledger/ledger.js';
+import { logRecord } from '../../ledger/log-record.js';
+import { InsufficientStockError } from '../../ledger/postings.js';
+import type { BookingLocation, EntryDraft } from '../../ledger/types.js';
 import type { Principal } from '../../shared/access.js';
 import { chunk } from '../../shared/bulk.js';
 import { conflict, unprocessable, validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
-import { findBookingProducts } from '../products/repository.js';
-import { MAX_REASON_CODE } from '../reason-codes/schema.js';
-import { findReasonCodes } from '../reason-codes/repository.js';
-import { bookEntries, type EntryDraft } from '../../ledger/book.js';
-import { InsufficientStockError } from '../../ledger/postings.js';
-import { orderNumberErrors, reservedSourceErrors } from '../customer-orders/bound-stock.js';
-import { findLocationsByCodes, type LocationRef } from '../locations/repository.js';
-import { requireLiveStore } from '../stores/repository.js';
 import type { MovementBody, MovementInput, MovementLocation, MovementQuery } from './schema.js';
 
 /** Movement reason codes are type 3 (interface §2.6). */
@@ -36,13 +33,12 @@ function checkMoves(moves: readonly MovementInput[]): void {
 }
 
 interface Side {
-  location?: LocationRef;
+  location?: BookingLocation;
   pool: PoolNumber;
   order?: MovementLocation;
 }
 
-function sideOf(spec: MovementLocation | undefined, locations: ReadonlyMap<string, LocationRef>): Side {
-  const location = spec?.location_code ? locations.get(spec.location_code) : undefined;
+function sideOf(spec: MovementLocation | undefined, location: BookingLocation | undefined): Side {
   return {
     location,
     pool: (spec?.stock_pool ?? location?.default_stock_pool ?? 1) as PoolNumber,
@@ -55,102 +51,81 @@ const sameStock = (a: Side, b: Side) =>
   a.pool === b.pool &&
   (a.order?.customer_order_number ?? '') === (b.order?.customer_order_number ?? '');
 
+/** What each move names, for the ledger's intake: product, reason, both sides' locations and orders. */
+const intakeLines = (moves: readonly MovementInput[]): IntakeLine[] =>
+  moves.map((move, index) => ({
+    product: { key: move.product_number!, path: path(index, 'product_number') },
+    // §4.11 sends the code as text (digits by the schema); reason codes are stored as numbers.
+    reason:
+      move.reason_code === undefined
+        ? undefined
+        : { key: Number(move.reason_code), sent: move.reason_code, path: path(index, 'reason_code') },
+    locations: SIDES.map((side) => {
+      const code = move[side]?.location_code;
+      return code ? { key: code, path: path(index, `${side}.location_code`) } : undefined;
+    }),
+    // Stock bound to a customer order of the store moves only by that order's operations (PRODUCT §5).
+    orderNumbers: SIDES.map((side) => ({
+      orderNumber: move[side]?.customer_order_number,
+      path: path(index, `${side}.customer_order_number`),
+    })),
+    source: { key: move.source, path: path(index, 'source') },
+  }));
+
+const SIDES = ['from_location', 'to_location'] as const;
+
 async function draftMoves(
   trx: Transaction<Database>,
-  dialect: Dialect,
+  ledger: Ledger,
   storeId: number,
   moves: readonly MovementInput[],
   query: MovementQuery,
   now: number,
 ): Promise<EntryDraft[]> {
-  const products = await findBookingProducts(
-    trx,
-    moves.map((m) => m.product_number!),
-  );
-  // §4.11 sends the code as text (digits by the schema); reason codes are stored as numbers.
-  const reasonCodeOf = (move: MovementInput) => (move.reason_code === undefined ? undefined : Number(move.reason_code));
-  // Digits beyond the largest code name no code (and must not reach an int column).
-  const lookups = moves
-    .map(reasonCodeOf)
-    .filter((code): code is number => code !== undefined && code <= MAX_REASON_CODE);
-  const reasons = await findReasonCodes(trx, lookups);
-  const codes = moves
-    .flatMap((m) => [m.from_location?.location_code, m.to_location?.location_code])
-    .filter((c): c is string => !!c);
-  const locations = await findLocationsByCodes(trx, storeId, codes);
-  // Stock bound to a customer order of the store moves only by that order's operations (PRODUCT §5, customer-orders/bound-stock.ts).
-  const errors: FieldError[] = [
-    ...(await orderNumberErrors(
-      trx,
-      dialect,
-      storeId,
-      moves.flatMap((move, index) =>
-        (['from_location', 'to_location'] as const).map((side) => ({
-          orderNumber: move[side]?.customer_order_number,
-          path: path(index, `${side}.customer_order_number`),
-        })),
-      ),
-    )),
-    ...reservedSourceErrors(moves.map((move, index) => ({ source: move.source, path: path(index, 'source') }))),
-  ];
+  const resolution = await resolveLines(trx, ledger, storeId, intakeLines(moves), {
+    reasonType: { type: MOVEMENT_REASON_TYPE, name: 'movement' },
+  });
+  // A move that moves nothing is a 400, reported for the moves before the first one that names unknown data.
+  let named = resolution.refusals.length === 0;
   const sameSide: FieldError[] = [];
   const drafts: EntryDraft[] = [];
   moves.forEach((move, index) => {
-    const product = products.get(move.product_number!);
-    const reason = move.reason_code === undefined ? undefined : reasons.get(reasonCodeOf(move)!);
-    if (!product)
-      errors.push({ path: path(index, 'product_number'), message: `unknown product '${move.product_number}'` });
-    if (move.reason_code !== undefined && !reason)
-      errors.push({ path: path(index, 'reason_code'), message: `unknown reason code ${move.reason_code}` });
-    if (reason && reason.reason_code_type !== MOVEMENT_REASON_TYPE) {
-      errors.push({
-        path: path(index, 'reason_code'),
-        message: `reason code ${reason.reason_code} is of type ${reason.reason_code_type}, not a movement code (type 3)`,
-      });
-    }
-    for (const side of ['from_location', 'to_location'] as const) {
-      const code = move[side]?.location_code;
-      if (code && !locations.has(code))
-        errors.push({
-          path: path(index, `${side}.location_code`),
-          message: `unknown location '${code}' in this store`,
-        });
-    }
-    if (!product || errors.length > 0) return;
-    const from = sideOf(move.from_location, locations);
-    const to = sideOf(move.to_location, locations);
-    if (sameStock(from, to))
+    const { product, reason, locations, errors } = resolution.lines[index]!;
+    named &&= errors.length === 0;
+    if (!named) return;
+    const [from, to] = SIDES.map((side, at) => sideOf(move[side], locations[at]));
+    if (sameStock(from!, to!))
       sameSide.push({
         path: path(index, 'to_location'),
         message: 'is the same stock as from_location: nothing would move',
       });
     const quantityMilli = toQuantity(move.quantity);
-    const common = {
-      product,
+    const leg = (side: Side, spec: MovementLocation | undefined, sign: 1 | -1): EntryDraft => ({
+      product: product!,
       reason,
       at: now,
       onArrival: true,
       path: path(index, 'quantity'),
       isCount: false,
       pending: false,
-      appUserName: query.AppUserName,
-      reference: move.reference,
-      source: move.source,
-    } satisfies Partial<EntryDraft>;
-    const leg = (side: Side, spec: MovementLocation | undefined, sign: 1 | -1): EntryDraft => ({
-      ...common,
       location: side.location,
       poolParts: [{ pool: side.pool, quantityMilli: sign * quantityMilli }],
       customerOrderNumber: side.order?.customer_order_number,
-      customerOrderLineNumber: spec?.customer_order_line_number,
-      customerOrderShipmentNumber: spec?.customer_order_shipment_number,
-      customerOrderShipmentLineNumber: spec?.customer_order_shipment_line_number,
       guard: sign === -1 && move.allow_overage !== true ? { lineIndex: index } : undefined,
+      record: logRecord({
+        app_user_name: query.AppUserName,
+        reference: move.reference,
+        source: move.source,
+        customer_order_line_number: spec?.customer_order_line_number,
+        customer_order_shipment_number: spec?.customer_order_shipment_number,
+        customer_order_shipment_line_number: spec?.customer_order_shipment_line_number,
+      }),
     });
-    drafts.push(leg(from, move.from_location, -1), leg(to, move.to_location, 1));
+    drafts.push(leg(from!, move.from_location, -1), leg(to!, move.to_location, 1));
   });
   if (sameSide.length > 0) throw validationFailed('Some movements move nothing', sameSide);
-  if (errors.length > 0) throw unprocessable('Some movements refer to unknown or unsuitable data', errors);
+  if (resolution.errors.length > 0)
+    throw unprocessable('Some movements refer to unknown or unsuitable data', resolution.errors);
   return drafts;
 }
 
@@ -179,11 +154,11 @@ export async function moveStock(
   by: Principal,
 ): Promise<string> {
   checkMoves(body.body);
-  const store = await requireLiveStore(ctx.db, storeNumber);
+  const store = await requireStore(ctx.ledger, ctx.db, storeNumber);
   try {
     return await inTransaction(ctx.handle, async (trx) => {
       const now = Date.now();
-      const drafts = await draftMoves(trx, ctx.dialect, store.id, body.body, query, now);
+      const drafts = await draftMoves(trx, ctx.ledger, store.id, body.body, query, now);
       const ids = await bookEntries(trx, ctx.ledger, store, drafts, by, now);
       await linkLegs(trx, ids);
       return `moved ${body.body.length}`;

@@ -3,6 +3,7 @@ import type { Dialect } from '../../db/dialect/types.js';
 import type { Database } from '../../db/schema.js';
 import { inListChunks } from '../../db/in-list.js';
 import type { ReasonCodeRow } from './rows.js';
+import { MAX_REASON_CODE } from './schema.js';
 
 export interface ReasonCodeFilters {
   code?: number;
@@ -48,7 +49,9 @@ export async function findReasonCodes(
   codes: readonly number[],
 ): Promise<Map<number, ReasonCodeRow>> {
   const found = new Map<number, ReasonCodeRow>();
-  for (const codeChunk of inListChunks([...new Set(codes)], CODES_PER_QUERY)) {
+  // A number beyond the largest code names no code, and must not reach an int column (a movement's code is digits of any length).
+  const possible = codes.filter((code) => Number.isInteger(code) && code >= 0 && code <= MAX_REASON_CODE);
+  for (const codeChunk of inListChunks([...new Set(possible)], CODES_PER_QUERY)) {
     const rows = await db
       .selectFrom('reason_codes')
       .selectAll()
