@@ -39,6 +39,7 @@ export async function postStockLogs(
   by: Principal,
 ): Promise<{ ids: number[]; message: string }> {
   const lines = checkLines(body.storeproductlog, query.is_counted_quantity === true);
+  const receiving = receivingCandidates(lines, query);
   const store = await requireStore(ctx.ledger, ctx.db, storeNumber);
   return inTransaction(ctx.handle, async (trx) => {
     const now = Date.now();
@@ -46,15 +47,7 @@ export async function postStockLogs(
     if (resolution.errors.length > 0)
       throw unprocessable('Some stock log entries refer to unknown data', resolution.errors);
     const drafts = draftEntries(lines, resolution, query);
-    const { booked, received } = await bookReceiving(
-      trx,
-      ctx.ledger,
-      store,
-      drafts,
-      receivingCandidates(lines, query),
-      by,
-      now,
-    );
+    const { booked, received } = await bookReceiving(trx, ctx.ledger, store, drafts, receiving, by, now);
     const { ids } = booked;
     const pending = drafts.filter((d) => d.pending).length;
     const onDeliveries = received > 0 ? `; received on deliveries ${received}` : '';
