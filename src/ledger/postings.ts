@@ -161,14 +161,13 @@ export async function applyEntries(
   touches: readonly StockTouch[] = [],
 ): Promise<number[]> {
   const { dialect } = ledger;
-  // Flat, in entry order; each balance key built once (a request may carry thousands).
-  const placed: Placed[] = [];
-  entries.forEach((entry, index) => {
-    for (const posting of entry.postings) placed.push({ posting, entry: index, key: keyOf(posting) });
-  });
-  const postings = placed.map((p) => p.posting);
-  assertAuthority(by, postings, storeNumbers);
-  if (postings.length === 0) return writeEntries(trx, dialect, entries, []);
+  const placed = placePostings(entries);
+  assertAuthority(
+    by,
+    placed.map((p) => p.posting),
+    storeNumbers,
+  );
+  if (placed.length === 0) return writeEntries(trx, dialect, entries, []);
   // An entry's id orders it among its balances' entries of one moment. A delta's row is the
   // same whatever the balance holds (a later count absorbing it is re-based, not the delta),
   // so a request of deltas on balances that exist writes its rows before it queues for them,
@@ -179,65 +178,8 @@ export async function applyEntries(
   const early = await writeEarly(trx, dialect, entries, placed);
   const logIds: Array<number | undefined> = early ?? entries.map((entry) => entry.logId);
   const balances = await lockBalances(trx, dialect, placed, storeNumbers);
-
-  // One plan per balance for all of its postings of this request (docs/stock.md "Cost"): only
-  // a balance with late entries that a count can see reads its history, and only the stretch
-  // they need.
-  const postingsByBalance = new Map<string, number[]>();
-  placed.forEach(({ key }, index) => {
-    const indices = postingsByBalance.get(key);
-    if (indices) indices.push(index);
-    else postingsByBalance.set(key, [index]);
-  });
-  const own = new Set(early);
-  const plans = new Array<PlannedArrival>(postings.length);
-  const rebased: Rebased[] = [];
-  for (const [key, indices] of postingsByBalance) {
-    const balance = balances.get(key)!;
-    const arrivals = indices.map((index) => {
-      const { posting, entry } = placed[index]!;
-      return {
-        at: posting.at,
-        quantityMilli: posting.quantityMilli,
-        isCount: posting.isCount,
-        path: posting.path,
-        id: logIds[entry],
-      };
-    });
-    const range = historyRange(balance, arrivals);
-    const window = range
-      ? await readHistory(trx, balance, range, own)
-      : { history: { levelBeforeMilli: balance.quantity, entries: [], tailMilli: 0 }, rows: new Map() };
-    const plan = planBatch(window.history, arrivals);
-    plan.arrivals.forEach((planned, at) => (plans[indices[at]!] = planned));
-    for (const count of plan.rebased)
-      rebased.push({ ...count, balanceId: balance.id!, row: window.rows.get(count.id)! });
-  }
-
-  // The balances move in arrival order, so a guarded posting sees exactly what came before it.
-  const magnitudes: MagnitudeChange[] = [];
-  for (const [index, posting] of postings.entries()) {
-    const balance = balances.get(placed[index]!.key)!;
-    const planned = plans[index]!;
-    const before = balance.quantity;
-    // In the kept range: planBatch checked each arrival's balance in this order (PRODUCT §3 "Exact numbers").
-    balance.quantity += planned.balanceChangeMilli;
-    // A posting absorbed by a later count changes nothing now, so it cannot overdraw.
-    if (posting.guard && !planned.absorbed && balance.quantity < 0)
-      throw new InsufficientStockError(posting.guard.lineIndex, before);
-    const grown = Math.abs(balance.quantity) - Math.abs(before);
-    if (grown !== 0)
-      magnitudes.push({
-        storeId: posting.storeId,
-        productId: posting.productId,
-        changeMilli: grown,
-        path: posting.path,
-      });
-    balance.lastAt = balance.lastAt === null ? posting.at : Math.max(balance.lastAt, posting.at);
-    if (posting.isCount)
-      balance.lastCountAt = balance.lastCountAt === null ? posting.at : Math.max(balance.lastCountAt, posting.at);
-    balance.touched = true;
-  }
+  const { plans, rebased } = await planBalances(trx, placed, balances, logIds, new Set(early));
+  const magnitudes = moveBalances(placed, balances, plans);
 
   // New balances now, with the figures this request leaves them at: their postings name them.
   await dialect.engineBalanceWrites(trx, () => createBalances(trx, dialect, balances, now));
@@ -261,7 +203,118 @@ export async function applyEntries(
     await fillApproved(trx, dialect, entries, placed, figures);
   }
   await rebaseCounts(trx, rebased);
-  const touched = [...balances.values()].filter((b) => b.touched);
+  const ids = logIds.map((id) => id!);
+  await settleBalances(trx, ledger, { balances, placed, entries, ids, touches, magnitudes }, now);
+  return ids;
+}
+
+/** The entries' postings in one flat list, in entry order; each balance key built once (a request may carry thousands). */
+function placePostings(entries: readonly EntryBooking[]): Placed[] {
+  const placed: Placed[] = [];
+  entries.forEach((entry, index) => {
+    for (const posting of entry.postings) placed.push({ posting, entry: index, key: keyOf(posting) });
+  });
+  return placed;
+}
+
+/**
+ * One plan per balance for all of its postings of this request (docs/stock.md "Cost"): only a
+ * balance with late entries that a count can see reads its history, and only the stretch
+ * they need. Returns each posting's planned arrival, in the flat order, and the counts it re-bases.
+ */
+async function planBalances(
+  trx: Transaction<Database>,
+  placed: readonly Placed[],
+  balances: ReadonlyMap<string, BalanceState>,
+  logIds: ReadonlyArray<number | undefined>,
+  own: ReadonlySet<number>,
+): Promise<{ plans: PlannedArrival[]; rebased: Rebased[] }> {
+  const postingsByBalance = new Map<string, number[]>();
+  placed.forEach(({ key }, index) => {
+    const indices = postingsByBalance.get(key);
+    if (indices) indices.push(index);
+    else postingsByBalance.set(key, [index]);
+  });
+  const plans = new Array<PlannedArrival>(placed.length);
+  const rebased: Rebased[] = [];
+  for (const [key, indices] of postingsByBalance) {
+    const balance = balances.get(key)!;
+    const arrivals = indices.map((index) => {
+      const { posting, entry } = placed[index]!;
+      return {
+        at: posting.at,
+        quantityMilli: posting.quantityMilli,
+        isCount: posting.isCount,
+        path: posting.path,
+        id: logIds[entry],
+      };
+    });
+    const range = historyRange(balance, arrivals);
+    const window = range
+      ? await readHistory(trx, balance, range, own)
+      : { history: { levelBeforeMilli: balance.quantity, entries: [], tailMilli: 0 }, rows: new Map() };
+    const plan = planBatch(window.history, arrivals);
+    plan.arrivals.forEach((planned, at) => (plans[indices[at]!] = planned));
+    for (const count of plan.rebased)
+      rebased.push({ ...count, balanceId: balance.id!, row: window.rows.get(count.id)! });
+  }
+  return { plans, rebased };
+}
+
+/**
+ * Moves the balances in arrival order, so a guarded posting sees exactly what came before it
+ * (InsufficientStockError). Returns how much each posting grew its store product's magnitude.
+ */
+function moveBalances(
+  placed: readonly Placed[],
+  balances: ReadonlyMap<string, BalanceState>,
+  plans: readonly PlannedArrival[],
+): MagnitudeChange[] {
+  const magnitudes: MagnitudeChange[] = [];
+  for (const [index, { posting, key }] of placed.entries()) {
+    const balance = balances.get(key)!;
+    const planned = plans[index]!;
+    const before = balance.quantity;
+    // In the kept range: planBatch checked each arrival's balance in this order (PRODUCT §3 "Exact numbers").
+    balance.quantity += planned.balanceChangeMilli;
+    // A posting absorbed by a later count changes nothing now, so it cannot overdraw.
+    if (posting.guard && !planned.absorbed && balance.quantity < 0)
+      throw new InsufficientStockError(posting.guard.lineIndex, before);
+    const grown = Math.abs(balance.quantity) - Math.abs(before);
+    if (grown !== 0)
+      magnitudes.push({
+        storeId: posting.storeId,
+        productId: posting.productId,
+        changeMilli: grown,
+        path: posting.path,
+      });
+    balance.lastAt = balance.lastAt === null ? posting.at : Math.max(balance.lastAt, posting.at);
+    if (posting.isCount)
+      balance.lastCountAt = balance.lastCountAt === null ? posting.at : Math.max(balance.lastCountAt, posting.at);
+    balance.touched = true;
+  }
+  return magnitudes;
+}
+
+/**
+ * What follows the entries' rows: the moved balances' figures, their store products' stamps
+ * and magnitudes, and the `stock.changed` events.
+ */
+async function settleBalances(
+  trx: Transaction<Database>,
+  ledger: Ledger,
+  booking: {
+    balances: ReadonlyMap<string, BalanceState>;
+    placed: readonly Placed[];
+    entries: readonly EntryBooking[];
+    ids: readonly number[];
+    touches: readonly StockTouch[];
+    magnitudes: readonly MagnitudeChange[];
+  },
+  now: number,
+): Promise<void> {
+  const { dialect } = ledger;
+  const touched = [...booking.balances.values()].filter((b) => b.touched);
   const moved = touched.filter((b) => !b.created);
   // The versions of the store products whose balances change are bumped by the stamp
   // below, once per product, not by the triggers once per balance (migration 0017).
@@ -270,15 +323,18 @@ export async function applyEntries(
     trx,
     dialect,
     touched.map((balance) => balance.key),
-    touches,
+    booking.touches,
     now,
   );
   // After the stamp, which holds the store products to the commit (store-product-magnitude.ts).
-  await checkStoreProductMagnitudes(trx, magnitudes);
-  const ids = logIds.map((id) => id!);
+  await checkStoreProductMagnitudes(trx, booking.magnitudes);
   if (ledger.writesStockEvents)
-    await writeStockEvents(trx, dialect, balanceChanges(touched, placed, ids), namesOf(entries));
-  return ids;
+    await writeStockEvents(
+      trx,
+      dialect,
+      balanceChanges(touched, booking.placed, booking.ids),
+      namesOf(booking.entries),
+    );
 }
 
 /** Each moved balance with the level it is left at and the entries that moved it (stock-events.ts). */

@@ -107,6 +107,53 @@ describe('import graph of src/', () => {
   it('keeps db/ below the modules and the kernel', () => {
     expect(reachingOut('db', ['db', 'domain', 'shared', 'config.ts'])).toEqual([]);
   });
+
+  // Issue 42: a stock operation books through the ledger's one intake; what it needs of
+  // another module (look-ups, the order-bound guard, the receipt effect) comes in through the
+  // kernel's interfaces, wired in src/ledger-policies.ts — never by an import.
+  const BELOW_MODULES = ['ledger', 'db', 'domain', 'shared', 'app-context.ts', 'config.ts'];
+
+  it('stock-logs and movements import no other module folder', () => {
+    for (const module of ['stock-logs', 'movements'])
+      expect(reachingOut(`modules/${module}`, [`modules/${module}`, ...BELOW_MODULES])).toEqual([]);
+  });
+
+  it('every stock operation imports only the ledger, the layers below and its own folder', () => {
+    const operations = [
+      'modules/stock-logs/service.ts',
+      'modules/stock-logs/intents.ts',
+      'modules/movements/service.ts',
+      'modules/external-counting/service.ts',
+      'modules/customer-orders/picking.ts',
+      'modules/deliveries/receiving.ts',
+    ];
+    for (const file of operations) {
+      expect(files[file], file).toBeDefined();
+      const own = folderOf(file);
+      expect(
+        files[file]!.filter((i) => ![own, ...BELOW_MODULES].includes(folderOf(i))).map((i) => `${file} -> ${i}`),
+      ).toEqual([]);
+    }
+  });
+
+  it('keeps the modules shallow: at most 20 edges and 3 levels between module folders', () => {
+    const modules = new Map(
+      [...folderGraph(files)]
+        .filter(([from]) => from.startsWith('modules/'))
+        .map(([from, to]) => [from, new Set([...to].filter((t) => t.startsWith('modules/')))]),
+    );
+    const edges = [...modules.values()].reduce((sum, to) => sum + to.size, 0);
+    const levelOf = (folder: string, seen: ReadonlySet<string> = new Set()): number =>
+      1 +
+      Math.max(
+        0,
+        ...[...(modules.get(folder) ?? [])]
+          .filter((t) => !seen.has(t))
+          .map((t) => levelOf(t, new Set([...seen, folder]))),
+      );
+    expect(edges).toBeLessThanOrEqual(20);
+    expect(Math.max(...[...modules.keys()].map((folder) => levelOf(folder)))).toBeLessThanOrEqual(3);
+  });
 });
 
 describe('cyclesOf', () => {
