@@ -112,102 +112,138 @@ export function openReadReplicas(readUrl: string, options: ReadReplicaOptions): 
   const target = parsePostgresUrl(readUrl);
   if (target.schema !== undefined)
     throw new Error(`DATABASE_READ_URL takes no schema (the standbys replicate DATABASE_URL's): ${redact(readUrl)}`);
-  const standbys: Standby[] = target.hosts.map((host) => {
-    const pool = new pg.Pool({
-      connectionString: host.url,
-      options: options.sessionOptions,
-      max: 10,
-      // A standby that does not answer quickly is left out: the read goes to the primary.
-      connectionTimeoutMillis: 1000,
-      idleTimeoutMillis: 30_000,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-    });
-    pool.on('error', () => undefined);
-    pool.on('connect', (client) => {
-      client.on('error', () => undefined);
-      options.onConnect(client);
-    });
-    const standby: Standby = {
-      name: host.name,
-      host,
-      pool,
-      // A standby that died since the last poll: its reads connect to the primary instead (never a failed read for a standby's sake).
-      db: new Kysely<Database>({
-        dialect: new PostgresDialect({
-          pool: {
-            connect: async () => {
-              let client: pg.PoolClient;
-              try {
-                client = await pool.connect();
-              } catch {
-                down(standby);
-                return options.primaryConnect();
-              }
-              return retriedOnPrimary(client, () => down(standby), options.primaryConnect);
-            },
-            end: () => pool.end(),
-          },
-        }),
-      }),
-      up: false,
-      usable: false,
-      lagSeconds: undefined,
-      lagBytes: undefined,
-      replayLsn: undefined,
-    };
-    options.onDb(standby.db);
-    return standby;
-  });
+  const standbys = target.hosts.map((host) => openStandby(host, options));
+  const watch = watchStandbys(standbys, options);
+  const choose = standbyChooser(standbys);
+  return {
+    standbys: standbys as readonly StandbyStats[],
+    ready: () => watch.ready,
+    choose,
+    async close() {
+      watch.stop();
+      await watch.ready.catch(() => undefined);
+      await Promise.all(standbys.map((standby) => standby.db.destroy().catch(() => undefined)));
+    },
+  };
+}
 
-  // The primary's WAL position at each poll: a standby that replayed sample i's position
-  // has everything the primary had at its time, so its lag is at most now − that time.
-  const samples: Array<{ at: number; lsn: bigint }> = [];
+/** A standby connection lost, or its poll unanswered: no read goes there until a poll finds it up again. */
+function markDown(standby: Standby): void {
+  standby.up = false;
+  standby.usable = false;
+}
+
+/** A standby with a pool of its own, and the Kysely its reads run on. */
+function openStandby(host: PostgresHost, options: ReadReplicaOptions): Standby {
+  const pool = new pg.Pool({
+    connectionString: host.url,
+    options: options.sessionOptions,
+    max: 10,
+    // A standby that does not answer quickly is left out: the read goes to the primary.
+    connectionTimeoutMillis: 1000,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    options.onConnect(client);
+  });
+  const standby: Standby = {
+    name: host.name,
+    host,
+    pool,
+    // A standby that died since the last poll: its reads connect to the primary instead (never a failed read for a standby's sake).
+    db: new Kysely<Database>({
+      dialect: new PostgresDialect({
+        pool: {
+          connect: async () => {
+            let client: pg.PoolClient;
+            try {
+              client = await pool.connect();
+            } catch {
+              markDown(standby);
+              return options.primaryConnect();
+            }
+            return retriedOnPrimary(client, () => markDown(standby), options.primaryConnect);
+          },
+          end: () => pool.end(),
+        },
+      }),
+    }),
+    up: false,
+    usable: false,
+    lagSeconds: undefined,
+    lagBytes: undefined,
+    replayLsn: undefined,
+  };
+  options.onDb(standby.db);
+  return standby;
+}
+
+/**
+ * The primary's WAL position at each poll, the last MAX_SAMPLES of them: a standby that
+ * replayed sample i's position has everything the primary had at its time, so its lag is at
+ * most now − the time of the sample after it.
+ */
+class PrimarySamples {
+  private readonly samples: Array<{ at: number; lsn: bigint }> = [];
+
+  add(at: number, lsn: bigint): void {
+    this.samples.push({ at, lsn });
+    if (this.samples.length > MAX_SAMPLES) this.samples.shift();
+  }
+
+  /** Seconds behind the primary of a standby that replayed `replayLsn` (0: it has the latest sample). */
+  lagOf(replayLsn: bigint | undefined, now: number): number | undefined {
+    const samples = this.samples;
+    if (replayLsn === undefined || samples.length === 0) return undefined;
+    for (let i = samples.length - 1; i >= 0; i--) {
+      if (samples[i]!.lsn <= replayLsn) return i === samples.length - 1 ? 0 : (now - samples[i + 1]!.at) / 1000;
+    }
+    // Behind even the oldest sample kept: at least as far behind as that one.
+    return (now - samples[0]!.at) / 1000;
+  }
+}
+
+/** Whether the standby is up and a standby still, and what it has replayed; down when it does not answer in time. */
+async function look(standby: Standby): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    // A standby gone silent (host down, network cut) is left out after LOOK_TIMEOUT_MILLIS, not after TCP's minutes.
+    const silent = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('standby did not answer')), LOOK_TIMEOUT_MILLIS);
+    });
+    const { rows } = await Promise.race([
+      // On the standby's own pool: never the primary a request's connection falls back to.
+      standby.pool.query<{ in_recovery: boolean; replay: string | null }>(
+        'select pg_catalog.pg_is_in_recovery() as in_recovery, pg_catalog.pg_last_wal_replay_lsn()::text as replay',
+      ),
+      silent,
+    ]);
+    const row = rows[0]!;
+    // A server that is no standby (promoted after a failover) is not a read replica any more.
+    standby.up = row.in_recovery && row.replay !== null;
+    standby.replayLsn = row.replay === null ? undefined : parseLsn(row.replay);
+  } catch {
+    markDown(standby);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The one poll every POLL_MILLIS: the primary's WAL position, then every standby at once,
+ * each judged by its lag. `ready` settles after the first round.
+ */
+function watchStandbys(
+  standbys: readonly Standby[],
+  options: Pick<ReadReplicaOptions, 'primary' | 'maxLagSeconds'>,
+): { ready: Promise<void>; stop(): void } {
+  const samples = new PrimarySamples();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let turn = 0;
-
-  const lagOf = (standby: Standby, now: number): number | undefined => {
-    if (standby.replayLsn === undefined || samples.length === 0) return undefined;
-    for (let i = samples.length - 1; i >= 0; i--) {
-      if (samples[i]!.lsn <= standby.replayLsn) return i === samples.length - 1 ? 0 : (now - samples[i + 1]!.at) / 1000;
-    }
-    return (now - samples[0]!.at) / 1000;
-  };
-
-  const judge = (standby: Standby) => {
-    standby.usable = standby.up && standby.lagSeconds !== undefined && standby.lagSeconds <= options.maxLagSeconds;
-  };
-
-  const down = (standby: Standby) => {
-    standby.up = false;
-    standby.usable = false;
-  };
-
-  async function look(standby: Standby): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      // A standby gone silent (host down, network cut) is left out after LOOK_TIMEOUT_MILLIS, not after TCP's minutes.
-      const silent = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('standby did not answer')), LOOK_TIMEOUT_MILLIS);
-      });
-      const { rows } = await Promise.race([
-        // On the standby's own pool: never the primary a request's connection falls back to.
-        standby.pool.query<{ in_recovery: boolean; replay: string | null }>(
-          'select pg_catalog.pg_is_in_recovery() as in_recovery, pg_catalog.pg_last_wal_replay_lsn()::text as replay',
-        ),
-        silent,
-      ]);
-      const row = rows[0]!;
-      // A server that is no standby (promoted after a failover) is not a read replica any more.
-      standby.up = row.in_recovery && row.replay !== null;
-      standby.replayLsn = row.replay === null ? undefined : parseLsn(row.replay);
-    } catch {
-      down(standby);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
 
   async function poll(): Promise<void> {
     const primaryLsn = await sql<{ lsn: string }>`select pg_catalog.pg_current_wal_lsn()::text as lsn`
@@ -217,30 +253,69 @@ export function openReadReplicas(readUrl: string, options: ReadReplicaOptions): 
         () => undefined,
       );
     const at = Date.now();
-    if (primaryLsn !== undefined) {
-      samples.push({ at, lsn: primaryLsn });
-      if (samples.length > MAX_SAMPLES) samples.shift();
-    }
+    if (primaryLsn !== undefined) samples.add(at, primaryLsn);
     await Promise.all(standbys.map(look));
     const now = Date.now();
     for (const standby of standbys) {
-      standby.lagSeconds = standby.up ? lagOf(standby, now) : undefined;
+      standby.lagSeconds = standby.up ? samples.lagOf(standby.replayLsn, now) : undefined;
       standby.lagBytes =
         standby.up && primaryLsn !== undefined && standby.replayLsn !== undefined
           ? Number(primaryLsn > standby.replayLsn ? primaryLsn - standby.replayLsn : 0n)
           : undefined;
-      judge(standby);
+      standby.usable = standby.up && standby.lagSeconds !== undefined && standby.lagSeconds <= options.maxLagSeconds;
     }
   }
 
+  // The next poll is timed from the end of the last one, so a slow round never overlaps the next.
   const schedule = () => {
     if (stopped) return;
     timer = setTimeout(() => void poll().finally(schedule), POLL_MILLIS);
     timer.unref();
   };
   const ready = poll().finally(schedule);
+  return {
+    ready,
+    stop() {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+    },
+  };
+}
 
-  /** The standby's replay position asked now; reads waiting on the same standby share one question at a time. */
+/**
+ * ReadReplicas.choose: tokenless reads take the usable standbys in turn; a read with a token
+ * takes one that has replayed it, else waits (≤ TOKEN_WAIT_MILLIS) for the furthest one.
+ */
+function standbyChooser(standbys: readonly Standby[]): ReadReplicas['choose'] {
+  const waitFor = replayWaiter();
+  // One turn for both kinds of read, as they share the standbys.
+  let turn = 0;
+  return async (after) => {
+    const usable = standbys.filter((standby) => standby.usable);
+    if (usable.length === 0) return undefined;
+    if (after === undefined) {
+      const standby = usable[turn++ % usable.length]!;
+      return { db: standby.db, name: standby.name };
+    }
+    // One that has replayed the token already, else the furthest one, waited for (≤ 1 s).
+    const there = usable.filter((standby) => lsnReached(standby.replayLsn, after));
+    if (there.length > 0) {
+      const standby = there[turn++ % there.length]!;
+      return { db: standby.db, name: standby.name };
+    }
+    const furthest = usable.reduce((a, b) => ((b.replayLsn ?? 0n) > (a.replayLsn ?? 0n) ? b : a));
+    return (await waitFor(furthest, after, Date.now() + TOKEN_WAIT_MILLIS))
+      ? { db: furthest.db, name: furthest.name }
+      : undefined;
+  };
+}
+
+/**
+ * `waitFor(standby, wanted, deadline)`: whether the standby has replayed `wanted`, asking it
+ * again every TOKEN_RECHECK_MILLIS until `deadline` (between polls, its position as polled is
+ * up to POLL_MILLIS old). Reads waiting on the same standby share one question at a time.
+ */
+function replayWaiter(): (standby: Standby, wanted: bigint, deadline: number) => Promise<boolean> {
   const asking = new Map<Standby, Promise<boolean>>();
   const refresh = (standby: Standby): Promise<boolean> => {
     let question = asking.get(standby);
@@ -255,7 +330,7 @@ export function openReadReplicas(readUrl: string, options: ReadReplicaOptions): 
             return true;
           },
           () => {
-            down(standby);
+            markDown(standby);
             return false;
           },
         )
@@ -265,43 +340,13 @@ export function openReadReplicas(readUrl: string, options: ReadReplicaOptions): 
     return question;
   };
 
-  /** Whether `standby` has replayed `wanted`, asking it again until `deadline`. */
-  async function waitFor(standby: Standby, wanted: bigint, deadline: number): Promise<boolean> {
+  return async (standby, wanted, deadline) => {
     for (;;) {
       if (lsnReached(standby.replayLsn, wanted)) return true;
       if (Date.now() >= deadline || !standby.up) return false;
       await new Promise((resolve) => setTimeout(resolve, TOKEN_RECHECK_MILLIS));
       if (!(await refresh(standby))) return false;
     }
-  }
-
-  return {
-    standbys: standbys as readonly StandbyStats[],
-    ready: () => ready,
-    async choose(after) {
-      const usable = standbys.filter((standby) => standby.usable);
-      if (usable.length === 0) return undefined;
-      if (after === undefined) {
-        const standby = usable[turn++ % usable.length]!;
-        return { db: standby.db, name: standby.name };
-      }
-      // One that has replayed the token already, else the furthest one, waited for (≤ 1 s).
-      const there = usable.filter((standby) => lsnReached(standby.replayLsn, after));
-      if (there.length > 0) {
-        const standby = there[turn++ % there.length]!;
-        return { db: standby.db, name: standby.name };
-      }
-      const furthest = usable.reduce((a, b) => ((b.replayLsn ?? 0n) > (a.replayLsn ?? 0n) ? b : a));
-      return (await waitFor(furthest, after, Date.now() + TOKEN_WAIT_MILLIS))
-        ? { db: furthest.db, name: furthest.name }
-        : undefined;
-    },
-    async close() {
-      stopped = true;
-      if (timer !== undefined) clearTimeout(timer);
-      await ready.catch(() => undefined);
-      await Promise.all(standbys.map((standby) => standby.db.destroy().catch(() => undefined)));
-    },
   };
 }
 
