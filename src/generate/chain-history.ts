@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import type { StockLogTable } from '../db/schema.js';
 import { poolQuantitiesJson } from '../ledger/book.js';
+import { LOG_RECORD_COLUMNS, logRecord } from '../ledger/log-record.js';
 import type { BookingProductRow } from '../modules/products/rows.js';
 import {
   CHAIN_REASONS,
@@ -154,7 +155,7 @@ async function bookBatch(
 
 type LogRow = Required<Omit<StockLogTable, 'id'>> & { id: number };
 
-/** The columns bulk-loaded into stock_logs, in the order of each row's values. */
+/** The columns bulk-loaded into stock_logs, in the order of each row's values (the log record's as it lists them). */
 const LOG_COLUMNS: ReadonlyArray<keyof LogRow> = [
   'id',
   'store_id',
@@ -171,29 +172,18 @@ const LOG_COLUMNS: ReadonlyArray<keyof LogRow> = [
   'counted_quantity',
   'review_status',
   'is_applied',
-  'reference_id',
-  'customer_order_line_number',
-  'customer_order_shipment_line_number',
-  'scanned_at',
-  'order_after_at',
   'price',
   'purchase_price',
   'purchase_unit_quantity',
   'location_code',
   'reason_code_description',
   'customer_order_number',
-  'customer_order_shipment_number',
-  'app_user_name',
-  'reference',
-  'source',
-  'remarks',
-  'exception_image',
-  'orderno',
   'barcode',
   'created_on',
   'updated_on',
   'created_by',
   'modified_by',
+  ...LOG_RECORD_COLUMNS,
   'balance_id',
   'delta',
   'expected',
@@ -229,29 +219,18 @@ function logRowOf(chain: Chain, entry: PlannedEntry, id: number, posting: Postin
     counted_quantity: isCount ? entry.quantityMilli : null,
     review_status: 0,
     is_applied: 1,
-    reference_id: null,
-    customer_order_line_number: 0,
-    customer_order_shipment_line_number: null,
-    scanned_at: null,
-    order_after_at: null,
     price: product.price,
     purchase_price: product.purchase_price,
     purchase_unit_quantity: product.purchase_unit_quantity,
     location_code: null,
     reason_code_description: reason?.reason_code_description ?? null,
     customer_order_number: null,
-    customer_order_shipment_number: null,
-    app_user_name: entry.user,
-    reference: null,
-    source: ACTOR,
-    remarks: null,
-    exception_image: null,
-    orderno: null,
     barcode: product.barcode,
     created_on: posted,
     updated_on: posted,
     created_by: ACTOR,
     modified_by: ACTOR,
+    ...logRecord({ customer_order_line_number: 0, app_user_name: entry.user, source: ACTOR }),
     balance_id: posting.balanceId,
     delta: posting.delta,
     expected: posting.expected,

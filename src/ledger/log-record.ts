@@ -31,12 +31,13 @@ export type LogRecordColumn = keyof typeof EMPTY_LOG_RECORD;
 /** Every record column, null where the entry says nothing. */
 export type LogRecord = { [Column in LogRecordColumn]: NonNullable<Insertable<StockLogTable>[Column]> | null };
 
-const COLUMNS = Object.keys(EMPTY_LOG_RECORD) as LogRecordColumn[];
+/** The record's columns, in the order they are written. */
+export const LOG_RECORD_COLUMNS = Object.keys(EMPTY_LOG_RECORD) as readonly LogRecordColumn[];
 
 /** The record of an entry from what it says (undefined and null alike: nothing said). */
 export function logRecord(fields: { [Column in LogRecordColumn]?: LogRecord[Column] | undefined }): LogRecord {
   const record = { ...EMPTY_LOG_RECORD } as Record<LogRecordColumn, unknown>;
-  for (const column of COLUMNS) {
+  for (const column of LOG_RECORD_COLUMNS) {
     const value = fields[column];
     if (value !== undefined) record[column] = value;
   }
