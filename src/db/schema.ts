@@ -1,3 +1,4 @@
+import type { LogRecordColumns } from './log-record.js';
 import type { Generated, Kysely, Transaction } from 'kysely';
 
 /**
@@ -378,8 +379,11 @@ export interface StoreProductTable extends AuditColumns {
   ordering_datetimes: string | null;
 }
 
-/** A store product log entry as sent and listed (interface §2.8). */
-export interface StockLogTable {
+/**
+ * A store product log entry as sent and listed (interface §2.8): the columns the kernel writes
+ * here, the log's own record in log-record.ts (declared once there, for the table and the writes).
+ */
+export interface StockLogTable extends LogRecordColumns {
   id: Generated<number>;
   store_id: number;
   store_number: string;
@@ -401,20 +405,8 @@ export interface StockLogTable {
   review_status: number;
   /** purged_to_most_likely: the entry's deltas are in the balances. */
   is_applied: Bool;
-  reference_id: number | null;
   customer_order_number: string | null;
-  customer_order_line_number: number | null;
-  customer_order_shipment_number: string | null;
-  customer_order_shipment_line_number: number | null;
-  app_user_name: string | null;
-  reference: string | null;
-  source: string | null;
-  remarks: string | null;
-  exception_image: string | null;
-  orderno: string | null;
   barcode: string | null;
-  scanned_at: number | null;
-  order_after_at: number | null;
   price: number | null;
   purchase_price: number | null;
   purchase_unit_quantity: number | null;

@@ -1,7 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import type { StockLogTable } from '../db/schema.js';
 import { poolQuantitiesJson } from '../ledger/book.js';
-import { LOG_RECORD_COLUMNS, logRecord } from '../ledger/log-record.js';
+import { LOG_RECORD_COLUMNS, logRecord } from '../db/log-record.js';
 import type { BookingProductRow } from '../modules/products/rows.js';
 import {
   CHAIN_REASONS,

@@ -4,7 +4,7 @@ import type { Database } from '../db/schema.js';
 import { POOL_COUNT, type PoolPart } from '../domain/stock-rules.js';
 import { ensureStoreProducts } from './store-products.js';
 import type { Ledger } from './ledger.js';
-import type { LogRecordColumn } from './log-record.js';
+import type { LogRecordColumn } from '../db/log-record.js';
 import type { BookingStore, EntryDraft } from './types.js';
 import { applyEntries, arrivalMoment, type NewLogRow, type Posting } from './postings.js';
 

@@ -3,7 +3,7 @@ import type { Ledger } from './ledger.js';
 import type { Database } from '../db/schema.js';
 import type { PoolNumber } from '../domain/stock-rules.js';
 import { bookEntries, type EntryDraft } from './book.js';
-import { logRecord } from './log-record.js';
+import { logRecord } from '../db/log-record.js';
 import { inListChunks } from '../db/in-list.js';
 import type { Principal } from '../shared/access.js';
 

@@ -1,5 +1,5 @@
 import type { PoolPart } from '../domain/stock-rules.js';
-import type { LogRecord } from './log-record.js';
+import type { LogRecord } from '../db/log-record.js';
 
 // The kernel's vocabulary: what a stock operation hands it (EntryDraft) and what it resolves
 // by natural key through the look-ups lent to it (ledger.ts). No module defines these.

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { inTransaction } from '../../src/db/transaction.js';
 import { bookEntries } from '../../src/ledger/book.js';
-import { logRecord } from '../../src/ledger/log-record.js';
+import { logRecord } from '../../src/db/log-record.js';
 import { findBookingProducts } from '../../src/modules/products/repository.js';
 import { findLiveStore } from '../../src/modules/stores/repository.js';
 import { AppError } from '../../src/shared/errors.js';

@@ -12,7 +12,7 @@ import type { FieldError } from '../../shared/validation.js';
 import { bookEntries, type EntryDraft } from '../../ledger/book.js';
 import { requireStore, resolveLines } from '../../ledger/intake.js';
 import type { BookingStore, Ledger } from '../../ledger/ledger.js';
-import { logRecord } from '../../ledger/log-record.js';
+import { logRecord } from '../../db/log-record.js';
 import { InsufficientStockError } from '../../ledger/postings.js';
 import { linesOf, lockOrders, updateLine, updateOrder } from './repository.js';
 import type { OrderLineRow, OrderRow } from './rows.js';

@@ -13,7 +13,7 @@ import type { FieldError } from '../../shared/validation.js';
 import { bookEntries, bookEntriesWithMoments, type EntryDraft } from '../../ledger/book.js';
 import { requireStore } from '../../ledger/intake.js';
 import type { Booked, BookingStore, Ledger, ReceivingCandidate } from '../../ledger/ledger.js';
-import { logRecord } from '../../ledger/log-record.js';
+import { logRecord } from '../../db/log-record.js';
 import { insertReceiptLines, receiptStamp, upsertReceipts } from './receipt-writes.js';
 import { linesOf, lockDeliveries } from './repository.js';
 import type { DeliveryLineRow, DeliveryRow } from './rows.js';

@@ -11,7 +11,7 @@ import { pagedResponse, resolvePage, type PagedResult } from '../../shared/pagin
 import { bookEntries, type EntryDraft } from '../../ledger/book.js';
 import { requireStore } from '../../ledger/intake.js';
 import { locatedLevelsAt } from '../../ledger/levels.js';
-import { logRecord } from '../../ledger/log-record.js';
+import { logRecord } from '../../db/log-record.js';
 import { UnresolvedQuery, type ExternalCountingBody } from './schema.js';
 
 const SOURCE = 'external_counting';

@@ -7,7 +7,7 @@ import type { PoolNumber } from '../../domain/stock-rules.js';
 import { bookEntries } from '../../ledger/book.js';
 import { type IntakeLine, requireStore, resolveLines } from '../../ledger/intake.js';
 import type { Ledger } from '../../ledger/ledger.js';
-import { logRecord } from '../../ledger/log-record.js';
+import { logRecord } from '../../db/log-record.js';
 import { InsufficientStockError } from '../../ledger/postings.js';
 import type { BookingLocation, EntryDraft } from '../../ledger/types.js';
 import type { Principal } from '../../shared/access.js';

@@ -2,7 +2,7 @@ import { requireDateTime } from '../../domain/datetime.js';
 import { toQuantity } from '../../domain/decimal.js';
 import { POOLS, splitIntoPools } from '../../domain/stock-rules.js';
 import { type IntakeLine, loggedStock, type Resolution } from '../../ledger/intake.js';
-import { logRecord } from '../../ledger/log-record.js';
+import { logRecord } from '../../db/log-record.js';
 import type { EntryDraft, ReceivingCandidate } from '../../ledger/types.js';
 import { validationFailed } from '../../shared/errors.js';
 import type { FieldError } from '../../shared/validation.js';
