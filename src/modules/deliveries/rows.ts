@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { tableColumns } from '../../db/insert-many.js';
 import type {
   DeliveryOrderLineTable,
   DeliveryOrderTable,
@@ -32,3 +33,55 @@ export type ReceiptReadRow = ReceiptRow & {
   supplier_code: string | null;
   supplier_name: string | null;
 };
+
+/**
+ * delivery_orders' columns in the table's order: the insert's column list, and the order of a
+ * header's columns (mapping.ts headerOf), which its content hash has always followed.
+ */
+export const DELIVERY_ORDER_COLUMNS = tableColumns<DeliveryOrderTable>()([
+  'store_id',
+  'store_number',
+  'order_number',
+  'order_type',
+  'status',
+  'datetime_created_at',
+  'datetime_expected_at',
+  'no_of_containers',
+  'reason_code',
+  'description',
+  'reference',
+  'store_origin',
+  'supplier_code',
+  'supplier_name',
+  'tracing_url',
+  'content_hash',
+  'created_on',
+  'updated_on',
+  'created_by',
+  'modified_by',
+]);
+
+/** delivery_order_lines' columns as an insert lists them: its ids and received total, then what an import writes. */
+export const DELIVERY_LINE_COLUMNS = tableColumns<DeliveryOrderLineTable>()([
+  'delivery_id',
+  'store_id',
+  'received_quantity',
+  'line_number',
+  'product_id',
+  'product_number',
+  'quantity',
+  'ordered_quantity',
+  'target_stock_pool',
+  'customer_order_line_number',
+  'customer_order_shipment_line_number',
+  'secondary_order_line_number',
+  'purchase_price',
+  'barcode',
+  'container_barcode',
+  'customer_order_number',
+  'customer_order_shipment_number',
+  'description',
+  'product_description',
+  'reference',
+  'secondary_order_number',
+]);
