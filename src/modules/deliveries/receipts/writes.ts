@@ -1,10 +1,10 @@
 import { sql, type Transaction } from 'kysely';
-import type { DbHandle, Dialect } from '../../db/dialect/types.js';
-import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
-import { insertRows, tableColumns, type InsertRow } from '../../db/insert-many.js';
-import type { Database, ReceiptLineTable } from '../../db/schema.js';
-import { inTransaction } from '../../db/transaction.js';
-import type { DeliveryRow } from './rows.js';
+import type { DbHandle, Dialect } from '../../../db/dialect/types.js';
+import { inListChunks, KEYS_PER_QUERY } from '../../../db/in-list.js';
+import { insertRows, tableColumns, type InsertRow } from '../../../db/insert-many.js';
+import type { Database, ReceiptLineTable } from '../../../db/schema.js';
+import { inTransaction } from '../../../db/transaction.js';
+import type { DeliveryRow } from '../rows.js';
 
 /**
  * The receipts clock (docs/decisions.md Receipts "incremental pulls"). Every receipt write
