@@ -18,6 +18,7 @@ import { registerShutdown } from './plugins/shutdown.js';
 import { BODY_LIMIT_BYTES, registerJsonBody } from './plugins/request-parsing.js';
 import { customerOrderRoutes } from './modules/customer-orders/routes.js';
 import { deliveryRoutes } from './modules/deliveries/routes.js';
+import { receiptRoutes } from './modules/deliveries/receipts/routes.js';
 import { externalCountingRoutes } from './modules/external-counting/routes.js';
 import { movementRoutes } from './modules/movements/routes.js';
 import { productListRoutes } from './modules/product-lists/routes.js';
@@ -140,6 +141,7 @@ async function assemble(
   await app.register(externalCountingRoutes, { prefix: API_PREFIX });
   await app.register(storeStockRoutes, { prefix: API_PREFIX });
   await app.register(deliveryRoutes, { prefix: API_PREFIX });
+  await app.register(receiptRoutes, { prefix: API_PREFIX });
   await app.register(customerOrderRoutes, { prefix: API_PREFIX });
   await app.register(productListRoutes, { prefix: API_PREFIX });
   await app.register(tokenRoutes, { prefix: API_PREFIX });

@@ -1,4 +1,5 @@
-import { CompiledQuery, type Transaction } from 'kysely';
+import { CompiledQuery, type Insertable, type Transaction } from 'kysely';
+import { valuesOf } from '../shared/column-access.js';
 import type { Dialect } from './dialect/types.js';
 import type { Database } from './schema.js';
 
@@ -48,4 +49,44 @@ export async function insertManyReturningIds(
     ids.push(...result.rows.map((row) => Number(row.id)).sort((a, b) => a - b));
   }
   return ids;
+}
+
+/** A row of `table` as a multi-row insert writes it: every column but the generated id, by name. */
+export type InsertRow<T extends keyof Database> = Omit<
+  { [C in keyof Insertable<Database[T]>]-?: Insertable<Database[T]>[C] },
+  'id'
+>;
+
+/**
+ * Rows of `table` as objects keyed by column, checked by the table's Kysely type, written by
+ * insertMany in the order of `columns` (the statement's column list). A row's values are read
+ * by a function generated once per column list (shared/column-access.ts), so no row goes out as
+ * a hand-ordered tuple.
+ */
+export function insertRows<T extends keyof Database & string, Row = never>(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  table: T,
+  columns: ReadonlyArray<keyof InsertRow<T> & string>,
+  rows: ReadonlyArray<InsertRow<T>>,
+  suffix = '',
+): Promise<Row[]> {
+  const values = valuesOf(columns);
+  return insertMany<Row>(trx, dialect, table, columns, rows.map(values), suffix);
+}
+
+/**
+ * A table's column list, each column but the generated id exactly once: a list that misses
+ * one of `Table`'s columns does not compile. The list's order is the statement's.
+ */
+export function tableColumns<Table>() {
+  return <const L extends ReadonlyArray<Exclude<keyof Table, 'id'> & string>>(
+    columns: L &
+      (Exclude<keyof Table, 'id' | L[number]> extends never
+        ? unknown
+        : { missing: Exclude<keyof Table, 'id' | L[number]> }),
+  ): L => {
+    if (new Set(columns).size !== columns.length) throw new Error(`a column is listed twice: ${columns.join(', ')}`);
+    return columns;
+  };
 }

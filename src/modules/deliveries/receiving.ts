@@ -14,7 +14,7 @@ import { bookEntries, bookEntriesWithMoments, type EntryDraft } from '../../ledg
 import { requireStore } from '../../ledger/intake.js';
 import type { Booked, BookingStore, Ledger, ReceivingCandidate } from '../../ledger/ledger.js';
 import { logRecord } from '../../db/log-record.js';
-import { insertReceiptLines, receiptStamp, upsertReceipts } from './receipt-writes.js';
+import { insertReceiptLines, receiptStamp, upsertReceipts } from './receipts/writes.js';
 import { linesOf, lockDeliveries } from './repository.js';
 import type { DeliveryLineRow, DeliveryRow } from './rows.js';
 import type { ReceiveBody, ReceiveQuery } from './schema.js';

@@ -1,11 +1,18 @@
 import { type Insertable, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect/types.js';
 import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
-import { insertMany } from '../../db/insert-many.js';
+import { insertRows, type InsertRow } from '../../db/insert-many.js';
 import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
 import type { Database, DeliveryOrderLineTable, DeliveryOrderTable, Executor } from '../../db/schema.js';
-import { LINE_COLUMNS, lineValues, type DeliveryHeader, type LineRecord } from './mapping.js';
-import type { DeliveryLineReadRow, DeliveryLineRow, DeliveryReadRow, DeliveryRow } from './rows.js';
+import type { DeliveryHeader, LineRecord } from './mapping.js';
+import {
+  DELIVERY_LINE_COLUMNS,
+  DELIVERY_ORDER_COLUMNS,
+  type DeliveryLineReadRow,
+  type DeliveryLineRow,
+  type DeliveryReadRow,
+  type DeliveryRow,
+} from './rows.js';
 import type { DeliveryStatus } from './schema.js';
 
 /**
@@ -51,29 +58,6 @@ export async function linesWithReceipts(db: Executor, lineIds: readonly number[]
   return received;
 }
 
-const DELIVERY_INSERT_COLUMNS = [
-  'store_id',
-  'store_number',
-  'order_number',
-  'order_type',
-  'status',
-  'datetime_created_at',
-  'datetime_expected_at',
-  'no_of_containers',
-  'reason_code',
-  'description',
-  'reference',
-  'store_origin',
-  'supplier_code',
-  'supplier_name',
-  'tracing_url',
-  'content_hash',
-  'created_on',
-  'updated_on',
-  'created_by',
-  'modified_by',
-] as const satisfies ReadonlyArray<keyof Insertable<DeliveryOrderTable>>;
-
 /** A delivery the ERP sent for the first time, with its lines. */
 export interface NewDelivery {
   storeId: number;
@@ -85,7 +69,7 @@ export interface NewDelivery {
   lines: readonly LineRecord[];
 }
 
-/** New deliveries and their lines; values go straight into statement rows (no row objects for 1,000 orders). */
+/** New deliveries and their lines. */
 export async function insertDeliveries(
   trx: Transaction<Database>,
   dialect: Dialect,
@@ -93,37 +77,23 @@ export async function insertDeliveries(
   actor: string,
   now: number,
 ): Promise<void> {
-  const values = created.map((d) => {
-    const h = d.header;
-    return [
-      d.storeId,
-      d.storeNumber,
-      d.orderNumber,
-      h.order_type,
-      d.status,
-      h.datetime_created_at,
-      h.datetime_expected_at,
-      h.no_of_containers,
-      h.reason_code,
-      h.description,
-      h.reference,
-      h.store_origin,
-      h.supplier_code,
-      h.supplier_name,
-      h.tracing_url,
-      d.contentHash,
-      now,
-      now,
-      actor,
-      actor,
-    ];
-  });
-  const inserted = await insertMany<{ id: number; order_number: string }>(
+  const inserted = await insertRows<'delivery_orders', { id: number; order_number: string }>(
     trx,
     dialect,
     'delivery_orders',
-    DELIVERY_INSERT_COLUMNS,
-    values,
+    DELIVERY_ORDER_COLUMNS,
+    created.map((d) => ({
+      store_id: d.storeId,
+      store_number: d.storeNumber,
+      order_number: d.orderNumber,
+      status: d.status,
+      ...d.header,
+      content_hash: d.contentHash,
+      created_on: now,
+      updated_on: now,
+      created_by: actor,
+      modified_by: actor,
+    })),
     'returning id, order_number',
   );
   const ids = new Map(inserted.map((row) => [row.order_number, Number(row.id)]));
@@ -149,19 +119,18 @@ export interface NewLines {
   lines: readonly LineRecord[];
 }
 
-const LINE_INSERT_COLUMNS = ['delivery_id', 'store_id', 'received_quantity', ...LINE_COLUMNS] as const;
-
-/** Values straight into statement rows: a 20,000-line import builds no intermediate objects. */
+/** New lines of deliveries; 20,000 lines of an import go out in a few multi-row statements. */
 export async function insertLines(
   trx: Transaction<Database>,
   dialect: Dialect,
   batches: readonly NewLines[],
 ): Promise<void> {
-  const rows: unknown[][] = [];
+  const rows: InsertRow<'delivery_order_lines'>[] = [];
   for (const batch of batches) {
-    for (const line of batch.lines) rows.push([batch.deliveryId, batch.storeId, 0, ...lineValues(line)]);
+    for (const line of batch.lines)
+      rows.push({ delivery_id: batch.deliveryId, store_id: batch.storeId, received_quantity: 0, ...line });
   }
-  await insertMany(trx, dialect, 'delivery_order_lines', LINE_INSERT_COLUMNS, rows);
+  await insertRows(trx, dialect, 'delivery_order_lines', DELIVERY_LINE_COLUMNS, rows);
 }
 
 export async function updateLine(

@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Ack } from '../../shared/schemas.js';
-import { ReceiptsPage, ReceiptsQuery, StoreReceiptsQuery } from './receipt-schema.js';
-import { listReceipts } from './receipts.js';
 import { receiveDelivery } from './receiving.js';
 import {
   ContainerOverrideHeaders,
@@ -103,34 +101,5 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.principal!,
       ),
     }),
-  );
-
-  app.get(
-    '/orders/receipts',
-    {
-      schema: {
-        tags: ['deliveries'],
-        summary: 'List receipt orders across stores, for incremental pulls (interface §4.6)',
-        querystring: ReceiptsQuery,
-        response: { 200: ReceiptsPage },
-      },
-      config: { access: 'cross-store' },
-    },
-    (request) => listReceipts(request.ctx, request.query, request.principal!),
-  );
-
-  app.get(
-    '/stores/:store_number/orders/receipts',
-    {
-      schema: {
-        tags: ['deliveries'],
-        summary: 'List receipt orders of one store (interface §4.6)',
-        params: StoreParams,
-        querystring: StoreReceiptsQuery,
-        response: { 200: ReceiptsPage },
-      },
-      config: { access: 'store' },
-    },
-    (request) => listReceipts(request.ctx, request.query, request.principal!, request.params.store_number),
   );
 };

@@ -23,7 +23,7 @@ import {
   type LineRecord,
 } from './mapping.js';
 import * as deliveries from './repository.js';
-import { touchReceipts } from './receipt-writes.js';
+import { touchReceipts } from './receipts/writes.js';
 import type { DeliveryLineRow, DeliveryRow } from './rows.js';
 import { DeliveriesQuery, type DeliveryInput, type DeliveryOrder } from './schema.js';
 

@@ -1,11 +1,10 @@
-import { sql, type Insertable, type Transaction } from 'kysely';
-import type { DbHandle, Dialect } from '../../db/dialect/types.js';
-import { inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
-import { insertMany } from '../../db/insert-many.js';
-import type { Database, ReceiptLineTable } from '../../db/schema.js';
-import { inTransaction } from '../../db/transaction.js';
-import type { DeliveryRow } from './rows.js';
-import { valuesOf } from '../../shared/column-access.js';
+import { sql, type Transaction } from 'kysely';
+import type { DbHandle, Dialect } from '../../../db/dialect/types.js';
+import { inListChunks, KEYS_PER_QUERY } from '../../../db/in-list.js';
+import { insertRows, tableColumns, type InsertRow } from '../../../db/insert-many.js';
+import type { Database, ReceiptLineTable } from '../../../db/schema.js';
+import { inTransaction } from '../../../db/transaction.js';
+import type { DeliveryRow } from '../rows.js';
 
 /**
  * The receipts clock (docs/decisions.md Receipts "incremental pulls"). Every receipt write
@@ -116,7 +115,8 @@ export async function upsertReceipts(
   return ids;
 }
 
-const RECEIPT_LINE_COLUMNS = [
+/** receipt_lines' columns, as its insert lists them. */
+const RECEIPT_LINE_COLUMNS = tableColumns<ReceiptLineTable>()([
   'receipt_id',
   'store_id',
   'delivery_line_id',
@@ -134,20 +134,12 @@ const RECEIPT_LINE_COLUMNS = [
   'store_products_price',
   'created_on',
   'updated_on',
-] as const satisfies ReadonlyArray<keyof Insertable<ReceiptLineTable>>;
-
-const receiptLineValues = valuesOf(RECEIPT_LINE_COLUMNS);
+]);
 
 export async function insertReceiptLines(
   trx: Transaction<Database>,
   dialect: Dialect,
-  rows: ReadonlyArray<Insertable<ReceiptLineTable>>,
+  rows: ReadonlyArray<InsertRow<'receipt_lines'>>,
 ): Promise<void> {
-  await insertMany(
-    trx,
-    dialect,
-    'receipt_lines',
-    RECEIPT_LINE_COLUMNS,
-    rows.map((row) => receiptLineValues(row)),
-  );
+  await insertRows(trx, dialect, 'receipt_lines', RECEIPT_LINE_COLUMNS, rows);
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Int, PageQueryProperties, PagedResponse, Str } from '../../shared/schemas.js';
+import { DateTime, Int, PageQueryProperties, PagedResponse, Str } from '../../../shared/schemas.js';
 
 /** A receipt line as read (interface §2.4): one receiving entry. */
 export const ReceiptLine = Type.Object({
