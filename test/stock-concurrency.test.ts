@@ -74,7 +74,6 @@ for (const dialect of DIALECTS) {
         }
         requests.push({ counted, lines });
       }
-      clock += 1;
       // Distinct timestamps make the replay order unambiguous.
       const seen = new Set<number>();
       for (const op of ops) {

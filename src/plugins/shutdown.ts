@@ -89,7 +89,7 @@ export function registerShutdown(app: FastifyInstance, handle: DbHandle, cutAfte
     raw.once('error', () => raw.destroy());
     raw.resume();
   });
-  app.addHook('onSend', (request, reply, payload, done) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });

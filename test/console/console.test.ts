@@ -49,6 +49,7 @@ if (!executablePath && requireBrowser()) {
         browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
       });
       afterAll(async () => {
+        for (const context of contexts) await context.close().catch(() => undefined);
         await browser?.close();
         await t?.close();
         await dialect.cleanup();
@@ -426,10 +427,6 @@ if (!executablePath && requireBrowser()) {
           }
           expect(problemsOf(page)).toEqual([]);
         }
-      });
-
-      afterAll(async () => {
-        for (const context of contexts) await context.close().catch(() => undefined);
       });
     });
   }

@@ -16,7 +16,7 @@ describe('inListChunks (db/in-list.ts)', () => {
       fc.property(fc.array(fc.integer(), { maxLength: 300 }), fc.integer({ min: 1, max: 100 }), (values, size) => {
         const chunks = inListChunks(values, size);
         const seen = chunks.flatMap((part) => [...new Set(part)]);
-        expect(seen).toEqual(chunks.flatMap((part, i) => [...new Set(values.slice(i * size, (i + 1) * size))]));
+        expect(seen).toEqual(chunks.flatMap((_part, i) => [...new Set(values.slice(i * size, (i + 1) * size))]));
         for (const part of chunks) {
           expect(part.length).toBeLessThanOrEqual(size);
           expect(part.length === size || (part.length & (part.length - 1)) === 0).toBe(true);

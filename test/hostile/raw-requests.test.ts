@@ -106,8 +106,8 @@ for (const dialect of DIALECTS) {
 
     it('400 naming the field for lone surrogates in a body, nothing stored', async () => {
       const before = await storeCount();
-      for (const escape of ['\\ud800', '\\udc00', '\\uDBFF', '\\uDFFF']) {
-        const body = `{"stores":[${JSON.stringify(storeInput('OK1'))},${JSON.stringify(storeInput('S2')).replace('"S2"', `"S2${escape}"`)}]}`;
+      for (const lone of ['\\ud800', '\\udc00', '\\uDBFF', '\\uDFFF']) {
+        const body = `{"stores":[${JSON.stringify(storeInput('OK1'))},${JSON.stringify(storeInput('S2')).replace('"S2"', `"S2${lone}"`)}]}`;
         const envelope = expectEnvelope(await postStoresText(body), 400, 'VALIDATION_FAILED');
         expect(envelope.errors).toEqual([
           { path: 'stores[1].store_number', message: expect.stringMatching(/well-formed/) },

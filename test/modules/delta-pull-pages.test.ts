@@ -213,7 +213,7 @@ for (const [dialect, path] of DIALECTS.flatMap(
         .where('id', '=', moved!)
         .execute();
       await pageMatchesOffset(since, page++);
-      await pageMatchesOffset(since, page++);
+      await pageMatchesOffset(since, page);
     });
 
     it('is exact when entries are approved between pages, also in the millisecond they were booked', async () => {

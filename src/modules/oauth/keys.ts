@@ -153,7 +153,7 @@ export class KeyStore {
       const wait = this.loadedAt + UNKNOWN_KID_RELOAD_MILLIS - now;
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       if (!this.keys.has(kid) && Date.now() - this.loadedAt >= UNKNOWN_KID_RELOAD_MILLIS) await this.reload();
-      else if (this.loading) await this.loading;
+      else if (this.loading !== undefined) await this.loading;
       found = this.keys.get(kid);
     } else if (now - this.loadedAt >= KEY_RELOAD_MILLIS) {
       // Not waited for: the key in hand verifies now; the reread catches a retirement.

@@ -255,4 +255,5 @@ document.getElementById('skip-link').addEventListener('click', (event) => {
 });
 
 document.getElementById('boot')?.remove();
-start();
+// Not awaited: start() shows its own failures (the sign-in form or a Try again page).
+void start();

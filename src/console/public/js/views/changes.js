@@ -176,14 +176,15 @@ function follower({ get, types, alive, onEvents, onState, onNotice, onFailure, o
     resume() {
       self.paused = false;
       onState(self);
-      if (!self.running) turn();
+      // Not awaited (here and below): a turn catches its own failures and recover() shows them.
+      if (!self.running) void turn();
     },
   };
   let opening = true;
   // Back in front: ask now rather than at the end of the background wait.
   const onVisible = () => {
     if (!alive()) document.removeEventListener('visibilitychange', onVisible);
-    else if (!document.hidden && !self.paused) turn();
+    else if (!document.hidden && !self.paused) void turn();
   };
   document.addEventListener('visibilitychange', onVisible);
 

@@ -31,7 +31,8 @@ export function render(ctx) {
     secret,
     results,
   );
-  if (admin) load(ctx, messages, results, { moveFocus: ctx.moveFocus });
+  // Not awaited: the view is returned now; load() shows its own failures in `messages`.
+  if (admin) void load(ctx, messages, results, { moveFocus: ctx.moveFocus });
   else {
     results.replaceChildren(
       h(

@@ -44,6 +44,7 @@ export function render(ctx) {
     messages.element,
     list.element,
   );
-  list.start();
+  // Not awaited: the view is returned now; the list shows its own failures in `messages`.
+  void list.start();
   return { element: view };
 }

@@ -50,7 +50,8 @@ export function render(ctx, params) {
     messages.element,
     list.element,
   );
-  list.start();
+  // Not awaited: the view is returned now; the list shows its own failures in `messages`.
+  void list.start();
   return { element: view };
 }
 

@@ -51,8 +51,10 @@ export function render(ctx, params) {
     messages.element,
     list.element,
   );
-  list.start();
-  countPerStatus(ctx, ordersPath, tabs);
+  // Not awaited: the view is returned now; the list shows its own failures in `messages`, and
+  // countPerStatus swallows its own (a missing count is only a missing hint).
+  void list.start();
+  void countPerStatus(ctx, ordersPath, tabs);
   return { element: view };
 }
 

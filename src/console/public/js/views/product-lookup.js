@@ -62,7 +62,8 @@ export function productLookupView(ctx, params, { view, title, buttonLabel, loadi
     messages.element,
     results,
   );
-  if (code) show();
+  // Not awaited: the view is returned now; show() puts its own failures in `messages`.
+  if (code) void show();
   return { element, focus: code ? null : input };
 
   async function show() {

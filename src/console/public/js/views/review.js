@@ -30,7 +30,8 @@ export function render(ctx) {
     messages.element,
     results,
   );
-  load(ctx, messages, results);
+  // Not awaited: the view is returned now; load() shows its own failures in `messages`.
+  void load(ctx, messages, results);
   return { element: view };
 }
 

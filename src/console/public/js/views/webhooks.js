@@ -38,7 +38,8 @@ export function render(ctx) {
     messages.element,
     results,
   );
-  load(ctx, messages, results, { moveFocus: ctx.moveFocus });
+  // Not awaited: the view is returned now; load() shows its own failures in `messages`.
+  void load(ctx, messages, results, { moveFocus: ctx.moveFocus });
   return { element: view };
 }
 
