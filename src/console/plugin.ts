@@ -1,5 +1,5 @@
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { fileURLToPath } from 'node:url';
 import { CONSOLE_HEADERS } from './security-headers.js';
 
@@ -18,7 +18,7 @@ const SERVED = /\.(html|js|css|svg)$/;
  * (plugins/auth.ts, plugins/rate-limit.ts), like /docs, and they are hidden from the
  * OpenAPI document, so the contract tests do not see them.
  */
-export async function consolePlugin(app: FastifyInstance): Promise<void> {
+export const consolePlugin: FastifyPluginAsync = async (app) => {
   // Scoped to this plugin: its responses only, errors and 304s included.
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.headers(CONSOLE_HEADERS);
@@ -41,4 +41,4 @@ export async function consolePlugin(app: FastifyInstance): Promise<void> {
   app.get(CONSOLE_PATH, { schema: { hide: true }, config: { access: 'public' } }, (_request, reply) =>
     reply.sendFile('index.html'),
   );
-}
+};

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import promClient from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { DbHandle } from '../db/dialect/types.js';
 import { DATABASE_FAULTS, databaseFaultOf } from './error-handler.js';
 import { pingWithin } from './probes.js';
 import { hookEachRoute } from './route-hooks.js';
 
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-type LatencySeries = promClient.Histogram.Internal<'method' | 'route' | 'status_code'>;
+type LatencySeries = Histogram.Internal<'method' | 'route' | 'status_code'>;
 
 /**
  * Prometheus text at /metrics (PRODUCT §2): request latency histograms per route, method
@@ -20,9 +20,9 @@ type LatencySeries = promClient.Histogram.Internal<'method' | 'route' | 'status_
  * closures — and cost the hottest reads a fifth of their throughput (measured, issue 5).
  */
 export async function registerMetrics(app: FastifyInstance, handle: DbHandle): Promise<void> {
-  const registry = new promClient.Registry();
-  promClient.collectDefaultMetrics({ register: registry });
-  const latency = new promClient.Histogram({
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const latency = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Request duration in seconds, per route, method and status',
     labelNames: ['method', 'route', 'status_code'],
@@ -32,7 +32,7 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
   // What an outage looks like from here (issue 27, docs/operations.md "When the database goes
   // away"): whether the database answers now, how many connections lost their server, and how
   // many answers were refused for the database's sake, by cause.
-  const faults = new promClient.Counter({
+  const faults = new Counter({
     name: 'db_fault_answers_total',
     help: 'API answers refused because of the database: unavailable (503), busy (503), full (507)',
     labelNames: ['fault'],
@@ -72,7 +72,7 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
       (s: ReturnType<DbHandle['poolStats']>) => s.waiting,
     ],
   ] as const) {
-    new promClient.Gauge({
+    new Gauge({
       name,
       help,
       registers: [registry],
@@ -82,7 +82,7 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
     });
   }
   let lostCounted = 0;
-  new promClient.Counter({
+  new Counter({
     name: 'db_connections_lost_total',
     help: 'Database connections that lost their server (restart, failover, network) and were discarded',
     registers: [registry],
@@ -92,7 +92,7 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
       lostCounted = lost;
     },
   });
-  new promClient.Gauge({
+  new Gauge({
     name: 'db_up',
     help: 'Whether the database answered a ping within a second at this scrape (1) or not (0), like /readyz',
     registers: [registry],
@@ -105,7 +105,7 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
       );
     },
   });
-  new promClient.Gauge({
+  new Gauge({
     name: 'events_last_sequence',
     help: "The change feed's last sequence given (PRODUCT §9): a follower's lag is this minus its cursor",
     registers: [registry],
@@ -138,7 +138,7 @@ export async function registerMetrics(app: FastifyInstance, handle: DbHandle): P
         (s: (typeof standbys)[number]) => s.lagBytes ?? Number.NaN,
       ],
     ] as const) {
-      new promClient.Gauge({
+      new Gauge({
         name,
         help,
         labelNames: ['standby'],

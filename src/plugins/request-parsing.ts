@@ -38,7 +38,7 @@ export function registerJsonBody(app: FastifyInstance): void {
       const text = bytes.toString('utf8');
       // The hot path: only a body whose text holds a `\u0000` or surrogate escape is walked.
       if (!text.includes('\\u') || !SUSPECT_ESCAPE.test(text)) return defaultParser(request, text, done);
-      defaultParser(request, text, (error, parsed) => {
+      return defaultParser(request, text, (error, parsed) => {
         const errors = error ? [] : malformedStringErrors(parsed, undefined);
         if (error || errors.length === 0) return done(error, parsed);
         done(validationFailed(MALFORMED_STRING_SENTENCE, errors), undefined);

@@ -56,7 +56,6 @@ export function fieldsOf<Write, ReadRow, ReadContext = undefined>() {
     };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: a declaration list of any resource
 type Fields = Record<string, Field<any, any, any>>;
 
 type InputsOf<F extends Fields> = {

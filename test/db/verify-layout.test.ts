@@ -14,7 +14,7 @@ const files = (dir: string): string[] =>
  * in its own verify-checks.ts and import only shared/verify-types.ts, never their caller.
  */
 describe('verify: one home per module, no import of the caller', () => {
-  it('only the CLI\'s verify command (src/cli/verify.ts) imports src/verify.ts', () => {
+  it("only the CLI's verify command (src/cli/verify.ts) imports src/verify.ts", () => {
     const importers = files(SRC)
       .filter((file) => /from '(\.\.?\/)+verify\.js'|import\('(\.\.?\/)+verify\.js'\)/.test(readFileSync(file, 'utf8')))
       .map((file) => relative(SRC, file));

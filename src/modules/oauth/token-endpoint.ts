@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../../config.js';
@@ -158,7 +158,7 @@ function oauthErrorOf(error: FastifyError | Error): OAuthError {
 }
 
 /** The token endpoint and the discovery documents, in their own plugin: the form parser and OAuth's errors stay here. */
-export async function oauthEndpoints(app: FastifyInstance, options: { config: Config }): Promise<void> {
+export const oauthEndpoints: FastifyPluginAsync<{ config: Config }> = async (app, options) => {
   const oauth = app.oauth;
   const limiter = new FailureLimiter(options.config.oauthFailedAuthPerMinute ?? 10);
 
@@ -274,4 +274,4 @@ export async function oauthEndpoints(app: FastifyInstance, options: { config: Co
       };
     },
   );
-}
+};
