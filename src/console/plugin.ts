@@ -1,5 +1,7 @@
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync } from 'fastify';
+import { readdirSync } from 'node:fs';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONSOLE_HEADERS } from './security-headers.js';
 
@@ -7,7 +9,22 @@ export const CONSOLE_PATH = '/console';
 const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
 
 /** The only kinds of file the console ships: anything else in the folder (a source map, an editor backup) is never served. */
-const SERVED = /\.(html|js|css|svg)$/;
+const SERVED = /\.(html|js|css|svg|webmanifest)$/;
+
+/** The service worker, at the top of the console's folder so that it may control the whole console. */
+const SERVICE_WORKER = `${CONSOLE_PATH}/sw.js`;
+
+/**
+ * The files the service worker keeps on the device so that the console starts without a
+ * network (issue 43): every served file of the folder, read once at start, and the page.
+ */
+function shellFiles(): string[] {
+  const files = readdirSync(PUBLIC_DIR, { recursive: true, encoding: 'utf8' })
+    .map((file) => relative(PUBLIC_DIR, `${PUBLIC_DIR}${file}`).split('\\').join('/'))
+    .filter((file) => SERVED.test(file) && file !== 'sw.js' && file !== 'index.html')
+    .sort();
+  return [CONSOLE_PATH, ...files.map((file) => `${CONSOLE_PATH}/${file}`)];
+}
 
 /**
  * The store console (issue 16, docs/console.md): static files — HTML, CSS, ES modules —
@@ -20,8 +37,10 @@ const SERVED = /\.(html|js|css|svg)$/;
  */
 export const consolePlugin: FastifyPluginAsync = async (app) => {
   // Scoped to this plugin: its responses only, errors and 304s included.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', async (request, reply, payload) => {
     reply.headers(CONSOLE_HEADERS);
+    // The worker lives in /console/ but serves /console itself, the page's address, too.
+    if (request.url.split('?')[0] === SERVICE_WORKER) reply.header('service-worker-allowed', CONSOLE_PATH);
     return payload;
   });
   await app.register(fastifyStatic, {
@@ -38,6 +57,8 @@ export const consolePlugin: FastifyPluginAsync = async (app) => {
     allowedPath: (pathName) => pathName === '/' || SERVED.test(pathName),
     schemaHide: true,
   });
+  const shell = { files: shellFiles() };
+  app.get(`${CONSOLE_PATH}/shell.json`, { schema: { hide: true }, config: { access: 'public' } }, () => shell);
   app.get(CONSOLE_PATH, { schema: { hide: true }, config: { access: 'public' } }, (_request, reply) =>
     reply.sendFile('index.html'),
   );

@@ -7,6 +7,7 @@
  *   broken a form cannot be submitted and put what was typed (the token) into a URL;
  * - `require-trusted-types-for 'script'`: the page builds its DOM from nodes and text only,
  *   so any assignment of HTML text to `innerHTML` (the usual XSS sink) is refused outright;
+ * - the one Trusted Types policy lets only `/console/sw.js` be registered as a worker;
  * - no referrer, no framing, no MIME sniffing, no window shared with other origins.
  */
 export const CONTENT_SECURITY_POLICY = [
@@ -15,12 +16,15 @@ export const CONTENT_SECURITY_POLICY = [
   "style-src 'self'",
   "img-src 'self'",
   "connect-src 'self'",
+  "manifest-src 'self'",
+  "worker-src 'self'",
   "font-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
   "require-trusted-types-for 'script'",
-  "trusted-types 'none'",
+  // One policy, which lets exactly the service worker's own URL through (js/offline/install.js).
+  'trusted-types console-service-worker',
 ].join('; ');
 
 export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {

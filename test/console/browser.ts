@@ -44,9 +44,12 @@ export class ConsoleBrowser {
     this.browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
   }
 
-  /** A fresh tab (its own session storage) at the given size; `problems` collects its script errors. */
-  async open(url: string, viewport = DESKTOP): Promise<ConsolePage> {
-    const size = `${viewport.width}x${viewport.height}`;
+  /**
+   * A fresh tab (its own session storage) at the given size; `problems` collects its script errors.
+   * Tabs of one `device` share its storage (IndexedDB, the service worker), like tabs of one handheld.
+   */
+  async open(url: string, viewport = DESKTOP, device = 'shared'): Promise<ConsolePage> {
+    const size = `${device}:${viewport.width}x${viewport.height}`;
     if (!this.contexts.has(size))
       this.contexts.set(size, this.browser!.newContext({ viewport, locale: 'en-US', timezoneId: 'Europe/Amsterdam' }));
     const context = await this.contexts.get(size)!;

@@ -2,6 +2,7 @@
 // with the token the user signed in with. Nothing here can do more than that token may.
 
 import { ApiFailure, failureFromAnswer, networkFailure, unreadableAnswer } from './failures.js';
+import * as deviceDb from './offline/device-db.js';
 
 export const API_PREFIX = '/api/v2/public';
 
@@ -18,19 +19,36 @@ export class Api {
   constructor(readToken, onUnauthorized) {
     this.readToken = readToken;
     this.onUnauthorized = onUnauthorized;
+    /** Called with the moment a read's answer was known when the network failed and it was shown instead. */
+    this.onStaleRead = () => undefined;
   }
 
-  get(route, query) {
-    return this.call('GET', route, { query });
+  /**
+   * A read. Its answer is kept on the device, so that without a network the last known
+   * answer is shown instead, and `onStaleRead(knownAt)` says how old it is (issue 43).
+   */
+  async get(route, query) {
+    const url = this.url(route, query).toString();
+    try {
+      const answer = await this.call('GET', route, { query });
+      void deviceDb.put(deviceDb.READS, { url, answer, at: new Date().toISOString() }).catch(() => undefined);
+      return answer;
+    } catch (failure) {
+      if (failure.kind !== 'network') throw failure;
+      const known = await deviceDb.get(deviceDb.READS, url).catch(() => undefined);
+      if (!known) throw failure;
+      this.onStaleRead(known.at);
+      return known.answer;
+    }
   }
 
-  post(route, body) {
-    return this.call('POST', route, { body });
+  /** Keeps an answer read another way (sign-in's explicit token) as the last known one. */
+  async remember(route, query, answer) {
+    const url = this.url(route, query).toString();
+    await deviceDb.put(deviceDb.READS, { url, answer, at: new Date().toISOString() }).catch(() => undefined);
   }
 
-  /** One call with an explicit token (sign-in checks a token before it is kept). */
-  async call(method, route, { query, body, token } = {}) {
-    const credential = token ?? this.readToken();
+  url(route, query) {
     const url = new URL(API_PREFIX + route, window.location.origin);
     for (const [name, value] of Object.entries(query ?? {})) {
       // An array repeats the parameter (`product_number=a&product_number=b`).
@@ -38,7 +56,18 @@ export class Api {
         if (one !== undefined && one !== null && one !== '') url.searchParams.append(name, String(one));
       }
     }
-    const headers = { accept: 'application/json' };
+    return url;
+  }
+
+  post(route, body) {
+    return this.call('POST', route, { body });
+  }
+
+  /** One call with an explicit token (sign-in checks a token before it is kept). */
+  async call(method, route, { query, body, token, headers: extra } = {}) {
+    const credential = token ?? this.readToken();
+    const url = this.url(route, query);
+    const headers = { ...extra, accept: 'application/json' };
     if (credential) headers.authorization = `Bearer ${credential}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response;

@@ -6,6 +6,14 @@ import { h, messageArea, replace } from './dom.js';
 import * as session from './session.js';
 import * as signInView from './views/sign-in.js';
 import * as stockView from './views/stock.js';
+import * as countView from './views/count.js';
+import * as lossView from './views/loss.js';
+import * as moveView from './views/move.js';
+import * as outboxView from './views/outbox.js';
+import { Outbox } from './offline/outbox.js';
+import { installServiceWorker } from './offline/install.js';
+import { clear as clearDeviceStore, READS } from './offline/device-db.js';
+import { time } from './format.js';
 import * as historyView from './views/history.js';
 import * as reviewView from './views/review.js';
 import * as countingView from './views/counting.js';
@@ -17,6 +25,10 @@ import * as clientsView from './views/clients.js';
 
 const VIEWS = {
   stock: stockView,
+  count: countView,
+  loss: lossView,
+  move: moveView,
+  outbox: outboxView,
   history: historyView,
   review: reviewView,
   counting: countingView,
@@ -30,10 +42,31 @@ const ROLE_LABELS = { admin: 'administrator', integration: 'integration', store:
 
 const main = document.getElementById('main');
 const top = document.getElementById('top');
+// Below the header, not in it: on a handheld the header stays within the top 15 % of the screen.
+const statusLine = document.createElement('p');
+statusLine.id = 'status';
+statusLine.className = 'status';
+statusLine.setAttribute('role', 'status');
+statusLine.hidden = true;
+top.after(statusLine);
 const api = new Api(session.readToken, (failure) => signedOut(failure));
 
 /** Who is signed in and where: set after sign-in. */
-const state = { me: null, stores: [], store: null };
+const state = { me: null, stores: [], store: null, staleSince: null };
+
+// Actions wait on the device for a token that may do them: one of its stores, not read-only.
+const outbox = new Outbox(
+  api,
+  (action) =>
+    state.me !== null && state.me.role !== 'read' && state.stores.some((s) => s.store_number === action.store),
+);
+outbox.subscribe(() => void showStatus());
+window.addEventListener('online', () => void showStatus());
+window.addEventListener('offline', () => void showStatus());
+api.onStaleRead = (knownAt) => {
+  if (!state.staleSince || knownAt < state.staleSince) state.staleSince = knownAt;
+  void showStatus();
+};
 
 // ---- routing ------------------------------------------------------------------------------
 
@@ -80,8 +113,11 @@ function renderView({ moveFocus }) {
     );
     return;
   }
+  state.staleSince = null;
+  void showStatus();
   const ctx = {
     api,
+    outbox,
     me: state.me,
     store: state.store,
     storeLabel: storeLabel(state.store),
@@ -136,6 +172,9 @@ function showSignIn(reason) {
       // Checked before it is kept: a refused token never reaches session storage.
       const me = await api.call('GET', '/tokens/current', { token });
       session.keepToken(token);
+      // Kept for a start without a network (a reload in the stockroom): the last known answer.
+      await clearDeviceStore(READS).catch(() => undefined);
+      await api.remember('/tokens/current', undefined, me);
       await enter(me);
     },
   });
@@ -157,6 +196,7 @@ async function enter(me) {
   if (state.store) session.keepStore(state.store.store_number);
   renderHeader(page.total_count);
   renderView({ moveFocus: true });
+  outbox.flushSoon();
 }
 
 // ---- header -------------------------------------------------------------------------------
@@ -198,7 +238,6 @@ function renderHeader(totalStores) {
         h('strong', {}, me.name),
         ` (${ROLE_LABELS[me.role] ?? me.role}${scope})`,
       ),
-      h('button', { type: 'button', class: 'quiet', onclick: signOut }, 'Sign out'),
     ),
     h(
       'div',
@@ -208,6 +247,11 @@ function renderHeader(totalStores) {
         { class: 'store-picker' },
         h('label', { for: 'store-select' }, 'Store'),
         state.stores.length > 0 ? picker : h('span', {}, 'none'),
+      ),
+      h(
+        'button',
+        { type: 'button', class: 'quiet', onclick: signOut, 'aria-label': `Sign out ${me.name}` },
+        'Sign out',
       ),
       totalStores > state.stores.length
         ? h('p', { class: 'meta' }, `The first ${state.stores.length} of ${totalStores} stores.`)
@@ -230,8 +274,34 @@ function renderHeader(totalStores) {
 
 function signOut() {
   session.forget();
+  // What was read is gone with the sign-in; what waits to be sent stays for the next one.
+  void clearDeviceStore(READS).catch(() => undefined);
+  void outbox.forgetSent();
   history.replaceState(null, '', window.location.pathname);
   showSignIn();
+}
+
+// ---- network and outbox status -------------------------------------------------------------
+
+/** One line under the header: offline or not, what waits on the device, how old the figures shown are. */
+async function showStatus() {
+  const line = statusLine;
+  if (!state.me) {
+    line.hidden = true;
+    return;
+  }
+  const counts = await outbox.counts().catch(() => ({ waiting: 0, refused: 0 }));
+  const parts = [];
+  if (!navigator.onLine) parts.push('Offline');
+  if (counts.waiting > 0) parts.push(`${counts.waiting} waiting to be sent`);
+  if (counts.refused > 0) parts.push(`${counts.refused} refused: see Outbox`);
+  if (state.staleSince) parts.push(`figures as known at ${time(state.staleSince)}`);
+  line.textContent = parts.join(' · ');
+  line.dataset.offline = String(!navigator.onLine);
+  line.dataset.waiting = String(counts.waiting);
+  line.dataset.refused = String(counts.refused);
+  line.classList.toggle('alert', counts.refused > 0);
+  line.hidden = parts.length === 0;
 }
 
 // ---- keyboard -----------------------------------------------------------------------------
@@ -255,5 +325,6 @@ document.getElementById('skip-link').addEventListener('click', (event) => {
 });
 
 document.getElementById('boot')?.remove();
+installServiceWorker();
 // Not awaited: start() shows its own failures (the sign-in form or a Try again page).
 void start();

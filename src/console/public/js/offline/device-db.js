@@ -1,0 +1,58 @@
+// The console's own database on the device (IndexedDB): the outbox of actions not yet
+// sent and the last known answers of reads. Kept across reloads and closed tabs; emptied
+// when the user signs out (session.forget). IndexedDB's API is events; these helpers make
+// each use one promise, and nothing else in the console touches IndexedDB directly.
+
+const NAME = 'store-console';
+const VERSION = 1;
+export const OUTBOX = 'outbox';
+export const READS = 'reads';
+
+let opening;
+
+function open() {
+  opening ??= new Promise((resolve, reject) => {
+    const request = indexedDB.open(NAME, VERSION);
+    request.onupgradeneeded = () => {
+      const db = request.result;
+      if (!db.objectStoreNames.contains(OUTBOX)) db.createObjectStore(OUTBOX, { keyPath: 'id', autoIncrement: true });
+      if (!db.objectStoreNames.contains(READS)) db.createObjectStore(READS, { keyPath: 'url' });
+    };
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => {
+      opening = undefined;
+      reject(request.error);
+    };
+  });
+  return opening;
+}
+
+const done = (request) =>
+  new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+
+/**
+ * One transaction on one object store: `work(store)` issues requests and returns the one
+ * whose result is wanted; the promise settles when the transaction has committed, so a
+ * resolved write is on the device.
+ */
+export async function inStore(name, mode, work) {
+  const db = await open();
+  return new Promise((resolve, reject) => {
+    const transaction = db.transaction(name, mode, { durability: 'strict' });
+    const request = work(transaction.objectStore(name));
+    let result;
+    if (request) done(request).then((value) => (result = value), reject);
+    transaction.oncomplete = () => resolve(result);
+    transaction.onerror = () => reject(transaction.error);
+    transaction.onabort = () => reject(transaction.error);
+  });
+}
+
+export const getAll = (name) => inStore(name, 'readonly', (store) => store.getAll());
+export const get = (name, key) => inStore(name, 'readonly', (store) => store.get(key));
+export const put = (name, value) => inStore(name, 'readwrite', (store) => store.put(value));
+export const remove = (name, key) => inStore(name, 'readwrite', (store) => store.delete(key));
+export const clear = (name) => inStore(name, 'readwrite', (store) => store.clear());
