@@ -253,6 +253,31 @@ describeInBrowser('the handheld floor tasks in a browser', (dialect) => {
     expect([...first.problems, ...second.problems]).toEqual([]);
   });
 
+  it('finds a product by part of its name: one match shows its stock, several a list to choose from', async () => {
+    const page = await browser.open(`${origin}/console#/stock?code=milk`, DESKTOP, 'search');
+    await signIn(page, storeToken);
+    await page.locator(`.stock-result[data-product="${FLOOR.product}"]`).waitFor();
+    await page.locator('#stock-code').fill('100');
+    await page.locator('#stock-code').press('Enter');
+    const list = page.locator('.search-result');
+    await list.waitFor();
+    expect(await list.locator('a').allInnerTexts()).toEqual(expect.arrayContaining(['Whole milk 1 L', 'Butter 250 g']));
+    await list.getByRole('link', { name: 'Butter 250 g' }).click();
+    await page.locator(`.stock-result[data-product="${FLOOR.otherProduct}"]`).waitFor();
+    expect(page.problems).toEqual([]);
+  });
+
+  it('a floor task takes a product by name when one matches, and names the matches when several do', async () => {
+    const page = await browser.open(`${origin}/console#/count`, DESKTOP, 'by-name');
+    await signIn(page, storeToken);
+    await page.locator('form.floor-task button[type=submit]').waitFor();
+    await scan(page, '100');
+    await page.locator('.product-found').getByText('2 products match “100”').waitFor();
+    await scan(page, 'butter');
+    await page.locator('.product-found').getByText(`Product ${FLOOR.otherProduct}:`).waitFor();
+    expect(page.problems).toEqual([]);
+  });
+
   it('at 360 px the header and navigation take at most the top 15 % and every control is at least 44 px high', async () => {
     const page = await browser.open(`${origin}/console#/count`, HANDHELD, 'layout');
     await signIn(page, storeToken);

@@ -52,3 +52,24 @@ export async function loadProductStock(api, storeNumber, code) {
     lastChanged: storeLine?.most_likely_datetime,
   };
 }
+
+/**
+ * Products of the store whose number, name, description or any barcode contains `text`
+ * (the stock listing's `search_text`, PRODUCT §6): what "milk" finds when it is no code.
+ */
+export async function searchProducts(api, storeNumber, text, limit = 20) {
+  const page = await api.get('/storeproducts/stock', {
+    store_number: storeNumber,
+    search_text: text,
+    page_size: limit,
+  });
+  return {
+    total: page?.total_count ?? 0,
+    products: (page?.list ?? []).map((line) => ({
+      productNumber: line.product_number,
+      name: line.product_description ?? line.product_number,
+      barcode: line.barcode,
+      stock: line.most_likely_stock,
+    })),
+  };
+}

@@ -6,6 +6,7 @@
 import { path } from '../api.js';
 import { h } from '../dom.js';
 import { quantity as formatQuantity, poolName, POOLS } from '../format.js';
+import { searchProducts } from '../stock-data.js';
 
 let fieldCount = 0;
 const fieldId = (name) => `${name}-${++fieldCount}`;
@@ -34,6 +35,21 @@ export function productField(ctx, { onProduct }) {
   let product = null;
   let looking;
 
+  const stockOf = (code) =>
+    ctx.api.get(path('/stores/', ctx.store.store_number, '/products/', code, '/stock'), { include_locations: true });
+
+  /** A code that is no number or barcode may be a name ("milk"): one match is taken, several are named. */
+  async function byName(code) {
+    const matching = await searchProducts(ctx.api, ctx.store.store_number, code, 5);
+    if (matching.products.length === 1) return stockOf(matching.products[0].productNumber);
+    const names = matching.products.map((one) => `${one.name} (${one.productNumber})`).join(', ');
+    throw new Error(
+      matching.total === 0
+        ? `No product ${code} in this store.`
+        : `${matching.total} products match “${code}”: ${names}${matching.total > matching.products.length ? ', …' : ''}. Scan or type one.`,
+    );
+  }
+
   async function lookUp() {
     const code = input.value.trim();
     product = null;
@@ -41,8 +57,9 @@ export function productField(ctx, { onProduct }) {
     if (code === '') return null;
     found.textContent = `Looking up ${code}…`;
     try {
-      const answer = await ctx.api.get(path('/stores/', ctx.store.store_number, '/products/', code, '/stock'), {
-        include_locations: true,
+      const answer = await stockOf(code).catch((failure) => {
+        if (failure.kind === 'not-found') return byName(code);
+        throw failure;
       });
       const line = answer?.products?.[0];
       product = {
@@ -62,7 +79,8 @@ export function productField(ctx, { onProduct }) {
         found.textContent = `Offline: ${code} is not known on this device yet; it is sent as a product number.`;
       } else {
         input.setAttribute('aria-invalid', 'true');
-        found.textContent = failure.kind === 'not-found' ? `No product ${code} in this store.` : failure.sentence;
+        found.textContent =
+          failure.kind === 'not-found' ? `No product ${code} in this store.` : (failure.sentence ?? failure.message);
       }
     }
     onProduct?.(product);

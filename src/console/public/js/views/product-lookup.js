@@ -43,14 +43,14 @@ export function productLookupView(ctx, params, { view, title, buttonLabel, loadi
         const typed = input.value.trim();
         if (typed === '') {
           input.setAttribute('aria-invalid', 'true');
-          hint.textContent = 'Scan or type a barcode or product number first.';
+          hint.textContent = 'Scan or type a barcode, product number or name first.';
           input.focus();
           return;
         }
         ctx.navigate(view, { code: typed });
       },
     },
-    h('label', { for: input.id }, 'Barcode or product number'),
+    h('label', { for: input.id }, 'Barcode, product number or name'),
     h('div', { class: 'lookup-row' }, input, h('button', { type: 'submit', class: 'primary' }, buttonLabel)),
     hint,
   );

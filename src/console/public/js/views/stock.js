@@ -3,7 +3,7 @@
 
 import { dataTable, figure, h, resultHeading } from '../dom.js';
 import { money, moment, poolName, quantity } from '../format.js';
-import { loadProductStock } from '../stock-data.js';
+import { loadProductStock, searchProducts } from '../stock-data.js';
 import { productLookupView } from './product-lookup.js';
 
 export const title = 'Stock';
@@ -15,11 +15,50 @@ export function render(ctx, params) {
     buttonLabel: 'Look up',
     loadingText: (code) => `Looking up ${code}…`,
     async load(code) {
-      const stock = await loadProductStock(ctx.api, ctx.store.store_number, code);
+      let stock;
+      try {
+        stock = await loadProductStock(ctx.api, ctx.store.store_number, code);
+      } catch (failure) {
+        // Not a number or barcode: a name, or part of one ("milk").
+        if (failure.kind !== 'not-found') throw failure;
+        const found = await searchProducts(ctx.api, ctx.store.store_number, code);
+        if (found.products.length === 0) throw failure;
+        if (found.products.length > 1) return matches(ctx, code, found);
+        stock = await loadProductStock(ctx.api, ctx.store.store_number, found.products[0].productNumber);
+      }
       const heading = resultHeading(2, stock.name);
       return { element: stockResult(ctx, stock, heading), heading };
     },
   });
+}
+
+/** The products a text matches, each a link to its stock. */
+function matches(ctx, text, found) {
+  const heading = resultHeading(
+    2,
+    found.total > found.products.length
+      ? `The first ${found.products.length} of ${found.total} products matching “${text}”`
+      : `${found.total} products matching “${text}”`,
+  );
+  const element = h(
+    'article',
+    { class: 'search-result' },
+    heading,
+    dataTable({
+      caption: `Products matching ${text}`,
+      columns: [
+        {
+          label: 'Product',
+          cell: (product) => h('a', { href: ctx.href('stock', { code: product.productNumber }) }, product.name),
+        },
+        { label: 'Number', cell: (product) => product.productNumber },
+        { label: 'Barcode', cell: (product) => product.barcode ?? '–' },
+        { label: 'Stock', numeric: true, cell: (product) => quantity(product.stock) },
+      ],
+      rows: found.products,
+    }),
+  );
+  return { element, heading };
 }
 
 function stockResult(ctx, stock, heading) {
