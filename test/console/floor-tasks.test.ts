@@ -195,6 +195,7 @@ describeInBrowser('the handheld floor tasks in a browser', (dialect) => {
     // More than the backroom holds: refused when it arrives, not lost.
     await queue(page, 'move', moveOf('BR-1', 'A-01', 100000));
     await expect.poll(async () => page.locator('#status').getAttribute('data-waiting')).toBe('10');
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: path.join(ARTIFACTS, `handheld-offline-${dialect.name}.png`) });
 
     await page.reload();
@@ -226,6 +227,7 @@ describeInBrowser('the handheld floor tasks in a browser', (dialect) => {
     const item = page.locator('.outbox-item.refused');
     await item.waitFor();
     expect(await item.locator('.what-to-do').textContent()).toContain('discard');
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: path.join(ARTIFACTS, `handheld-outbox-${dialect.name}.png`) });
     await item.getByRole('button', { name: 'Discard' }).click();
     await item.waitFor({ state: 'detached' });

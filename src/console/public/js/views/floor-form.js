@@ -91,7 +91,7 @@ export function productField(ctx, { onProduct }) {
     looking = lookUp();
   });
   return {
-    element: field('Barcode or product number', input, found),
+    element: field('Barcode, product number or name', input, found),
     input,
     /** The product for the code in the field, looked up if it was not yet. */
     async product() {
