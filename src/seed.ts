@@ -157,6 +157,18 @@ export const DEMO_REASON_CODES: ReasonCodeInput[] = [
 
 /** `store-ops seed`: demo data through the same services the API uses; re-running changes nothing. */
 export async function seedDemoData(ctx: AppContext): Promise<string[]> {
+  return [...(await seedData(ctx)), tryLine()];
+}
+
+/** What to type in the console first (issue 43): a store, a barcode to scan and a name to search. */
+function tryLine(): string {
+  const store = DEMO_STORES.find((s) => !s.is_warehouse)!;
+  const product = DEMO_PRODUCTS[0]!;
+  const word = product.product_name!.split(' ')[0]!.toLowerCase();
+  return `try in the console (/console): store ${store.store_number}, scan ${product.barcode} (${product.product_name}), or type "${word}"`;
+}
+
+async function seedData(ctx: AppContext): Promise<string[]> {
   return [
     `stores: ${await importStores(ctx, { stores: DEMO_STORES }, false, 'seed')}`,
     `categories: ${await importCategories(ctx, { categories: DEMO_CATEGORIES }, false, 'seed')}`,

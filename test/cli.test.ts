@@ -212,6 +212,10 @@ describe('store-ops CLI (PRODUCT §2)', { timeout: 120_000 }, () => {
         const seeded = await storeOps(['seed'], databaseUrl);
         expect(seeded.code, seeded.stderr).toBe(0);
         expect(lines(seeded.stdout)).toContain('stores: created 6, updated 0, unchanged 0, deleted 0');
+        // What to try first in the console: a store, a barcode and a name (issue 43).
+        expect(lines(seeded.stdout).at(-1)).toMatch(
+          /^try in the console \(\/console\): store \S+, scan \d+ \(.+\), or type "\S+"$/,
+        );
         const reseeded = await storeOps(['seed'], databaseUrl);
         expect(reseeded.code, reseeded.stderr).toBe(0);
         expect(lines(reseeded.stdout)).toContain('stores: created 0, updated 0, unchanged 6, deleted 0');
