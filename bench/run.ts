@@ -25,6 +25,7 @@ import { profileServicesInto, SERVICE_COMMAND, serviceSynchronous } from './lib/
 import { significant, withTimeout } from './lib/stats.js';
 import { SkipScenario } from './lib/ledger-db.js';
 import { authJwtStockRead } from './scenarios/auth-stock-read.js';
+import { consoleOfflineReplay } from './scenarios/console-offline-replay.js';
 import { feedCostPg, feedCostSqlite } from './scenarios/change-feed.js';
 import { feedReadPg, feedReadSqlite } from './scenarios/change-feed-read.js';
 import { webhooksDeliveryPg, webhooksDeliverySqlite } from './scenarios/change-feed-webhooks.js';
@@ -54,6 +55,7 @@ const SCENARIOS: Scenario[] = [
   stockLogsPostKeyed,
   stockSingleGet,
   authJwtStockRead,
+  consoleOfflineReplay,
   stockListScroll,
   stockVerify,
   movementPost,

@@ -74,8 +74,15 @@ describeInBrowser('the handheld floor tasks in a browser', (dialect) => {
   const outboxOf = (page: ConsolePage): Promise<QueuedAction[]> =>
     // A string, so that the test's own module loader leaves the page's import() alone.
     page.evaluate("import('/console/js/offline/device-db.js').then((db) => db.getAll('outbox'))");
-  const waitForSent = (page: ConsolePage) =>
-    page.locator('#status[data-waiting="0"], #status[hidden]').first().waitFor({ state: 'attached' });
+  /** Until the device's outbox holds `count` sent actions and none waiting (the status line redraws only every 100 ms). */
+  const waitForSent = async (page: ConsolePage, count: number) => {
+    await expect
+      .poll(async () => {
+        const actions = await outboxOf(page);
+        return [actions.filter((a) => a.state === 'sent').length, actions.filter((a) => a.state === 'waiting').length];
+      })
+      .toEqual([count, 0]);
+  };
 
   async function queue(page: ConsolePage, view: string, fill: (page: ConsolePage) => Promise<void>): Promise<void> {
     if (!(await page.evaluate((name) => window.location.hash.startsWith(`#/${name}`), view))) {
@@ -144,15 +151,15 @@ describeInBrowser('the handheld floor tasks in a browser', (dialect) => {
     const before = { a: await locationQuantity('A-01'), br: await locationQuantity('BR-1') };
 
     await queue(page, 'count', countAt('A-01', 40));
-    await waitForSent(page);
+    await waitForSent(page, 1);
     expect(await locationQuantity('A-01')).toBe(40);
 
     await queue(page, 'loss', lossAt('A-01', 2, 'dropped pallet'));
-    await waitForSent(page);
+    await waitForSent(page, 2);
     expect(await locationQuantity('A-01')).toBe(38);
 
     await queue(page, 'move', moveOf('A-01', 'BR-1', 5));
-    await waitForSent(page);
+    await waitForSent(page, 3);
     expect(await locationQuantity('A-01')).toBe(33);
     expect(await locationQuantity('BR-1')).toBe(before.br + 5);
 
@@ -204,6 +211,9 @@ describeInBrowser('the handheld floor tasks in a browser', (dialect) => {
 
     await page.context().setOffline(false);
     await page.evaluate(() => window.dispatchEvent(new Event('online')));
+    await expect
+      .poll(async () => (await outboxOf(page)).map((action) => action.state).sort(), { timeout: 30_000 })
+      .toEqual(['refused', ...Array(9).fill('sent')]);
     await page.locator('#status[data-waiting="0"][data-refused="1"]').waitFor({ timeout: 30_000 });
 
     const actions = await outboxOf(page);
@@ -249,8 +259,7 @@ describeInBrowser('the handheld floor tasks in a browser', (dialect) => {
     await queue(second, 'loss', lossAt('A-01', 1));
     await first.context().setOffline(false);
     await Promise.all([first, second].map((tab) => tab.evaluate(() => window.dispatchEvent(new Event('online')))));
-    await first.locator('#status[data-waiting="0"]').waitFor({ state: 'attached', timeout: 30_000 });
-    await second.locator('#status[data-waiting="0"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await waitForSent(first, 4);
     expect(await consoleEntries()).toHaveLength(startEntries + 4);
     expect([...first.problems, ...second.problems]).toEqual([]);
   });

@@ -38,10 +38,10 @@ const done = (request) =>
  * whose result is wanted; the promise settles when the transaction has committed, so a
  * resolved write is on the device.
  */
-export async function inStore(name, mode, work) {
+export async function inStore(name, mode, work, durability = 'strict') {
   const db = await open();
   return new Promise((resolve, reject) => {
-    const transaction = db.transaction(name, mode, { durability: 'strict' });
+    const transaction = db.transaction(name, mode, { durability });
     const request = work(transaction.objectStore(name));
     let result;
     if (request) done(request).then((value) => (result = value), reject);
@@ -54,5 +54,26 @@ export async function inStore(name, mode, work) {
 export const getAll = (name) => inStore(name, 'readonly', (store) => store.getAll());
 export const get = (name, key) => inStore(name, 'readonly', (store) => store.get(key));
 export const put = (name, value) => inStore(name, 'readwrite', (store) => store.put(value));
+/**
+ * A write that may be lost in a crash of the device (not of the tab): for marks that are
+ * safe to redo, such as "sent" — an action sent again carries its key and is replayed.
+ */
+export const putRelaxed = (name, value) => inStore(name, 'readwrite', (store) => store.put(value), 'relaxed');
+
+/** The first value in key order after the key `after` (if given) that `accept` takes, read by cursor. */
+export async function first(name, accept, after) {
+  const db = await open();
+  return new Promise((resolve, reject) => {
+    const range = after === undefined ? undefined : IDBKeyRange.lowerBound(after, true);
+    const request = db.transaction(name, 'readonly').objectStore(name).openCursor(range);
+    request.onerror = () => reject(request.error);
+    request.onsuccess = () => {
+      const cursor = request.result;
+      if (!cursor) return resolve(undefined);
+      if (accept(cursor.value)) return resolve(cursor.value);
+      cursor.continue();
+    };
+  });
+}
 export const remove = (name, key) => inStore(name, 'readwrite', (store) => store.delete(key));
 export const clear = (name) => inStore(name, 'readwrite', (store) => store.clear());

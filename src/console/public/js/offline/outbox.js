@@ -48,6 +48,7 @@ export class Outbox {
     this.failedTurns = 0;
     this.retryTimer = undefined;
     this.sending = false;
+    this.notifyTimer = undefined;
     // Another tab's change (queued, sent, refused) redraws this tab's counts too.
     this.channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(CHANNEL) : null;
     if (this.channel) this.channel.onmessage = () => this.notify(false);
@@ -60,9 +61,14 @@ export class Outbox {
     return () => this.listeners.delete(listener);
   }
 
+  /** Listeners hear of changes at most every 100 ms: a replay of a thousand actions redraws ten times a second, not a thousand. */
   notify(broadcast = true) {
     if (broadcast) this.channel?.postMessage('changed');
-    for (const listener of this.listeners) listener();
+    if (this.notifyTimer) return;
+    this.notifyTimer = setTimeout(() => {
+      this.notifyTimer = undefined;
+      for (const listener of this.listeners) listener();
+    }, 100);
   }
 
   /**
@@ -130,13 +136,26 @@ export class Outbox {
   }
 
   async sendAll() {
+    // Actions go in id order, so each look starts after the last one sent; one last look from
+    // the start catches an action sent again (retry) meanwhile.
+    let after;
     for (;;) {
       // Re-read from the device before each send: another tab may have sent or discarded it.
-      const next = (await this.list()).find((action) => action.state === 'waiting' && this.maySend(action));
+      const next = await deviceDb.first(
+        deviceDb.OUTBOX,
+        (action) => action.state === 'waiting' && this.maySend(action),
+        after,
+      );
+      if (!next && after !== undefined) {
+        after = undefined;
+        continue;
+      }
       if (!next) {
         this.failedTurns = 0;
+        await this.dropOldSent();
         return;
       }
+      after = next.id;
       if ((await this.send(next)) === 'later') {
         this.retryTimer = setTimeout(() => this.flushSoon(), RETRY_MS[Math.min(this.failedTurns, RETRY_MS.length - 1)]);
         this.failedTurns += 1;
@@ -153,14 +172,14 @@ export class Outbox {
         body: action.body,
         headers: { 'idempotency-key': action.key },
       });
-      await deviceDb.put(deviceDb.OUTBOX, {
+      // Relaxed: if the device loses this mark, the action goes again with its key and is replayed.
+      await deviceDb.putRelaxed(deviceDb.OUTBOX, {
         ...tried,
         state: 'sent',
         sentAt: new Date().toISOString(),
         entryIds: Array.isArray(answer?.data) ? answer.data : undefined,
         lastTry: undefined,
       });
-      await this.dropOldSent();
       this.notify();
       return 'sent';
     } catch (failure) {
