@@ -107,7 +107,10 @@ export class Outbox {
     this.notify();
   }
 
-  /** A refused action sent again as it is (after the cause was put right elsewhere), with the same key. */
+  /**
+   * A refused action sent again as it is (after the cause was put right elsewhere), under a new
+   * key: the service keeps a refusal under the old one and would only replay it.
+   */
   async retry(id) {
     const action = await deviceDb.get(deviceDb.OUTBOX, id);
     if (!action || action.state !== 'refused') return;
@@ -128,8 +131,13 @@ export class Outbox {
     if (this.sending) return;
     this.sending = true;
     try {
-      if (navigator.locks) await navigator.locks.request(LOCK, { ifAvailable: true }, (lock) => lock && this.sendAll());
-      else await this.sendAll();
+      if (!navigator.locks) return await this.sendAll();
+      const held = await navigator.locks.request(LOCK, { ifAvailable: true }, async (lock) => {
+        if (lock) await this.sendAll();
+        return lock !== null;
+      });
+      // Another tab is sending; look again later, in case that tab is closed before it is done.
+      if (!held) this.retryTimer = setTimeout(() => this.flushSoon(), RETRY_MS[RETRY_MS.length - 1]);
     } finally {
       this.sending = false;
     }
