@@ -163,6 +163,11 @@ describeInBrowser('the handheld floor tasks in a browser', (dialect) => {
     expect(await locationQuantity('A-01')).toBe(33);
     expect(await locationQuantity('BR-1')).toBe(before.br + 5);
 
+    await page.evaluate(() => {
+      window.location.hash = '#/outbox';
+    });
+    await page.locator('.outbox-item.sent').first().waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, `desktop-outbox-${dialect.name}.png`) });
     const entries = await consoleEntries();
     const sent = (await outboxOf(page)).filter((action) => action.state === 'sent');
     expect(sent.map((action) => action.kind)).toEqual(['count', 'loss', 'move']);
