@@ -1,7 +1,7 @@
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync } from 'fastify';
 import { readdirSync } from 'node:fs';
-import { relative } from 'node:path';
+import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONSOLE_HEADERS } from './security-headers.js';
 
@@ -20,7 +20,7 @@ const SERVICE_WORKER = `${CONSOLE_PATH}/sw.js`;
  */
 function shellFiles(): string[] {
   const files = readdirSync(PUBLIC_DIR, { recursive: true, encoding: 'utf8' })
-    .map((file) => relative(PUBLIC_DIR, `${PUBLIC_DIR}${file}`).split('\\').join('/'))
+    .map((file) => file.split(sep).join('/'))
     .filter((file) => SERVED.test(file) && file !== 'sw.js' && file !== 'index.html')
     .sort();
   return [CONSOLE_PATH, ...files.map((file) => `${CONSOLE_PATH}/${file}`)];

@@ -6,6 +6,10 @@ import * as deviceDb from './offline/device-db.js';
 
 export const API_PREFIX = '/api/v2/public';
 
+/** How many last known answers a device keeps, and how often (in reads kept) the oldest beyond them are pruned. */
+const READS_KEPT = 2000;
+const PRUNE_EVERY = 200;
+
 /** `/stores/{s}/products/{p}/stock` from parts: each part is encoded, so a scanned value stays one path segment. */
 export function path(...parts) {
   return parts.map((part, index) => (index % 2 === 0 ? part : encodeURIComponent(String(part)))).join('');
@@ -21,6 +25,7 @@ export class Api {
     this.onUnauthorized = onUnauthorized;
     /** Called with the moment a read's answer was known when the network failed and it was shown instead. */
     this.onStaleRead = () => undefined;
+    this.readsKeptSincePrune = 0;
   }
 
   /**
@@ -31,7 +36,7 @@ export class Api {
     const url = this.url(route, query).toString();
     try {
       const answer = await this.call('GET', route, { query });
-      void deviceDb.put(deviceDb.READS, { url, answer, at: new Date().toISOString() }).catch(() => undefined);
+      void this.keep(url, answer);
       return answer;
     } catch (failure) {
       if (failure.kind !== 'network') throw failure;
@@ -44,8 +49,19 @@ export class Api {
 
   /** Keeps an answer read another way (sign-in's explicit token) as the last known one. */
   async remember(route, query, answer) {
-    const url = this.url(route, query).toString();
-    await deviceDb.put(deviceDb.READS, { url, answer, at: new Date().toISOString() }).catch(() => undefined);
+    await this.keep(this.url(route, query).toString(), answer);
+  }
+
+  /** Keeps one answer as the last known one; a device that fails to keep it just has no offline copy. */
+  async keep(url, answer) {
+    try {
+      await deviceDb.put(deviceDb.READS, { url, answer, at: new Date().toISOString() });
+      if (++this.readsKeptSincePrune < PRUNE_EVERY) return;
+      this.readsKeptSincePrune = 0;
+      await deviceDb.keepNewest(deviceDb.READS, READS_KEPT);
+    } catch {
+      // Storage full or refused: reads still work online.
+    }
   }
 
   url(route, query) {

@@ -4,7 +4,8 @@
 // each use one promise, and nothing else in the console touches IndexedDB directly.
 
 const NAME = 'store-console';
-const VERSION = 1;
+// 2: the reads gained an index by the moment they were known, to prune the oldest.
+const VERSION = 2;
 export const OUTBOX = 'outbox';
 export const READS = 'reads';
 
@@ -16,7 +17,10 @@ function open() {
     request.onupgradeneeded = () => {
       const db = request.result;
       if (!db.objectStoreNames.contains(OUTBOX)) db.createObjectStore(OUTBOX, { keyPath: 'id', autoIncrement: true });
-      if (!db.objectStoreNames.contains(READS)) db.createObjectStore(READS, { keyPath: 'url' });
+      const reads = db.objectStoreNames.contains(READS)
+        ? request.transaction.objectStore(READS)
+        : db.createObjectStore(READS, { keyPath: 'url' });
+      if (!reads.indexNames.contains('at')) reads.createIndex('at', 'at');
     };
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => {
@@ -77,3 +81,22 @@ export async function first(name, accept, after) {
 }
 export const remove = (name, key) => inStore(name, 'readwrite', (store) => store.delete(key));
 export const clear = (name) => inStore(name, 'readwrite', (store) => store.clear());
+
+/**
+ * Keeps the newest `limit` values of a store by their `at` index and deletes the rest,
+ * oldest first: the reads are kept by address, so they grow with every product looked up.
+ */
+export const keepNewest = (name, limit) =>
+  inStore(name, 'readwrite', (store) => {
+    const counting = store.count();
+    counting.onsuccess = () => {
+      let excess = counting.result - limit;
+      if (excess <= 0) return;
+      const cursor = store.index('at').openCursor();
+      cursor.onsuccess = () => {
+        if (!cursor.result || excess-- <= 0) return;
+        cursor.result.delete();
+        cursor.result.continue();
+      };
+    };
+  });

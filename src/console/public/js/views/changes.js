@@ -115,7 +115,8 @@ export function render(ctx, params) {
   );
 
   const follow = follower({
-    get: (route, query) => ctx.api.get(route, query),
+    // Live, never the device's last known answer: a kept page of the feed would show its events twice.
+    get: (route, query) => ctx.api.call('GET', route, { query }),
     types,
     alive: () => view.isConnected,
     onEvents(events, { opening }) {

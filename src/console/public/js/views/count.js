@@ -24,13 +24,12 @@ export function render(ctx) {
   let counted;
   let reason;
   return floorTaskView(ctx, {
-    name: 'count',
     heading: `Count in ${ctx.storeLabel}`,
     intro: 'Scan the product, choose where it stands, type how many you counted. Works without Wi-Fi.',
     submitLabel: 'Book count',
     async build() {
       const [locations, reasons] = await Promise.all([loadLocations(ctx), loadReasonCodes(ctx, COUNT_REASON_TYPES)]);
-      product = productField(ctx, {});
+      product = productField(ctx);
       location = locationSelect('location', locations);
       counted = quantityInput('counted');
       reason = reasonSelect('reason', reasons);
@@ -45,9 +44,7 @@ export function render(ctx) {
         focus: product.input,
       };
     },
-    async action() {
-      const found = await product.product();
-      if (!found) return { problem: 'Scan or type the product first.', problemField: product.input };
+    action(found) {
       const level = readQuantity(counted);
       if (level === undefined) return { problem: 'Type the counted quantity (0 or more).', problemField: counted };
       const where = location.value || undefined;

@@ -18,7 +18,7 @@ export function field(label, control, hint) {
 }
 
 /** The scan field: a barcode or product number, looked up as soon as it is entered. */
-export function productField(ctx, { onProduct }) {
+export function productField(ctx) {
   const input = h('input', {
     name: 'code',
     type: 'text',
@@ -83,7 +83,6 @@ export function productField(ctx, { onProduct }) {
           failure.kind === 'not-found' ? `No product ${code} in this store.` : (failure.sentence ?? failure.message);
       }
     }
-    onProduct?.(product);
     return product;
   }
 

@@ -8,14 +8,13 @@ import { enterMovesOn } from './floor-form.js';
 /**
  * @param {object} ctx the view context (app.js)
  * @param {object} task
- * @param {string} task.name the view's name in the address
  * @param {string} task.heading
  * @param {string} task.intro
  * @param {string} task.submitLabel
  * @param {(form: HTMLFormElement) => Promise<{ fields: Node[], product: object, focus: HTMLElement }>} task.build
  *   the form's fields (it may read the store's locations and reason codes first)
- * @param {() => Promise<{ action?: object, problem?: string, problemField?: HTMLElement }>} task.action
- *   the action for what was entered, or what is missing
+ * @param {(found: object) => { action?: object, problem?: string, problemField?: HTMLElement }} task.action
+ *   the action for the product found and what else was entered, or what is missing
  */
 export function floorTaskView(ctx, task) {
   const messages = messageArea();
@@ -52,7 +51,14 @@ export function floorTaskView(ctx, task) {
 
   async function queue(product, focus) {
     messages.clear();
-    const { action, problem, problemField } = await task.action();
+    const found = await product.product();
+    const code = product.input.value.trim();
+    const { action, problem, problemField } = found
+      ? task.action(found)
+      : {
+          problem: code ? `No product ${code} in this store: scan or type another.` : 'Scan or type the product first.',
+          problemField: product.input,
+        };
     if (!action) {
       messages.error(problem);
       problemField?.setAttribute('aria-invalid', 'true');

@@ -27,7 +27,6 @@ export function render(ctx) {
   let reason;
   let remark;
   return floorTaskView(ctx, {
-    name: 'loss',
     heading: `Loss or damage in ${ctx.storeLabel}`,
     intro: 'Scan the product, say how many are lost or damaged and why. Works without Wi-Fi.',
     submitLabel: 'Book loss',
@@ -37,7 +36,7 @@ export function render(ctx) {
         loadReasonCodes(ctx, LOSS_REASON_TYPES, { lossOnly: true }),
       ]);
       if (reasons.length === 0) throw new Error('This store has no loss reason codes. Ask the ERP team to send them.');
-      product = productField(ctx, {});
+      product = productField(ctx);
       location = locationSelect('location', locations);
       lost = quantityInput('lost', { min: '0.001' });
       reason = reasonSelect('reason', reasons, { required: true });
@@ -54,9 +53,7 @@ export function render(ctx) {
         focus: product.input,
       };
     },
-    async action() {
-      const found = await product.product();
-      if (!found) return { problem: 'Scan or type the product first.', problemField: product.input };
+    action(found) {
       const amount = readQuantity(lost, { positive: true });
       if (amount === undefined) return { problem: 'Type how many are lost (more than 0).', problemField: lost };
       const where = location.value || undefined;

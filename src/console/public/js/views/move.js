@@ -27,13 +27,12 @@ export function render(ctx) {
   let toPool;
   let amount;
   return floorTaskView(ctx, {
-    name: 'move',
     heading: `Move stock in ${ctx.storeLabel}`,
     intro: 'Scan the product, choose where it comes from and where it goes. Works without Wi-Fi.',
     submitLabel: 'Book move',
     async build() {
       const locations = await loadLocations(ctx);
-      product = productField(ctx, {});
+      product = productField(ctx);
       from = locationSelect('from', locations);
       fromPool = poolSelect('from-pool', ctx.store);
       to = locationSelect('to', locations);
@@ -52,9 +51,7 @@ export function render(ctx) {
         focus: product.input,
       };
     },
-    async action() {
-      const found = await product.product();
-      if (!found) return { problem: 'Scan or type the product first.', problemField: product.input };
+    action(found) {
       const moved = readQuantity(amount, { positive: true });
       if (moved === undefined) return { problem: 'Type how many move (more than 0).', problemField: amount };
       if (from.value === to.value && fromPool.value === toPool.value)
