@@ -9,6 +9,8 @@ import * as stockView from './views/stock.js';
 import * as countView from './views/count.js';
 import * as lossView from './views/loss.js';
 import * as moveView from './views/move.js';
+import * as receiveView from './views/receive.js';
+import * as pickView from './views/pick.js';
 import * as outboxView from './views/outbox.js';
 import { Outbox } from './offline/outbox.js';
 import { installServiceWorker } from './offline/install.js';
@@ -28,6 +30,8 @@ const VIEWS = {
   count: countView,
   loss: lossView,
   move: moveView,
+  receive: receiveView,
+  pick: pickView,
   outbox: outboxView,
   history: historyView,
   review: reviewView,

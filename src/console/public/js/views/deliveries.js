@@ -40,7 +40,11 @@ export function render(ctx, params) {
     renderItems: (deliveries) =>
       deliveries.length === 0
         ? h('p', { class: 'empty' }, 'No deliveries match.')
-        : h('div', { class: 'cards' }, deliveries.map(deliveryCard)),
+        : h(
+            'div',
+            { class: 'cards' },
+            deliveries.map((delivery) => deliveryCard(ctx, delivery)),
+          ),
   });
   const view = h(
     'section',
@@ -55,7 +59,7 @@ export function render(ctx, params) {
   return { element: view };
 }
 
-function deliveryCard(delivery) {
+function deliveryCard(ctx, delivery) {
   const lines = delivery.order_lines ?? [];
   const ordered = lines.reduce((sum, line) => sum + line.quantity, 0);
   const received = lines.reduce((sum, line) => sum + line.received_quantity, 0);
@@ -84,6 +88,17 @@ function deliveryCard(delivery) {
           .join(' · '),
       ),
     ),
+    delivery.status === 'open' || delivery.status === 'receiving'
+      ? h(
+          'p',
+          {},
+          h(
+            'a',
+            { class: 'button', href: ctx.href('receive', { order: delivery.order_number }) },
+            'Receive this delivery',
+          ),
+        )
+      : null,
     dataTable({
       caption: `Lines of delivery ${delivery.order_number}: ordered and received`,
       empty: 'This delivery has no lines.',

@@ -126,12 +126,12 @@ export async function loadReasonCodes(ctx, types, { lossOnly = false } = {}) {
 }
 
 export function locationSelect(name, locations, { none = 'No location (unlocated)' } = {}) {
-  return h(
-    'select',
-    { name },
-    h('option', { value: '' }, none),
-    locations.map((code) => h('option', { value: code }, code)),
-  );
+  return h('select', { name }, locationOptions(locations, none));
+}
+
+/** The options of a location select, the first ("none") chosen: for a select drawn before the locations are read. */
+export function locationOptions(locations, none = 'No location (unlocated)') {
+  return [h('option', { value: '' }, none), ...locations.map((code) => h('option', { value: code }, code))];
 }
 
 export function reasonSelect(name, codes, { required = false } = {}) {
@@ -195,7 +195,7 @@ export function enterMovesOn(form) {
 export const scannedNow = () => new Date().toISOString();
 
 /** The stock-log post of one entry, as the outbox sends it. */
-export function stockLogAction(ctx, { kind, label, entry, counted = false }) {
+export function stockLogAction(ctx, { kind, label, entry, counted = false, query }) {
   const scannedAt = scannedNow();
   return {
     store: ctx.store.store_number,
@@ -203,7 +203,7 @@ export function stockLogAction(ctx, { kind, label, entry, counted = false }) {
     label,
     method: 'POST',
     route: path('/stores/', ctx.store.store_number, '/products/stock/storeproductlogs'),
-    query: counted ? { is_counted_quantity: true } : undefined,
+    query: counted ? { is_counted_quantity: true } : query,
     body: {
       storeproductlog: [
         {

@@ -41,7 +41,11 @@ export function render(ctx, params) {
     renderItems: (orders) =>
       orders.length === 0
         ? h('p', { class: 'empty' }, 'No orders with this status.')
-        : h('div', { class: 'cards' }, orders.map(orderCard)),
+        : h(
+            'div',
+            { class: 'cards' },
+            orders.map((order) => orderCard(ctx, order)),
+          ),
   });
   const view = h(
     'section',
@@ -72,7 +76,7 @@ async function countPerStatus(ctx, ordersPath, tabs) {
   );
 }
 
-function orderCard(order) {
+function orderCard(ctx, order) {
   const lines = order.lines ?? [];
   return h(
     'details',
@@ -98,6 +102,13 @@ function orderCard(order) {
           .join(' · '),
       ),
     ),
+    order.is_active
+      ? h(
+          'p',
+          {},
+          h('a', { class: 'button', href: ctx.href('pick', { order: order.order_number }) }, 'Pick this order'),
+        )
+      : null,
     order.rejection_reason_code_description
       ? h('p', { class: 'meta' }, `Rejected: ${order.rejection_reason_code_description}`)
       : null,
