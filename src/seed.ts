@@ -8,7 +8,10 @@ import { REASON_CODE_TYPES, type ReasonCodeInput } from './modules/reason-codes/
 import { DEMO_PRODUCTS, seedProducts } from './modules/products/demo.js';
 import { seedLocations } from './modules/locations/demo.js';
 import { seedStoreProducts } from './modules/store-products/demo.js';
-import { seedStockHistory } from './modules/stock-logs/demo.js';
+import { DEMO_REVIEW_REASONS, seedPendingReviews, seedStockHistory } from './modules/stock-logs/demo.js';
+import { demoDeliveryNumber, seedDeliveries } from './modules/deliveries/demo.js';
+import { DEMO_ORDER_REJECTION_REASON, demoOrderNumber, seedCustomerOrders } from './modules/customer-orders/demo.js';
+import { STATUS } from './modules/customer-orders/schema.js';
 
 const OPENING_HOURS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].map((day, index) => ({
   sort_order: index + 1,
@@ -135,13 +138,14 @@ const reasonCode = (
 export const DEMO_REASON_CODES: ReasonCodeInput[] = [
   reasonCode(101, 'Damaged', REASON_CODE_TYPES.loss, { is_loss: true, is_image_mandatory: true, function_key: 'F1' }),
   reasonCode(102, 'Expired', REASON_CODE_TYPES.loss, { is_loss: true, function_key: 'F2' }),
-  reasonCode(103, 'Theft', REASON_CODE_TYPES.loss, {
+  reasonCode(DEMO_REVIEW_REASONS.theft, 'Theft', REASON_CODE_TYPES.loss, {
     is_loss: true,
     is_comment_mandatory: true,
     default_review_status: 1,
     code_description: 'Needs a manager review',
   }),
   reasonCode(201, 'Delivery rejected: damaged', REASON_CODE_TYPES.rejection, { is_store: false }),
+  reasonCode(DEMO_ORDER_REJECTION_REASON, 'Customer order rejected: product unavailable', REASON_CODE_TYPES.rejection),
   reasonCode(301, 'Move to backroom', REASON_CODE_TYPES.movement),
   reasonCode(401, 'Damaged packaging discount', REASON_CODE_TYPES.salesOrderDiscount, {
     is_sales_order_discount: true,
@@ -151,13 +155,24 @@ export const DEMO_REASON_CODES: ReasonCodeInput[] = [
   reasonCode(601, 'Cycle count', REASON_CODE_TYPES.count),
   reasonCode(701, 'Found in store', REASON_CODE_TYPES.gainLoss, { is_gain: true }),
   reasonCode(702, 'Stock correction', REASON_CODE_TYPES.gainLoss, { is_rollback_allowed: true }),
+  reasonCode(DEMO_REVIEW_REASONS.foundNeedsApproval, 'Found in backroom', REASON_CODE_TYPES.gainLoss, {
+    is_gain: true,
+    default_review_status: 1,
+    code_description: 'Needs a manager review',
+  }),
   reasonCode(801, 'Click and collect', REASON_CODE_TYPES.salesOrderType, { is_picking_list: true }),
   reasonCode(901, 'Regular delivery', REASON_CODE_TYPES.deliveryOrderType, { is_store: false }),
 ];
 
 /** `store-ops seed`: demo data through the same services the API uses; re-running changes nothing. */
 export async function seedDemoData(ctx: AppContext): Promise<string[]> {
-  return [...(await seedData(ctx)), tryLine()];
+  return [...(await seedData(ctx)), floorTasksLine(), tryLine()];
+}
+
+/** The floor tasks to try on the demo store's deliveries and orders (issue 43). */
+function floorTasksLine(): string {
+  const store = DEMO_STORES.find((s) => !s.is_warehouse)!.store_number;
+  return `try a floor task in store ${store}: receive delivery ${demoDeliveryNumber(store, 'open')}, pick customer order ${demoOrderNumber(store, STATUS.new)}`;
 }
 
 /** What to type in the console first (issue 43): a store, a barcode to scan and a name to search. */
@@ -169,23 +184,20 @@ function tryLine(): string {
 }
 
 async function seedData(ctx: AppContext): Promise<string[]> {
+  const shops = DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number);
+  const withHistory = DEMO_PRODUCTS.slice(0, 12).map((p) => p.product_number);
   return [
     `stores: ${await importStores(ctx, { stores: DEMO_STORES }, false, 'seed')}`,
     `categories: ${await importCategories(ctx, { categories: DEMO_CATEGORIES }, false, 'seed')}`,
     `reason codes: ${await importReasonCodes(ctx, { reason_codes: DEMO_REASON_CODES }, false, 'seed')}`,
     ...(await seedProducts(ctx)),
-    ...(await seedLocations(
-      ctx,
-      DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number),
-    )),
-    ...(await seedStoreProducts(
-      ctx,
-      DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number),
-    )),
-    ...(await seedStockHistory(
-      ctx,
-      DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number),
-      DEMO_PRODUCTS.slice(0, 12).map((p) => p.product_number),
-    )),
+    ...(await seedLocations(ctx, shops)),
+    ...(await seedStoreProducts(ctx, shops)),
+    ...(await seedStockHistory(ctx, shops, withHistory)),
+    // After the history: the orders pick its shelf stock.
+    ...(await seedDeliveries(ctx, shops)),
+    ...(await seedCustomerOrders(ctx, shops)),
+    // A review queue in the store the console suggests first (every store has the history's theft too).
+    ...(await seedPendingReviews(ctx, shops[0]!, withHistory)),
   ];
 }

@@ -216,9 +216,23 @@ describe('store-ops CLI (PRODUCT §2)', { timeout: 120_000 }, () => {
         expect(lines(seeded.stdout).at(-1)).toMatch(
           /^try in the console \(\/console\): store \S+, scan \d+ \(.+\), or type "\S+"$/,
         );
+        // And a delivery to receive and an order to pick, of the ones seeded in every status.
+        expect(lines(seeded.stdout)).toContain(
+          'deliveries 1001: created 4, updated 0, unchanged 0, deleted 0; received on 2',
+        );
+        expect(lines(seeded.stdout).at(-2)).toBe(
+          'try a floor task in store 1001: receive delivery D1001-1, pick customer order C1001-1',
+        );
         const reseeded = await storeOps(['seed'], databaseUrl);
         expect(reseeded.code, reseeded.stderr).toBe(0);
         expect(lines(reseeded.stdout)).toContain('stores: created 0, updated 0, unchanged 6, deleted 0');
+        expect(lines(reseeded.stdout)).toEqual(
+          expect.arrayContaining([
+            'deliveries 1001: already seeded',
+            'customer orders 1001: already seeded',
+            'reviews 1001: already seeded',
+          ]),
+        );
 
         const clean = await storeOps(['verify'], databaseUrl);
         expect(clean.code, clean.stdout + clean.stderr).toBe(0);

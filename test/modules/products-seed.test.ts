@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findProductsByBarcodes } from '../../src/modules/products/repository.js';
 import { DEMO_PRODUCTS } from '../../src/modules/products/demo.js';
-import { seedDemoData } from '../../src/seed.js';
+import { DELIVERY_STATUSES } from '../../src/modules/deliveries/schema.js';
+import { STATUS } from '../../src/modules/customer-orders/schema.js';
+import { DEMO_STORES, seedDemoData } from '../../src/seed.js';
 import { verifyAll } from '../../src/verify.js';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { DIALECTS } from '../helpers/dialects.js';
@@ -44,6 +46,75 @@ for (const dialect of DIALECTS) {
         .where('quantity', '<', 0)
         .execute();
       expect(negative).toEqual([]);
+    });
+
+    it('seeds deliveries and customer orders in every status and a review queue; a re-run changes nothing', async () => {
+      const shops = DEMO_STORES.filter((s) => !s.is_warehouse).map((s) => s.store_number);
+      const list = async (path: string): Promise<Json[]> => {
+        const response = await t.get(`${API}${path}`);
+        expect(response.statusCode, response.body).toBe(200);
+        return response.json().list;
+      };
+      for (const store of shops) {
+        const deliveries = await list(`/orders/deliveries?store_number=${store}&page_size=100`);
+        expect(new Set(deliveries.map((d) => d.status))).toEqual(new Set(DELIVERY_STATUSES));
+        const orders = await list(`/stores/${store}/orders/customerorders?page_size=100`);
+        expect(new Set(orders.map((o) => o.status_id))).toEqual(new Set(Object.values(STATUS)));
+      }
+      const [store] = shops;
+      const byNumber = new Map(
+        (await list(`/orders/deliveries?store_number=${store}`)).map((d) => [d.order_number, d]),
+      );
+      // Received in part: one line in full, one half, one not yet.
+      expect(byNumber.get(`D${store}-2`)!.order_lines.map((l: Json) => [l.quantity, l.received_quantity])).toEqual([
+        [24, 24],
+        [16, 8],
+        [6, 0],
+      ]);
+      const collected = (await list(`/stores/${store}/orders/customerorders?status_id=${STATUS.collected}`))[0]!;
+      expect(collected.lines.every((l: Json) => l.picked_quantity === l.quantity)).toBe(true);
+      const pending = await list(`/products/stock/storeproductlogs?store_number=${store}&review_status=1`);
+      expect(pending.map((e) => e.reference)).toEqual(
+        expect.arrayContaining([1, 2, 3].map((n) => `REVIEW-${store}-${n}`)),
+      );
+
+      const snapshot = async () => {
+        const db = t.app.ctx.db;
+        const count = async (table: 'delivery_orders' | 'receipt_lines' | 'customer_orders' | 'stock_logs') =>
+          Number((await db.selectFrom(table).select(db.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+        return {
+          deliveries: await count('delivery_orders'),
+          receiptLines: await count('receipt_lines'),
+          orders: await count('customer_orders'),
+          entries: await count('stock_logs'),
+          balances: await db
+            .selectFrom('stock_balances')
+            .select(['store_number', 'product_id', 'location_id', 'pool', 'order_key', 'quantity'])
+            .orderBy('store_number')
+            .orderBy('product_id')
+            .orderBy('location_id')
+            .orderBy('pool')
+            .orderBy('order_key')
+            .execute(),
+        };
+      };
+      const before = await snapshot();
+      const again = await seedDemoData(t.app.ctx);
+      expect(again.filter((line) => /^(deliveries|customer orders|reviews) /.test(line))).toEqual([
+        ...shops.map((s) => `deliveries ${s}: already seeded`),
+        ...shops.map((s) => `customer orders ${s}: already seeded`),
+        `reviews ${store}: already seeded`,
+      ]);
+      // What the seed suggests trying is there to be done: an open delivery and a new order.
+      expect(again.at(-2)).toBe(
+        `try a floor task in store ${store}: receive delivery D${store}-1, pick customer order C${store}-1`,
+      );
+      expect(byNumber.get(`D${store}-1`)!.status).toBe('open');
+      const suggested = await list(`/stores/${store}/orders/customerorders?order_number=C${store}-1`);
+      expect(suggested.map((o) => o.status_id)).toEqual([STATUS.new]);
+      expect(await snapshot()).toEqual(before);
+      // Every balance is still the sum of its ledger entries, and the rest of verify holds.
+      expect(await verifyAll(t.app.ctx.handle)).toEqual([]);
     });
 
     it('verify finds a stale hash and read document, an unresolved barcode and an empty price window', async () => {
