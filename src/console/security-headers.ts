@@ -8,7 +8,8 @@
  * - `require-trusted-types-for 'script'`: the page builds its DOM from nodes and text only,
  *   so any assignment of HTML text to `innerHTML` (the usual XSS sink) is refused outright;
  * - the one Trusted Types policy lets only `/console/sw.js` be registered as a worker;
- * - no referrer, no framing, no MIME sniffing, no window shared with other origins.
+ * - no referrer, no framing, no MIME sniffing, no window shared with other origins;
+ * - of the device's features only the camera (scanning), and for this origin alone.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -34,6 +35,8 @@ export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
   'x-frame-options': 'DENY',
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
+  // The camera for scanning (camera.js), on this origin only; nothing else a page could ask for.
+  'permissions-policy': 'camera=(self), microphone=(), geolocation=(), payment=(), usb=(), serial=(), bluetooth=()',
   // Revalidate every time (cheap: an ETag match is a 304), so a new version shows at once.
   'cache-control': 'no-cache',
 };

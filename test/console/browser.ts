@@ -41,7 +41,16 @@ export class ConsoleBrowser {
   private readonly tabs: Page[] = [];
 
   async launch(): Promise<void> {
-    this.browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
+    this.browser = await chromium.launch({
+      executablePath,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        // A camera that shows a test pattern, allowed without a prompt: the Camera button's tests (camera.js).
+        '--use-fake-device-for-media-stream',
+        '--use-fake-ui-for-media-stream',
+      ],
+    });
   }
 
   /**

@@ -7,14 +7,22 @@ import { path } from '../api.js';
 import { h } from '../dom.js';
 import { quantity as formatQuantity, poolName, POOLS } from '../format.js';
 import { searchProducts } from '../stock-data.js';
+import { cameraButton } from '../camera.js';
+import { scanFeedback } from '../scan-feedback.js';
 
 let fieldCount = 0;
 const fieldId = (name) => `${name}-${++fieldCount}`;
 
-/** A labelled field; `control` is the input or select. */
+/** A labelled field; `control` is the input or select, or a row holding it (scanRow). */
 export function field(label, control, hint) {
-  control.id ||= fieldId(control.name || 'field');
-  return h('div', { class: 'field' }, h('label', { for: control.id }, label), control, hint ?? null);
+  const input = control.matches('input, select, textarea') ? control : control.querySelector('input');
+  input.id ||= fieldId(input.name || 'field');
+  return h('div', { class: 'field' }, h('label', { for: input.id }, label), control, hint ?? null);
+}
+
+/** A scan input with the Camera button beside it, where the browser can read codes (camera.js). */
+export function scanRow(input, camera) {
+  return camera ? h('div', { class: 'scan-row' }, input, camera) : input;
 }
 
 /** The scan field: a barcode or product number, looked up as soon as it is entered. */
@@ -71,6 +79,7 @@ export function productField(ctx) {
       };
       const where = product.locations.map((l) => `${l.code} ${formatQuantity(l.quantity)}`).join(', ');
       found.textContent = `Product ${product.productNumber}: ${formatQuantity(product.stock)} in stock${where ? ` (${where})` : ''}.`;
+      scanFeedback(input, true);
     } catch (failure) {
       if (failure.kind === 'network') {
         // Never looked up on this device: queued as a product number; a barcode the service
@@ -78,7 +87,7 @@ export function productField(ctx) {
         product = { code, productNumber: code, known: false };
         found.textContent = `Offline: ${code} is not known on this device yet; it is sent as a product number.`;
       } else {
-        input.setAttribute('aria-invalid', 'true');
+        scanFeedback(input, false);
         found.textContent =
           failure.kind === 'not-found' ? `No product ${code} in this store.` : (failure.sentence ?? failure.message);
       }
@@ -89,8 +98,12 @@ export function productField(ctx) {
   input.addEventListener('change', () => {
     looking = lookUp();
   });
+  // A code read by the camera goes on like a scanner's: its Enter looks it up and moves on.
+  const camera = cameraButton(input, () =>
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })),
+  );
   return {
-    element: field('Barcode, product number or name', input, found),
+    element: field('Barcode, product number or name', scanRow(input, camera), found),
     input,
     /** The product for the code in the field, looked up if it was not yet. */
     async product() {

@@ -4,6 +4,7 @@
 
 import { h, messageArea } from '../dom.js';
 import { enterMovesOn } from './floor-form.js';
+import { scanFeedback } from '../scan-feedback.js';
 
 /**
  * @param {object} ctx the view context (app.js)
@@ -61,7 +62,7 @@ export function floorTaskView(ctx, task) {
         };
     if (!action) {
       messages.error(problem);
-      problemField?.setAttribute('aria-invalid', 'true');
+      if (problemField) scanFeedback(problemField, false);
       problemField?.focus();
       return;
     }
@@ -78,6 +79,7 @@ export function floorTaskView(ctx, task) {
       );
       return;
     }
+    scanFeedback(product.input, true);
     messages.success(
       `Queued: ${action.label}. ${navigator.onLine ? 'Sending…' : 'It is sent when the network is back.'}`,
     );

@@ -4,7 +4,8 @@
 
 import { path } from '../api.js';
 import { h } from '../dom.js';
-import { field } from './floor-form.js';
+import { cameraButton } from '../camera.js';
+import { field, scanRow } from './floor-form.js';
 
 /** Quantities have at most 3 decimals (PRODUCT §3). */
 export const round = (value) => Math.round(value * 1000) / 1000;
@@ -53,45 +54,23 @@ export function scanFields() {
   return {
     code,
     each,
-    elements: [field('Barcode or product number', code), field('Quantity per scan', each)],
+    // A code read by the camera is taken at once, like a scanner's Enter.
+    elements: [
+      field(
+        'Barcode or product number',
+        scanRow(
+          code,
+          cameraButton(code, () => code.form?.requestSubmit()),
+        ),
+      ),
+      field('Quantity per scan', each),
+    ],
     /** The quantity per scan as typed, or undefined when it is no positive number. */
     quantity() {
       const value = Number(each.value.trim().replace(',', '.'));
       return Number.isFinite(value) && value > 0 ? round(value) : undefined;
     },
   };
-}
-
-/**
- * Feedback on a scan that a busy employee notices without reading: the field flashes green
- * or red, the handheld vibrates (once for good, three times for a problem) and beeps (high
- * for good, low for a problem) where the browser allows it.
- */
-export function scanFeedback(input, ok) {
-  input.classList.remove('scan-ok', 'scan-bad');
-  // Re-adding the class restarts the flash for a second scan in a row.
-  void input.offsetWidth;
-  input.classList.add(ok ? 'scan-ok' : 'scan-bad');
-  if (!ok) input.setAttribute('aria-invalid', 'true');
-  else input.removeAttribute('aria-invalid');
-  navigator.vibrate?.(ok ? 60 : [90, 60, 90, 60, 90]);
-  beep(ok ? 1320 : 220, ok ? 0.08 : 0.25);
-}
-
-let audio;
-function beep(frequency, seconds) {
-  try {
-    audio ??= new AudioContext();
-    const tone = audio.createOscillator();
-    const volume = audio.createGain();
-    tone.frequency.value = frequency;
-    volume.gain.value = 0.08;
-    tone.connect(volume).connect(audio.destination);
-    tone.start();
-    tone.stop(audio.currentTime + seconds);
-  } catch {
-    // No sound (no audio device, or the browser refuses it before a gesture): the flash says it.
-  }
 }
 
 /**

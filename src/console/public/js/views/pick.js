@@ -8,7 +8,8 @@ import { path } from '../api.js';
 import { dataTable, h, messageArea, replace } from '../dom.js';
 import { day, ORDER_STATUS, quantity } from '../format.js';
 import { field, loadLocations, locationOptions, scannedNow } from './floor-form.js';
-import { documentState, linesFor, productNumberOf, round, scanFeedback, scanFields } from './order-scan.js';
+import { documentState, linesFor, productNumberOf, round, scanFields } from './order-scan.js';
+import { scanFeedback } from '../scan-feedback.js';
 
 export const title = 'Pick';
 

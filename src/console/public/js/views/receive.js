@@ -7,7 +7,8 @@ import { path } from '../api.js';
 import { dataTable, h, messageArea, replace } from '../dom.js';
 import { day, DELIVERY_STATUS, delta, quantity } from '../format.js';
 import { field, loadLocations, locationOptions, stockLogAction, scannedNow } from './floor-form.js';
-import { documentState, linesFor, productNumberOf, round, scanFeedback, scanFields } from './order-scan.js';
+import { documentState, linesFor, productNumberOf, round, scanFields } from './order-scan.js';
+import { scanFeedback } from '../scan-feedback.js';
 
 export const title = 'Receive';
 
