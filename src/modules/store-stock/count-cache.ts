@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Database } from '../../db/schema.js';
 import { readVersions } from '../../db/versions.js';
 import type { StockListFilters } from './repository.js';
+import { hasStockStateFilter } from './stock-state-filters.js';
 
 /**
  * The exact total_count of a stock listing (PRODUCT §3.1), kept per filter set while the
@@ -12,7 +13,9 @@ import type { StockListFilters } from './repository.js';
  * store's 50,000 products does not count them again for every page (that count was half of
  * a page's SQL time). Filters on modification times (`last_modified_date`,
  * `last_stock_modified_datetime`) change with every stock write and are not kept here: the
- * ERP's delta pull carries its count from page to page itself (delta-pull.ts).
+ * ERP's delta pull carries its count from page to page itself (delta-pull.ts). Nor are the
+ * filters on stock itself (a location's stock, below zero, not counted since:
+ * stock-state-filters.ts), for the same reason.
  *
  * A count is stored only if the versions read before counting are still the versions after
  * it: a count taken across a change must never be kept under either side's versions.
@@ -31,7 +34,7 @@ interface Entry {
 const caches = new WeakMap<object, LRUCache<string, Entry>>();
 
 const cacheable = (filters: StockListFilters) =>
-  filters.modifiedSince === undefined && filters.stockModifiedSince === undefined;
+  filters.modifiedSince === undefined && filters.stockModifiedSince === undefined && !hasStockStateFilter(filters);
 
 /**
  * The membership versions of the stores (all stores when undefined) as one number: the sum

@@ -16,6 +16,7 @@ import {
 } from '../stock-logs/log-pull.js';
 import { MASTER_VERSIONS, membershipVersionQuery } from './count-cache.js';
 import { listedStoreProducts, stockListRows, type StockListFilters, type StockListRow } from './repository.js';
+import { hasStockStateFilter } from './stock-state-filters.js';
 
 /**
  * What makes the ERP's stock delta pull cost O(rows pulled) at any depth (docs/decisions.md
@@ -508,7 +509,9 @@ export async function deltaPullPage(
   filters: StockListFilters & { stockModifiedSince: number },
   window: PageWindow,
 ): Promise<{ rows: StockListRow[]; totalCount: number }> {
-  const remembered = filters.modifiedSince === undefined;
+  // Members of a pull filtered on stock itself (stock-state-filters.ts) may also leave it with a
+  // booking, which the carried count cannot see: such a pull is counted every time too.
+  const remembered = filters.modifiedSince === undefined && !hasStockStateFilter(filters);
   const key = countKey(filters);
   const pull = JSON.stringify([key, window.pageSize]);
   const byOffset = window.afterId === undefined;

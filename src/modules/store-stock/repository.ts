@@ -5,6 +5,7 @@ import type { BalanceLine, LocationInfo } from './rows.js';
 import { compiledOnce } from '../../db/compiled.js';
 import { columnIn, inListChunks, KEYS_PER_QUERY } from '../../db/in-list.js';
 import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } from '../../db/page.js';
+import { hasStockStateFilter, stockStateConditions, type StockStateFilters } from './stock-state-filters.js';
 
 /**
  * Stock reads (interface §2.5, §4.4). Stock levels come only from stock_balances, the
@@ -17,7 +18,7 @@ import { inStores, newestUpdatedOn, pageOf, type PageSlice, type StoreScope } fr
 
 // ---------------------------------------------------------------- store product list
 
-export interface StockListFilters {
+export interface StockListFilters extends StockStateFilters {
   /** Only these stores (a store_number filter or a store token, resolved); undefined = every live store. */
   storeIds?: readonly number[];
   /** article_no and product_number: each given one must match. */
@@ -157,6 +158,7 @@ export function listedStoreProducts(db: Kysely<Database>, dialect: Dialect | und
   }
   if (f.fromId !== undefined) query = query.where('sp.id', '>=', f.fromId);
   if (f.toId !== undefined) query = query.where('sp.id', '<=', f.toId);
+  if (hasStockStateFilter(f)) query = query.where((eb) => eb.and(stockStateConditions(eb, f, storeIds)));
   return query;
 }
 
@@ -254,7 +256,8 @@ const isOneStoreOnly = (f: StockListFilters) =>
   f.modifiedSince === undefined &&
   f.stockModifiedSince === undefined &&
   f.fromId === undefined &&
-  f.toId === undefined;
+  f.toId === undefined &&
+  !hasStockStateFilter(f);
 
 /**
  * One page in id order (keyset after `afterId`, else offset), with what the item shows of

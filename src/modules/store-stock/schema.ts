@@ -1,6 +1,7 @@
 import { Type, type Static, type TNumber, type TOptional } from '@sinclair/typebox';
 import { POOLS } from '../../domain/stock-rules.js';
-import { DateTime, Int, PageQueryProperties, PagedResponse, Str } from '../../shared/schemas.js';
+import { DateTime, Int, PageQueryProperties, PagedResponse, Str, StoreNumberParams } from '../../shared/schemas.js';
+import { LOCATION_CODE_MAX } from '../locations/schema.js';
 import { BARCODE_MAX, PRODUCT_NUMBER_MAX } from '../products/schema.js';
 
 type PoolFields<P extends string> = Record<`${P}${(typeof POOLS)[number]}`, TOptional<TNumber>>;
@@ -93,7 +94,13 @@ const includeLocations = Type.Optional(
   Type.Boolean({ description: 'true adds store_locations: the stock per location' }),
 );
 
-export const StoreProductStockQuery = Type.Object({
+/**
+ * The filters of the stock list (interface §4.4) and of its CSV export, declared once: the
+ * interface's own, then three added for the store's stock list (issue 43,
+ * docs/decisions.md "Stock list filters and CSV export"). Optional like every filter, so
+ * integrations that never send them get the list they always got.
+ */
+const stockListFilterProperties = {
   article_no: Type.Optional(Str(PRODUCT_NUMBER_MAX, { description: 'Product number (same as product_number)' })),
   barcode: Type.Optional(
     Str(BARCODE_MAX, { description: 'Any barcode of the product: its own, barcodes_array or a unit barcode' }),
@@ -112,16 +119,57 @@ export const StoreProductStockQuery = Type.Object({
       description: 'Case-insensitive literal substring of the product number, name, description or any barcode',
     }),
   ),
-  store_number: Type.Optional(Str(64)),
   from_id: Type.Optional(Int({ description: 'Smallest id, inclusive' })),
   to_id: Type.Optional(Int({ description: 'Largest id, inclusive' })),
+  location_code: Type.Optional(
+    Str(LOCATION_CODE_MAX, {
+      minLength: 1,
+      description:
+        'Extension: store products with stock at the location of this code in their store — the ones whose ' +
+        'store_locations (include_locations=true) would show it: some pool there is not zero',
+    }),
+  ),
+  below_zero: Type.Optional(
+    Type.Boolean({
+      description:
+        'Extension: true lists the store products with a pool below zero (a most_likely_pool_N < 0, so also ' +
+        'every one whose most_likely_quantity is); false those with none',
+    }),
+  ),
+  not_counted_since: Type.Optional(
+    DateTime({
+      description:
+        'Extension: store products with no count at or after this moment (last_counted_datetime before it, ' +
+        'or never counted)',
+    }),
+  ),
   exclude_customer_order_stock: excludeOrderStock,
+};
+
+export const StoreProductStockQuery = Type.Object({
+  ...stockListFilterProperties,
+  store_number: Type.Optional(Str(64)),
   include_locations: includeLocations,
   ...PageQueryProperties,
 });
 export type StoreProductStockQuery = Static<typeof StoreProductStockQuery>;
 
 export const StoreProductStockPage = PagedResponse(StoreProductStock);
+
+/**
+ * GET /stores/{store_number}/storeproducts/stock.csv: the store's whole filtered list, so
+ * the list's filters without its paging (the export reads every page itself) and without
+ * store_number (the path names the store).
+ */
+export const StockCsvQuery = Type.Object(stockListFilterProperties);
+export type StockCsvQuery = Static<typeof StockCsvQuery>;
+export const StockCsvParams = StoreNumberParams;
+export type StockCsvParams = Static<typeof StockCsvParams>;
+/** What the OpenAPI document says of the export's 200 answer (docs/stock.md "The stock list as CSV"). */
+export const StockCsvResponse = {
+  description: 'RFC 4180 CSV (CRLF, a header row), UTF-8, as an attachment stock-<store>-<date>.csv',
+  content: { 'text/csv': { schema: Type.String() } },
+};
 
 export const ProductStockParams = Type.Object({
   store_number: Str(64),

@@ -13,6 +13,7 @@ import * as stock from './repository.js';
 import type { StockSubject } from './repository.js';
 import {
   StoreProductStockQuery,
+  type StockCsvQuery,
   type SingleProductStockQuery,
   type SingleProductStockResponse,
   type StoreProductStock,
@@ -35,6 +36,36 @@ async function storeScope(
   const wanted =
     storeNumber === undefined ? visible! : visible === null || visible.includes(storeNumber) ? [storeNumber] : [];
   return stock.liveStoreIds(ctx.db, wanted);
+}
+
+/**
+ * The repository's filters of a list or export query (interface §4.4, and the filters issue 43
+ * adds: stock-state-filters.ts), over the stores already resolved.
+ */
+export function stockListFilters(
+  query: StockCsvQuery,
+  storeIds: readonly number[] | undefined,
+): stock.StockListFilters {
+  return {
+    storeIds,
+    productNumbers: [query.article_no, query.product_number].filter((n): n is string => n !== undefined),
+    barcode: query.barcode,
+    categoryCode: query.category_code,
+    parentCategoryCode: query.parent_category_code,
+    modifiedSince: query.last_modified_date === undefined ? undefined : requireDateTime(query.last_modified_date),
+    stockModifiedSince:
+      query.last_stock_modified_datetime === undefined
+        ? undefined
+        : requireDateTime(query.last_stock_modified_datetime),
+    searchText: query.search_text,
+    fromId: query.from_id,
+    toId: query.to_id,
+    locationCode: query.location_code,
+    belowZero: query.below_zero,
+    notCountedSince: query.not_counted_since === undefined ? undefined : requireDateTime(query.not_counted_since),
+    // Read by the stock filters only: the figures they test are the ones the item shows.
+    excludeOrderBound: query.exclude_customer_order_stock === true ? true : undefined,
+  };
 }
 
 /**
@@ -108,21 +139,7 @@ export async function listStoreProductStock(
   const excludeOrderBound = query.exclude_customer_order_stock === true;
   const includeLocations = query.include_locations === true;
   const window = resolvePage(query, StoreProductStockQuery, 'storeproducts/stock', ctx.cursors);
-  const listFiltersOfQuery: stock.StockListFilters = {
-    storeIds: await storeScope(ctx, query.store_number, principal),
-    productNumbers: [query.article_no, query.product_number].filter((n): n is string => n !== undefined),
-    barcode: query.barcode,
-    categoryCode: query.category_code,
-    parentCategoryCode: query.parent_category_code,
-    modifiedSince: query.last_modified_date === undefined ? undefined : requireDateTime(query.last_modified_date),
-    stockModifiedSince:
-      query.last_stock_modified_datetime === undefined
-        ? undefined
-        : requireDateTime(query.last_stock_modified_datetime),
-    searchText: query.search_text,
-    fromId: query.from_id,
-    toId: query.to_id,
-  };
+  const listFiltersOfQuery = stockListFilters(query, await storeScope(ctx, query.store_number, principal));
   const [{ rows, totalCount }, lastModified] = await Promise.all([
     listPage(ctx, listFiltersOfQuery, window),
     stock.storeProductsLastModified(ctx.db, listScope(principal)),
