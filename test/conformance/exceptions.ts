@@ -158,6 +158,11 @@ export const ADDED: AddedEndpoint[] = [
     allowedBy: 'PRODUCT §4 OAuth2 client credentials: client rotate-secret',
   },
   { endpoint: 'DELETE /clients/{name}', allowedBy: 'PRODUCT §4 OAuth2 client credentials: client revoke' },
+  {
+    endpoint: 'GET /stores/{store_number}/storeproducts/stock.csv',
+    allowedBy:
+      'docs/decisions.md "Stock list filters and CSV export (issue 43)": a store\'s stock list exported as CSV (RFC 4180)',
+  },
 ];
 
 /** Responses the interface leaves "not shown" and PRODUCT decides, in the interface's notation. */

@@ -28,6 +28,8 @@ export const FLOWS = {
     'GET /storeproducts/stock by last_stock_modified_datetime, pages 1 and 2 by Page_Start (the ERP delta pull: counted once, page 2 walks on from page 1)',
   receiving: 'POST …/orders/deliveries/{o}/receive with submit, then GET /orders/receipts',
   picking: 'PUT …/orders/customerorder: picks of an order, then a release to 0',
+  'stock-filters':
+    'GET /storeproducts/stock by location_code, below_zero and not_counted_since, then GET /stores/{s}/storeproducts/stock.csv (issue 43)',
 } as const;
 
 export type Flow = keyof typeof FLOWS;
@@ -213,6 +215,23 @@ const SCENARIO: Record<Flow, (t: TestApp, memo: Map<string, unknown>) => Promise
         lines: [{ line_number: 1, picked_quantity: 0 }],
       }),
       'release',
+    );
+  },
+  async 'stock-filters'(t) {
+    const since = encodeURIComponent('2026-01-03T00:00:00Z');
+    await ok(
+      t.get(
+        `${API}/storeproducts/stock?store_number=${STORE}&location_code=A-01&below_zero=false&not_counted_since=${since}&Page_Size=2`,
+      ),
+      'stock list by the stock filters',
+    );
+    await ok(
+      t.get(`${API}/stores/${STORE}/storeproducts/stock.csv?location_code=A-01&not_counted_since=${since}`),
+      'export at a location, not counted since',
+    );
+    await ok(
+      t.get(`${API}/stores/${STORE}/storeproducts/stock.csv?below_zero=true&exclude_customer_order_stock=true`),
+      'export below zero, free stock',
     );
   },
 };

@@ -1,6 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { stockCsv } from './stock-csv.js';
 import {
   ProductStockParams,
+  StockCsvParams,
+  StockCsvQuery,
+  StockCsvResponse,
   SingleProductStockQuery,
   SingleProductStockResponse,
   StoreProductStockPage,
@@ -23,6 +27,30 @@ export const storeStockRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'cross-store' },
     },
     (request) => listStoreProductStock(request.ctx, request.query, request.principal!),
+  );
+
+  // The store's whole filtered list as one CSV file (issue 43): a store path, so a store token
+  // exports its own stores only (403) and an unknown store is a 404 (PRODUCT §4).
+  app.get(
+    '/stores/:store_number/storeproducts/stock.csv',
+    {
+      schema: {
+        tags: ['store products'],
+        summary:
+          "A store's stock list, every page of it, as RFC 4180 CSV: the filters of GET /storeproducts/stock (docs/stock.md)",
+        params: StockCsvParams,
+        querystring: StockCsvQuery,
+        response: { 200: StockCsvResponse },
+      },
+      config: { access: 'store' },
+    },
+    async (request, reply) => {
+      const csv = await stockCsv(request.ctx, request.params.store_number, request.query);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', csv.contentDisposition)
+        .send(csv.body as never);
+    },
   );
 
   app.get(
