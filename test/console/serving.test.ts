@@ -54,6 +54,7 @@ describe('the console is served safely', () => {
       expect(response.headers['x-content-type-options']).toBe('nosniff');
       expect(response.headers['referrer-policy']).toBe('no-referrer');
       expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['permissions-policy']).toMatch(/^camera=\(self\), microphone=\(\)/);
       expect(response.headers['cache-control']).toBe('no-cache');
       expect(response.headers['set-cookie']).toBeUndefined();
     }
