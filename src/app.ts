@@ -32,6 +32,7 @@ import { reasonCodeRoutes } from './modules/reason-codes/routes.js';
 import { locationRoutes } from './modules/locations/routes.js';
 import { storeProductRoutes } from './modules/store-products/routes.js';
 import { storeStockRoutes } from './modules/store-stock/routes.js';
+import { photoRoutes } from './modules/photos/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import { clientRoutes } from './modules/oauth/routes.js';
 import { oauthEndpoints } from './modules/oauth/token-endpoint.js';
@@ -140,6 +141,7 @@ async function assemble(
   await app.register(movementRoutes, { prefix: API_PREFIX });
   await app.register(externalCountingRoutes, { prefix: API_PREFIX });
   await app.register(storeStockRoutes, { prefix: API_PREFIX });
+  await app.register(photoRoutes, { prefix: API_PREFIX });
   await app.register(deliveryRoutes, { prefix: API_PREFIX });
   await app.register(receiptRoutes, { prefix: API_PREFIX });
   await app.register(customerOrderRoutes, { prefix: API_PREFIX });

@@ -732,6 +732,7 @@ export interface Database {
   webhook_subscriptions: WebhookSubscriptionTable;
   api_clients: ApiClientTable;
   oauth_signing_keys: OAuthSigningKeyTable;
+  photos: PhotoTable;
 }
 
 /**
@@ -837,4 +838,21 @@ export interface ProductListLineTable {
   /** Thousandths, at least 1. */
   quantity: number;
   stock_pool: number | null;
+}
+
+/**
+ * A loss photo (issue 43, migration 0032, docs/photos.md): named by the SHA-256 of its bytes
+ * within its store; never changed once stored. `bytes` is a BLOB on SQLite and bytea on
+ * PostgreSQL, a Buffer either way.
+ */
+export interface PhotoTable {
+  store_number: string;
+  /** Lower-case hex SHA-256 of `bytes`. */
+  sha256: string;
+  /** image/jpeg, image/png or image/webp, as the bytes are. */
+  content_type: string;
+  bytes: Buffer;
+  byte_size: number;
+  created_on: number;
+  created_by: string;
 }

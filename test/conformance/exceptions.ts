@@ -163,6 +163,16 @@ export const ADDED: AddedEndpoint[] = [
     allowedBy:
       'docs/decisions.md "Stock list filters and CSV export (issue 43)": a store\'s stock list exported as CSV (RFC 4180)',
   },
+  {
+    endpoint: 'PUT /stores/{store_number}/photos/{sha256}',
+    allowedBy:
+      'docs/decisions.md "Loss photos (issue 43)": the photo a loss entry\'s loss_image names is kept by the service (docs/photos.md)',
+    response: 'Ack',
+  },
+  {
+    endpoint: 'GET /stores/{store_number}/photos/{sha256}',
+    allowedBy: 'docs/decisions.md "Loss photos (issue 43)": the photo an entry\'s exception_image names, read back',
+  },
 ];
 
 /** Responses the interface leaves "not shown" and PRODUCT decides, in the interface's notation. */

@@ -51,6 +51,7 @@ const MIGRATION_NAMES = [
   '2026-12-07T0028_store_move_events',
   '2026-12-07T0029_oauth_clients',
   '2026-12-07T0030_stock_moment_at_creation',
+  '2026-12-08T0032_photos',
 ];
 
 /** A Kysely that compiles SQLite SQL and records every statement instead of running it. */
