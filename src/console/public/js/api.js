@@ -75,6 +75,36 @@ export class Api {
     return url;
   }
 
+  /**
+   * A file the service answers (the stock list as CSV): its bytes and the name the service
+   * gives it. Fetched with the token like any call, so the page hands it to the browser as a
+   * download (no link can carry the token).
+   */
+  async download(route, query) {
+    let response;
+    try {
+      response = await fetch(this.url(route, query), {
+        headers: { authorization: `Bearer ${this.readToken()}` },
+        credentials: 'omit',
+        cache: 'no-store',
+      });
+    } catch {
+      throw networkFailure();
+    }
+    if (!response.ok) {
+      const answer = await response.json().catch(() => undefined);
+      const failure = failureFromAnswer(
+        response.status,
+        answer,
+        Number(response.headers.get('retry-after')) || undefined,
+      );
+      if (failure.kind === 'unauthorized') this.onUnauthorized(failure);
+      throw failure;
+    }
+    const named = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '');
+    return { blob: await response.blob(), filename: named?.[1] ?? 'download' };
+  }
+
   post(route, body) {
     return this.call('POST', route, { body });
   }

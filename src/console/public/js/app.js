@@ -6,6 +6,7 @@ import { h, messageArea, replace } from './dom.js';
 import * as session from './session.js';
 import * as signInView from './views/sign-in.js';
 import * as stockView from './views/stock.js';
+import * as stockListView from './views/stock-list.js';
 import * as countView from './views/count.js';
 import * as lossView from './views/loss.js';
 import * as moveView from './views/move.js';
@@ -27,6 +28,7 @@ import * as clientsView from './views/clients.js';
 
 const VIEWS = {
   stock: stockView,
+  list: stockListView,
   count: countView,
   loss: lossView,
   move: moveView,
