@@ -167,7 +167,6 @@ describeInBrowser('receiving and picking on the handheld', (dialect) => {
     await said(page, '1 line is not complete');
     await page.getByRole('button', { name: 'Finish with 1 line missing' }).click();
     await allSent(page, 4);
-    await page.screenshot({ path: path.join(ARTIFACTS, `desktop-receive-${dialect.name}.png`), fullPage: true });
 
     const received = await delivery(FLOOR.delivery);
     expect(received.status).toBe('received');
@@ -179,6 +178,10 @@ describeInBrowser('receiving and picking on the handheld', (dialect) => {
       scans.map((a) => new Date(a.scannedAt).getTime()),
     );
     await page.locator('.messages .notice.info').getByText('This delivery is received').waitFor();
+    // Nothing more can be scanned on it.
+    expect(await page.locator('form.floor-task').isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Finish delivery' }).isVisible()).toBe(false);
+    await page.screenshot({ path: path.join(ARTIFACTS, `desktop-receive-${dialect.name}.png`), fullPage: true });
     expect(page.problems).toEqual([]);
   });
 
@@ -207,6 +210,7 @@ describeInBrowser('receiving and picking on the handheld', (dialect) => {
     expect(handedOver.lines[0]!.picked_quantity).toBe(3);
     expect(await locationQuantity('A-01')).toBe(atShelf - 3);
     await page.locator('.messages .notice.info').getByText('This order is collected').waitFor();
+    expect(await page.locator('form.floor-task').isVisible()).toBe(false);
     expect(page.problems).toEqual([]);
   });
 
@@ -237,6 +241,8 @@ describeInBrowser('receiving and picking on the handheld', (dialect) => {
     await scan(page, FLOOR.product, 3);
     await said(page, '5 of 5, complete');
     await page.locator('table.data').getByText('5 (5 waiting)').waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: path.join(ARTIFACTS, `handheld-receive-${dialect.name}.png`), fullPage: true });
     await page.getByRole('button', { name: 'Finish delivery' }).click();
     await page.locator('#status[data-waiting="7"]').waitFor();
 
@@ -259,8 +265,6 @@ describeInBrowser('receiving and picking on the handheld', (dialect) => {
     expect(await momentsOf(scans.flatMap((a) => a.entryIds ?? []))).toEqual(
       scans.map((a) => new Date(a.scannedAt).getTime()),
     );
-    await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: path.join(ARTIFACTS, `handheld-receive-${dialect.name}.png`) });
     expect(page.problems).toEqual([]);
   });
 
