@@ -109,20 +109,24 @@ export class Api {
     return this.call('POST', route, { body });
   }
 
-  /** One call with an explicit token (sign-in checks a token before it is kept). */
-  async call(method, route, { query, body, token, headers: extra } = {}) {
+  /**
+   * One call; `token` is an explicit one (sign-in checks a token before it is kept), `raw` a
+   * body sent as it is under `contentType` (a photo) instead of JSON.
+   */
+  async call(method, route, { query, body, raw, contentType, token, headers: extra } = {}) {
     const credential = token ?? this.readToken();
     const url = this.url(route, query);
     const headers = { ...extra, accept: 'application/json' };
     if (credential) headers.authorization = `Bearer ${credential}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
+    if (raw !== undefined) headers['content-type'] = contentType;
     let response;
     try {
       // No cookies exist for the API; `omit` keeps it so, and the page sends no referrer.
       response = await fetch(url, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
         credentials: 'omit',
         cache: 'no-store',
       });

@@ -74,7 +74,7 @@ export class Outbox {
   /**
    * Queues an action and starts sending. Resolves once the action is on the device.
    * @param {{ store: string, kind: string, label: string, method: string, route: string,
-   *   query?: object, body?: object, scannedAt: string, by?: string }} action
+   *   query?: object, body?: object, raw?: Blob, contentType?: string, scannedAt: string, by?: string }} action
    */
   async add(action) {
     const entry = {
@@ -178,6 +178,9 @@ export class Outbox {
       const answer = await this.api.call(action.method, action.route, {
         query: action.query,
         body: action.body,
+        // A photo is kept on the device as a Blob and sent as its bytes (photo.js).
+        raw: action.raw,
+        contentType: action.contentType,
         headers: { 'idempotency-key': action.key },
       });
       // Relaxed: if the device loses this mark, the action goes again with its key and is replayed.

@@ -155,7 +155,11 @@ export function reasonSelect(name, codes, { required = false } = {}) {
     codes.map((code) =>
       h(
         'option',
-        { value: String(code.code), 'data-comment-required': code.is_comment_mandatory },
+        {
+          value: String(code.code),
+          'data-comment-required': code.is_comment_mandatory,
+          'data-image-required': code.is_image_mandatory,
+        },
         `${code.code} ${code.description ?? ''}`.trim(),
       ),
     ),

@@ -14,8 +14,10 @@ import { scanFeedback } from '../scan-feedback.js';
  * @param {string} task.submitLabel
  * @param {(form: HTMLFormElement) => Promise<{ fields: Node[], product: object, focus: HTMLElement }>} task.build
  *   the form's fields (it may read the store's locations and reason codes first)
- * @param {(found: object) => { action?: object, problem?: string, problemField?: HTMLElement }} task.action
- *   the action for the product found and what else was entered, or what is missing
+ * @param {(found: object) => { action?: object, before?: object[], reset?: () => void, problem?: string,
+ *   problemField?: HTMLElement }} task.action the action for the product found and what else was
+ *   entered (and actions it needs sent before it, such as its photo, and how to clear what is
+ *   not a plain field), or what is missing
  */
 export function floorTaskView(ctx, task) {
   const messages = messageArea();
@@ -54,7 +56,13 @@ export function floorTaskView(ctx, task) {
     messages.clear();
     const found = await product.product();
     const code = product.input.value.trim();
-    const { action, problem, problemField } = found
+    const {
+      action,
+      before = [],
+      reset,
+      problem,
+      problemField,
+    } = found
       ? task.action(found)
       : {
           problem: code ? `No product ${code} in this store: scan or type another.` : 'Scan or type the product first.',
@@ -70,8 +78,10 @@ export function floorTaskView(ctx, task) {
     for (const invalid of form.querySelectorAll('[aria-invalid]')) invalid.removeAttribute('aria-invalid');
     product.reset();
     for (const input of form.querySelectorAll('input[type=number], textarea')) input.value = '';
+    reset?.();
     focus.focus();
     try {
+      for (const first of before) await ctx.outbox.add(first);
       await ctx.outbox.add(action);
     } catch (error) {
       messages.error(

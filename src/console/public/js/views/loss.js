@@ -1,5 +1,5 @@
-// A loss or damage (PRODUCT §5): a reason code that subtracts, a remark, booked at the moment
-// it was scanned.
+// A loss or damage (PRODUCT §5): a reason code that subtracts, a remark, a photo if taken,
+// booked at the moment it was scanned.
 
 import { h } from '../dom.js';
 import { quantity } from '../format.js';
@@ -15,6 +15,7 @@ import {
   stockLogAction,
 } from './floor-form.js';
 import { floorTaskView } from './floor-task.js';
+import { photoField, photoPath, photoUploadAction } from '../photo.js';
 
 export const title = 'Loss';
 /** Loss (1) and gain/loss (7) codes whose entries subtract (is_loss). */
@@ -26,6 +27,7 @@ export function render(ctx) {
   let lost;
   let reason;
   let remark;
+  let photo;
   return floorTaskView(ctx, {
     heading: `Loss or damage in ${ctx.storeLabel}`,
     intro: 'Scan the product, say how many are lost or damaged and why. Works without Wi-Fi.',
@@ -41,6 +43,7 @@ export function render(ctx) {
       lost = quantityInput('lost', { min: '0.001' });
       reason = reasonSelect('reason', reasons, { required: true });
       remark = h('textarea', { name: 'remark', maxlength: '2000', rows: '2' });
+      photo = photoField();
       return {
         fields: [
           product.element,
@@ -48,6 +51,7 @@ export function render(ctx) {
           field('Quantity lost', lost),
           field('Reason', reason),
           field('Remark', remark),
+          field('Photo (optional)', photo.input, photo.elements.slice(1)),
         ],
         product,
         focus: product.input,
@@ -61,16 +65,27 @@ export function render(ctx) {
       // The reason code says whether a remark is required (is_comment_mandatory, interface §2.6).
       if (!text && reason.selectedOptions[0]?.hasAttribute('data-comment-required'))
         return { problem: 'This reason needs a remark: say what happened.', problemField: remark };
+      if (photo.busy())
+        return { problem: 'The photo is still being prepared: book again in a moment.', problemField: photo.input };
+      const taken = photo.current();
+      // The reason code says whether a photo is required (is_image_mandatory, interface §2.6).
+      if (!taken && reason.selectedOptions[0]?.hasAttribute('data-image-required'))
+        return { problem: 'This reason needs a photo: take one of the damage.', problemField: photo.input };
+      const label = `loss ${found.productNumber}${where ? ` at ${where}` : ''}: ${quantity(amount)} (${reason.selectedOptions[0]?.textContent})`;
       return {
+        // The photo goes first: the entry names it, and an outbox sends in order.
+        before: taken ? [photoUploadAction(ctx, taken, `photo of the ${label}`)] : [],
+        reset: () => photo.reset(),
         action: stockLogAction(ctx, {
           kind: 'loss',
-          label: `loss ${found.productNumber}${where ? ` at ${where}` : ''}: ${quantity(amount)} (${reason.selectedOptions[0]?.textContent})`,
+          label: taken ? `${label}, with a photo` : label,
           entry: {
             product_number: found.productNumber,
             quantity: -amount,
             location_code: where,
             reason_code: Number(reason.value),
             loss_comment: text || undefined,
+            loss_image: taken ? photoPath(ctx.store.store_number, taken.sha256) : undefined,
           },
         }),
       };

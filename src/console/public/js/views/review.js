@@ -1,6 +1,7 @@
 // The review queue of the chosen store: entries whose reason code needs a review
 // (PRODUCT §5), approved (applied to stock) or rejected (never applied) one by one.
 
+import { entryPhoto } from '../photo.js';
 import { path } from '../api.js';
 import { dataTable, h, messageArea, resultHeading } from '../dom.js';
 import { delta, moment, poolName, quantity } from '../format.js';
@@ -105,6 +106,13 @@ function queue(ctx, page, { stockByProduct, names }, messages, results) {
         { label: 'Pool', cell: (entry) => (entry.stock_pool ? poolName(ctx.store, Number(entry.stock_pool)) : '–') },
         { label: 'Location', cell: (entry) => entry.location_code ?? '–' },
         { label: 'Reason', cell: (entry) => entry.reason_code_description ?? String(entry.reason_code ?? '–') },
+        {
+          label: 'Remark',
+          cell: (entry) => [
+            entry.remarks ?? (entry.exception_image ? '' : '–'),
+            entryPhoto(ctx, entry.exception_image),
+          ],
+        },
         { label: 'Recorded', cell: (entry) => moment(entry.created_on) },
         { label: 'By', cell: (entry) => entry.app_user_name ?? entry.updated_by ?? '–' },
         { label: 'Stock now', numeric: true, cell: (entry) => quantity(stockByProduct.get(entry.product_number)) },
