@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { API, buildTestApp, type TestApp } from '../helpers/build.js';
 import { reasonCodeInput } from '../helpers/factories.js';
@@ -10,6 +13,9 @@ import { FLOOR, seedFloor } from './seed.js';
  * on the device, sent before the entry that names it, online and offline; shown back in the
  * Review view, read with the token.
  */
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ARTIFACTS = path.join(repoRoot, 'test-artifacts', 'console');
 
 interface QueuedAction {
   kind: string;
@@ -41,7 +47,7 @@ describeInBrowser('a loss with a photo in a browser', (dialect) => {
     }, colour);
     return Buffer.from(url.split(',')[1]!, 'base64');
   };
-  const bookLoss = async (page: ConsolePage, photo: Buffer) => {
+  const bookLoss = async (page: ConsolePage, photo: Buffer, shoot = false) => {
     const code = page.locator('form.floor-task input[name=code]');
     await code.fill(FLOOR.product);
     await code.press('Enter');
@@ -50,6 +56,8 @@ describeInBrowser('a loss with a photo in a browser', (dialect) => {
     await page.locator('textarea[name=remark]').fill('crushed in the cold store');
     await page.locator('input[name=photo]').setInputFiles({ name: 'loss.png', mimeType: 'image/png', buffer: photo });
     await page.locator('.field-hint').getByText('Photo ready').waitFor();
+    if (shoot)
+      await page.screenshot({ path: path.join(ARTIFACTS, `handheld-loss-photo-${dialect.name}.png`), fullPage: true });
     await page.locator('form.floor-task button[type=submit]').click();
     await page.locator('.notice.success').getByText('with a photo').waitFor();
   };
@@ -61,6 +69,7 @@ describeInBrowser('a loss with a photo in a browser', (dialect) => {
   };
 
   beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
     t = await buildTestApp(dialect);
     await seedFloor(t);
     const broken = await t.post(`${API}/reasoncodes`, {
@@ -91,7 +100,7 @@ describeInBrowser('a loss with a photo in a browser', (dialect) => {
     await page.locator('form.floor-task button[type=submit]').click();
     await page.locator('.notice.error').getByText('This reason needs a photo').waitFor();
     expect(await outboxOf(page)).toEqual([]);
-    await bookLoss(page, await picture(page, '#b03020'));
+    await bookLoss(page, await picture(page, '#b03020'), true);
     const online = await sentPhotos(page, 1);
 
     await page.context().setOffline(true);

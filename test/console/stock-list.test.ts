@@ -95,6 +95,9 @@ describeInBrowser('the stock list in a browser', (dialect) => {
     expect(await show(page, `#/list?since=${today}`)).toEqual(await listed({ not_counted_since: startOfToday }));
     expect(await show(page, `#/list?since=${today}`)).not.toContain(FLOOR.otherProduct);
     expect(await show(page, '#/list?text=rye')).toEqual([NEGATIVE]);
+    expect(await show(page, '#/list?location=A-01')).toEqual([FLOOR.product]);
+    await page.screenshot({ path: path.join(ARTIFACTS, `desktop-list-${dialect.name}.png`) });
+    expect(await show(page, '#/list?text=rye')).toEqual([NEGATIVE]);
     expect(await page.locator('tr.short').count()).toBe(1);
     expect(page.problems).toEqual([]);
   });

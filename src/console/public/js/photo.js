@@ -25,6 +25,7 @@ export function photoField() {
   let preparing;
 
   input.addEventListener('change', () => {
+    input.removeAttribute('aria-invalid');
     preparing = prepare();
   });
 

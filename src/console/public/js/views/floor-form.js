@@ -77,7 +77,7 @@ export function productField(ctx) {
         locations: (line?.store_locations ?? []).map((l) => ({ code: l.store_location_code, quantity: l.quantity })),
         known: true,
       };
-      const where = product.locations.map((l) => `${l.code} ${formatQuantity(l.quantity)}`).join(', ');
+      const where = product.locations.map((l) => `${l.code ?? 'unlocated'} ${formatQuantity(l.quantity)}`).join(', ');
       found.textContent = `Product ${product.productNumber}: ${formatQuantity(product.stock)} in stock${where ? ` (${where})` : ''}.`;
       scanFeedback(input, true);
     } catch (failure) {
