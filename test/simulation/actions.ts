@@ -137,6 +137,16 @@ export type Action =
   | { kind: 'list'; who: TokenName; list: 'deliveries' | 'logs' | 'stock' }
   /** The ERP's stock delta pull, a first full one or one from a minute ahead (plans/pull.ts; issue 41). */
   | { kind: 'stockPull'; who: TokenName; from: 'start' | 'future' }
+  /** The stock list under the stock filters of issue 43 (plans/stock-filters.ts); `sinceMinutes` from now. */
+  | {
+      kind: 'stockFiltered';
+      who: TokenName;
+      store: number | null;
+      location: LocationCode | null;
+      belowZero: boolean | null;
+      sinceMinutes: number | null;
+      free: boolean;
+    }
   | { kind: 'locations'; who: TokenName; store: number }
   | { kind: 'locationProducts'; who: TokenName; store: number; location: LocationCode; byTag: boolean }
   | { kind: 'receipts'; who: TokenName; store: number | null; type: 1 | 2 }
@@ -617,6 +627,18 @@ export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
       kind: fc.constant('stockPull' as const),
       who: whoArb,
       from: weighted<'start' | 'future'>([3, fc.constant('start' as const)], [1, fc.constant('future' as const)]),
+    }),
+  ],
+  [
+    2,
+    fc.record({
+      kind: fc.constant('stockFiltered' as const),
+      who: whoArb,
+      store: fc.option(fc.nat({ max: STORES.length - 1 }), { nil: null }),
+      location: fc.constantFrom<LocationCode | null>(null, ...LOCATIONS),
+      belowZero: fc.constantFrom<boolean | null>(null, true, false),
+      sinceMinutes: fc.constantFrom<number | null>(null, -1440, 0, 10),
+      free: fc.boolean(),
     }),
   ],
   [

@@ -27,6 +27,7 @@ import {
 import { planExternalCount, planLog, planMove, planReview } from './plans/stock.js';
 import { planPriceMove } from './plans/moves.js';
 import { planStockPull } from './plans/pull.js';
+import { planStockFiltered } from './plans/stock-filters.js';
 
 export { API, type Plan, type SequenceContext } from './plans/plan.js';
 export { productRecord, REASON_RECORDS, storeRecord } from './plans/records.js';
@@ -102,6 +103,8 @@ export function planStep(model: ChainModel, action: Action, context: SequenceCon
       return planPriceMove(model, action);
     case 'stockPull':
       return planStockPull(model, action);
+    case 'stockFiltered':
+      return planStockFiltered(model, action);
     case 'deleteProduct':
     case 'restoreProduct':
     case 'reasonFlush':
