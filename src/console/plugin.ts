@@ -4,6 +4,7 @@ import { readdirSync } from 'node:fs';
 import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONSOLE_HEADERS } from './security-headers.js';
+import { consoleVendor, VENDOR_FILES } from './vendor.js';
 
 export const CONSOLE_PATH = '/console';
 const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
@@ -16,14 +17,16 @@ const SERVICE_WORKER = `${CONSOLE_PATH}/sw.js`;
 
 /**
  * The files the service worker keeps on the device so that the console starts without a
- * network (issue 43): every served file of the folder, read once at start, and the page.
+ * network (issue 43): every served file of the folder, read once at start, the page, and the
+ * camera's barcode reader (vendor.ts), so that scanning with the camera works in a stockroom
+ * without Wi-Fi too — at the price of about a megabyte once per device.
  */
 function shellFiles(): string[] {
   const files = readdirSync(PUBLIC_DIR, { recursive: true, encoding: 'utf8' })
     .map((file) => file.split(sep).join('/'))
     .filter((file) => SERVED.test(file) && file !== 'sw.js' && file !== 'index.html')
     .sort();
-  return [CONSOLE_PATH, ...files.map((file) => `${CONSOLE_PATH}/${file}`)];
+  return [CONSOLE_PATH, ...files.map((file) => `${CONSOLE_PATH}/${file}`), ...VENDOR_FILES];
 }
 
 /**
@@ -57,6 +60,7 @@ export const consolePlugin: FastifyPluginAsync = async (app) => {
     allowedPath: (pathName) => pathName === '/' || SERVED.test(pathName),
     schemaHide: true,
   });
+  await app.register(consoleVendor);
   const shell = { files: shellFiles() };
   app.get(`${CONSOLE_PATH}/shell.json`, { schema: { hide: true }, config: { access: 'public' } }, () => shell);
   app.get(CONSOLE_PATH, { schema: { hide: true }, config: { access: 'public' } }, (_request, reply) =>

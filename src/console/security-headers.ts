@@ -3,6 +3,11 @@
  * page, no inline scripts"). The page may load only its own files and talk only to its
  * own origin:
  * - no inline script or style, no eval, no plugins, no frames, no foreign hosts;
+ * - `'wasm-unsafe-eval'`, the one exception: without it a CSP refuses to compile any
+ *   WebAssembly, and the camera's barcode reader for browsers without their own detector is
+ *   WebAssembly (vendor.ts). It allows compiling WebAssembly only, never `eval` or `new
+ *   Function` on JavaScript text; and as scripts still come from this origin alone and
+ *   fetch from it alone, the only WebAssembly there is to compile is the file served here;
  * - `form-action 'none'`: forms are handled by the page's script, so even with scripts
  *   broken a form cannot be submitted and put what was typed (the token) into a URL;
  * - `require-trusted-types-for 'script'`: the page builds its DOM from nodes and text only,
@@ -13,7 +18,7 @@
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
-  "script-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self'",
   "img-src 'self'",
   "connect-src 'self'",
