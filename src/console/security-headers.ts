@@ -20,7 +20,8 @@ export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self'",
-  "img-src 'self'",
+  // blob: the loss photo's preview and a photo read with the token (js/photo.js).
+  "img-src 'self' blob:",
   "connect-src 'self'",
   "manifest-src 'self'",
   "worker-src 'self'",
