@@ -101,8 +101,12 @@ export class Api {
       if (failure.kind === 'unauthorized') this.onUnauthorized(failure);
       throw failure;
     }
-    const named = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '');
-    return { blob: await response.blob(), filename: named?.[1] ?? 'download' };
+    // The exact name (filename*, RFC 6266) before the ASCII stand-in (filename).
+    const disposition = response.headers.get('content-disposition') ?? '';
+    const exact = /filename\*=UTF-8''([^;]+)/i.exec(disposition);
+    const plain = /filename="([^"]+)"/.exec(disposition);
+    const filename = exact ? decodeURIComponent(exact[1]) : (plain?.[1] ?? 'download');
+    return { blob: await response.blob(), filename };
   }
 
   post(route, body) {

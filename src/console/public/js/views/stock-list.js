@@ -144,7 +144,11 @@ function stockTable(ctx, items) {
       },
       { label: 'Last changed', cell: (item) => (item.most_likely_datetime ? moment(item.most_likely_datetime) : '–') },
     ],
-    rows: items.map((item) => ({ ...item, rowClass: item.most_likely_quantity < 0 ? 'short' : undefined })),
+    // Marked as the below-zero filter finds them: any pool below zero.
+    rows: items.map((item) => ({
+      ...item,
+      rowClass: POOLS.some((pool) => (item[`most_likely_pool_${pool}`] ?? 0) < 0) ? 'short' : undefined,
+    })),
   });
 }
 
