@@ -176,12 +176,14 @@ async function refuseArchivedMoments(
     .executeTakeFirst();
   if (row?.at === null || row?.at === undefined) return;
   const boundary = Number(row.at);
-  const errors: FieldError[] = early
-    .filter((draft) => draft.at < boundary)
-    .map((draft) => ({
-      path: draft.atPath ?? lineOf(draft.path),
-      message: `lies before ${monthLabel(boundary)}: the ledger's months before it are archived (store-ops ledger archive)`,
-    }));
+  // One error per field: entries may share the request's one date field (an external count's CountingDateTime).
+  const paths = new Set(
+    early.filter((draft) => draft.at < boundary).map((draft) => draft.atPath ?? lineOf(draft.path)),
+  );
+  const errors: FieldError[] = [...paths].map((path) => ({
+    path,
+    message: `lies before ${monthLabel(boundary)}: the ledger's months before it are archived (store-ops ledger archive)`,
+  }));
   if (errors.length > 0)
     throw unprocessable(
       'Some entries are dated in archived months of the ledger: they can no longer be booked',

@@ -39,7 +39,7 @@ for (const dialect of DIALECTS) {
       expect(
         (
           await t.post(`${API}/products`, {
-            products: ['AP1', 'AP2', 'AP3'].map((n) => productInput(n, n === 'AP1' ? { barcode: '7100001' } : {})),
+            products: ['AP1', 'AP2', 'AP3'].map((n) => productInput(n, n === 'AP3' ? {} : { barcode: `710000${n[2]}` })),
           })
         ).statusCode,
       ).toBe(200);
@@ -130,11 +130,14 @@ for (const dialect of DIALECTS) {
       const count = await post([entry('AP1', 5, month(-3))], '?is_counted_quantity=true');
       expect(count.statusCode).toBe(422);
       expect(count.json().errors[0].path).toBe('storeproductlog[0].modification_datetime');
-      // An external count names its own field, CountingDateTime.
+      // An external count names its own field, CountingDateTime — once, however many lines share it.
       const external = await t.post(`${API}/externalcountinglines`, {
         CountingDateTime: new Date(month(-3)).toISOString(),
         StoreNo: 'AR1',
-        Lines: [{ product_barcode: '7100001', counted_quantity: 3 }],
+        Lines: [
+          { product_barcode: '7100001', counted_quantity: 3 },
+          { product_barcode: '7100002', counted_quantity: 4 },
+        ],
       });
       expect(external.statusCode, external.body).toBe(422);
       expect(external.json().errors.map((e: { path: string }) => e.path)).toEqual(['CountingDateTime']);

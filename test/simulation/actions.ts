@@ -147,6 +147,8 @@ export type Action =
       sinceMinutes: number | null;
       free: boolean;
     }
+  /** A loss photo uploaded or read (plans/photos.ts); `photo` indexes PHOTOS. */
+  | { kind: 'photo'; who: TokenName; store: StorePick; photo: number; read: boolean }
   | { kind: 'locations'; who: TokenName; store: number }
   | { kind: 'locationProducts'; who: TokenName; store: number; location: LocationCode; byTag: boolean }
   | { kind: 'receipts'; who: TokenName; store: number | null; type: 1 | 2 }
@@ -605,6 +607,17 @@ export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
   ],
   [1, fc.record({ kind: fc.constant('unresolved' as const), who: whoArb, store: fc.nat({ max: STORES.length - 1 }) })],
   [1, fc.record({ kind: fc.constant('currentToken' as const), who: whoArb })],
+  [
+    3,
+    fc.record({
+      kind: fc.constant('photo' as const),
+      who: whoArb,
+      store: storeArb,
+      // Mostly one photo, so that uploads meet what is stored (200) and reads find it.
+      photo: weighted([4, fc.constant(0)], [2, fc.nat({ max: 3 })]),
+      read: fc.boolean(),
+    }),
+  ],
   [1, fc.record({ kind: fc.constant('storeFlush' as const), drop: fc.nat({ max: STORES.length - 1 }) })],
   [
     4,

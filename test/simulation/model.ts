@@ -117,6 +117,8 @@ export class ChainModel {
   productLists: ProductList[] = [];
   /** Store products (store|product) sent through POST/PUT storeproducts, always with the same fields. */
   storeProductsSent = new Set<string>();
+  /** Loss photos stored (issue 43), as `store|sha256`: kept whatever becomes of the store. */
+  photos = new Set<string>();
   /** Price records by price_id and the store each applies to (null: chain-wide); a re-send may move one (issue 40). */
   prices = new Map<string, StoreNo | null>();
   /** Counting lines kept unresolved, per store (a barcode of no live product). */
@@ -154,6 +156,7 @@ export class ChainModel {
     copy.locationPools = new Map(this.locationPools);
     copy.unresolved = new Map(this.unresolved);
     copy.storeProductsSent = new Set(this.storeProductsSent);
+    copy.photos = new Set(this.photos);
     copy.prices = new Map(this.prices);
     copy.onBook = undefined;
     return copy;

@@ -28,6 +28,7 @@ import { planExternalCount, planLog, planMove, planReview } from './plans/stock.
 import { planPriceMove } from './plans/moves.js';
 import { planStockPull } from './plans/pull.js';
 import { planStockFiltered } from './plans/stock-filters.js';
+import { planPhoto } from './plans/photos.js';
 
 export { API, type Plan, type SequenceContext } from './plans/plan.js';
 export { productRecord, REASON_RECORDS, storeRecord } from './plans/records.js';
@@ -105,6 +106,8 @@ export function planStep(model: ChainModel, action: Action, context: SequenceCon
       return planStockPull(model, action);
     case 'stockFiltered':
       return planStockFiltered(model, action);
+    case 'photo':
+      return planPhoto(model, action);
     case 'deleteProduct':
     case 'restoreProduct':
     case 'reasonFlush':
