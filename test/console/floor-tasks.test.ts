@@ -151,14 +151,20 @@ describeInBrowser('the handheld floor tasks in a browser', (dialect) => {
     const before = { a: await locationQuantity('A-01'), br: await locationQuantity('BR-1') };
 
     await queue(page, 'count', countAt('A-01', 40));
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: path.join(ARTIFACTS, `desktop-count-${dialect.name}.png`) });
     await waitForSent(page, 1);
     expect(await locationQuantity('A-01')).toBe(40);
 
     await queue(page, 'loss', lossAt('A-01', 2, 'dropped pallet'));
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: path.join(ARTIFACTS, `desktop-loss-${dialect.name}.png`) });
     await waitForSent(page, 2);
     expect(await locationQuantity('A-01')).toBe(38);
 
     await queue(page, 'move', moveOf('A-01', 'BR-1', 5));
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: path.join(ARTIFACTS, `desktop-move-${dialect.name}.png`) });
     await waitForSent(page, 3);
     expect(await locationQuantity('A-01')).toBe(33);
     expect(await locationQuantity('BR-1')).toBe(before.br + 5);
