@@ -39,7 +39,9 @@ for (const dialect of DIALECTS) {
       expect(
         (
           await t.post(`${API}/products`, {
-            products: ['AP1', 'AP2', 'AP3'].map((n) => productInput(n, n === 'AP3' ? {} : { barcode: `710000${n[2]}` })),
+            products: ['AP1', 'AP2', 'AP3'].map((n) =>
+              productInput(n, n === 'AP3' ? {} : { barcode: `710000${n[2]}` }),
+            ),
           })
         ).statusCode,
       ).toBe(200);
