@@ -20,6 +20,7 @@ import { customerOrderRoutes } from './modules/customer-orders/routes.js';
 import { deliveryRoutes } from './modules/deliveries/routes.js';
 import { receiptRoutes } from './modules/deliveries/receipts/routes.js';
 import { externalCountingRoutes } from './modules/external-counting/routes.js';
+import { countingAssignmentRoutes } from './modules/counting-assignments/routes.js';
 import { movementRoutes } from './modules/movements/routes.js';
 import { productListRoutes } from './modules/product-lists/routes.js';
 import { stockLogRoutes } from './modules/stock-logs/routes.js';
@@ -140,6 +141,7 @@ async function assemble(
   await app.register(stockLogRoutes, { prefix: API_PREFIX });
   await app.register(movementRoutes, { prefix: API_PREFIX });
   await app.register(externalCountingRoutes, { prefix: API_PREFIX });
+  await app.register(countingAssignmentRoutes, { prefix: API_PREFIX });
   await app.register(storeStockRoutes, { prefix: API_PREFIX });
   await app.register(photoRoutes, { prefix: API_PREFIX });
   await app.register(deliveryRoutes, { prefix: API_PREFIX });

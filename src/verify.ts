@@ -1,6 +1,7 @@
 import type { DbHandle } from './db/dialect/types.js';
 import { MIGRATION_CHECKS } from './db/verify-checks.js';
 import { CATEGORY_CHECKS } from './modules/categories/verify-checks.js';
+import { COUNTING_ASSIGNMENT_CHECKS } from './modules/counting-assignments/verify-checks.js';
 import { CUSTOMER_ORDER_CHECKS } from './modules/customer-orders/verify-checks.js';
 import { DELIVERY_CHECKS } from './modules/deliveries/verify-checks.js';
 import { LOCATION_CHECKS } from './modules/locations/verify-checks.js';
@@ -31,6 +32,7 @@ export const VERIFY_CHECKS: readonly VerifyCheck[] = [
   ...DELIVERY_CHECKS,
   ...CUSTOMER_ORDER_CHECKS,
   ...PRODUCT_LIST_CHECKS,
+  ...COUNTING_ASSIGNMENT_CHECKS,
 ];
 
 export async function verifyAll(handle: DbHandle): Promise<Violation[]> {

@@ -334,6 +334,8 @@ insert into
     "orderno",
     "scanned_at",
     "order_after_at",
+    "counting_assignment_id",
+    "counting_lines_remaining",
     "balance_id",
     "delta",
     "expected"
@@ -380,8 +382,10 @@ from
     $36::bigint[],
     $37::bigint[],
     $38::bigint[],
-    $39::bigint[],
-    $40::bigint[]
+    $39::integer[],
+    $40::bigint[],
+    $41::bigint[],
+    $42::bigint[]
   )
 returning
   id;

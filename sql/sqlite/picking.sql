@@ -295,6 +295,8 @@ insert into
     "orderno",
     "scanned_at",
     "order_after_at",
+    "counting_assignment_id",
+    "counting_lines_remaining",
     "balance_id",
     "delta",
     "expected"
@@ -340,9 +342,13 @@ values
     ?,
     ?,
     ?,
+    ?,
+    ?,
     ?
   ),
   (
+    ?,
+    ?,
     ?,
     ?,
     ?,

@@ -312,12 +312,16 @@ insert into
     "orderno",
     "scanned_at",
     "order_after_at",
+    "counting_assignment_id",
+    "counting_lines_remaining",
     "balance_id",
     "delta",
     "expected"
   )
 values
   (
+    ?,
+    ?,
     ?,
     ?,
     ?,

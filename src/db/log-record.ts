@@ -19,6 +19,10 @@ export interface LogRecordColumns {
   orderno: string | null;
   scanned_at: number | null;
   order_after_at: number | null;
+  /** The counting assignment that booked the entry (PRODUCT §10). */
+  counting_assignment_id: number | null;
+  /** The assignment's lines not yet booked once this entry is (PRODUCT §10, docs/counting.md). */
+  counting_lines_remaining: number | null;
 }
 
 export type LogRecordColumn = keyof LogRecordColumns;
@@ -44,6 +48,8 @@ const EMPTY_LOG_RECORD: { [Column in LogRecordColumn]: null } = {
   orderno: null,
   scanned_at: null,
   order_after_at: null,
+  counting_assignment_id: null,
+  counting_lines_remaining: null,
 };
 
 /** The record's columns, in the order they are written. */

@@ -733,6 +733,9 @@ export interface Database {
   api_clients: ApiClientTable;
   oauth_signing_keys: OAuthSigningKeyTable;
   photos: PhotoTable;
+  counting_assignments: CountingAssignmentTable;
+  counting_lines: CountingLineTable;
+  counting_claims: CountingClaimTable;
 }
 
 /**
@@ -855,4 +858,73 @@ export interface PhotoTable {
   byte_size: number;
   created_on: number;
   created_by: string;
+}
+
+/**
+ * A counting assignment (PRODUCT §10, migration 0033): its scope as sent (JSON), its rules,
+ * status and progress counters (thousandths; value in money to 4 decimals).
+ */
+export interface CountingAssignmentTable {
+  id: Generated<number>;
+  store_id: number;
+  store_number: string;
+  counting_assignment_code: string | null;
+  description: string | null;
+  /** JSON of the scope as sent: {counting_assignment_code?, product_numbers?, category_codes?, location_codes?, whole_store?}. */
+  scope: string;
+  blind: Bool;
+  kind: string;
+  zero_reason_code: number | null;
+  max_variance_quantity: number | null;
+  max_variance_value: number | null;
+  /** Thousandths of a percent. */
+  max_variance_percent: number | null;
+  due_at: number | null;
+  allow_extra_lines: Bool;
+  /** open, counting, submitted, closed, cancelled. */
+  status: string;
+  lines_total: number;
+  lines_counted: number;
+  lines_pending: number;
+  variance_quantity: number;
+  variance_value: number;
+  started_at: number | null;
+  submitted_at: number | null;
+  closed_at: number | null;
+  cancelled_at: number | null;
+  created_on: number;
+  updated_on: number;
+  created_by: string;
+  modified_by: string;
+}
+
+/** A line of a counting assignment: one balance (location_id 0: none), fixed at start. */
+export interface CountingLineTable {
+  id: Generated<number>;
+  assignment_id: number;
+  store_id: number;
+  product_id: number;
+  location_id: number;
+  pool: number;
+  is_extra: Bool;
+  /** The level expected (thousandths): the balance at the start, or at an extra line's first count. */
+  expected: number;
+  /** The product's purchase price when the line was made (money, 4 decimals). */
+  purchase_price: number | null;
+  counted: number | null;
+  counted_at: number | null;
+  app_user_name: string | null;
+  /** not_counted, counted, booked, pending, approved, rejected. */
+  status: string;
+  log_id: number | null;
+  log_at: number | null;
+  created_on: number;
+  updated_on: number;
+}
+
+/** A product of a store held by the one assignment counting it (primary key store_id, product_id). */
+export interface CountingClaimTable {
+  store_id: number;
+  product_id: number;
+  assignment_id: number;
 }

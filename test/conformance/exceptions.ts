@@ -173,6 +173,20 @@ export const ADDED: AddedEndpoint[] = [
     endpoint: 'GET /stores/{store_number}/photos/{sha256}',
     allowedBy: 'docs/decisions.md "Loss photos (issue 43)": the photo an entry\'s exception_image names, read back',
   },
+  ...[
+    'POST /stores/{store_number}/countingassignments',
+    'GET /stores/{store_number}/countingassignments',
+    'GET /stores/{store_number}/countingassignments/{id}',
+    'POST /stores/{store_number}/countingassignments/{id}/start',
+    'GET /stores/{store_number}/countingassignments/{id}/lines',
+    'POST /stores/{store_number}/countingassignments/{id}/counts',
+    'POST /stores/{store_number}/countingassignments/{id}/submit',
+    'POST /stores/{store_number}/countingassignments/{id}/cancel',
+  ].map((endpoint) => ({
+    endpoint,
+    allowedBy:
+      'PRODUCT §10 Counting assignments (docs/counting.md, docs/decisions.md "Counting assignments (issue 44)")',
+  })),
 ];
 
 /** Responses the interface leaves "not shown" and PRODUCT decides, in the interface's notation. */

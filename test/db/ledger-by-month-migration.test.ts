@@ -45,6 +45,9 @@ for (const dialect of DIALECTS) {
       // Today's engine asks for the archive boundary (migration 0026) before booking an entry
       // dated before last month: an empty stand-in while the old schema books, gone before 0026 runs again.
       if (dialect.name === 'postgres') await sql`create table ledger_archives (boundary_at bigint)`.execute(db());
+      // Today's engine writes the log's counting columns (migration 0033): stand-ins while the old schema books.
+      await sql`alter table stock_logs add column counting_assignment_id bigint`.execute(db());
+      await sql`alter table stock_logs add column counting_lines_remaining integer`.execute(db());
       for (const body of [
         [entry('LB1P', 10, now - 400 * DAY), entry('LB2P', 4, now - 35 * DAY)],
         [entry('LB1P', 3, now - 40 * DAY, { stock_pool_1: 2, stock_pool_2: 1 })],
@@ -57,6 +60,8 @@ for (const dialect of DIALECTS) {
           .statusCode,
       ).toBe(200);
       if (dialect.name === 'postgres') await sql`drop table ledger_archives`.execute(db());
+      await sql`alter table stock_logs drop column counting_lines_remaining`.execute(db());
+      await sql`alter table stock_logs drop column counting_assignment_id`.execute(db());
     });
     afterAll(async () => {
       await t.close();

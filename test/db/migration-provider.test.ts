@@ -52,6 +52,7 @@ const MIGRATION_NAMES = [
   '2026-12-07T0029_oauth_clients',
   '2026-12-07T0030_stock_moment_at_creation',
   '2026-12-08T0032_photos',
+  '2026-12-08T0033_counting_assignments',
 ];
 
 /** A Kysely that compiles SQLite SQL and records every statement instead of running it. */
@@ -255,7 +256,7 @@ for (const dialect of DIALECTS) {
       await migrateToLatest(handle);
       const before = await schemaOf(handle);
       const migrations = await migrationProviderFor(handle.dialect.name).getMigrations();
-      const latest = MIGRATION_NAMES.slice(-12); // 0017 … 0028: each differs by dialect, up and down
+      const latest = MIGRATION_NAMES.slice(-13); // 0020 … 0033: each differs by dialect, up and down
       for (const name of [...latest].reverse()) await migrations[name]!.down!(handle.db);
       const down = await schemaOf(handle);
       expect(down).not.toEqual(before);

@@ -35,6 +35,8 @@ const KEEPS_BOTH: Record<string, { name: string; value: string } | null> = {
   '/stores/{store_number}/orders/receipts': { name: 'is_submitted', value: 'false' },
   '/stores/{store_number}/orders/customerorders': { name: 'is_active', value: 'true' },
   '/stores/{store_number}/productlists': { name: 'type', value: '1' },
+  '/stores/{store_number}/countingassignments': { name: 'status', value: 'open' },
+  '/stores/{store_number}/countingassignments/{id}/lines': { name: 'status', value: 'not_counted' },
 };
 
 /** Query parameters a list requires: sent with every request of it, never a filter under test. */
@@ -57,7 +59,7 @@ function sampleValues(parameter: Parameter): [string, string] {
   return ['probe', 'probe2'];
 }
 
-const PATH_VALUES: Record<string, string> = { store_number: 'S1', location_code: 'A-01' };
+const PATH_VALUES: Record<string, string> = { store_number: 'S1', location_code: 'A-01', id: '1' };
 
 for (const dialect of DIALECTS) {
   describe(`scroll_id is bound to its list and filters (PRODUCT §3.1, ${dialect.name})`, () => {
@@ -127,6 +129,15 @@ for (const dialect of DIALECTS) {
           lines: [{ product_number: 'P1', quantity: 2 }],
         });
       }
+      // Counting assignments 1 (counting: two lines, P1 and P2 at A-01), 2 and 3 (open).
+      for (const description of ['first', 'second', 'third']) {
+        const created = await t.post(`${API}/stores/S1/countingassignments`, {
+          description,
+          scope: { whole_store: true },
+        });
+        expect(created.statusCode, created.body).toBe(201);
+      }
+      await ok('/stores/S1/countingassignments/1/start', {});
       // A receipt listing shows receipts changed before its moment: let the clock pass the last one.
       await new Promise((resolve) => setTimeout(resolve, 5));
       const document = (await t.get(`${API}/openapi.json`, null)).json() as {

@@ -29,6 +29,7 @@ import * as ledgerArchive from './2026-11-29T0026_ledger_archive.js';
 import * as oauthClients from './2026-12-07T0029_oauth_clients.js';
 import * as stockMomentAtCreation from './2026-12-07T0030_stock_moment_at_creation.js';
 import * as photos from './2026-12-08T0032_photos.js';
+import * as countingAssignments from './2026-12-08T0033_counting_assignments.js';
 
 /**
  * The explicit, ordered list of migrations. Names sort in time order; Kysely applies
@@ -64,6 +65,7 @@ const migrations: Record<string, DialectMigration> = {
   '2026-12-07T0029_oauth_clients': oauthClients,
   '2026-12-07T0030_stock_moment_at_creation': stockMomentAtCreation,
   '2026-12-08T0032_photos': photos,
+  '2026-12-08T0033_counting_assignments': countingAssignments,
 };
 
 /** The migrations for a database of `dialect` (the handle's `dialect.name`), each handed that dialect. */

@@ -21,6 +21,7 @@ export const EVENT_TYPES = [
   'receipt.changed',
   'delivery.changed',
   'customer_order.changed',
+  'counting_assignment.changed',
   ...MASTER_RESOURCES.flatMap((resource) => [`${resource}.upserted`, `${resource}.deleted`]),
 ] as const;
 

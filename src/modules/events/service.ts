@@ -65,10 +65,22 @@ export async function listEvents(ctx: AppContext, principal: Principal, query: E
   const purged = await purgedThrough(ctx.db);
   if (after < purged) throw gone(after, purged);
   return {
-    events: rows.map(eventOf),
+    events: rows.map((row) => asReadBy(eventOf(row), principal)),
     next_after: rows.length === limit ? rows[rows.length - 1]!.sequence : through,
     server_time: formatDateTime(Date.now()),
   };
+}
+
+/**
+ * A blind counting assignment's variance is not a store token's to see until it is submitted
+ * (PRODUCT §10 Blind): left out of its `counting_assignment.changed` payloads for them.
+ */
+function asReadBy(event: Event, principal: Principal): Event {
+  if (event.type !== 'counting_assignment.changed' || principal.role !== 'store') return event;
+  const data = event.data as { blind?: boolean; status?: string; progress?: Record<string, unknown> };
+  if (data.blind !== true || data.status === 'submitted' || data.status === 'closed' || !data.progress) return event;
+  const { variance_quantity: _quantity, variance_value: _value, ...progress } = data.progress;
+  return { ...event, data: { ...data, progress } };
 }
 
 export function gone(after: number, purged: number): AppError {

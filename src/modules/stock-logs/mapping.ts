@@ -56,6 +56,8 @@ export function toStockLog(
     store_number: row.store_number,
     updated_by: row.modified_by,
     counted_quantity: row.counted_quantity === null ? undefined : fromQuantity(row.counted_quantity),
+    counting_assignment_id: orUndefined(row.counting_assignment_id),
+    counting_lines_remaining: orUndefined(row.counting_lines_remaining),
     customer_order_line_number: orUndefined(row.customer_order_line_number),
     customer_order_shipment_number_line_number: orUndefined(row.customer_order_shipment_line_number),
     expected_quantity: expected === undefined ? undefined : fromQuantity(expected),
