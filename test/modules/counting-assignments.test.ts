@@ -518,7 +518,10 @@ for (const dialect of DIALECTS) {
       const id = (await create({ scope: { whole_store: true } }, 'C2', store)).json().counting_assignment_id;
       expect((await t.post(`${CA('C2')}/${id}/cancel`, {}, read)).statusCode).toBe(403);
       expect((await t.get(`${CA('C1')}/${id}`)).statusCode).toBe(404); // another store's id
-      expect((await t.post(`${CA('C2')}/${id}/cancel`, {}, store)).json().status).toBe('cancelled');
+      // A step needs no body.
+      const bare = await t.request({ method: 'POST', url: `${CA('C2')}/${id}/cancel`, token: store });
+      expect(bare.statusCode, bare.body).toBe(200);
+      expect(bare.json().status).toBe('cancelled');
     });
 
     it('Idempotency-Key: a repeated create answers the same assignment without making another', async () => {

@@ -72,7 +72,7 @@ export const countingAssignmentRoutes: FastifyPluginAsyncTypebox = async (app) =
       },
       config: { access: 'store' },
     },
-    (request) => getAssignment(request.ctx, request.params.store_number, request.params.id, request.principal!),
+    (request) => getAssignment(request.ctx, request.params.store_number, Number(request.params.id), request.principal!),
   );
 
   app.post(
@@ -86,7 +86,8 @@ export const countingAssignmentRoutes: FastifyPluginAsyncTypebox = async (app) =
       },
       config: { access: 'store' },
     },
-    (request) => startAssignment(request.ctx, request.params.store_number, request.params.id, request.principal!),
+    (request) =>
+      startAssignment(request.ctx, request.params.store_number, Number(request.params.id), request.principal!),
   );
 
   app.get(
@@ -102,7 +103,7 @@ export const countingAssignmentRoutes: FastifyPluginAsyncTypebox = async (app) =
       config: { access: 'store' },
     },
     (request) =>
-      listLines(request.ctx, request.params.store_number, request.params.id, request.query, request.principal!),
+      listLines(request.ctx, request.params.store_number, Number(request.params.id), request.query, request.principal!),
   );
 
   app.post(
@@ -122,7 +123,7 @@ export const countingAssignmentRoutes: FastifyPluginAsyncTypebox = async (app) =
       message: await postCounts(
         request.ctx,
         request.params.store_number,
-        request.params.id,
+        Number(request.params.id),
         request.body,
         request.principal!,
       ),
@@ -144,7 +145,7 @@ export const countingAssignmentRoutes: FastifyPluginAsyncTypebox = async (app) =
       const { ids, message } = await submitAssignment(
         request.ctx,
         request.params.store_number,
-        request.params.id,
+        Number(request.params.id),
         request.principal!,
       );
       return { success: true, data: ids, message };
@@ -162,6 +163,7 @@ export const countingAssignmentRoutes: FastifyPluginAsyncTypebox = async (app) =
       },
       config: { access: 'store' },
     },
-    (request) => cancelAssignment(request.ctx, request.params.store_number, request.params.id, request.principal!),
+    (request) =>
+      cancelAssignment(request.ctx, request.params.store_number, Number(request.params.id), request.principal!),
   );
 };

@@ -140,7 +140,7 @@ export const LinesPage = PagedResponse(Line);
 export const StoreParams = StoreNumberParams;
 export const AssignmentParams = Type.Object({
   store_number: Str(64),
-  id: Int({ minimum: 1, description: 'counting_assignment_id' }),
+  id: Str(15, { pattern: '^[1-9][0-9]*$', description: 'The counting_assignment_id' }),
 });
 export type AssignmentParams = Static<typeof AssignmentParams>;
 
