@@ -8,6 +8,7 @@ import * as signInView from './views/sign-in.js';
 import * as stockView from './views/stock.js';
 import * as stockListView from './views/stock-list.js';
 import * as countView from './views/count.js';
+import * as countListView from './views/count-list.js';
 import * as lossView from './views/loss.js';
 import * as moveView from './views/move.js';
 import * as receiveView from './views/receive.js';
@@ -20,6 +21,7 @@ import { time } from './format.js';
 import * as historyView from './views/history.js';
 import * as reviewView from './views/review.js';
 import * as countingView from './views/counting.js';
+import * as assignmentsView from './views/assignments.js';
 import * as deliveriesView from './views/deliveries.js';
 import * as ordersView from './views/orders.js';
 import * as changesView from './views/changes.js';
@@ -30,6 +32,7 @@ const VIEWS = {
   stock: stockView,
   list: stockListView,
   count: countView,
+  countlist: countListView,
   loss: lossView,
   move: moveView,
   receive: receiveView,
@@ -38,6 +41,7 @@ const VIEWS = {
   history: historyView,
   review: reviewView,
   counting: countingView,
+  assignments: assignmentsView,
   deliveries: deliveriesView,
   orders: ordersView,
   changes: changesView,
