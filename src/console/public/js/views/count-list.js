@@ -220,9 +220,13 @@ function counting(ctx, id) {
     void count();
   });
 
+  // Only the latest read draws: one started before a count was queued would draw the line uncounted again.
+  let reads = 0;
   async function refresh() {
+    const turn = ++reads;
     try {
       const { document: read, waiting } = await load();
+      if (turn !== reads) return;
       const { assignment, lines } = read;
       const numbers = [...new Set(lines.map((line) => line.product_number))].sort().join(',');
       if (numbers !== catalogueFor) {
@@ -231,11 +235,12 @@ function counting(ctx, id) {
           lines.map((line) => line.product_number),
         );
         catalogueFor = numbers;
+        if (turn !== reads) return;
       }
       current = { assignment, ...withWaiting(lines, waiting) };
       draw();
     } catch (failure) {
-      messages.error(failure, { focus: ctx.moveFocus && !current.assignment });
+      if (turn === reads) messages.error(failure, { focus: ctx.moveFocus && !current.assignment });
     }
   }
 
@@ -454,6 +459,10 @@ function counting(ctx, id) {
       mode,
     };
     const place = where ?? 'no location';
+    const before = line?.shown ?? null;
+    const after = mode === 'add' && before !== null ? round(before + items) : items;
+    // Shown as counted at once: the next scan, a moment later, suggests the next line to count.
+    if (line) Object.assign(line, { shown: after, waiting: true });
     const label = `count ${product.productNumber} at ${place} on assignment ${id}: ${mode === 'add' ? `+${quantity(items)}` : quantity(items)}`;
     // Cleared before the action is kept, so the next scan can start at once and is never wiped.
     code.value = '';
@@ -482,8 +491,6 @@ function counting(ctx, id) {
       return problem(`The count could not be kept on this device (${error.message}): nothing was queued. Count again.`);
     }
     scanFeedback(code, true);
-    const before = line?.shown ?? null;
-    const after = mode === 'add' && before !== null ? round(before + items) : items;
     scanMessages.success(
       `${mode === 'add' ? 'Added' : before !== null ? 'Recounted' : 'Counted'} ${product.productNumber} at ${place}: ${quantity(after)}${mode === 'add' && before !== null ? ` (${quantity(before)} + ${quantity(items)})` : ''}. ${navigator.onLine ? 'Sending…' : 'Sent when the network is back.'}`,
     );
