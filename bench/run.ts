@@ -31,6 +31,7 @@ import { feedReadPg, feedReadSqlite } from './scenarios/change-feed-read.js';
 import { webhooksDeliveryPg, webhooksDeliverySqlite } from './scenarios/change-feed-webhooks.js';
 import { ordersImport, ordersPickPg, ordersPickSqlite } from './scenarios/customer-orders.js';
 import { deliveriesImport, deliveriesReceive } from './scenarios/deliveries.js';
+import { countingSubmitFullPg, countingSubmitFullSqlite } from './scenarios/counting-assignments.js';
 import { externalCounting } from './scenarios/external-counting.js';
 import { ledgerHotPg } from './scenarios/ledger-hot.js';
 import { ledgerLatePg, ledgerLateSqlite } from './scenarios/ledger-late.js';
@@ -60,6 +61,8 @@ const SCENARIOS: Scenario[] = [
   stockVerify,
   movementPost,
   externalCounting,
+  countingSubmitFullSqlite,
+  countingSubmitFullPg,
   deliveriesImport,
   deliveriesReceive,
   ordersImport,
