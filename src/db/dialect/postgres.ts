@@ -279,6 +279,9 @@ const postgresDialect: Dialect = {
       trx,
     );
   },
+  async withoutPlanCompiling(trx) {
+    await sql`select set_config('jit', 'off', true)`.execute(trx);
+  },
   rowsSource(alias, columns, rows) {
     const arrays = columns.map(
       (column, index) => sql`${arrayLiteral(rows.map((row) => row[index]))}::${sql.raw(column.type)}[]`,

@@ -66,6 +66,13 @@ export interface Dialect {
    */
   keepPrepared(sqlText: string): void;
   /**
+   * For the rest of the transaction, no statement's plan is compiled: PostgreSQL JIT-compiles a
+   * plan estimated past `jit_above_cost`, and a store the planner has no statistics for yet
+   * gets short reads estimated in the millions (~0.8 s of compiling for ~30 ms of work, issue
+   * 44). SQLite compiles nothing: a no-op.
+   */
+  withoutPlanCompiling(trx: Transaction<Database>): Promise<void>;
+  /**
    * Rows sent with a statement as a derived table `(…) as <alias>` with the named columns,
    * to join an update against (`update … from <rows> where …`). PostgreSQL: `unnest` of one
    * typed array per column, so the statement text and its plan are the same for any number

@@ -391,12 +391,10 @@ export async function levelsAt(
   lines: ReadonlyArray<{ id: number; productId: number; locationId: number; pool: number; at: number }>,
 ): Promise<Map<number, number>> {
   const levels = new Map<number, number>();
-  // PostgreSQL: a store whose balances the planner has no statistics for yet (a fresh store, a
-  // large load since autovacuum last analyzed) gets this statement estimated in the millions,
-  // past jit_above_cost, and its plan compiled: ~0.8 s of JIT for ~30 ms of execution at 5,000
-  // lines. Off for the rest of this transaction (counts and submission: no statement of theirs
-  // is an analytical scan).
-  if (dialect.name === 'postgres' && lines.length > 0) await sql`select set_config('jit', 'off', true)`.execute(trx);
+  // A store the planner has no statistics for yet (a fresh store, a large load since the last
+  // analyze) gets this statement estimated in the millions and its plan compiled: ~0.8 s for
+  // ~30 ms of execution at 5,000 lines. Counts and submission run no analytical scan.
+  if (lines.length > 0) await dialect.withoutPlanCompiling(trx);
   for (let start = 0; start < lines.length; start += KEYS_PER_QUERY) {
     const part = lines.slice(start, start + KEYS_PER_QUERY);
     const { rows } = await sql<{ id: number; quantity: number | null; later: number | null }>`
