@@ -51,6 +51,28 @@ export interface EntryArg {
 
 export type StorePick = (typeof STORES)[number] | typeof UNKNOWN_STORE;
 
+/** A count of a counting assignment (issue 44): mostly of one of its lines, now and then of anything. */
+export interface CountArg {
+  target:
+    | { kind: 'line'; index: number }
+    | { kind: 'any'; product: number; location: LocationCode | typeof UNKNOWN_LOCATION | null };
+  pool: number | undefined;
+  /** By product number, by the product's barcode, or by P3's unit barcode (6 a scan). */
+  by: 'number' | 'barcode' | 'unit';
+  quantity: QuantityKind;
+  time: TimeKind;
+  add: boolean;
+}
+
+/** Which assignment a step names: one of the latest (`assignment` back from the newest) on its store's path, on another store's, or an unknown id. */
+type AssignmentRef = {
+  who: TokenName;
+  assignment: number;
+  target: 'own' | 'otherStore' | 'unknown';
+  /** Mostly among the assignments whose status lets the step through (so that flows get somewhere). */
+  fitting: boolean;
+};
+
 export type Action =
   | {
       kind: 'log';
@@ -154,7 +176,7 @@ export type Action =
   | { kind: 'receipts'; who: TokenName; store: number | null; type: 1 | 2 }
   | { kind: 'ordersList'; who: TokenName; store: number }
   | { kind: 'storeProducts'; who: TokenName; store: StorePick; product: number; put: boolean }
-  | { kind: 'reasonFlush'; drop: 'review' | 'loss' }
+  | { kind: 'reasonFlush'; drop: 'review' | 'loss' | 'count' }
   | { kind: 'reasonRestore' }
   | {
       kind: 'productListCreate';
@@ -184,7 +206,29 @@ export type Action =
   | { kind: 'storeFlush'; drop: number }
   /** A price re-sent with another store_number (null: chain-wide): the store it left must be told (issue 40). */
   | { kind: 'priceMove'; who: TokenName; price: number; store: StorePick | null }
-  | { kind: 'storeRestore' };
+  | { kind: 'storeRestore' }
+  /** Counting assignments (plans/counting.ts; issue 44). */
+  | {
+      kind: 'assignCreate';
+      who: TokenName;
+      store: StorePick;
+      scope:
+        | { kind: 'products'; products: number[] }
+        | { kind: 'location'; location: LocationCode | typeof UNKNOWN_LOCATION; products: number[] }
+        | { kind: 'whole' }
+        | { kind: 'wholeAndProducts'; products: number[] }
+        | { kind: 'empty' };
+      blind: boolean;
+      full: boolean;
+      zeroReason: 'count' | 'countReview' | 'plain' | 'none';
+      limit: { quantity?: number; percent?: number; value?: number } | null;
+      extra: boolean;
+      code: number | null;
+      key: boolean;
+    }
+  | (AssignmentRef & { kind: 'assignStep'; step: 'start' | 'submit' | 'cancel'; key: boolean })
+  | (AssignmentRef & { kind: 'assignCounts'; counts: CountArg[]; key: boolean })
+  | (AssignmentRef & { kind: 'assignRead'; what: 'one' | 'lines' | 'list' });
 
 const weighted = <T>(...pairs: Array<[number, fc.Arbitrary<T>]>) =>
   fc.oneof(...pairs.map(([weight, arbitrary]) => ({ weight, arbitrary })));
@@ -272,7 +316,151 @@ const entryArb: fc.Arbitrary<EntryArg> = fc.record({
 
 const keyArb = fc.boolean();
 
+// Counting assignments (issue 44).
+const assignmentRefArb = {
+  who: whoArb,
+  // Mostly the newest assignment, so that flows get from start to submission.
+  assignment: weighted([6, fc.constant(0)], [3, fc.nat({ max: 3 })]),
+  target: weighted<'own' | 'otherStore' | 'unknown'>(
+    [14, fc.constant('own' as const)],
+    [1, fc.constant('otherStore' as const)],
+    [1, fc.constant('unknown' as const)],
+  ),
+  fitting: weighted([4, fc.constant(true)], [1, fc.constant(false)]),
+};
+const scopeProductsArb = fc.array(productArb, { minLength: 1, maxLength: 2 });
+const countTimeArb: fc.Arbitrary<TimeKind> = weighted<TimeKind>(
+  [
+    8,
+    fc.record({
+      kind: fc.constant('past' as const),
+      minutes: fc.integer({ min: 1, max: 600 }),
+      ms: fc.nat({ max: 59_999 }),
+    }),
+  ],
+  [6, fc.constant({ kind: 'now' as const })],
+  [2, fc.record({ kind: fc.constant('soon' as const), seconds: fc.integer({ min: 30, max: 240 }) })],
+  [1, fc.record({ kind: fc.constant('future' as const), minutes: fc.integer({ min: 6, max: 600 }) })],
+  [1, fc.record({ kind: fc.constant('archived' as const), days: fc.nat({ max: 30 }) })],
+);
+const countArb: fc.Arbitrary<CountArg> = fc.record({
+  target: weighted<CountArg['target']>(
+    [5, fc.record({ kind: fc.constant('line' as const), index: fc.nat({ max: 9 }) })],
+    [
+      1,
+      fc.record({
+        kind: fc.constant('any' as const),
+        product: productArb,
+        location: weighted<LocationCode | typeof UNKNOWN_LOCATION | null>(
+          [10, fc.constantFrom<LocationCode | null>('A', 'B', null)],
+          [1, fc.constant(UNKNOWN_LOCATION)],
+        ),
+      }),
+    ],
+  ),
+  pool: weighted<number | undefined>([12, fc.constant(undefined)], [1, fc.constantFrom(1, 2, 3)]),
+  by: weighted<'number' | 'barcode' | 'unit'>(
+    [6, fc.constant('number' as const)],
+    [2, fc.constant('barcode' as const)],
+    [1, fc.constant('unit' as const)],
+  ),
+  quantity: weighted<QuantityKind>(
+    [
+      30,
+      fc
+        .oneof(
+          fc.integer({ min: 0, max: 12 }),
+          fc.integer({ min: 0, max: 12_000 }).map((m) => m / 1000),
+        )
+        .map((value) => ({ kind: 'small' as const, value })),
+    ],
+    [1, fc.constant({ kind: 'extreme' as const, sign: 1 as const })],
+  ),
+  time: countTimeArb,
+  add: weighted([3, fc.constant(false)], [1, fc.constant(true)]),
+});
+const assignmentArbs: Array<[number, fc.Arbitrary<Action>]> = [
+  [
+    10,
+    fc.record({
+      kind: fc.constant('assignCreate' as const),
+      // Mostly tokens that may create in S1 (every one but the read token), so that flows start.
+      who: fc.constantFrom<TokenName>('admin', 'integration', 'integration', 'storeS1', 'storeS1', 'storeS1S2', 'read'),
+      store: weighted<StorePick>([30, fc.constantFrom('S1', 'S1', 'S1', 'S2', 'W1')], [1, fc.constant(UNKNOWN_STORE)]),
+      scope: weighted<Extract<Action, { kind: 'assignCreate' }>['scope']>(
+        [4, fc.record({ kind: fc.constant('products' as const), products: scopeProductsArb })],
+        [
+          3,
+          fc.record({
+            kind: fc.constant('location' as const),
+            location: weighted<LocationCode | typeof UNKNOWN_LOCATION>(
+              [10, fc.constantFrom<LocationCode>(...LOCATIONS)],
+              [1, fc.constant(UNKNOWN_LOCATION)],
+            ),
+            products: weighted([2, fc.constant([])], [1, scopeProductsArb]),
+          }),
+        ],
+        [4, fc.constant({ kind: 'whole' as const })],
+        [1, fc.record({ kind: fc.constant('wholeAndProducts' as const), products: scopeProductsArb })],
+        [1, fc.constant({ kind: 'empty' as const })],
+      ),
+      blind: fc.boolean(),
+      full: weighted([2, fc.constant(false)], [1, fc.constant(true)]),
+      zeroReason: weighted<'count' | 'countReview' | 'plain' | 'none'>(
+        [6, fc.constant('count' as const)],
+        [2, fc.constant('countReview' as const)],
+        [1, fc.constant('plain' as const)],
+        [2, fc.constant('none' as const)],
+      ),
+      limit: weighted<{ quantity?: number; percent?: number; value?: number } | null>(
+        [3, fc.constant(null)],
+        [
+          2,
+          fc.record(
+            {
+              quantity: fc.constantFrom(0, 1, 2.5, 5),
+              percent: fc.constantFrom(0, 10, 25.5, 50),
+              value: fc.constantFrom(0, 100),
+            },
+            { requiredKeys: [] },
+          ),
+        ],
+      ),
+      extra: weighted([3, fc.constant(false)], [1, fc.constant(true)]),
+      code: weighted<number | null>([4, fc.constant(null)], [1, fc.nat({ max: 1 })]),
+      key: keyArb,
+    }),
+  ],
+  [
+    20,
+    fc.record({
+      kind: fc.constant('assignStep' as const),
+      ...assignmentRefArb,
+      step: fc.constantFrom<'start' | 'submit' | 'cancel'>('start', 'start', 'start', 'submit', 'submit', 'cancel'),
+      key: keyArb,
+    }),
+  ],
+  [
+    20,
+    fc.record({
+      kind: fc.constant('assignCounts' as const),
+      ...assignmentRefArb,
+      counts: fc.array(countArb, { minLength: 1, maxLength: 4 }),
+      key: keyArb,
+    }),
+  ],
+  [
+    6,
+    fc.record({
+      kind: fc.constant('assignRead' as const),
+      ...assignmentRefArb,
+      what: fc.constantFrom<'one' | 'lines' | 'list'>('one', 'lines', 'lines', 'list'),
+    }),
+  ],
+];
+
 export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
+  ...assignmentArbs,
   [
     14,
     fc.record({
@@ -503,7 +691,7 @@ export const actionArb: fc.Arbitrary<Action> = weighted<Action>(
     1,
     fc.record({
       kind: fc.constant('reasonFlush' as const),
-      drop: fc.constantFrom<'review' | 'loss'>('review', 'loss'),
+      drop: fc.constantFrom<'review' | 'loss' | 'count'>('review', 'loss', 'count'),
     }),
   ],
   [1, fc.constant({ kind: 'reasonRestore' as const })],

@@ -30,6 +30,9 @@ export const REASONS = {
   review: 13,
   rejection: 21,
   movement: 30,
+  /** Count codes (type 6): what a full counting assignment zeroes its uncounted lines with (issue 44). */
+  count: 60,
+  countReview: 61,
   unknown: 99,
 } as const;
 export type ReasonKind = keyof typeof REASONS;

@@ -54,6 +54,44 @@ export interface PendingEntry {
   /** The customer order number the entry binds stock to, if any. */
   order: string | null;
   state: 'pending' | 'approved' | 'rejected';
+  /** A count (the level at its moment), not a delta: what a counting assignment's line books. */
+  count?: boolean;
+  /** The counting assignment whose submission booked it (its review may close the assignment). */
+  assignment?: number;
+}
+
+/** A line of a counting assignment (PRODUCT §10): one free balance, fixed when counting starts. */
+export interface CountingLine {
+  product: ProductNo;
+  location: LocationCode | null;
+  pool: number;
+  /** The level when counting started (an extra line: at its first count's moment). */
+  expected: bigint;
+  counted: bigint | null;
+  countedAt: number | null;
+  extra: boolean;
+  status: 'not_counted' | 'counted' | 'booked' | 'pending' | 'approved' | 'rejected';
+  /** The stock log entry the submission booked. */
+  entryId?: number;
+}
+
+/** A counting assignment of one store (PRODUCT §10, docs/counting.md). */
+export interface CountingAssignment {
+  id: number;
+  store: StoreNo;
+  code: string | null;
+  /** Product numbers named (live at the start count), locations named, or the whole store. */
+  scope: { products?: string[]; locations?: string[]; wholeStore?: boolean };
+  blind: boolean;
+  full: boolean;
+  /** The zero reason code's kind (chain.ts REASONS). */
+  zeroReason: string | null;
+  /** Variance limits: quantity in thousandths, percent in thousandths of a percent. */
+  limits: { quantity: bigint | null; percent: bigint | null; value: bigint | null };
+  allowExtra: boolean;
+  status: 'open' | 'counting' | 'submitted' | 'closed' | 'cancelled';
+  /** In the service's line order (by id): the start's lines by product, location, pool, then extra lines. */
+  lines: CountingLine[];
 }
 
 export interface DeliveryLine {
@@ -124,6 +162,8 @@ export class ChainModel {
   /** Counting lines kept unresolved, per store (a barcode of no live product). */
   unresolved = new Map<string, number>();
   revokedTokens = new Set<TokenName>();
+  /** Counting assignments (issue 44), in creation order. */
+  assignments: CountingAssignment[] = [];
   /**
    * The ledger's archive boundary (`store-ops ledger archive`, PostgreSQL; the runner archives
    * before last month): an entry or count dated earlier is a 422 naming its line (issue 40 item 5).
@@ -158,6 +198,12 @@ export class ChainModel {
     copy.storeProductsSent = new Set(this.storeProductsSent);
     copy.photos = new Set(this.photos);
     copy.prices = new Map(this.prices);
+    copy.assignments = this.assignments.map((a) => ({
+      ...a,
+      scope: { ...a.scope },
+      limits: { ...a.limits },
+      lines: a.lines.map((l) => ({ ...l })),
+    }));
     copy.onBook = undefined;
     return copy;
   }
@@ -267,6 +313,31 @@ export class ChainModel {
       const [store, product] = sp.split('|');
       return this.magnitude(store!, product!) > MAX_EXACT;
     });
+  }
+
+  /**
+   * The store's store products (PRODUCT §5): every product a booking touched there — an entry
+   * waiting for review included, which creates its store product too — or the ERP sent.
+   */
+  storeProductsOf(store: string): Set<ProductNo> {
+    const products = new Set<ProductNo>();
+    for (const key of this.balances.keys()) {
+      const [s, product] = key.split('|');
+      if (s === store) products.add(product as ProductNo);
+    }
+    for (const entry of this.pending) if (entry.store === store) products.add(entry.key.split('|')[1] as ProductNo);
+    for (const key of this.storeProductsSent) {
+      const [s, product] = key.split('|');
+      if (s === store) products.add(product as ProductNo);
+    }
+    return products;
+  }
+
+  /** The counting assignment of the store that holds a product while counting (PRODUCT §10: one at a time). */
+  claimOf(store: string, product: string): CountingAssignment | undefined {
+    return this.assignments.find(
+      (a) => a.store === store && a.status === 'counting' && a.lines.some((l) => l.product === product),
+    );
   }
 
   // ------------------------------------------------------------------ who may do what

@@ -29,6 +29,7 @@ import { planPriceMove } from './plans/moves.js';
 import { planStockPull } from './plans/pull.js';
 import { planStockFiltered } from './plans/stock-filters.js';
 import { planPhoto } from './plans/photos.js';
+import { planAssignCounts, planAssignCreate, planAssignRead, planAssignStep } from './plans/counting.js';
 
 export { API, type Plan, type SequenceContext } from './plans/plan.js';
 export { productRecord, REASON_RECORDS, storeRecord } from './plans/records.js';
@@ -108,6 +109,14 @@ export function planStep(model: ChainModel, action: Action, context: SequenceCon
       return planStockFiltered(model, action);
     case 'photo':
       return planPhoto(model, action);
+    case 'assignCreate':
+      return planAssignCreate(model, action);
+    case 'assignStep':
+      return planAssignStep(model, action, now);
+    case 'assignCounts':
+      return planAssignCounts(model, action, now);
+    case 'assignRead':
+      return planAssignRead(model, action);
     case 'deleteProduct':
     case 'restoreProduct':
     case 'reasonFlush':

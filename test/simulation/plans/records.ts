@@ -17,6 +17,8 @@ export const REASON_RECORDS = [
   ['review', reasonCodeInput(REASONS.review, { default_review_status: 1 })],
   ['rejection', reasonCodeInput(REASONS.rejection, { reason_code_type: 2 })],
   ['movement', reasonCodeInput(REASONS.movement, { reason_code_type: 3 })],
+  ['count', reasonCodeInput(REASONS.count, { reason_code_type: 6 })],
+  ['countReview', reasonCodeInput(REASONS.countReview, { reason_code_type: 6, default_review_status: 1 })],
 ] as const;
 
 /** The product master record every sequence imports (and a re-import restores). */

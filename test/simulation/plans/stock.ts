@@ -12,6 +12,7 @@ import {
 import { balanceKey, type ChainModel } from '../model.js';
 import { resolveQuantity, resolveTime } from '../time.js';
 import { API, firstOf, productName, rangeRefusal, type Plan } from './plan.js';
+import { reviewedAssignmentEntry } from './counting.js';
 
 /** Stock entries, counts, movements, review and external counting (PRODUCT §5). */
 const APP_USER_SPELLINGS = ['appUserName', 'AppUserName', 'APPUSERNAME'];
@@ -226,8 +227,9 @@ export function planReview(
 ): Plan | undefined {
   if (model.pending.length === 0) return undefined;
   const entry = model.pending[action.pending % model.pending.length]!;
+  // A count waiting for review (a counting assignment's line) is booked as a count at its moment.
   const effects = (m: ChainModel) => {
-    m.book(entry.key, entry.at, entry.milli);
+    m.book(entry.key, entry.at, entry.milli, entry.count === true);
     return [entry.key];
   };
   const refusal = firstOf(
@@ -250,6 +252,7 @@ export function planReview(
       const stored = m.pending.find((p) => p.id === entry.id)!;
       stored.state = action.approve ? 'approved' : 'rejected';
       if (action.approve) effects(m);
+      reviewedAssignmentEntry(m, stored, action.approve);
     },
   };
 }
