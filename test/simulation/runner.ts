@@ -114,7 +114,13 @@ export async function runSequence(
     const keyed = 'key' in action && action.key;
     if (keyed) plan.request.headers = { ...(plan.request.headers ?? {}), 'idempotency-key': `${run}-k${context.step}` };
     const answer = await send(plan.request);
-    const outcome = `${action.kind === 'assignStep' ? `assign${action.step[0]!.toUpperCase()}${action.step.slice(1)}` : action.kind} ${answer.status}`;
+    // Assignment steps by their step (counts drawn while nothing counts start an assignment: plans/counting.ts).
+    const kind = plan.label.startsWith('start counting')
+      ? 'assignStart'
+      : action.kind === 'assignStep'
+        ? `assign${action.step[0]!.toUpperCase()}${action.step.slice(1)}`
+        : action.kind;
+    const outcome = `${kind} ${answer.status}`;
     outcomes?.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     trace.push(
       `#${context.step} ${plan.label} -> ${answer.status}${answer.status >= 400 ? ` ${describeError(answer.json)}` : ''}`,
